@@ -1,0 +1,40 @@
+// Addresses: `claude:<id>`, `codex:<id>`, `copilot:<id>`, `grok:<id>` for sessions, `role:<name>` for roles.
+// Parsing is strict: no trimming, no case folding, no partial matches.
+import { PeerpostError } from "./errors.js";
+
+export const SESSION_KINDS = ["claude", "codex", "copilot", "grok"] as const;
+export type SessionKind = (typeof SESSION_KINDS)[number];
+export type AddressKind = SessionKind | "role";
+
+/** Session ids and role names: letters, digits and . _ - only, starting with a letter or digit, 1–128 chars. */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const ADDRESS_PATTERN = /^(claude|codex|copilot|grok|role):[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export interface Address {
+  kind: AddressKind;
+  id: string;
+  text: string;
+}
+
+export function isAddress(text: unknown): text is string {
+  return typeof text === "string" && ADDRESS_PATTERN.test(text);
+}
+
+export function parseAddress(text: unknown, field = "address"): Address {
+  if (!isAddress(text)) {
+    throw new PeerpostError("invalid_arguments", `${field} ${JSON.stringify(text)} is not a peerpost address.`, {
+      details: { field, value: typeof text === "string" ? text.slice(0, 200) : text },
+      hint: "Use claude:<id>, codex:<id>, copilot:<id>, grok:<id> or role:<name>; ids are letters, digits, '.', '_' and '-' (up to 128). The `agents` tool lists live sessions.",
+    });
+  }
+  const colon = text.indexOf(":");
+  return { kind: text.slice(0, colon) as AddressKind, id: text.slice(colon + 1), text };
+}
+
+export function formatAddress(kind: AddressKind, id: string): string {
+  return parseAddress(`${kind}:${id}`).text;
+}
+
+export function isSessionAddress(text: string): boolean {
+  return isAddress(text) && !text.startsWith("role:");
+}

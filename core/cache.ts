@@ -1,0 +1,80 @@
+// Snapshots of mailbox views. A snapshot is derived data: it is trusted only while the log it was taken
+// from is the same file (device + inode), at least as long as the snapshot's offset, and has the same bytes
+// just before that offset. Anything else — missing, corrupt, other version, replaced or truncated log —
+// makes the reader rebuild from the log.
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import writeFileAtomic from "write-file-atomic";
+import type { MailboxState } from "./fold.js";
+import type { CorruptSummary } from "./view.js";
+import { FILE_MODE } from "./state-dir.js";
+import { ioError } from "./errors.js";
+
+export interface Snapshot {
+  v: 1;
+  kind: "mailbox-view";
+  scope: string | null;
+  log: { path: string; dev: number; ino: number; offset: number; tail: string };
+  state: MailboxState;
+  corrupt: CorruptSummary;
+}
+
+const TAIL_BYTES = 256;
+
+/** A hash of the bytes just before `offset`: detects a log that was rewritten to the same length or longer. */
+export function tailFingerprint(logPath: string, offset: number): string {
+  const length = Math.min(TAIL_BYTES, offset);
+  const buffer = Buffer.alloc(length);
+  if (length > 0) {
+    const fd = openSync(logPath, "r");
+    try {
+      readSync(fd, buffer, 0, length, offset - length);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return createHash("sha256").update(buffer).digest("hex").slice(0, 32);
+}
+
+export type SnapshotLoad = { status: "valid"; snapshot: Snapshot } | { status: "missing" } | { status: "invalid"; reason: string };
+
+export function loadSnapshot(snapshotPath: string, logPath: string, scope: string | undefined): SnapshotLoad {
+  let text: string;
+  try {
+    text = readFileSync(snapshotPath, "utf8");
+  } catch {
+    return { status: "missing" };
+  }
+  let snapshot: Snapshot;
+  try {
+    snapshot = JSON.parse(text) as Snapshot;
+  } catch {
+    return { status: "invalid", reason: "not JSON" };
+  }
+  if (snapshot?.v !== 1 || snapshot.kind !== "mailbox-view" || snapshot.scope !== (scope ?? null)) return { status: "invalid", reason: "other version or scope" };
+  if (!snapshot.log || snapshot.log.path !== logPath || typeof snapshot.log.offset !== "number" || typeof snapshot.state?.messages !== "object" || typeof snapshot.state?.idempotency !== "object")
+    return { status: "invalid", reason: "malformed" };
+  try {
+    const stat = statSync(logPath);
+    if (stat.ino !== snapshot.log.ino || stat.dev !== snapshot.log.dev) return { status: "invalid", reason: "log replaced" };
+    if (stat.size < snapshot.log.offset) return { status: "invalid", reason: "log truncated" };
+    if (tailFingerprint(logPath, snapshot.log.offset) !== snapshot.log.tail) return { status: "invalid", reason: "log rewritten" };
+  } catch {
+    return { status: "invalid", reason: "log missing" };
+  }
+  return { status: "valid", snapshot };
+}
+
+export function saveSnapshot(snapshotPath: string, snapshot: Snapshot): void {
+  try {
+    // No fsync: a snapshot lost in a crash is rebuilt from the log.
+    writeFileAtomic.sync(snapshotPath, JSON.stringify(snapshot), { mode: FILE_MODE, fsync: false });
+  } catch (error) {
+    throw ioError("write the cache", snapshotPath, error);
+  }
+}
+
+/** File name of a scope's snapshot: a hash, so no address ever becomes a path. */
+export function snapshotFileName(scope: string | undefined): string {
+  return `view-${createHash("sha256").update(scope ?? "*").digest("hex").slice(0, 24)}.json`;
+}

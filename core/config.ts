@@ -1,0 +1,124 @@
+// Every PEERPOST_* variable, parsed once with zod. A bad value is an error that names the variable.
+// zod/mini keeps the hook bundles small: they start on every prompt.
+import * as z from "zod/mini";
+import { PeerpostError } from "./errors.js";
+import { ID_PATTERN } from "./address.js";
+
+const TRUE_WORDS = ["1", "true", "yes", "on"];
+const FALSE_WORDS = ["0", "false", "no", "off"];
+
+const flag = z.pipe(
+  z.string(),
+  z.transform((raw: string, ctx) => {
+    const word = raw.trim().toLowerCase();
+    if (TRUE_WORDS.includes(word)) return true;
+    if (FALSE_WORDS.includes(word)) return false;
+    ctx.issues.push({ code: "custom", input: raw, message: `expected one of ${[...TRUE_WORDS, ...FALSE_WORDS].join("/")}` });
+    return z.NEVER;
+  }),
+);
+
+const wholeNumber = (min: number, max: number) =>
+  z.pipe(
+    z.string().check(z.trim(), z.regex(/^\d+$/, { error: "expected a whole number" })),
+    z.pipe(z.transform(Number), z.number().check(z.gte(min, { error: `expected at least ${min}` }), z.lte(max, { error: `expected at most ${max}` }))),
+  );
+
+/** PEERPOST_NOW: a fixed clock for tests and reproductions, as epoch milliseconds or an ISO date. */
+const instant = z.pipe(
+  z.string().check(z.trim()),
+  z.transform((raw: string, ctx) => {
+    const ms = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+    if (!Number.isFinite(ms)) {
+      ctx.issues.push({ code: "custom", input: raw, message: "expected epoch milliseconds or an ISO 8601 date" });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+);
+
+const HOSTS = ["claude-code", "codex", "copilot", "grok", "generic"] as const;
+export type HostName = (typeof HOSTS)[number];
+
+/** The variables, their parsers and what they mean (the README lists the same table). */
+export const VARIABLES = {
+  PEERPOST_HOME: { schema: z.string().check(z.minLength(1)), help: "State directory (absolute or ~/…). Default ~/.peerpost." },
+  PEERPOST_ADDRESS: { schema: z.string().check(z.minLength(1)), help: "This process's own address, e.g. claude:abc; overrides host detection." },
+  PEERPOST_ROLES: {
+    schema: z.pipe(
+      z.string(),
+      z.transform((raw: string, ctx) => {
+        const roles = raw.split(",").map((role) => role.trim()).filter(Boolean);
+        const bad = roles.find((role) => !ID_PATTERN.test(role));
+        if (bad !== undefined) {
+          ctx.issues.push({ code: "custom", input: raw, message: `role ${JSON.stringify(bad)} may use only letters, digits, '.', '_' and '-'` });
+          return z.NEVER;
+        }
+        return roles;
+      }),
+    ),
+    help: "Comma-separated roles this session takes (reachable as role:<name>).",
+  },
+  PEERPOST_HOST: { schema: z.enum(HOSTS, { error: `expected one of ${HOSTS.join(", ")}` }), help: "Host adapter for `peerpost serve` when --host is not given." },
+  PEERPOST_MAX_HOPS: { schema: wholeNumber(1, 64), help: "Hop budget per conversation (default 4)." },
+  PEERPOST_REMINDER_INTERVAL_MS: { schema: wholeNumber(1000, 86_400_000), help: "Least time between reminders for one open request (default 30000)." },
+  PEERPOST_REMINDER_LIMIT: { schema: wholeNumber(0, 100), help: "Reminders per open request before it shows as unresolved (default 3)." },
+  PEERPOST_LOCK_STALE_MS: { schema: wholeNumber(2000, 600_000), help: "Age after which a lock whose holder stopped updating it is taken over (default 10000)." },
+  PEERPOST_LOCK_TIMEOUT_MS: { schema: wholeNumber(100, 600_000), help: "How long an append waits for the lock before state_io_error (default 10000)." },
+  PEERPOST_WAIT_POLL_MS: { schema: wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
+  PEERPOST_PUSH: { schema: flag, help: "Live push into the host session where the host has a transport (default on)." },
+  PEERPOST_NOW: { schema: instant, help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
+  PEERPOST_FAULT: { schema: z.enum(["pause-before-fsync", "partial-line"], { error: "expected pause-before-fsync or partial-line" }), help: "Fault injection for crash tests; never set it in normal use." },
+} as const;
+
+type Variables = typeof VARIABLES;
+type Parsed = { [K in keyof Variables]?: z.output<Variables[K]["schema"]> };
+
+export interface Config {
+  home: string | undefined;
+  address: string | undefined;
+  roles: string[];
+  host: HostName | undefined;
+  maxHops: number;
+  reminderIntervalMs: number;
+  reminderLimit: number;
+  lockStaleMs: number;
+  lockTimeoutMs: number;
+  waitPollMs: number;
+  push: boolean;
+  fault: "pause-before-fsync" | "partial-line" | undefined;
+  /** The clock every time-dependent decision reads. */
+  now: () => number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed: Parsed = {};
+  for (const name of Object.keys(VARIABLES) as Array<keyof Variables>) {
+    const raw = env[name];
+    if (raw === undefined || raw === "") continue;
+    const result = VARIABLES[name].schema.safeParse(raw);
+    if (!result.success) {
+      throw new PeerpostError("invalid_arguments", `${name}=${JSON.stringify(raw)} is not valid: ${result.error.issues.map((issue) => issue.message).join("; ")}`, {
+        details: { variable: name, value: raw },
+        hint: `${name}: ${VARIABLES[name].help}`,
+      });
+    }
+    (parsed as Record<string, unknown>)[name] = result.data;
+  }
+  const fixedNow = parsed.PEERPOST_NOW;
+  return {
+    home: parsed.PEERPOST_HOME,
+    address: parsed.PEERPOST_ADDRESS,
+    roles: parsed.PEERPOST_ROLES ?? [],
+    host: parsed.PEERPOST_HOST,
+    maxHops: parsed.PEERPOST_MAX_HOPS ?? 4,
+    reminderIntervalMs: parsed.PEERPOST_REMINDER_INTERVAL_MS ?? 30_000,
+    reminderLimit: parsed.PEERPOST_REMINDER_LIMIT ?? 3,
+    lockStaleMs: parsed.PEERPOST_LOCK_STALE_MS ?? 10_000,
+    lockTimeoutMs: parsed.PEERPOST_LOCK_TIMEOUT_MS ?? 10_000,
+    waitPollMs: parsed.PEERPOST_WAIT_POLL_MS ?? 200,
+    push: parsed.PEERPOST_PUSH ?? true,
+    fault: parsed.PEERPOST_FAULT,
+    now: fixedNow === undefined ? Date.now : () => fixedNow,
+  };
+}

@@ -1,0 +1,30 @@
+// A small, size-capped error log under the state dir (logs/errors.log, 0600) for failures that must
+// stay silent where they happen (hooks), so `peerpost doctor` can show them.
+import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { DIR_MODE, FILE_MODE } from "./state-dir.js";
+
+export const ERROR_LOG_MAX_BYTES = 256 * 1024;
+
+export function errorLogPath(stateDir: string): string {
+  return join(stateDir, "logs", "errors.log");
+}
+
+/** Appends one line; rotates to errors.log.1 past the cap. Never throws. */
+export function logError(stateDir: string, where: string, error: unknown): void {
+  try {
+    const path = errorLogPath(stateDir);
+    mkdirSync(join(stateDir, "logs"), { recursive: true, mode: DIR_MODE });
+    try {
+      if (statSync(path).size > ERROR_LOG_MAX_BYTES) renameSync(path, `${path}.1`);
+    } catch {
+      // No log yet.
+    }
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const code = (error as { code?: unknown } | undefined)?.code;
+    const line = JSON.stringify({ at: new Date().toISOString(), where, code: typeof code === "string" ? code : undefined, error: detail.slice(0, 2000), pid: process.pid });
+    appendFileSync(path, line + "\n", { mode: FILE_MODE });
+  } catch {
+    // Nowhere left to report to.
+  }
+}

@@ -1,0 +1,317 @@
+// The mailbox: send, inbox, deliver, read, resolve, remind, status and thread, all as appended events.
+// Every decision that depends on the log (idempotency, double resolution, delivery claims, reminder
+// numbers) is made under the log's lock, after folding the events appended so far.
+import { monotonicFactory } from "ulid";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { JsonlLog, type LogOptions } from "./log.js";
+import { MailboxView } from "./view.js";
+import { snapshotFileName } from "./cache.js";
+import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
+import { applyEvent, emptyState, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
+import { dueReminder } from "./reminders.js";
+import { PeerpostError, ioError } from "./errors.js";
+import { parseAddress } from "./address.js";
+import { DIR_MODE } from "./state-dir.js";
+
+export interface MailboxSettings extends ReminderSettings {
+  maxHops: number;
+  now: () => number;
+}
+
+export interface SendInput {
+  from: string;
+  fromVerified: boolean;
+  to: string;
+  via?: string | undefined;
+  body: string;
+  anticipation?: Anticipation | undefined;
+  replyBy?: string | undefined;
+  replyToMessageId?: string | undefined;
+  idempotencyKey?: string | undefined;
+  allowSelf?: boolean | undefined;
+}
+
+export interface SendResult {
+  message: MessageState;
+  /** False when an earlier send with the same idempotency key is returned instead. */
+  created: boolean;
+}
+
+export interface ResolveInput {
+  id: string;
+  by: string;
+  resolution: Resolution;
+  /** The reply text (resolution reply) or the reason (decline, optional for done). */
+  text?: string | undefined;
+}
+
+export interface ResolveResult {
+  message: MessageState;
+  reply?: MessageState;
+}
+
+export interface InboxEntry {
+  message: MessageState;
+  body: string;
+  status: MessageStatus;
+}
+
+const newId = monotonicFactory();
+
+export function checkBody(body: string, field = "message"): void {
+  const bytes = Buffer.byteLength(body, "utf8");
+  if (bytes > MAX_BODY_BYTES)
+    throw new PeerpostError("body_too_large", `The ${field} is ${bytes} bytes of UTF-8; the limit is ${MAX_BODY_BYTES}.`, {
+      details: { field, bytes, limit: MAX_BODY_BYTES },
+      hint: "Shorten it, or put the long content in a file both agents can read and send its path.",
+    });
+}
+
+function notFound(id: string): PeerpostError {
+  return new PeerpostError("not_found", `No message ${id} in the mailbox.`, {
+    details: { messageId: id },
+    hint: "Message ids come from `message`, `read` and `wait` results; `receipts` lists what was sent.",
+  });
+}
+
+export class Mailbox {
+  readonly log: JsonlLog<MailboxEvent>;
+  private readonly cacheDir: string;
+  private readonly views = new Map<string, MailboxView>();
+
+  constructor(
+    readonly stateDir: string,
+    logOptions: LogOptions,
+    readonly settings: MailboxSettings,
+  ) {
+    this.log = new JsonlLog(join(stateDir, "mailbox.jsonl"), mailboxEvent, logOptions);
+    this.cacheDir = join(stateDir, "cache");
+  }
+
+  private nowIso(): string {
+    return new Date(this.settings.now()).toISOString();
+  }
+
+  /** The view of an address's inbox and outbox, refreshed to the end of the log. */
+  view(scope: string): MailboxView {
+    const key = scope;
+    let view = this.views.get(key);
+    if (!view) {
+      view = new MailboxView(this.log, scope, join(this.cacheDir, snapshotFileName(scope)));
+      this.views.set(key, view);
+    }
+    view.refresh();
+    return view;
+  }
+
+  /** Persists a view's snapshot when it moved on by at least `minBytes` since the last one. */
+  persist(view: MailboxView, minBytes = 0): boolean {
+    if (view.unsavedBytes() < minBytes || view.unsavedBytes() === 0) return false;
+    try {
+      mkdirSync(this.cacheDir, { recursive: true, mode: DIR_MODE });
+    } catch (error) {
+      throw ioError("create", this.cacheDir, error);
+    }
+    return view.save();
+  }
+
+  status(message: MessageState): MessageStatus {
+    return messageStatus(message, this.settings.now(), this.settings);
+  }
+
+  body(message: MessageState): string {
+    const record = this.log.readAt(message.offset);
+    if (!record || record.type !== "msg" || record.id !== message.id)
+      throw new PeerpostError("state_io_error", `The mailbox line of message ${message.id} could not be read at offset ${message.offset}.`, {
+        details: { messageId: message.id, offset: message.offset },
+        hint: "The mailbox may have been edited by hand; delete the state dir's cache/ folder to rebuild the views, and run `peerpost doctor`.",
+      });
+    return record.body;
+  }
+
+  async send(input: SendInput): Promise<SendResult> {
+    parseAddress(input.from, "from");
+    parseAddress(input.to, "to");
+    checkBody(input.body);
+    if (input.from === input.to && !input.allowSelf)
+      throw new PeerpostError("invalid_arguments", `Refusing to send a message from ${input.from} to itself.`, {
+        details: { field: "to", value: input.to },
+        hint: "Pick another session from `agents`, or pass allowSelf: true if you really mean to message yourself.",
+      });
+    const view = this.view(input.from);
+    let id: string | undefined;
+    let created = false;
+    await this.log.transact(() => {
+      view.refresh();
+      id = input.idempotencyKey === undefined ? undefined : view.state.idempotency[`${input.from}\n${input.idempotencyKey}`];
+      if (id !== undefined) return [];
+      const event = this.newMessage(view, input);
+      id = event.id;
+      created = true;
+      return [event];
+    });
+    view.refresh();
+    return { message: view.state.messages[id!]!, created };
+  }
+
+  private newMessage(view: MailboxView, input: SendInput): MsgEvent {
+    const id = newId(this.settings.now());
+    let conversationId = id;
+    let hop = 1;
+    if (input.replyToMessageId !== undefined) {
+      const parent = view.state.messages[input.replyToMessageId];
+      if (!parent) throw notFound(input.replyToMessageId);
+      conversationId = parent.conversationId;
+      hop = parent.hop + 1;
+    }
+    if (hop > this.settings.maxHops)
+      throw new PeerpostError("hop_limit", `This conversation has used its ${this.settings.maxHops} hops; refusing to send hop ${hop}.`, {
+        details: { conversationId, hop, maxHops: this.settings.maxHops },
+        hint: "Stop the exchange here, or start a new conversation (no replyToMessageId) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",
+      });
+    const event: MsgEvent = {
+      v: 1,
+      type: "msg",
+      id,
+      from: input.from,
+      fromVerified: input.fromVerified,
+      to: input.to,
+      sentAt: this.nowIso(),
+      anticipation: input.anticipation ?? "fyi",
+      conversationId,
+      hop,
+      body: input.body,
+    };
+    if (input.via !== undefined) event.via = input.via;
+    if (input.replyBy !== undefined) event.replyBy = input.replyBy;
+    if (input.replyToMessageId !== undefined) event.inReplyTo = input.replyToMessageId;
+    if (input.idempotencyKey !== undefined) event.idempotencyKey = input.idempotencyKey;
+    return event;
+  }
+
+  /** Messages addressed to `address`, oldest first, with bodies. */
+  inbox(address: string, options: { unreadOnly?: boolean; limit?: number } = {}): InboxEntry[] {
+    const view = this.view(address);
+    const unreadOnly = options.unreadOnly ?? true;
+    const selected = Object.values(view.state.messages)
+      .filter((message) => message.to === address && (!unreadOnly || !message.read))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, options.limit ?? Infinity);
+    return selected.map((message) => ({ message, body: this.body(message), status: this.status(message) }));
+  }
+
+  /** Claims delivery of a message to its recipient: true for the one caller that recorded it. */
+  async markDelivered(recipient: string, id: string, via: string): Promise<boolean> {
+    const view = this.view(recipient);
+    let claimed = false;
+    await this.log.transact(() => {
+      view.refresh();
+      const message = view.state.messages[id];
+      if (!message || message.to !== recipient || message.delivered) return [];
+      claimed = true;
+      return [{ v: 1, type: "delivered", id, via, at: this.nowIso() }];
+    });
+    view.refresh();
+    return claimed;
+  }
+
+  /** Records that `by` read these messages; ids already read are skipped. */
+  async markRead(by: string, ids: string[]): Promise<string[]> {
+    const view = this.view(by);
+    let marked: string[] = [];
+    await this.log.transact(() => {
+      view.refresh();
+      marked = ids.filter((id) => {
+        const message = view.state.messages[id];
+        return message !== undefined && message.to === by && !message.read;
+      });
+      const at = this.nowIso();
+      return marked.map((id): MailboxEvent => ({ v: 1, type: "read", id, by, at }));
+    });
+    view.refresh();
+    return marked;
+  }
+
+  async resolve(input: ResolveInput): Promise<ResolveResult> {
+    if (input.text !== undefined) checkBody(input.text, input.resolution === "reply" ? "message" : "reason");
+    if (input.resolution === "reply" && (input.text === undefined || input.text.length === 0))
+      throw new PeerpostError("invalid_arguments", "A reply needs a message.", { details: { field: "message" }, hint: "Pass message: the text of your reply, or use resolution decline/done." });
+    const view = this.view(input.by);
+    // A message outside the caller's view is someone else's (or nobody's): say which, before taking the lock.
+    const known = view.state.messages[input.id] ?? this.find(input.id);
+    if (!known) throw notFound(input.id);
+    let replyId: string | undefined;
+    await this.log.transact(() => {
+      view.refresh();
+      const message = view.state.messages[input.id] ?? known;
+      if (message.to !== input.by)
+        throw new PeerpostError("wrong_recipient", `Message ${input.id} was sent to ${message.to}, not to ${input.by}; only its recipient can resolve it.`, {
+          details: { messageId: input.id, recipient: message.to, caller: input.by },
+          hint: "Use `wait` or `status` to follow a message you sent; `reply` is for messages in your own inbox.",
+        });
+      if (message.resolved)
+        throw new PeerpostError("already_resolved", `Message ${input.id} was already resolved (${message.resolved.resolution}) at ${message.resolved.at}.`, {
+          details: { messageId: input.id, resolution: message.resolved.resolution, at: message.resolved.at },
+          hint: "Nothing more to do for it. To add something, send a new message with replyToMessageId.",
+        });
+      const at = this.nowIso();
+      const events: MailboxEvent[] = [];
+      if (input.resolution === "reply") {
+        const reply = this.newMessage(view, { from: input.by, fromVerified: true, to: message.from, body: input.text!, anticipation: "fyi", replyToMessageId: message.id });
+        replyId = reply.id;
+        events.push(reply);
+      }
+      const resolved: MailboxEvent = { v: 1, type: "resolved", id: message.id, resolution: input.resolution, by: input.by, at };
+      if (replyId !== undefined) resolved.replyId = replyId;
+      if (input.resolution !== "reply" && input.text !== undefined) resolved.reason = input.text;
+      events.push(resolved);
+      return events;
+    });
+    view.refresh();
+    const result: ResolveResult = { message: view.state.messages[input.id]! };
+    if (replyId !== undefined) result.reply = view.state.messages[replyId]!;
+    return result;
+  }
+
+  /** Message state by id from any view this process holds, else a full scan (rare: status of a stranger's message). */
+  private findElsewhere(id: string): MessageState | undefined {
+    for (const view of this.views.values()) {
+      const message = view.state.messages[id];
+      if (message) return message;
+    }
+    return undefined;
+  }
+
+  find(id: string): MessageState | undefined {
+    return this.findElsewhere(id) ?? this.scanFor((message) => message.id === id)[0];
+  }
+
+  /** A one-off fold of the whole log, keeping only matching messages (memory stays bounded by the matches). */
+  private scanFor(keep: (message: MsgEvent) => boolean): MessageState[] {
+    const state = emptyState();
+    this.log.scan(0, (entry) => applyEvent(state, entry.record, entry.offset, keep));
+    return Object.values(state.messages).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Records the next reminder for a message if one is due; returns its number, or undefined. */
+  async remind(recipient: string, id: string, via: string): Promise<number | undefined> {
+    const view = this.view(recipient);
+    let n: number | undefined;
+    await this.log.transact(() => {
+      view.refresh();
+      const message = view.state.messages[id];
+      const due = message && message.to === recipient ? dueReminder(message, this.settings.now(), this.settings) : undefined;
+      if (!due) return [];
+      n = due.n;
+      return [{ v: 1, type: "reminder", id, n: due.n, via, at: this.nowIso() }];
+    });
+    view.refresh();
+    return n;
+  }
+
+  /** Every message of a conversation, oldest first (a full scan: conversations are looked at rarely). */
+  thread(conversationId: string): MessageState[] {
+    return this.scanFor((message) => message.conversationId === conversationId);
+  }
+}

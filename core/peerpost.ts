@@ -1,0 +1,45 @@
+// Opens peerpost's stores over one state dir with one parsed config: the entry point for the server,
+// the hooks and the CLI.
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { loadConfig, type Config } from "./config.js";
+import { ensureStateDir, resolveStateDirPath, type StateDirInfo } from "./state-dir.js";
+import { Mailbox } from "./mailbox.js";
+import { Receipts } from "./receipts.js";
+import { Sessions } from "./sessions.js";
+import type { LogOptions } from "./log.js";
+
+export interface Peerpost {
+  config: Config;
+  stateDir: StateDirInfo;
+  mailbox: Mailbox;
+  receipts: Receipts;
+  sessions: Sessions;
+}
+
+export interface OpenOptions {
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  /** When false, a missing state dir is not created and `openPeerpost` returns undefined. */
+  create?: boolean;
+  /** A clock to use instead of the configured one (tests). */
+  now?: () => number;
+}
+
+export function openPeerpost(options: OpenOptions & { create?: true }): Peerpost;
+export function openPeerpost(options: OpenOptions): Peerpost | undefined;
+export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
+  const config = loadConfig(options.env ?? process.env);
+  if (options.now) config.now = options.now;
+  const home = options.home ?? homedir();
+  if (options.create === false && !existsSync(resolveStateDirPath(config.home, home).path)) return undefined;
+  const stateDir = ensureStateDir(config.home, home);
+  const logOptions: LogOptions = { lockStaleMs: config.lockStaleMs, lockTimeoutMs: config.lockTimeoutMs, fault: config.fault };
+  return {
+    config,
+    stateDir,
+    mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now }),
+    receipts: new Receipts(stateDir.path, logOptions, config.now),
+    sessions: new Sessions(stateDir.path, logOptions, config.now),
+  };
+}

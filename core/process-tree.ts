@@ -1,0 +1,71 @@
+// Walks a process's ancestors. Hooks and MCP servers are both descendants of the host CLI's process,
+// so finding the nearest ancestor that is the host links a server to the session its hooks registered.
+import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** Short command name (e.g. "node", "codex"). */
+  name: string;
+  /** Full command line, arguments joined by spaces. */
+  command: string;
+}
+
+function fromProc(pid: number): ProcessInfo | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The name is in parentheses and may itself contain spaces or parentheses: split after the last ')'.
+    const close = stat.lastIndexOf(")");
+    const name = stat.slice(stat.indexOf("(") + 1, close);
+    const ppid = Number(stat.slice(close + 2).split(" ")[1]);
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+    return { pid, ppid, name, command };
+  } catch {
+    return undefined;
+  }
+}
+
+function fromPs(pid: number): ProcessInfo | undefined {
+  try {
+    const out = execFileSync("ps", ["-o", "ppid=,comm=", "-p", String(pid)], { encoding: "utf8", timeout: 2000 }).trim();
+    const match = /^(\d+)\s+(.*)$/.exec(out);
+    if (!match) return undefined;
+    const command = execFileSync("ps", ["-o", "command=", "-p", String(pid)], { encoding: "utf8", timeout: 2000 }).trim();
+    const name = match[2]!.split("/").pop() ?? match[2]!;
+    return { pid, ppid: Number(match[1]), name, command };
+  } catch {
+    return undefined;
+  }
+}
+
+export function processInfo(pid: number): ProcessInfo | undefined {
+  return process.platform === "linux" ? fromProc(pid) : fromPs(pid);
+}
+
+/** The ancestors of `pid`, nearest first, up to (not including) pid 1. */
+export function ancestors(pid: number = process.pid, maxDepth = 32): ProcessInfo[] {
+  const chain: ProcessInfo[] = [];
+  let current = processInfo(pid);
+  while (current && current.ppid > 1 && chain.length < maxDepth) {
+    const parent = processInfo(current.ppid);
+    if (!parent) break;
+    chain.push(parent);
+    current = parent;
+  }
+  return chain;
+}
+
+/** The nearest ancestor the predicate accepts. */
+export function findAncestor(matches: (info: ProcessInfo) => boolean, pid: number = process.pid): ProcessInfo | undefined {
+  return ancestors(pid).find(matches);
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

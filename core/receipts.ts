@@ -1,0 +1,76 @@
+// Receipts: one record per side-effecting action (send, reply, push attempt), with the origin of the
+// sender's identity. Queried with filters and cursor paging (the cursor is a log offset).
+import { join } from "node:path";
+import { monotonicFactory } from "ulid";
+import { JsonlLog, type LogOptions } from "./log.js";
+import { receiptRecord, type ReceiptKind, type ReceiptRecord } from "./schemas.js";
+import { PeerpostError } from "./errors.js";
+
+export type ReceiptInput = Omit<ReceiptRecord, "v" | "type" | "id" | "at">;
+
+export interface ReceiptQuery {
+  kind?: ReceiptKind | undefined;
+  /** Receipts where this address is the sender or the recipient. */
+  address?: string | undefined;
+  /** ISO time: only receipts at or after it. */
+  since?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface ReceiptPage {
+  receipts: ReceiptRecord[];
+  /** Pass back as `cursor` for the next page; absent at the end. */
+  nextCursor?: string;
+}
+
+const newId = monotonicFactory();
+
+function parseCursor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  if (!/^\d{1,15}$/.test(cursor))
+    throw new PeerpostError("invalid_arguments", `cursor ${JSON.stringify(cursor)} is not a cursor from a receipts result.`, {
+      details: { field: "cursor", value: cursor.slice(0, 100) },
+      hint: "Pass nextCursor from the previous page unchanged, or leave cursor out for the first page.",
+    });
+  return Number(cursor);
+}
+
+export class Receipts {
+  readonly log: JsonlLog<ReceiptRecord>;
+
+  constructor(stateDir: string, logOptions: LogOptions, private readonly now: () => number) {
+    this.log = new JsonlLog(join(stateDir, "receipts.jsonl"), receiptRecord, logOptions);
+  }
+
+  async record(input: ReceiptInput): Promise<ReceiptRecord> {
+    const at = this.now();
+    const record: ReceiptRecord = { v: 1, type: "receipt", id: newId(at), at: new Date(at).toISOString(), ...input };
+    await this.log.append([record]);
+    return record;
+  }
+
+  query(query: ReceiptQuery): ReceiptPage {
+    const limit = query.limit ?? 50;
+    const since = query.since === undefined ? undefined : Date.parse(query.since);
+    const receipts: ReceiptRecord[] = [];
+    let nextCursor: string | undefined;
+    const stop = Symbol("page full");
+    try {
+      this.log.scan(parseCursor(query.cursor), (entry) => {
+        const receipt = entry.record;
+        if (query.kind !== undefined && receipt.kind !== query.kind) return;
+        if (query.address !== undefined && receipt.from !== query.address && receipt.to !== query.address) return;
+        if (since !== undefined && Date.parse(receipt.at) < since) return;
+        if (receipts.length === limit) {
+          nextCursor = String(entry.offset);
+          throw stop;
+        }
+        receipts.push(receipt);
+      });
+    } catch (error) {
+      if (error !== stop) throw error;
+    }
+    return nextCursor === undefined ? { receipts } : { receipts, nextCursor };
+  }
+}

@@ -1,0 +1,17 @@
+// The reminder policy: for an open reply/action message that was read but not resolved, remind at most
+// once per interval and at most `limit` times; then the message shows as unresolved to its sender.
+import { expectsResolution, isOpen, type MessageState, type ReminderSettings } from "./fold.js";
+
+export interface DueReminder {
+  id: string;
+  /** The number this reminder will carry (1-based). */
+  n: number;
+}
+
+export function dueReminder(message: MessageState, now: number, settings: ReminderSettings): DueReminder | undefined {
+  if (!expectsResolution(message) || !message.read || !isOpen(message, now)) return undefined;
+  if (message.reminders.count >= settings.limit) return undefined;
+  const since = Date.parse(message.reminders.lastAt ?? message.read.at);
+  if (now < since + settings.intervalMs) return undefined;
+  return { id: message.id, n: message.reminders.count + 1 };
+}

@@ -1,0 +1,105 @@
+// The sessions registry: who is running where. Written by every host's SessionStart hook and by each
+// server once it knows its address; the latest record per address wins; liveness is the host process.
+import { join } from "node:path";
+import { JsonlLog, type LogOptions } from "./log.js";
+import { sessionRecord, type SessionHost, type SessionRecord } from "./schemas.js";
+import { isAlive } from "./process-tree.js";
+import { PeerpostError } from "./errors.js";
+
+export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid">;
+
+export interface SessionEntry {
+  address: string;
+  host: SessionHost;
+  sessionId: string;
+  hostPid?: number;
+  cwd?: string;
+  /** Set by the host from the session; untrusted text. */
+  title?: string;
+  roles: string[];
+  alive: boolean;
+  source: SessionRecord["source"];
+  firstSeen: string;
+  lastSeen: string;
+}
+
+export class Sessions {
+  readonly log: JsonlLog<SessionRecord>;
+
+  constructor(stateDir: string, logOptions: LogOptions, private readonly now: () => number) {
+    this.log = new JsonlLog(join(stateDir, "sessions.jsonl"), sessionRecord, logOptions);
+  }
+
+  async register(input: SessionInput): Promise<SessionRecord> {
+    const record: SessionRecord = { v: 1, type: "session", at: new Date(this.now()).toISOString(), writerPid: process.pid, ...input };
+    await this.log.append([record]);
+    return record;
+  }
+
+  /** Every session ever registered, latest record per address, most recently seen first. */
+  all(): SessionEntry[] {
+    const byAddress = new Map<string, SessionEntry>();
+    this.log.scan(0, ({ record }) => {
+      const previous = byAddress.get(record.address);
+      const entry: SessionEntry = {
+        address: record.address,
+        host: record.host,
+        sessionId: record.sessionId,
+        roles: record.roles ?? previous?.roles ?? [],
+        alive: false,
+        source: record.source,
+        firstSeen: previous?.firstSeen ?? record.at,
+        lastSeen: record.at,
+      };
+      const hostPid = record.hostPid ?? previous?.hostPid;
+      if (hostPid !== undefined) entry.hostPid = hostPid;
+      const cwd = record.cwd ?? previous?.cwd;
+      if (cwd !== undefined) entry.cwd = cwd;
+      const title = record.title ?? previous?.title;
+      if (title !== undefined) entry.title = title;
+      byAddress.set(record.address, entry);
+    });
+    const entries = [...byAddress.values()];
+    for (const entry of entries) entry.alive = entry.hostPid !== undefined && isAlive(entry.hostPid);
+    return entries.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
+  }
+
+  list(options: { host?: SessionHost | undefined; includeDead?: boolean | undefined } = {}): SessionEntry[] {
+    return this.all().filter((entry) => (options.host === undefined || entry.host === options.host) && (options.includeDead || entry.alive));
+  }
+
+  /** The most recent session registered for a host process (how a server finds the session its hooks saw). */
+  byHostPid(host: SessionHost, hostPid: number): SessionEntry | undefined {
+    return this.all().find((entry) => entry.host === host && entry.hostPid === hostPid);
+  }
+
+  /**
+   * Resolves a `to` address exactly, never by guessing: a session address must be registered (it may be
+   * offline: mail waits, and `alive` says so); `role:<name>` must name exactly one live session.
+   */
+  resolveRecipient(to: string): { address: string; via?: string; entry: SessionEntry } {
+    const sessions = this.all();
+    if (!to.startsWith("role:")) {
+      const entry = sessions.find((session) => session.address === to);
+      if (entry) return { address: to, entry };
+      const [kind, id = ""] = to.split(":");
+      const similar = sessions.filter((session) => session.address.startsWith(`${kind}:`) && (session.sessionId.startsWith(id.slice(0, 6)) || id.startsWith(session.sessionId.slice(0, 6))));
+      throw new PeerpostError("not_found", `No session ${to} is known to peerpost.`, {
+        details: { to, similar: similar.slice(0, 5).map((session) => session.address) },
+        hint: "Call `agents` to list sessions and use an address exactly as it appears there. A session becomes known when its host starts with the peerpost plugin, or at its first peerpost tool call.",
+      });
+    }
+    const role = to.slice("role:".length);
+    const holders = sessions.filter((entry) => entry.alive && entry.roles.includes(role));
+    if (holders.length === 1) return { address: holders[0]!.address, via: to, entry: holders[0]! };
+    if (holders.length === 0)
+      throw new PeerpostError("not_found", `No live session holds the role ${role}.`, {
+        details: { to },
+        hint: "Call `agents` to see live sessions and their roles, then message one by its exact address. A session takes roles from PEERPOST_ROLES.",
+      });
+    throw new PeerpostError("ambiguous", `${holders.length} live sessions hold the role ${role}; refusing to guess.`, {
+      details: { to, candidates: holders.map((entry) => ({ address: entry.address, cwd: entry.cwd ?? null, lastSeen: entry.lastSeen })) },
+      hint: "Message one of the candidates by its exact address.",
+    });
+  }
+}

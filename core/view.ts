@@ -1,0 +1,114 @@
+// A mailbox view: the fold of the log for one scope (an address's inbox and outbox, or everything),
+// kept up to a log offset. Refreshing reads only the events appended since, so a read costs O(new events).
+// Views persist as a derived, validated snapshot (see cache.ts); deleting it changes no result.
+import type { JsonlLog, CorruptLine } from "./log.js";
+import type { MailboxEvent, MsgEvent } from "./schemas.js";
+import { applyEvent, emptyState, type MailboxState } from "./fold.js";
+import { loadSnapshot, saveSnapshot, tailFingerprint, type Snapshot } from "./cache.js";
+
+/** Corrupt lines seen so far: a total, and the most recent few with their offsets. */
+export interface CorruptSummary {
+  count: number;
+  recent: CorruptLine[];
+}
+
+const RECENT_CORRUPT = 20;
+
+export class MailboxView {
+  state: MailboxState = emptyState();
+  offset = 0;
+  corrupt: CorruptSummary = { count: 0, recent: [] };
+  /** Whether the last refresh saw a torn (incomplete) last line. */
+  tornTail = false;
+  private logIdentity: { dev: number; ino: number } | undefined;
+  private savedOffset = -1;
+  cacheState: "none" | "loaded" | "rebuilt" | "invalid" = "none";
+
+  constructor(
+    private readonly log: JsonlLog<MailboxEvent>,
+    /** The address whose messages (to or from it) this view keeps; undefined keeps everything. */
+    readonly scope: string | undefined,
+    private readonly snapshotPath: string | undefined,
+  ) {
+    this.loadFromSnapshot();
+  }
+
+  keeps(message: MsgEvent): boolean {
+    return this.scope === undefined || message.to === this.scope || message.from === this.scope;
+  }
+
+  private reset(): void {
+    this.state = emptyState();
+    this.offset = 0;
+    this.corrupt = { count: 0, recent: [] };
+    this.logIdentity = undefined;
+  }
+
+  private loadFromSnapshot(): void {
+    if (!this.snapshotPath) return;
+    const snapshot = loadSnapshot(this.snapshotPath, this.log.path, this.scope);
+    if (snapshot.status === "valid") {
+      this.state = snapshot.snapshot.state;
+      this.offset = snapshot.snapshot.log.offset;
+      this.corrupt = snapshot.snapshot.corrupt;
+      this.logIdentity = { dev: snapshot.snapshot.log.dev, ino: snapshot.snapshot.log.ino };
+      this.savedOffset = this.offset;
+      this.cacheState = "loaded";
+    } else {
+      this.cacheState = snapshot.status === "missing" ? "none" : "invalid";
+    }
+  }
+
+  /** Folds the events appended since the last refresh. Returns how many lines were read. */
+  refresh(): number {
+    const identity = this.log.identity();
+    if (!identity) {
+      if (this.offset > 0) this.reset();
+      return 0;
+    }
+    const replaced = this.logIdentity !== undefined && (this.logIdentity.ino !== identity.ino || this.logIdentity.dev !== identity.dev);
+    if (replaced || identity.size < this.offset) {
+      this.reset();
+      if (this.cacheState === "loaded") this.cacheState = "rebuilt";
+    }
+    this.logIdentity = { dev: identity.dev, ino: identity.ino };
+    if (identity.size === this.offset) {
+      this.tornTail = false;
+      return 0;
+    }
+    let lines = 0;
+    const result = this.log.scan(this.offset, (entry) => {
+      lines++;
+      applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message));
+    });
+    lines += result.corrupt.length;
+    if (result.corrupt.length > 0) {
+      this.corrupt.count += result.corrupt.length;
+      this.corrupt.recent = [...this.corrupt.recent, ...result.corrupt].slice(-RECENT_CORRUPT);
+    }
+    this.offset = result.next;
+    this.tornTail = result.tornTail;
+    return lines;
+  }
+
+  /** Writes the snapshot when the view moved on since it was loaded or last saved. */
+  save(): boolean {
+    if (!this.snapshotPath || !this.logIdentity || this.offset === this.savedOffset) return false;
+    const snapshot: Snapshot = {
+      v: 1,
+      kind: "mailbox-view",
+      scope: this.scope ?? null,
+      log: { path: this.log.path, dev: this.logIdentity.dev, ino: this.logIdentity.ino, offset: this.offset, tail: tailFingerprint(this.log.path, this.offset) },
+      state: this.state,
+      corrupt: this.corrupt,
+    };
+    saveSnapshot(this.snapshotPath, snapshot);
+    this.savedOffset = this.offset;
+    return true;
+  }
+
+  /** Bytes appended since the snapshot on disk was written (what a reader without this view would re-read). */
+  unsavedBytes(): number {
+    return this.savedOffset < 0 ? this.offset : this.offset - this.savedOffset;
+  }
+}

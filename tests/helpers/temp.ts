@@ -1,0 +1,30 @@
+// Temporary state dirs and homes for tests, removed when the test ends.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { openPeerpost, type Peerpost } from "../../core/peerpost.js";
+
+export function tempDir(t: TestContext, prefix = "peerpost-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface TestPeerpost {
+  peerpost: Peerpost;
+  home: string;
+  stateDir: string;
+  /** The clock every store reads; move it by hand. */
+  clock: { now: number };
+  /** Another Peerpost over the same state dir and clock (a second process, in effect). */
+  reopen(): Peerpost;
+}
+
+export function tempPeerpost(t: TestContext, env: Record<string, string> = {}): TestPeerpost {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  const clock = { now: Date.parse("2026-01-01T00:00:00.000Z") };
+  const reopen = () => openPeerpost({ env: { PEERPOST_HOME: stateDir, ...env }, home, now: () => clock.now });
+  return { peerpost: reopen(), home, stateDir, clock, reopen };
+}
