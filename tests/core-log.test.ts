@@ -1,0 +1,123 @@
+// The generic log: poison rows are skipped and reported but kept; a torn tail is never parsed and is
+// repaired by the next writer; a huge line does not blow up a reader.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { JsonlLog } from "../core/log.js";
+import { mailboxEvent, type MailboxEvent } from "../core/schemas.js";
+import { tempDir, tempPeerpost } from "./helpers/temp.js";
+
+const options = { lockStaleMs: 10_000, lockTimeoutMs: 5_000 };
+
+function validMessage(n: number): MailboxEvent {
+  return {
+    v: 1,
+    type: "msg",
+    id: `01JZZZZZZZZZZZZZZZZZZZZ${String(n).padStart(3, "0")}`,
+    from: "claude:a",
+    fromVerified: true,
+    to: "codex:b",
+    sentAt: "2026-01-01T00:00:00.000Z",
+    anticipation: "fyi",
+    conversationId: `01JZZZZZZZZZZZZZZZZZZZZ${String(n).padStart(3, "0")}`,
+    hop: 1,
+    body: `body ${n}`,
+  };
+}
+
+function readAll(log: JsonlLog<MailboxEvent>) {
+  const records: MailboxEvent[] = [];
+  const result = log.scan(0, (entry) => records.push(entry.record));
+  return { records, ...result };
+}
+
+test("poison rows are skipped and reported with offsets; the file is untouched and later appends still read", async (t) => {
+  const dir = tempDir(t);
+  const log = new JsonlLog(join(dir, "mailbox.jsonl"), mailboxEvent, options);
+  await log.append([validMessage(1)]);
+  const poison = [
+    "{not json",
+    JSON.stringify({ v: 1, type: "msg", id: "nope" }),
+    JSON.stringify({ v: 2, ...validMessage(9) }).replace('"v":1,', ""),
+    '{"v":1,"type":"msg"\u0000}',
+    "\uFEFF" + JSON.stringify(validMessage(8)),
+    JSON.stringify({ ...validMessage(7), body: "x".repeat(10 * 1024 * 1024) }),
+    "",
+  ];
+  appendFileSync(log.path, poison.map((line) => line + "\n").join(""));
+  const before = readFileSync(log.path);
+  await log.append([validMessage(2)]);
+  const after = readFileSync(log.path);
+  assert.deepEqual(after.subarray(0, before.length), before, "appending keeps every poison byte");
+  const { records, corrupt, tornTail } = readAll(log);
+  assert.deepEqual(records.map((record) => record.id), [validMessage(1).id, validMessage(2).id]);
+  assert.equal(tornTail, false);
+  assert.equal(corrupt.length, poison.length);
+  const reasons = corrupt.map((line) => line.reason);
+  assert.match(reasons[0]!, /not valid JSON/);
+  assert.match(reasons[1]!, /not a valid record/);
+  assert.match(reasons[5]!, /longer than 1 MiB/);
+  // Offsets point at the poison lines themselves.
+  for (const [i, line] of corrupt.entries()) {
+    const text = after.subarray(line.offset, line.offset + line.length).toString("utf8");
+    assert.equal(text, poison[i] + "\n");
+  }
+});
+
+test("a torn last line is never parsed, then truncated by the next writer so records are not glued onto it", async (t) => {
+  const dir = tempDir(t);
+  const log = new JsonlLog(join(dir, "mailbox.jsonl"), mailboxEvent, options);
+  await log.append([validMessage(1)]);
+  const good = statSync(log.path).size;
+  const torn = JSON.stringify(validMessage(2)).slice(0, 40);
+  appendFileSync(log.path, torn);
+  const first = readAll(log);
+  assert.deepEqual(first.records.map((record) => record.id), [validMessage(1).id]);
+  assert.equal(first.tornTail, true);
+  assert.equal(first.next, good, "the next read starts at the torn line, not after it");
+  assert.equal(first.corrupt.length, 0);
+  // A reader that resumes at `next` sees the line once a writer completes it.
+  appendFileSync(log.path, JSON.stringify(validMessage(2)).slice(40) + "\n");
+  const resumed: string[] = [];
+  log.scan(first.next, (entry) => resumed.push(entry.record.type === "msg" ? entry.record.id : ""));
+  assert.deepEqual(resumed, [validMessage(2).id]);
+  // A writer that finds a torn tail drops the fragment (it was never acknowledged).
+  appendFileSync(log.path, '{"v":1,"type":"msg","id":"01J');
+  await log.append([validMessage(3)]);
+  const final = readAll(log);
+  assert.deepEqual(final.records.map((record) => record.id), [validMessage(1).id, validMessage(2).id, validMessage(3).id]);
+  assert.equal(final.corrupt.length, 0);
+  assert.equal(final.tornTail, false);
+});
+
+test("files are created 0600 and a looser mode is tightened on append", async (t) => {
+  const dir = tempDir(t);
+  const log = new JsonlLog(join(dir, "mailbox.jsonl"), mailboxEvent, options);
+  await log.append([validMessage(1)]);
+  assert.equal(statSync(log.path).mode & 0o777, 0o600);
+  writeFileSync(log.path, readFileSync(log.path), { mode: 0o644 });
+  (await import("node:fs")).chmodSync(log.path, 0o644);
+  await log.append([validMessage(2)]);
+  assert.equal(statSync(log.path).mode & 0o777, 0o600);
+});
+
+test("readAt reads one record at an offset without scanning the rest", async (t) => {
+  const dir = tempDir(t);
+  const log = new JsonlLog(join(dir, "mailbox.jsonl"), mailboxEvent, options);
+  const entries = await log.append([validMessage(1), validMessage(2), validMessage(3)]);
+  assert.equal(entries.length, 3);
+  const second = log.readAt(entries[1]!.offset);
+  assert.equal(second?.type === "msg" ? second.body : undefined, "body 2");
+  assert.equal(log.readAt(entries[1]!.offset + 1), undefined, "an offset inside a line is not a record");
+});
+
+test("a corrupt mailbox line does not hide other messages from the inbox, and the view counts it", async (t) => {
+  const { peerpost, reopen } = tempPeerpost(t);
+  await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "before" });
+  appendFileSync(peerpost.mailbox.log.path, "garbage line\n");
+  await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "after" });
+  const store = reopen();
+  assert.deepEqual(store.mailbox.inbox("codex:b").map((entry) => entry.body), ["before", "after"]);
+  assert.equal(store.mailbox.view("codex:b").corrupt.count, 1);
+});
