@@ -39,7 +39,7 @@ test("poison rows are skipped and reported with offsets; the file is untouched a
   const poison = [
     "{not json",
     JSON.stringify({ v: 1, type: "msg", id: "nope" }),
-    JSON.stringify({ v: 2, ...validMessage(9) }).replace('"v":1,', ""),
+    JSON.stringify({ ...validMessage(9), v: 2 }),
     '{"v":1,"type":"msg"\u0000}',
     "\uFEFF" + JSON.stringify(validMessage(8)),
     JSON.stringify({ ...validMessage(7), body: "x".repeat(10 * 1024 * 1024) }),

@@ -1,0 +1,118 @@
+// The people-facing commands: send, inbox, reply, status, agents, tail. Each opens the store, acts,
+// and prints text or JSON.
+import { openPeerpost, type Peerpost } from "../peerpost.js";
+import { parseAddress } from "../address.js";
+import { renderEnvelope } from "../envelope.js";
+import { PeerpostError } from "../errors.js";
+import { ANTICIPATIONS, type Anticipation } from "../schemas.js";
+import { describeMessage } from "../server/projection.js";
+import { printJson, table, UsageError } from "./output.js";
+
+export interface Flags {
+  [name: string]: string | boolean | undefined;
+}
+
+function requireString(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== "string" || value.length === 0) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function open(): Peerpost {
+  return openPeerpost({});
+}
+
+export async function send(flags: Flags, text: string | undefined, json: boolean): Promise<void> {
+  const from = parseAddress(requireString(flags, "from"), "--from").text;
+  const to = requireString(flags, "to");
+  if (!text) throw new UsageError("send needs the message text");
+  const anticipation = (flags.anticipation ?? "fyi") as Anticipation;
+  if (!ANTICIPATIONS.includes(anticipation)) throw new UsageError(`--anticipation must be one of ${ANTICIPATIONS.join(", ")}`);
+  const peerpost = open();
+  const recipient = peerpost.sessions.resolveRecipient(parseAddress(to, "--to").text);
+  const { message } = await peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: text, anticipation });
+  await peerpost.receipts.record({ kind: "send", host: "cli", from, to: recipient.address, messageId: message.id, delivery: "queued", warnings: [], origin: { source: "explicit", detail: "--from", pid: process.pid, cwd: process.cwd() } });
+  if (json) printJson({ ok: true, messageId: message.id, to: recipient.address, conversationId: message.conversationId, recipientAlive: recipient.entry.alive });
+  else process.stdout.write(`sent ${message.id} to ${recipient.address}${recipient.entry.alive ? "" : " (not running now; it will wait)"}\n`);
+}
+
+export function inbox(address: string | undefined, flags: Flags, json: boolean): void {
+  if (!address) throw new UsageError("inbox needs an address, e.g. peerpost inbox claude:abc");
+  const peerpost = open();
+  const entries = peerpost.mailbox.inbox(parseAddress(address).text, { unreadOnly: !flags.all });
+  if (json) {
+    printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), envelope: renderEnvelope(entry.message, entry.body) })) });
+    return;
+  }
+  if (entries.length === 0) process.stdout.write(flags.all ? "no messages\n" : "no unread messages\n");
+  for (const entry of entries) process.stdout.write(`${renderEnvelope(entry.message, entry.body)}\n\n`);
+}
+
+export async function reply(id: string | undefined, flags: Flags, json: boolean): Promise<void> {
+  if (!id) throw new UsageError("reply needs a message id");
+  const by = parseAddress(requireString(flags, "as"), "--as").text;
+  const chosen = (["reply", "decline", "done"] as const).filter((name) => flags[name] !== undefined);
+  if (chosen.length !== 1) throw new UsageError("reply needs exactly one of --reply TEXT, --decline REASON, --done");
+  const resolution = chosen[0]!;
+  const text = typeof flags[resolution] === "string" ? (flags[resolution] as string) : undefined;
+  const peerpost = open();
+  const { message, reply: sent } = await peerpost.mailbox.resolve({ id, by, resolution, text });
+  await peerpost.receipts.record({ kind: "reply", host: "cli", from: by, to: message.from, messageId: sent?.id ?? message.id, delivery: "queued", warnings: [], origin: { source: "explicit", detail: "--as", pid: process.pid, cwd: process.cwd() } });
+  if (json) printJson({ ok: true, messageId: message.id, resolution, replyId: sent?.id ?? null, status: peerpost.mailbox.status(message) });
+  else process.stdout.write(`${resolution === "reply" ? "replied to" : resolution === "decline" ? "declined" : "marked done"} ${message.id}${sent ? ` (reply ${sent.id})` : ""}\n`);
+}
+
+export function status(id: string | undefined, json: boolean): void {
+  const peerpost = open();
+  if (!id) {
+    const sessions = peerpost.sessions.list({ includeDead: true });
+    const counts = sessions.map((session) => {
+      const view = peerpost.mailbox.view(session.address);
+      const messages = Object.values(view.state.messages);
+      return { address: session.address, alive: session.alive, unread: messages.filter((message) => message.to === session.address && !message.read).length, open: messages.filter((message) => message.to === session.address && !message.resolved && message.anticipation !== "fyi").length };
+    });
+    if (json) printJson({ ok: true, stateDir: peerpost.stateDir.path, sessions: counts });
+    else process.stdout.write(`state dir ${peerpost.stateDir.path}\n` + table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS"], ...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open)])]));
+    return;
+  }
+  const message = peerpost.mailbox.find(id);
+  if (!message) throw new PeerpostError("not_found", `No message ${id} in the mailbox.`, { details: { messageId: id }, hint: "Ids appear in `peerpost inbox` and `peerpost tail`." });
+  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count };
+  if (json) printJson({ ok: true, message: described });
+  else process.stdout.write(table(Object.entries(described).map(([key, value]) => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])));
+}
+
+export function agents(flags: Flags, json: boolean): void {
+  const peerpost = open();
+  const sessions = peerpost.sessions.list({ includeDead: Boolean(flags.all) });
+  if (json) {
+    printJson({ ok: true, sessions });
+    return;
+  }
+  if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (use --all to see ended ones)\n");
+  else process.stdout.write(table([["ADDRESS", "HOST", "RUNNING", "LAST SEEN", "CWD"], ...sessions.map((session) => [session.address, session.host, session.alive ? "yes" : "no", session.lastSeen, session.cwd ?? ""])]));
+}
+
+/** Follows the mailbox and prints each event as it is appended, until interrupted. */
+export async function tail(flags: Flags, json: boolean, signal: AbortSignal): Promise<void> {
+  const peerpost = open();
+  const log = peerpost.mailbox.log;
+  let offset = flags["from-start"] ? 0 : (log.identity()?.size ?? 0);
+  const print = () => {
+    const result = log.scan(offset, ({ record }) => {
+      if (json) return printJson(record);
+      const at = record.type === "msg" ? record.sentAt : record.at;
+      const line =
+        record.type === "msg"
+          ? `msg ${record.id} ${record.from} → ${record.to} [${record.anticipation}] ${JSON.stringify(record.body.length > 120 ? record.body.slice(0, 117) + "..." : record.body)}`
+          : record.type === "resolved"
+            ? `resolved ${record.id} ${record.resolution} by ${record.by}`
+            : `${record.type} ${record.id}${"by" in record ? ` by ${record.by}` : ""}${"via" in record ? ` via ${record.via}` : ""}`;
+      process.stdout.write(`${at}  ${line}\n`);
+    });
+    offset = result.next;
+  };
+  print();
+  const { waitFor } = await import("../wait.js");
+  while (!signal.aborted) await waitFor(() => (print(), undefined), { timeoutMs: 60_000, pollMs: 500, watchDir: peerpost.stateDir.path, signal });
+}

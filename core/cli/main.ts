@@ -1,0 +1,103 @@
+// The `peerpost` command line: the MCP server (`serve`) and commands for people.
+import { parseArgs } from "node:util";
+import { VERSION } from "../version.js";
+import { serveStdio } from "../server/server.js";
+import { ADAPTERS, adapterFor } from "../../plugins/hosts.js";
+import type { HostName } from "../config.js";
+import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
+import { doctor } from "./doctor.js";
+import { EXIT, printError, UsageError } from "./output.js";
+
+const USAGE = `peerpost ${VERSION} — messages between AI coding agents on this machine
+
+usage:
+  peerpost serve [--host claude-code|codex|copilot|grok|generic]   MCP server on stdio
+  peerpost send --from ADDR --to ADDR [--anticipation reply|action|fyi] TEXT
+  peerpost inbox ADDR [--all]                 show messages to ADDR (does not mark them read)
+  peerpost reply ID --as ADDR (--reply TEXT | --decline REASON | --done)
+  peerpost status [ID]                        one message, or a summary per session
+  peerpost agents [--all]                     sessions peerpost knows
+  peerpost tail [--from-start]                follow the mailbox live
+  peerpost doctor                             check the state dir and each host's install
+
+Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>.
+State dir: ~/.peerpost, or PEERPOST_HOME. Exit codes: 0 ok, 1 error, 2 usage.
+`;
+
+const OPTIONS = {
+  json: { type: "boolean" },
+  all: { type: "boolean" },
+  host: { type: "string" },
+  from: { type: "string" },
+  to: { type: "string" },
+  anticipation: { type: "string" },
+  as: { type: "string" },
+  reply: { type: "string" },
+  decline: { type: "string" },
+  done: { type: "boolean" },
+  "from-start": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+async function run(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    return printError(new UsageError(error instanceof Error ? error.message : String(error)), false);
+  }
+  const { values, positionals } = parsed;
+  const flags = values as Flags;
+  const json = Boolean(values.json);
+  const [command, ...rest] = positionals;
+  if (values.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  if (!command || command === "help" || values.help) {
+    process.stdout.write(USAGE);
+    return command || values.help ? EXIT.ok : EXIT.usage;
+  }
+  try {
+    switch (command) {
+      case "serve": {
+        const host = (values.host ?? process.env.PEERPOST_HOST ?? "generic") as HostName;
+        if (!(host in ADAPTERS)) throw new UsageError(`--host must be one of ${Object.keys(ADAPTERS).join(", ")}`);
+        await serveStdio(host === "generic" ? ADAPTERS.generic : adapterFor(host, process.env));
+        return -1;
+      }
+      case "send":
+        await send(flags, rest.join(" ") || undefined, json);
+        return EXIT.ok;
+      case "inbox":
+        inbox(rest[0], flags, json);
+        return EXIT.ok;
+      case "reply":
+        await reply(rest[0], flags, json);
+        return EXIT.ok;
+      case "status":
+        status(rest[0], json);
+        return EXIT.ok;
+      case "agents":
+        agents(flags, json);
+        return EXIT.ok;
+      case "tail": {
+        const controller = new AbortController();
+        process.on("SIGINT", () => controller.abort());
+        await tail(flags, json, controller.signal);
+        return EXIT.ok;
+      }
+      case "doctor":
+        return doctor(json);
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (error) {
+    return printError(error, json);
+  }
+}
+
+const code = await run(process.argv.slice(2));
+// `serve` keeps running until its client goes away.
+if (code >= 0) process.exitCode = code;

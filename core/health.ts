@@ -1,0 +1,88 @@
+// Inspects the state dir for `health` and `peerpost doctor`: permissions, log sizes, corrupt lines,
+// torn tails, stale locks and recent hook errors. Read-only.
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import type { Peerpost } from "./peerpost.js";
+import type { JsonlLog, CorruptLine } from "./log.js";
+import { errorLogPath } from "./error-log.js";
+
+export interface LogReport {
+  path: string;
+  exists: boolean;
+  bytes: number;
+  mode?: string;
+  corrupt: number;
+  recentCorrupt: CorruptLine[];
+  tornTail: boolean;
+  lock: "none" | "held" | "stale";
+}
+
+export interface StateReport {
+  stateDir: { path: string; source: string; mode: string; private: boolean; writable: boolean; tightened: boolean };
+  logs: { mailbox: LogReport; receipts: LogReport; sessions: LogReport };
+  recentErrors: string[];
+}
+
+function modeOf(path: string): string | undefined {
+  try {
+    return "0" + (statSync(path).mode & 0o777).toString(8);
+  } catch {
+    return undefined;
+  }
+}
+
+function lockState(logPath: string, staleMs: number): LogReport["lock"] {
+  try {
+    const age = Date.now() - statSync(`${logPath}.lock`).mtimeMs;
+    return age > staleMs ? "stale" : "held";
+  } catch {
+    return "none";
+  }
+}
+
+export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: { count: number; recent: CorruptLine[]; tornTail: boolean }): LogReport {
+  const identity = log.identity();
+  const report: LogReport = { path: log.path, exists: identity !== undefined, bytes: identity?.size ?? 0, corrupt: 0, recentCorrupt: [], tornTail: false, lock: lockState(log.path, staleMs) };
+  const mode = modeOf(log.path);
+  if (mode !== undefined) report.mode = mode;
+  if (!identity) return report;
+  if (corrupt) {
+    report.corrupt = corrupt.count;
+    report.recentCorrupt = corrupt.recent;
+    report.tornTail = corrupt.tornTail;
+  } else {
+    const scanned = log.scan(0, () => undefined);
+    report.corrupt = scanned.corrupt.length;
+    report.recentCorrupt = scanned.corrupt.slice(-20);
+    report.tornTail = scanned.tornTail;
+  }
+  return report;
+}
+
+export function recentErrors(stateDir: string, count = 10): string[] {
+  try {
+    return readFileSync(errorLogPath(stateDir), "utf8").trim().split("\n").filter(Boolean).slice(-count);
+  } catch {
+    return [];
+  }
+}
+
+/** `mailboxCorrupt` lets a caller with an up-to-date view skip a full scan of a large mailbox. */
+export function inspectState(peerpost: Peerpost, mailboxCorrupt?: { count: number; recent: CorruptLine[]; tornTail: boolean }): StateReport {
+  const { stateDir, config } = peerpost;
+  let writable = true;
+  try {
+    accessSync(stateDir.path, constants.W_OK);
+  } catch {
+    writable = false;
+  }
+  const mode = modeOf(stateDir.path) ?? stateDir.mode;
+  return {
+    stateDir: { path: stateDir.path, source: stateDir.source, mode, private: mode === "0700", writable, tightened: stateDir.tightened },
+    logs: {
+      mailbox: inspectLog(peerpost.mailbox.log, config.lockStaleMs, mailboxCorrupt),
+      receipts: inspectLog(peerpost.receipts.log, config.lockStaleMs),
+      sessions: inspectLog(peerpost.sessions.log, config.lockStaleMs),
+    },
+    recentErrors: recentErrors(stateDir.path),
+  };
+}

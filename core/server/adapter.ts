@@ -1,0 +1,61 @@
+// What the core server needs from a host plugin: how to tell which session it serves, how to find the
+// host process, and optionally how to push a message into the running session.
+import type { HostName } from "../config.js";
+import type { SessionHost } from "../schemas.js";
+import type { ProcessInfo } from "../process-tree.js";
+import type { Sessions } from "../sessions.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Peerpost } from "../peerpost.js";
+import type { PushTransport } from "./push.js";
+
+/** Where an identity came from. Only runtime sources (host env, MCP _meta, the registry) are verified. */
+export type IdentitySource = "PEERPOST_ADDRESS" | "host-env" | "mcp-meta" | "registry";
+
+export interface Identity {
+  address: string;
+  sessionId: string;
+  source: IdentitySource;
+  /** e.g. the variable or _meta key that carried it. */
+  detail: string;
+  verified: boolean;
+}
+
+export interface IdentityContext {
+  env: NodeJS.ProcessEnv;
+  /** The `_meta` of the current tool call, when the host sends one. */
+  meta: Record<string, unknown> | undefined;
+  /** The host CLI's process (nearest matching ancestor), if found. */
+  hostProcess: ProcessInfo | undefined;
+  sessions: Sessions;
+}
+
+export interface HostAdapter {
+  host: HostName;
+  /** The registry's host name for sessions of this host (none for the generic adapter). */
+  sessionHost: SessionHost | undefined;
+  /** Recognises the host CLI among this process's ancestors. */
+  isHostProcess(info: ProcessInfo): boolean;
+  /** Which session this server serves, from what the host provides; undefined when it cannot tell (yet). */
+  identify(context: IdentityContext): Identity | undefined;
+  /** Live push into the session, where the host has a transport. */
+  createPush?(server: Server, peerpost: Peerpost, context: IdentityContext): PushTransport;
+  /** Extra MCP capabilities to declare (e.g. a host's experimental push channel). */
+  experimentalCapabilities?: Record<string, object>;
+  /** Host-specific facts for `health` (hooks declared/trusted, limits). */
+  describe?(context: IdentityContext): Record<string, unknown>;
+  /** Extra text for the server's MCP instructions. */
+  instructions?: string;
+}
+
+/** Reads an id from a variable when it fits the address charset. */
+export function sessionIdFromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value !== undefined && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value) ? value : undefined;
+}
+
+export const genericAdapter: HostAdapter = {
+  host: "generic",
+  sessionHost: undefined,
+  isHostProcess: () => false,
+  identify: () => undefined,
+};

@@ -1,0 +1,104 @@
+// Which session this server serves. Order: PEERPOST_ADDRESS, then the host adapter (host env, MCP _meta,
+// the sessions registry by host process). The first time an address is known, the server registers it,
+// so a peer is reachable even when the host's hooks are off.
+import { parseAddress, type SessionKind } from "../address.js";
+import { PeerpostError } from "../errors.js";
+import { findAncestor, type ProcessInfo } from "../process-tree.js";
+import type { Peerpost } from "../peerpost.js";
+import type { SessionHost } from "../schemas.js";
+import type { HostAdapter, Identity, IdentityContext } from "./adapter.js";
+
+const HOST_OF_KIND: Record<SessionKind, SessionHost> = { claude: "claude-code", codex: "codex", copilot: "copilot", grok: "grok" };
+
+export class IdentityResolver {
+  private current: Identity | undefined;
+  private hostProcess: ProcessInfo | undefined | null = null;
+  private readonly registered = new Set<string>();
+  private lastError: string | undefined;
+
+  constructor(
+    private readonly peerpost: Peerpost,
+    private readonly adapter: HostAdapter,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly onIdentity: (identity: Identity) => void,
+  ) {}
+
+  host(): ProcessInfo | undefined {
+    if (this.hostProcess === null) this.hostProcess = findAncestor((info) => this.adapter.isHostProcess(info));
+    return this.hostProcess;
+  }
+
+  context(meta: Record<string, unknown> | undefined): IdentityContext {
+    return { env: this.env, meta, hostProcess: this.host(), sessions: this.peerpost.sessions };
+  }
+
+  /** Resolves for one request; a request's _meta may name the session when nothing else does. */
+  async resolve(meta: Record<string, unknown> | undefined): Promise<Identity | undefined> {
+    const explicit = this.peerpost.config.address;
+    let identity: Identity | undefined;
+    if (explicit !== undefined) {
+      const address = parseAddress(explicit, "PEERPOST_ADDRESS");
+      if (address.kind === "role")
+        throw new PeerpostError("invalid_arguments", "PEERPOST_ADDRESS must be a session address, not a role.", { details: { variable: "PEERPOST_ADDRESS" }, hint: "Use e.g. claude:my-session; take roles with PEERPOST_ROLES." });
+      identity = { address: address.text, sessionId: address.id, source: "PEERPOST_ADDRESS", detail: "PEERPOST_ADDRESS", verified: false };
+    } else {
+      identity = this.adapter.identify(this.context(meta));
+    }
+    if (identity) {
+      this.current = identity;
+      await this.register(identity);
+      this.onIdentity(identity);
+    }
+    return identity ?? this.current;
+  }
+
+  private async register(identity: Identity): Promise<void> {
+    if (this.registered.has(identity.address)) return;
+    const kind = parseAddress(identity.address).kind as SessionKind;
+    const host = this.adapter.sessionHost ?? HOST_OF_KIND[kind];
+    const known = this.peerpost.sessions.all().find((entry) => entry.address === identity.address);
+    try {
+      await this.peerpost.sessions.register({
+        host,
+        address: identity.address,
+        sessionId: identity.sessionId,
+        ...(this.host()?.pid !== undefined ? { hostPid: this.host()!.pid } : known?.hostPid !== undefined ? {} : { hostPid: process.ppid }),
+        // A hook's record knows the session's directory; a server's cwd may be the plugin's own.
+        ...(known?.cwd !== undefined ? {} : { cwd: process.cwd() }),
+        source: "server",
+        ...(this.peerpost.config.roles.length > 0 ? { roles: this.peerpost.config.roles } : {}),
+      });
+      this.registered.add(identity.address);
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  known(): Identity | undefined {
+    return this.current;
+  }
+
+  require(): Identity {
+    if (this.current) return this.current;
+    throw new PeerpostError("no_current_session", "peerpost cannot tell which session this is, so it cannot send, read or reply.", {
+      details: { host: this.adapter.host, hostProcess: this.host()?.name ?? null },
+      hint:
+        this.adapter.host === "generic"
+          ? "Set PEERPOST_ADDRESS (e.g. claude:my-session) in the server's environment, or run the server from a host plugin (peerpost serve --host claude-code|codex|copilot|grok)."
+          : `Start a new ${this.adapter.host} session with the peerpost plugin enabled (its SessionStart hook registers the session), or set PEERPOST_ADDRESS.`,
+    });
+  }
+
+  report(): Record<string, unknown> {
+    const report: Record<string, unknown> = {
+      address: this.current?.address ?? null,
+      source: this.current?.source ?? "none",
+      detail: this.current?.detail ?? null,
+      verified: this.current?.verified ?? false,
+      order: ["PEERPOST_ADDRESS", `${this.adapter.host} adapter (host env, MCP _meta, sessions registry by host process)`],
+      hostProcess: this.host() ? { pid: this.host()!.pid, name: this.host()!.name } : null,
+    };
+    if (this.lastError !== undefined) report.registrationError = this.lastError;
+    return report;
+  }
+}

@@ -1,0 +1,143 @@
+// Live push: watches the mailbox for new messages to this session and hands each to the host's transport
+// exactly once. Delivery is claimed in the log (a `delivered` event, under the lock) before the push, so
+// several servers for one session, or a restarted one, never push a message twice. A failed push leaves
+// the message unread: the hooks and `read` still surface it.
+import { watch, type FSWatcher } from "node:fs";
+import type { Peerpost } from "../peerpost.js";
+import type { MessageState } from "../fold.js";
+import { renderEnvelope } from "../envelope.js";
+import { dueReminder } from "../reminders.js";
+import { mailNote } from "../notes.js";
+import { toErrorValue } from "../errors.js";
+import type { Identity } from "./adapter.js";
+
+export interface PushTransport {
+  /** Recorded as the `via` of deliveries, e.g. "channel" or "codex-turn". */
+  name: string;
+  /** Whether this transport can deliver now, and why (not). */
+  availability(): { available: boolean; reason: string };
+  deliver(message: MessageState, content: string): Promise<void>;
+  /** A due reminder for an open request, as a short note (no body). */
+  remind?(note: string): Promise<void>;
+}
+
+export interface PushState {
+  transport: string;
+  available: boolean;
+  reason: string;
+  running: boolean;
+  pushed: number;
+  failed: number;
+  lastError?: string;
+}
+
+export class PushLoop {
+  private watcher: FSWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private identity: Identity | undefined;
+  private busy = false;
+  private again = false;
+  private counts = { pushed: 0, failed: 0 };
+  private lastError: string | undefined;
+
+  constructor(
+    private readonly peerpost: Peerpost,
+    readonly transport: PushTransport,
+    private readonly hostName: string,
+  ) {}
+
+  state(): PushState {
+    const { available, reason } = this.transport.availability();
+    const state: PushState = { transport: this.transport.name, available, reason, running: this.identity !== undefined, ...this.counts };
+    if (this.lastError !== undefined) state.lastError = this.lastError;
+    return state;
+  }
+
+  /** Starts (or retargets) the loop for this session's address. */
+  start(identity: Identity): void {
+    if (!this.peerpost.config.push || this.identity?.address === identity.address) return;
+    this.identity = identity;
+    if (!this.watcher) {
+      try {
+        this.watcher = watch(this.peerpost.stateDir.path, { persistent: false }, () => this.kick());
+        this.watcher.on("error", () => undefined);
+      } catch {
+        // The poll below still runs.
+      }
+      this.timer = setInterval(() => this.kick(), Math.max(this.peerpost.config.waitPollMs, 1000));
+      this.timer.unref();
+    }
+    this.kick();
+  }
+
+  stop(): void {
+    this.watcher?.close();
+    clearInterval(this.timer);
+    this.identity = undefined;
+  }
+
+  /** Runs one pass now, or right after the current one. */
+  kick(): void {
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
+    this.busy = true;
+    void this.pass().finally(() => {
+      this.busy = false;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  private async pass(): Promise<void> {
+    const identity = this.identity;
+    if (!identity || !this.transport.availability().available) return;
+    const { mailbox } = this.peerpost;
+    try {
+      const view = mailbox.view(identity.address);
+      const now = this.peerpost.config.now();
+      const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved);
+      for (const message of pending.sort((a, b) => (a.id < b.id ? -1 : 1))) await this.pushOne(identity, message);
+      if (this.transport.remind) {
+        for (const message of Object.values(view.state.messages)) {
+          if (message.to !== identity.address || !dueReminder(message, now, mailbox.settings)) continue;
+          const n = await mailbox.remind(identity.address, message.id, this.transport.name);
+          const note = mailNote({ unread: [], reminders: [message] });
+          if (n !== undefined && note !== undefined) await this.transport.remind(note);
+        }
+      }
+    } catch (error) {
+      this.lastError = toErrorValue(error).message;
+    }
+  }
+
+  private async pushOne(identity: Identity, message: MessageState): Promise<void> {
+    const { mailbox, receipts } = this.peerpost;
+    if (!(await mailbox.markDelivered(identity.address, message.id, this.transport.name))) return;
+    const warnings: string[] = [];
+    let delivery: "delivered" | "failed" = "delivered";
+    try {
+      await this.transport.deliver(message, renderEnvelope(message, mailbox.body(message)));
+      this.counts.pushed++;
+    } catch (error) {
+      delivery = "failed";
+      this.counts.failed++;
+      this.lastError = toErrorValue(error).message;
+      warnings.push(`push failed: ${this.lastError}; the message stays unread for read and the hooks`);
+    }
+    await receipts.record({
+      kind: "push",
+      host: this.hostName,
+      from: message.from,
+      to: message.to,
+      messageId: message.id,
+      delivery,
+      via: this.transport.name,
+      warnings,
+      origin: { source: identity.verified ? "host" : "env", detail: identity.source, pid: process.pid },
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { inspectState } from "../../health.js";
+import { VERSION } from "../../version.js";
+
+const input = z.object({}).strict();
+
+const output = z.object({
+  version: z.string(),
+  identity: z.record(z.string(), z.unknown()),
+  host: z.record(z.string(), z.unknown()),
+  push: z.record(z.string(), z.unknown()),
+  state: z.record(z.string(), z.unknown()),
+  cache: z.record(z.string(), z.unknown()),
+});
+
+export const healthTool = defineTool({
+  name: "health",
+  description: "Report peerpost's health: version, state dir and permissions, this session's address and where it came from, host adapter, live push state, log sizes, corrupt lines and cache state. Use it when something does not work.",
+  input,
+  output,
+  annotations: { title: "peerpost health", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(_args, context) {
+    const { peerpost } = context;
+    const identity = context.maybeIdentity();
+    const view = identity ? peerpost.mailbox.view(identity.address) : undefined;
+    const state = inspectState(peerpost, view ? { count: view.corrupt.count, recent: view.corrupt.recent, tornTail: view.tornTail } : undefined);
+    const warnings = [];
+    if (!state.stateDir.private) warnings.push({ code: "state_dir_not_private", message: `The state dir's mode is ${state.stateDir.mode}, not 0700.` });
+    if (state.logs.mailbox.corrupt > 0) warnings.push({ code: "corrupt_lines", message: `${state.logs.mailbox.corrupt} mailbox lines are not valid records; they are skipped and kept. \`peerpost doctor\` lists them.` });
+    return {
+      version: VERSION,
+      identity: context.identityReport(),
+      host: { adapter: context.adapter.host, sessionHost: context.adapter.sessionHost ?? null, ...(context.adapter.describe?.({ env: process.env, meta: undefined, hostProcess: undefined, sessions: peerpost.sessions }) ?? {}) },
+      push: context.push ? { ...context.push.state() } : { transport: "none", available: false, reason: "this host has no push transport; mail waits for read and the hooks" },
+      state: { ...state },
+      cache: view ? { scope: view.scope ?? null, state: view.cacheState, offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },
+      warnings,
+    };
+  },
+});

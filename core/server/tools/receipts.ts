@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { ADDRESS_PATTERN } from "../../address.js";
+import { RECEIPT_KINDS } from "../../schemas.js";
+
+const input = z
+  .object({
+    kind: z.enum(RECEIPT_KINDS).optional().describe("Only send, reply or push receipts."),
+    address: z.string().regex(ADDRESS_PATTERN, "must be an exact address").optional().describe("Only receipts from or to this address."),
+    since: z.iso.datetime({ offset: true }).optional().describe("Only receipts at or after this ISO time."),
+    limit: z.number().int().min(1).max(500).optional().describe("Page size (default 50)."),
+    cursor: z.string().optional().describe("nextCursor from the previous page."),
+  })
+  .strict();
+
+const receipt = z.object({
+  id: z.string(),
+  kind: z.enum(RECEIPT_KINDS),
+  at: z.string(),
+  host: z.string(),
+  from: z.string(),
+  to: z.string(),
+  messageId: z.string(),
+  delivery: z.string(),
+  via: z.string().optional(),
+  warnings: z.array(z.string()),
+  origin: z.object({ source: z.string(), detail: z.string().optional(), pid: z.number(), cwd: z.string().optional() }),
+});
+
+const output = z.object({ receipts: z.array(receipt), nextCursor: z.string().optional() });
+
+export const receiptsTool = defineTool({
+  name: "receipts",
+  description: "List receipts of what peerpost did: each send, reply and push attempt, with who, to whom, how it was delivered and where the sender's identity came from. Paged with cursor.",
+  input,
+  output,
+  annotations: { title: "Delivery receipts", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(args, context) {
+    const page = context.peerpost.receipts.query(args);
+    return { receipts: page.receipts.map(({ v: _v, type: _type, ...receipt }) => receipt), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+  },
+});

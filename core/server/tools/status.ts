@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { defineTool } from "../tool.js";
+import { PeerpostError } from "../../errors.js";
+import type { MessageState } from "../../fold.js";
+import { describeMessage, messageFields } from "../projection.js";
+
+const input = z.object({ messageId: z.string().describe("The id of a message you sent or received.") }).strict();
+
+const historyEntry = z.object({ event: z.enum(["sent", "delivered", "read", "reminder", "resolved"]), at: z.string(), detail: z.string().optional() });
+
+const output = z.object({
+  message: messageFields.extend({ history: z.array(historyEntry), reminders: z.number(), replyId: z.string().optional(), reason: z.string().optional() }),
+  thread: z.array(messageFields),
+});
+
+function history(message: MessageState): z.infer<typeof historyEntry>[] {
+  const entries: z.infer<typeof historyEntry>[] = [{ event: "sent", at: message.sentAt, detail: `by ${message.from}` }];
+  if (message.delivered) entries.push({ event: "delivered", at: message.delivered.at, detail: `via ${message.delivered.via}` });
+  if (message.read) entries.push({ event: "read", at: message.read.at, detail: `by ${message.read.by}` });
+  if (message.reminders.lastAt) entries.push({ event: "reminder", at: message.reminders.lastAt, detail: `${message.reminders.count} so far` });
+  if (message.resolved) entries.push({ event: "resolved", at: message.resolved.at, detail: message.resolved.resolution });
+  return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+export const statusTool = defineTool({
+  name: "status",
+  description: "Show the state and history of one message you sent or received (queued, delivered, read, replied, declined, done, unresolved, expired), and its conversation. It shows no bodies.",
+  input,
+  output,
+  annotations: { title: "Message status", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(args, context) {
+    const me = context.identity();
+    const { mailbox } = context.peerpost;
+    const message = mailbox.view(me.address).state.messages[args.messageId];
+    if (!message)
+      throw new PeerpostError("not_found", `No message ${args.messageId} to or from ${me.address}.`, {
+        details: { messageId: args.messageId },
+        hint: "Use an id from message, read or wait results; you can only see messages you sent or received.",
+      });
+    const detail: Record<string, unknown> = { ...describeMessage(message, mailbox.status(message)), history: history(message), reminders: message.reminders.count };
+    if (message.resolved?.replyId !== undefined) detail.replyId = message.resolved.replyId;
+    if (message.resolved?.reason !== undefined) detail.reason = message.resolved.reason;
+    const view = mailbox.view(me.address);
+    const thread = Object.values(view.state.messages)
+      .filter((other) => other.conversationId === message.conversationId)
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .map((other) => describeMessage(other, mailbox.status(other)));
+    return { message: detail, thread };
+  },
+});

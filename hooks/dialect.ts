@@ -1,0 +1,56 @@
+// A host's hook dialect: how its stdin JSON names things, and how it wants context or a block back.
+import type { SessionKind } from "../core/address.js";
+import type { SessionHost } from "../core/schemas.js";
+import type { ProcessInfo } from "../core/process-tree.js";
+
+export type HookEvent = "session-start" | "user-prompt" | "stop";
+
+/** What every dialect extracts from the host's stdin. */
+export interface HookInput {
+  sessionId: string;
+  cwd?: string;
+  /** startup | resume | clear | compact, for session start. */
+  source?: string;
+  /** The host says this stop already follows a block: never block again. */
+  stopHookActive: boolean;
+}
+
+export interface HookDialect {
+  host: SessionHost;
+  kind: SessionKind;
+  parse(event: HookEvent, input: Record<string, unknown>): HookInput | undefined;
+  /** Stdout for context to add (session start, prompt), or undefined when the host shows nothing. */
+  context(event: HookEvent, note: string): string | undefined;
+  /** Stdout that stops the turn from ending and tells the model why. */
+  block(note: string): string | undefined;
+  isHostProcess(info: ProcessInfo): boolean;
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+/** The stdin fields Claude Code, Codex and Grok share: session_id, cwd, source, stop_hook_active. */
+export function parseClaudeStyle(input: Record<string, unknown>): HookInput | undefined {
+  const sessionId = text(input.session_id) ?? text(input.sessionId);
+  if (sessionId === undefined || !SESSION_ID.test(sessionId)) return undefined;
+  const parsed: HookInput = { sessionId, stopHookActive: input.stop_hook_active === true || input.stopHookActive === true };
+  const cwd = text(input.cwd);
+  if (cwd !== undefined) parsed.cwd = cwd;
+  const source = text(input.source);
+  if (source !== undefined) parsed.source = source;
+  return parsed;
+}
+
+const HOOK_EVENT_NAMES: Record<HookEvent, string> = { "session-start": "SessionStart", "user-prompt": "UserPromptSubmit", stop: "Stop" };
+
+/** `hookSpecificOutput.additionalContext`, as Claude Code and Codex read it. */
+export function claudeStyleContext(event: HookEvent, note: string): string {
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: HOOK_EVENT_NAMES[event], additionalContext: note } });
+}
+
+export function claudeStyleBlock(note: string): string {
+  return JSON.stringify({ decision: "block", reason: note });
+}

@@ -1,0 +1,79 @@
+// What each hook does, once for every host: register the session, flag pending mail (count and
+// senders, never bodies), and remind about open requests at a bounded rate.
+import { openPeerpost, type Peerpost } from "../core/peerpost.js";
+import { formatAddress } from "../core/address.js";
+import { dueReminder } from "../core/reminders.js";
+import { mailNote } from "../core/notes.js";
+import { findAncestor } from "../core/process-tree.js";
+import type { MessageState } from "../core/fold.js";
+import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
+
+/** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
+const SNAPSHOT_MIN_BYTES = 256 * 1024;
+const SESSION_SOURCES = ["startup", "resume", "clear", "compact"] as const;
+
+export interface HookOutcome {
+  stdout?: string;
+}
+
+function pending(peerpost: Peerpost, address: string, via: string): { unread: MessageState[]; reminders: MessageState[]; record: () => Promise<MessageState[]> } {
+  const view = peerpost.mailbox.view(address);
+  peerpost.mailbox.persist(view, SNAPSHOT_MIN_BYTES);
+  const now = peerpost.config.now();
+  const mine = Object.values(view.state.messages).filter((message) => message.to === address);
+  const unread = mine.filter((message) => !message.read && !message.resolved).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const due = mine.filter((message) => dueReminder(message, now, peerpost.mailbox.settings) !== undefined);
+  return {
+    unread,
+    reminders: due,
+    // Records each reminder under the lock; a concurrent hook that already reminded wins, and this one stays quiet.
+    record: async () => {
+      const recorded: MessageState[] = [];
+      for (const message of due) if ((await peerpost.mailbox.remind(address, message.id, via)) !== undefined) recorded.push(message);
+      return recorded;
+    },
+  };
+}
+
+/** Hooks wait at most this long for a busy lock (unless PEERPOST_LOCK_TIMEOUT_MS says otherwise). */
+const HOOK_LOCK_TIMEOUT_MS = "2000";
+
+export async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, hostEnv: NodeJS.ProcessEnv): Promise<HookOutcome> {
+  const env = { ...hostEnv, PEERPOST_LOCK_TIMEOUT_MS: hostEnv.PEERPOST_LOCK_TIMEOUT_MS || HOOK_LOCK_TIMEOUT_MS };
+  const address = formatAddress(dialect.kind, input.sessionId);
+  const via = `hook:${event}`;
+  if (event === "session-start") {
+    const peerpost = openPeerpost({ env });
+    const hostPid = findAncestor((info) => dialect.isHostProcess(info))?.pid;
+    const source = SESSION_SOURCES.find((known) => known === input.source) ?? "startup";
+    await peerpost.sessions.register({
+      host: dialect.host,
+      address,
+      sessionId: input.sessionId,
+      ...(hostPid !== undefined ? { hostPid } : {}),
+      ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
+      source,
+      ...(peerpost.config.roles.length > 0 ? { roles: peerpost.config.roles } : {}),
+    });
+    const note = mailNote({ unread: pending(peerpost, address, via).unread, reminders: [] });
+    const stdout = note === undefined ? undefined : dialect.context(event, note);
+    return stdout === undefined ? {} : { stdout };
+  }
+  // Prompt and stop hooks never create the state dir: no dir, no mail.
+  const peerpost = openPeerpost({ env, create: false });
+  if (!peerpost) return {};
+  if (event === "user-prompt") {
+    const mail = pending(peerpost, address, via);
+    const reminders = mail.reminders.length > 0 ? await mail.record() : [];
+    const note = mailNote({ unread: mail.unread, reminders });
+    const stdout = note === undefined ? undefined : dialect.context(event, note);
+    return stdout === undefined ? {} : { stdout };
+  }
+  if (input.stopHookActive) return {};
+  const mail = pending(peerpost, address, via);
+  if (mail.reminders.length === 0) return {};
+  const reminders = await mail.record();
+  const note = mailNote({ unread: [], reminders });
+  const stdout = note === undefined ? undefined : dialect.block(note);
+  return stdout === undefined ? {} : { stdout };
+}

@@ -1,0 +1,14 @@
+// Claude Code: the session id comes from the SessionStart hook's registry entry for this host process
+// (it follows /clear and resume), else from CLAUDE_CODE_SESSION_ID in the server's environment.
+import type { HostAdapter } from "../../core/server/adapter.js";
+import { identityFromEnv, identityFromRegistry, processMatcher } from "../shared/identity.js";
+import { createChannelPush, CHANNEL_CAPABILITY } from "./channel.js";
+
+export const claudeCodeAdapter: HostAdapter = {
+  host: "claude-code",
+  sessionHost: "claude-code",
+  isHostProcess: processMatcher(["claude"], ["@anthropic-ai/claude-code/", "/bin/claude "]),
+  identify: (context) => identityFromRegistry(context, "claude-code") ?? identityFromEnv(context, "claude", "CLAUDE_CODE_SESSION_ID"),
+  experimentalCapabilities: { [CHANNEL_CAPABILITY]: {} },
+  createPush: createChannelPush,
+};

@@ -1,0 +1,5 @@
+// Entry of dist/codex/server.mjs: the peerpost MCP server as Codex launches it.
+import { serveStdio } from "../../core/server/server.js";
+import { adapterFor } from "../hosts.js";
+
+await serveStdio(adapterFor("codex", process.env));

@@ -1,0 +1,92 @@
+// Every manifest the build writes: the marketplace catalogues at the repository root and each host's
+// plugin files under dist/<host>/. Generated from one place so names and versions never drift.
+import { VARIABLES } from "../core/config.js";
+
+export interface PackageInfo {
+  version: string;
+  description: string;
+  license: string;
+  repository: string;
+  author: string;
+}
+
+export const PLUGIN_NAME = "peerpost";
+export const MARKETPLACE_NAME = "peerpost";
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+/** A hook command in shell form with the plugin root quoted (paths may contain spaces). */
+function hookCommand(rootVariable: string, event: string): string {
+  return `node "\${${rootVariable}}/hooks.mjs" ${event}`;
+}
+
+function claudeStyleHooks(rootVariable: string, timeoutSeconds: number): string {
+  const entry = (event: string) => [{ hooks: [{ type: "command", command: hookCommand(rootVariable, event), timeout: timeoutSeconds }] }];
+  return json({ hooks: { SessionStart: entry("session-start"), UserPromptSubmit: entry("user-prompt"), Stop: entry("stop") } });
+}
+
+function claudeCode(info: PackageInfo): Record<string, string> {
+  return {
+    "dist/claude-code/.claude-plugin/plugin.json": json({
+      name: PLUGIN_NAME,
+      version: info.version,
+      description: info.description,
+      author: { name: info.author },
+      repository: info.repository,
+      homepage: info.repository,
+      license: info.license,
+      keywords: ["mcp", "agents", "messaging", "codex", "copilot", "grok"],
+    }),
+    "dist/claude-code/.mcp.json": json({ mcpServers: { peerpost: { command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/server.mjs"] } } }),
+    "dist/claude-code/hooks/hooks.json": claudeStyleHooks("CLAUDE_PLUGIN_ROOT", 10),
+  };
+}
+
+function codex(info: PackageInfo): Record<string, string> {
+  return {
+    "dist/codex/.codex-plugin/plugin.json": json({
+      name: PLUGIN_NAME,
+      version: info.version,
+      description: info.description,
+      mcpServers: "./.mcp.json",
+      hooks: "./hooks/hooks.json",
+      interface: {
+        displayName: "peerpost",
+        shortDescription: "Message other AI agent sessions on this machine",
+        longDescription: info.description,
+        developerName: info.author,
+        category: "Productivity",
+        capabilities: ["Interactive", "Write"],
+        websiteURL: info.repository,
+      },
+    }),
+    // Codex starts plugin servers in the session's directory with a filtered environment: `cwd: "."`
+    // resolves to the plugin root, and env_vars passes peerpost's settings through.
+    "dist/codex/.mcp.json": json({ mcpServers: { peerpost: { command: "node", args: ["./server.mjs"], cwd: ".", env_vars: [...Object.keys(VARIABLES), "CODEX_HOME"] } } }),
+    "dist/codex/hooks/hooks.json": claudeStyleHooks("PLUGIN_ROOT", 10),
+  };
+}
+
+function catalogues(info: PackageInfo): Record<string, string> {
+  const description = "Messages between AI coding agents on one machine: Claude Code, Codex, Copilot CLI and Grok.";
+  return {
+    ".claude-plugin/marketplace.json": json({
+      name: MARKETPLACE_NAME,
+      owner: { name: info.author },
+      metadata: { description, version: info.version },
+      plugins: [{ name: PLUGIN_NAME, source: "./dist/claude-code", description: info.description, version: info.version, author: { name: info.author }, category: "productivity" }],
+    }),
+    ".agents/plugins/marketplace.json": json({
+      name: MARKETPLACE_NAME,
+      interface: { displayName: "peerpost" },
+      plugins: [{ name: PLUGIN_NAME, source: { source: "local", path: "./dist/codex" }, policy: { installation: "AVAILABLE", authentication: "ON_INSTALL" }, category: "Productivity" }],
+    }),
+  };
+}
+
+/** Path (relative to the repository root) → file content. */
+export function manifestFiles(info: PackageInfo): Record<string, string> {
+  return { ...catalogues(info), ...claudeCode(info), ...codex(info) };
+}

@@ -1,0 +1,17 @@
+// The hook dialect of hosts that follow Claude Code's hook contract (Claude Code, Codex): stdin with
+// session_id/cwd/source/stop_hook_active; context via hookSpecificOutput.additionalContext; block via
+// {"decision":"block","reason"}.
+import { claudeStyleBlock, claudeStyleContext, parseClaudeStyle, type HookDialect } from "../../hooks/dialect.js";
+import type { HostAdapter } from "../../core/server/adapter.js";
+import type { SessionKind } from "../../core/address.js";
+
+export function claudeStyleDialect(adapter: HostAdapter, kind: SessionKind): HookDialect {
+  return {
+    host: adapter.sessionHost!,
+    kind,
+    parse: (_event, input) => parseClaudeStyle(input),
+    context: claudeStyleContext,
+    block: claudeStyleBlock,
+    isHostProcess: (info) => adapter.isHostProcess(info),
+  };
+}

@@ -1,0 +1,82 @@
+// Builds everything committed from the sources: dist/cli.mjs, each host's self-contained plugin dir
+// under dist/<host>/ (server.mjs, hooks.mjs, manifests) and the marketplace catalogues at the root.
+//   node scripts/build.mjs            write into the repository
+//   node scripts/build.mjs --check    build into a temp dir and fail if anything committed differs
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { tmpdir } from "node:os";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const check = process.argv.includes("--check");
+const out = check ? mkdtempSync(join(tmpdir(), "peerpost-dist-")) : root;
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+
+/** Host plugin dirs that have server and hook entries. */
+const HOSTS = ["claude-code", "codex"];
+
+// ESM bundles of CommonJS dependencies need a `require`.
+const banner = "import { createRequire as __peerpostCreateRequire } from 'node:module'; const require = __peerpostCreateRequire(import.meta.url);";
+
+function bundle(entry, outfile, extra = {}) {
+  return build({
+    entryPoints: [join(root, entry)],
+    outfile: join(out, outfile),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    minify: true,
+    legalComments: "eof",
+    banner: { js: (extra.shebang ? "#!/usr/bin/env node\n" : "") + banner },
+    logLevel: "warning",
+  });
+}
+
+const entries = [["core/cli/main.ts", "dist/cli.mjs", { shebang: true }]];
+for (const host of HOSTS) {
+  entries.push([`plugins/${host}/server.ts`, `dist/${host}/server.mjs`]);
+  entries.push([`plugins/${host}/hooks.ts`, `dist/${host}/hooks.mjs`]);
+}
+await Promise.all(entries.map(([entry, outfile, extra]) => bundle(entry, outfile, extra)));
+chmodSync(join(out, "dist/cli.mjs"), 0o755);
+
+// Manifests come from plugins/manifests.ts, bundled in memory and imported.
+const generator = await build({ entryPoints: [join(root, "plugins/manifests.ts")], bundle: true, platform: "node", format: "esm", write: false, logLevel: "warning" });
+const { manifestFiles } = await import("data:text/javascript;base64," + Buffer.from(generator.outputFiles[0].text).toString("base64"));
+const files = manifestFiles({ version: pkg.version, description: pkg.description, license: pkg.license, repository: pkg.repository.url.replace(/\.git$/, ""), author: pkg.author.name });
+for (const [path, content] of Object.entries(files)) {
+  mkdirSync(dirname(join(out, path)), { recursive: true });
+  writeFileSync(join(out, path), content);
+}
+
+if (!check) {
+  console.error(`built ${entries.length} bundles and ${Object.keys(files).length} manifests`);
+  process.exit(0);
+}
+
+function listFiles(base, dir, found = []) {
+  if (!existsSync(dir)) return found;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) listFiles(base, path, found);
+    else found.push(relative(base, path));
+  }
+  return found;
+}
+
+const expected = new Set([...listFiles(out, join(out, "dist")), ...Object.keys(files)]);
+const actual = new Set([...listFiles(root, join(root, "dist")), ...Object.keys(files).filter((path) => existsSync(join(root, path)))]);
+const problems = [];
+for (const path of expected) {
+  if (!actual.has(path)) problems.push(`missing: ${path}`);
+  else if (!readFileSync(join(root, path)).equals(readFileSync(join(out, path)))) problems.push(`stale: ${path}`);
+}
+for (const path of actual) if (!expected.has(path)) problems.push(`not built from the sources: ${path}`);
+rmSync(out, { recursive: true, force: true });
+if (problems.length > 0) {
+  console.error(`dist/ does not match the sources:\n  ${problems.join("\n  ")}\nRun \`npm run build\` and commit the result.`);
+  process.exit(1);
+}
+console.error("dist/ matches the sources");
