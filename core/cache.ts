@@ -4,7 +4,6 @@
 // makes the reader rebuild from the log.
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
-import writeFileAtomic from "write-file-atomic";
 import type { MailboxState } from "./fold.js";
 import type { CorruptSummary } from "./view.js";
 import { FILE_MODE } from "./state-dir.js";
@@ -65,10 +64,12 @@ export function loadSnapshot(snapshotPath: string, logPath: string, scope: strin
   return { status: "valid", snapshot };
 }
 
-export function saveSnapshot(snapshotPath: string, snapshot: Snapshot): void {
+export async function saveSnapshot(snapshotPath: string, snapshot: Snapshot): Promise<void> {
+  // Loaded only when a snapshot is written, which most prompt hooks never do.
+  const { default: writeFileAtomic } = await import("write-file-atomic");
   try {
     // No fsync: a snapshot lost in a crash is rebuilt from the log.
-    writeFileAtomic.sync(snapshotPath, JSON.stringify(snapshot), { mode: FILE_MODE, fsync: false });
+    await writeFileAtomic(snapshotPath, JSON.stringify(snapshot), { mode: FILE_MODE, fsync: false });
   } catch (error) {
     throw ioError("write the cache", snapshotPath, error);
   }

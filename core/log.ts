@@ -2,7 +2,6 @@
 // and fsynced before the lock is released. Readers stream from an offset, never parse a torn last line,
 // and report (but keep) complete lines that are not valid records.
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, statSync, writeSync } from "node:fs";
-import lockfile from "proper-lockfile";
 import { PeerpostError, ioError } from "./errors.js";
 import { FILE_MODE } from "./state-dir.js";
 
@@ -119,6 +118,8 @@ export class JsonlLog<T> {
   }
 
   private async lock(): Promise<() => Promise<void>> {
+    // Loaded on first append only: readers (every prompt hook) never pay for it.
+    const { default: lockfile } = await import("proper-lockfile");
     const deadline = Date.now() + this.options.lockTimeoutMs;
     for (;;) {
       try {

@@ -106,14 +106,14 @@ export class Mailbox {
   }
 
   /** Persists a view's snapshot when it moved on by at least `minBytes` since the last one. */
-  persist(view: MailboxView, minBytes = 0): boolean {
+  async persist(view: MailboxView, minBytes = 0): Promise<boolean> {
     if (view.unsavedBytes() < minBytes || view.unsavedBytes() === 0) return false;
     try {
       mkdirSync(this.cacheDir, { recursive: true, mode: DIR_MODE });
     } catch (error) {
       throw ioError("create", this.cacheDir, error);
     }
-    return view.save();
+    return await view.save();
   }
 
   status(message: MessageState): MessageStatus {

@@ -92,7 +92,7 @@ export class MailboxView {
   }
 
   /** Writes the snapshot when the view moved on since it was loaded or last saved. */
-  save(): boolean {
+  async save(): Promise<boolean> {
     if (!this.snapshotPath || !this.logIdentity || this.offset === this.savedOffset) return false;
     const snapshot: Snapshot = {
       v: 1,
@@ -102,8 +102,9 @@ export class MailboxView {
       state: this.state,
       corrupt: this.corrupt,
     };
-    saveSnapshot(this.snapshotPath, snapshot);
-    this.savedOffset = this.offset;
+    const offset = this.offset;
+    await saveSnapshot(this.snapshotPath, snapshot);
+    this.savedOffset = offset;
     return true;
   }
 

@@ -16,9 +16,9 @@ export interface HookOutcome {
   stdout?: string;
 }
 
-function pending(peerpost: Peerpost, address: string, via: string): { unread: MessageState[]; reminders: MessageState[]; record: () => Promise<MessageState[]> } {
+async function pending(peerpost: Peerpost, address: string, via: string): Promise<{ unread: MessageState[]; reminders: MessageState[]; record: () => Promise<MessageState[]> }> {
   const view = peerpost.mailbox.view(address);
-  peerpost.mailbox.persist(view, SNAPSHOT_MIN_BYTES);
+  await peerpost.mailbox.persist(view, SNAPSHOT_MIN_BYTES);
   const now = peerpost.config.now();
   const mine = Object.values(view.state.messages).filter((message) => message.to === address);
   const unread = mine.filter((message) => !message.read && !message.resolved).sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -55,7 +55,7 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
       source,
       ...(peerpost.config.roles.length > 0 ? { roles: peerpost.config.roles } : {}),
     });
-    const note = mailNote({ unread: pending(peerpost, address, via).unread, reminders: [] });
+    const note = mailNote({ unread: (await pending(peerpost, address, via)).unread, reminders: [] });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }
@@ -63,14 +63,14 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   const peerpost = openPeerpost({ env, create: false });
   if (!peerpost) return {};
   if (event === "user-prompt") {
-    const mail = pending(peerpost, address, via);
+    const mail = await pending(peerpost, address, via);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];
     const note = mailNote({ unread: mail.unread, reminders });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }
   if (input.stopHookActive) return {};
-  const mail = pending(peerpost, address, via);
+  const mail = await pending(peerpost, address, via);
   if (mail.reminders.length === 0) return {};
   const reminders = await mail.record();
   const note = mailNote({ unread: [], reminders });

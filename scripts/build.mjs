@@ -19,27 +19,35 @@ const HOSTS = ["claude-code", "codex"];
 // ESM bundles of CommonJS dependencies need a `require`.
 const banner = "import { createRequire as __peerpostCreateRequire } from 'node:module'; const require = __peerpostCreateRequire(import.meta.url);";
 
-function bundle(entry, outfile, extra = {}) {
+/**
+ * Bundles one entry. Hooks are split into chunks so that dependencies only some paths need (the lock,
+ * atomic writes) load on first use: a prompt hook must start nearly as fast as bare node. Servers and
+ * the CLI are single files.
+ */
+function bundle(entry, outdir, { splitting = false, shebang = false } = {}) {
   return build({
     entryPoints: [join(root, entry)],
-    outfile: join(out, outfile),
+    outdir: join(out, outdir),
+    entryNames: "[name]",
+    chunkNames: "chunks/[name]-[hash]",
+    outExtension: { ".js": ".mjs" },
+    splitting,
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
     minify: true,
     legalComments: "eof",
-    banner: { js: (extra.shebang ? "#!/usr/bin/env node\n" : "") + banner },
+    banner: { js: (shebang ? "#!/usr/bin/env node\n" : "") + banner },
     logLevel: "warning",
   });
 }
 
-const entries = [["core/cli/main.ts", "dist/cli.mjs", { shebang: true }]];
-for (const host of HOSTS) {
-  entries.push([`plugins/${host}/server.ts`, `dist/${host}/server.mjs`]);
-  entries.push([`plugins/${host}/hooks.ts`, `dist/${host}/hooks.mjs`]);
-}
-await Promise.all(entries.map(([entry, outfile, extra]) => bundle(entry, outfile, extra)));
+// Start from an empty dist/ so no chunk of an earlier build lingers.
+rmSync(join(out, "dist"), { recursive: true, force: true });
+const bundles = [["core/cli/cli.ts", "dist", { shebang: true }]];
+for (const host of HOSTS) bundles.push([`plugins/${host}/server.ts`, `dist/${host}`], [`plugins/${host}/hooks.ts`, `dist/${host}`, { splitting: true }]);
+await Promise.all(bundles.map(([entry, outdir, options]) => bundle(entry, outdir, options)));
 chmodSync(join(out, "dist/cli.mjs"), 0o755);
 
 // Manifests come from plugins/manifests.ts, bundled in memory and imported.
@@ -52,7 +60,7 @@ for (const [path, content] of Object.entries(files)) {
 }
 
 if (!check) {
-  console.error(`built ${entries.length} bundles and ${Object.keys(files).length} manifests`);
+  console.error(`built ${bundles.length} bundles and ${Object.keys(files).length} manifests`);
   process.exit(0);
 }
 

@@ -60,7 +60,7 @@ test("views from snapshots equal views folded from scratch, at every checkpoint 
     const snapshotViews = ADDRESSES.map((address) => fromSnapshot.mailbox.view(address));
     for (const view of snapshotViews) {
       assert.equal(view.cacheState, checkpoint === 0 ? "none" : "loaded");
-      fromSnapshot.mailbox.persist(view);
+      await fromSnapshot.mailbox.persist(view);
     }
     // ...and must equal views folded from the whole log with no snapshot at all.
     renameSync(join(stateDir, "cache"), join(stateDir, "cache.aside"));
@@ -75,7 +75,7 @@ test("a snapshot is not trusted after the log is truncated or replaced", async (
   const { peerpost, stateDir, reopen } = tempPeerpost(t);
   for (let i = 0; i < 5; i++) await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: `n${i}` });
   const writer = reopen();
-  writer.mailbox.persist(writer.mailbox.view("codex:b"));
+  await writer.mailbox.persist(writer.mailbox.view("codex:b"));
   assert.equal(readdirSync(join(stateDir, "cache")).length, 1);
   assert.equal(reopen().mailbox.view("codex:b").cacheState, "loaded");
 
@@ -100,7 +100,7 @@ test("a snapshot is not trusted after the log is truncated or replaced", async (
 test("a corrupt snapshot file is ignored and rebuilt", async (t) => {
   const { peerpost, stateDir, reopen } = tempPeerpost(t);
   await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "hello" });
-  peerpost.mailbox.persist(peerpost.mailbox.view("codex:b"));
+  await peerpost.mailbox.persist(peerpost.mailbox.view("codex:b"));
   const [file] = readdirSync(join(stateDir, "cache"));
   (await import("node:fs")).writeFileSync(join(stateDir, "cache", file!), "{ not json");
   const store = reopen();
