@@ -41,6 +41,8 @@ export interface SendResult {
 export interface ResolveInput {
   id: string;
   by: string;
+  /** Whether `by` came from the host runtime (not from an argument); carried by the reply message. Default false. */
+  byVerified?: boolean | undefined;
   resolution: Resolution;
   /** The reply text (resolution reply) or the reason (decline, optional for done). */
   text?: string | undefined;
@@ -258,7 +260,7 @@ export class Mailbox {
       const at = this.nowIso();
       const events: MailboxEvent[] = [];
       if (input.resolution === "reply") {
-        const reply = this.newMessage(view, { from: input.by, fromVerified: true, to: message.from, body: input.text!, anticipation: "fyi", replyToMessageId: message.id });
+        const reply = this.newMessage(view, { from: input.by, fromVerified: input.byVerified ?? false, to: message.from, body: input.text!, anticipation: "fyi", replyToMessageId: message.id });
         replyId = reply.id;
         events.push(reply);
       }

@@ -65,6 +65,7 @@ test("a request waits for its answer: message with waitForReply returns the repl
   const wait = answer.wait as { outcome: string; reply: { envelope: string; from: string } };
   assert.equal(wait.outcome, "reply");
   assert.equal(wait.reply.from, "codex:bob");
+  assert.match(wait.reply.envelope, /from="codex:bob" fromVerified="false"/, "Bob's identity came from PEERPOST_ADDRESS, so his reply is not verified");
   assert.match(wait.reply.envelope, /<body>\n42\n<\/body>/);
   assert.ok(latency < 5_000, `the wait woke ${latency} ms after the reply, well before its 30 s timeout`);
   // The reply was shown by wait, so it is read: nothing new in Alice's inbox.

@@ -56,7 +56,7 @@ export async function reply(id: string | undefined, flags: Flags, json: boolean)
   const resolution = chosen[0]!;
   const text = typeof flags[resolution] === "string" ? (flags[resolution] as string) : undefined;
   const peerpost = open();
-  const { message, reply: sent } = await peerpost.mailbox.resolve({ id, by, resolution, text });
+  const { message, reply: sent } = await peerpost.mailbox.resolve({ id, by, byVerified: false, resolution, text });
   await peerpost.receipts.record({ kind: "reply", host: "cli", from: by, to: message.from, messageId: sent?.id ?? message.id, delivery: "queued", warnings: [], origin: { source: "explicit", detail: "--as", pid: process.pid, cwd: process.cwd() } });
   if (json) printJson({ ok: true, messageId: message.id, resolution, replyId: sent?.id ?? null, status: peerpost.mailbox.status(message) });
   else process.stdout.write(`${resolution === "reply" ? "replied to" : resolution === "decline" ? "declined" : "marked done"} ${message.id}${sent ? ` (reply ${sent.id})` : ""}\n`);

@@ -19,6 +19,10 @@ export interface PushTransport {
   deliver(message: MessageState, content: string): Promise<void>;
   /** A due reminder for an open request, as a short note (no body). */
   remind?(note: string): Promise<void>;
+  /** Told which session the loop serves (a transport that targets the session by id needs it). */
+  bind?(identity: Identity): void;
+  /** Releases connections when the server stops. */
+  close?(): void;
 }
 
 export interface PushState {
@@ -57,6 +61,7 @@ export class PushLoop {
   start(identity: Identity): void {
     if (!this.peerpost.config.push || this.identity?.address === identity.address) return;
     this.identity = identity;
+    this.transport.bind?.(identity);
     if (!this.watcher) {
       try {
         this.watcher = watch(this.peerpost.stateDir.path, { persistent: false }, () => this.kick());
@@ -74,6 +79,7 @@ export class PushLoop {
     this.watcher?.close();
     clearInterval(this.timer);
     this.identity = undefined;
+    this.transport.close?.();
   }
 
   /** Runs one pass now, or right after the current one. */

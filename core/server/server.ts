@@ -128,10 +128,17 @@ export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = 
     process.exit(1);
   }
   const transport = new StdioServerTransport();
-  transport.onclose = () => void instance.close().finally(() => process.exit(0));
+  let closing = false;
+  // Closing the server closes the transport, which reports close again: shut down once.
+  const shutdown = () => {
+    if (closing) return;
+    closing = true;
+    void instance.close().finally(() => process.exit(0));
+  };
   await instance.server.connect(transport);
+  transport.onclose = shutdown;
+  process.stdin.on("end", shutdown);
   // Hosts that name the session in the environment let the server register (and push) before any call.
   await instance.identity.resolve(undefined).catch(() => undefined);
-  process.stdin.on("end", () => void instance.close().finally(() => process.exit(0)));
   return instance;
 }

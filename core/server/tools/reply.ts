@@ -30,7 +30,7 @@ export const replyTool = defineTool({
   async run(args, context) {
     const me = context.identity();
     const { mailbox, receipts } = context.peerpost;
-    const { message, reply } = await mailbox.resolve({ id: args.messageId, by: me.address, resolution: args.resolution, text: args.message });
+    const { message, reply } = await mailbox.resolve({ id: args.messageId, by: me.address, byVerified: me.verified, resolution: args.resolution, text: args.message });
     await receipts.record({
       kind: "reply",
       host: context.adapter.host,
