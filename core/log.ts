@@ -138,7 +138,7 @@ export class JsonlLog<T> {
             details: { path: this.path, lock: `${this.path}.lock`, timeoutMs: this.options.lockTimeoutMs },
             hint: "Another peerpost process is holding the lock. A lock whose holder died is taken over after PEERPOST_LOCK_STALE_MS; `peerpost doctor` shows stale locks.",
           });
-        await sleep(2 + Math.random() * 18);
+        await sleep(1 + Math.random() * 4);
       }
     }
   }
@@ -231,7 +231,14 @@ export class JsonlLog<T> {
   }
 
   private scanOpen(fd: number, offset: number, visit: (entry: LogEntry<T>) => void, result: ScanResult, limits: ScanLimits): void {
-    const chunk = Buffer.alloc(limits.chunkBytes ?? CHUNK_BYTES);
+    // Sized to what is there to read: a reader that is nearly caught up (the common case) reads a few lines.
+    let available = CHUNK_BYTES;
+    try {
+      available = Math.max(0, fstatSync(fd).size - offset);
+    } catch {
+      // Read in full chunks.
+    }
+    const chunk = Buffer.allocUnsafe(Math.max(4096, Math.min(limits.chunkBytes ?? CHUNK_BYTES, available + 1)));
     const maxLines = limits.maxLines ?? Infinity;
     let lines = 0;
     let pending: Buffer[] = [];

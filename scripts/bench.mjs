@@ -1,0 +1,203 @@
+// npm run bench: peerpost's speed and memory, each as a ratio to a baseline measured in the same run.
+//   node scripts/bench.mjs [--only append,inbox,hook,server] [--sizes 100000,1000000] [--runs 21]
+// Results go to stdout as a table; nothing here is a pass/fail test.
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generateMailbox } from "./bench/mailbox-generator.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const index = args.indexOf(`--${name}`);
+  return index >= 0 ? args[index + 1] : fallback;
+};
+const only = new Set(option("only", "append,inbox,hook,server").split(","));
+const sizes = option("sizes", "100000,1000000").split(",").map(Number);
+const runs = Number(option("runs", "21"));
+const work = mkdtempSync(join(tmpdir(), "peerpost-bench-"));
+const results = [];
+
+spawnSync(process.execPath, [join(root, "scripts/transpile.mjs")], { stdio: "inherit" });
+const { openPeerpost } = await import(join(root, ".build/core/peerpost.js"));
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))];
+const ms = (value) => `${value.toFixed(1)} ms`;
+function report(name, value, baselineName, baseline, extra = "") {
+  results.push({ name, value, baselineName, baseline, ratio: value / baseline, extra });
+  console.error(`  ${name}: ${value.toFixed(2)} vs ${baselineName} ${baseline.toFixed(2)} → ${(value / baseline).toFixed(2)}× ${extra}`);
+}
+
+/** Wall time of a whole process, and its peak RSS (KiB) where /usr/bin/time exists. */
+function timeProcess(command, commandArgs, { input, env } = {}) {
+  const useTime = existsSync("/usr/bin/time");
+  const started = process.hrtime.bigint();
+  const result = useTime
+    ? spawnSync("/usr/bin/time", ["-f", "%M", command, ...commandArgs], { input, env, encoding: "utf8" })
+    : spawnSync(command, commandArgs, { input, env, encoding: "utf8" });
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  const rss = useTime ? Number(result.stderr.trim().split("\n").pop()) : NaN;
+  return { elapsed, rss, stdout: result.stdout, status: result.status };
+}
+
+async function benchAppend() {
+  console.error("\nappend: 8 processes × 250 locked, fsynced sends vs one raw appendFileSync+fsync loop of 2000 lines");
+  const stateDir = join(work, "append");
+  const worker = join(root, ".build/tests/fixtures/append-worker.js");
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: 8 }, (_, i) => new Promise((resolve) => spawn(process.execPath, [worker, stateDir, `claude:w${i}`, "codex:sink", "250"], { env: { ...process.env, HOME: work } }).on("close", resolve))),
+  );
+  const locked = 2000 / ((Date.now() - started) / 1000);
+  const raw = join(work, "raw.jsonl");
+  const line = Buffer.from(JSON.stringify({ v: 1, type: "msg", body: "x".repeat(200) }) + "\n");
+  const rawStart = Date.now();
+  for (let i = 0; i < 2000; i++) {
+    const fd = openSync(raw, "a", 0o600);
+    writeSync(fd, line);
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+  const rawRate = 2000 / ((Date.now() - rawStart) / 1000);
+  report("locked appends/s (8 processes)", locked, "raw appends/s", rawRate);
+}
+
+function prepareMailbox(size) {
+  const stateDir = join(work, `mailbox-${size}`);
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const address = "claude:bench-me";
+  const started = Date.now();
+  const { bytes } = generateMailbox(join(stateDir, "mailbox.jsonl"), { messages: size, pendingFor: address });
+  console.error(`  generated ${size} messages (${(bytes / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { stateDir, address };
+}
+
+async function benchInbox(size, mailbox) {
+  console.error(`\ninbox(): ${size}-message mailbox, warm snapshot vs cold full fold`);
+  const env = { ...process.env, PEERPOST_HOME: mailbox.stateDir, HOME: work };
+  rmSync(join(mailbox.stateDir, "cache"), { recursive: true, force: true });
+  const coldStart = process.hrtime.bigint();
+  const cold = openPeerpost({ env });
+  const coldInbox = cold.mailbox.inbox(mailbox.address);
+  const coldMs = Number(process.hrtime.bigint() - coldStart) / 1e6;
+  await cold.mailbox.persist(cold.mailbox.view(mailbox.address));
+  const warmTimes = [];
+  for (let i = 0; i < 9; i++) {
+    const start = process.hrtime.bigint();
+    const warm = openPeerpost({ env });
+    const inbox = warm.mailbox.inbox(mailbox.address);
+    warmTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
+    if (inbox.length !== coldInbox.length) throw new Error("warm and cold inboxes differ");
+  }
+  report(`inbox() ${size} warm ms`, median(warmTimes), "cold full fold ms", coldMs, `(${coldInbox.length} pending; RSS now ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB)`);
+}
+
+function benchHook(size, mailbox) {
+  console.error(`\nUserPromptSubmit hook, whole process, ${size}-message mailbox, 1 pending, vs bare node -e 0 (${runs} runs each, interleaved)`);
+  const hook = join(root, "dist/claude-code/hooks.mjs");
+  const env = { PATH: process.env.PATH, HOME: work, PEERPOST_HOME: mailbox.stateDir };
+  const input = JSON.stringify({ session_id: "bench-me", hook_event_name: "UserPromptSubmit", prompt: "hi" });
+  // Warm the snapshot once, as the first prompt of a session would.
+  const first = timeProcess(process.execPath, [hook, "user-prompt"], { input, env });
+  if (!first.stdout.includes("1 new message")) throw new Error(`the hook did not flag the pending message: ${first.stdout}`);
+  const base = [];
+  const warm = [];
+  const rss = [];
+  const emptyScript = join(work, "empty.mjs");
+  writeFileSync(emptyScript, "");
+  const baseFile = [];
+  for (let i = 0; i < runs; i++) {
+    base.push(timeProcess(process.execPath, ["-e", "0"]).elapsed);
+    baseFile.push(timeProcess(process.execPath, [emptyScript]).elapsed);
+    const run = timeProcess(process.execPath, [hook, "user-prompt"], { input, env });
+    if (!run.stdout.includes("1 new message")) throw new Error("a warm run did not flag the pending message");
+    warm.push(run.elapsed);
+    rss.push(run.rss);
+  }
+  report(`hook ${size} warm median ms`, median(warm), "node -e 0 median ms", median(base), `(peak RSS ${median(rss)} KiB; node on an empty .mjs file: ${ms(median(baseFile))})`);
+  const coldRuns = size >= 1_000_000 ? 3 : 5;
+  const cold = [];
+  const coldRss = [];
+  for (let i = 0; i < coldRuns; i++) {
+    rmSync(join(mailbox.stateDir, "cache"), { recursive: true, force: true });
+    const run = timeProcess(process.execPath, [hook, "user-prompt"], { input, env });
+    cold.push(run.elapsed);
+    coldRss.push(run.rss);
+  }
+  report(`hook ${size} cold median ms`, median(cold), "node -e 0 median ms", median(base), `(peak RSS ${median(coldRss)} KiB; cold = no snapshot, full fold)`);
+}
+
+async function benchServer() {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const stateDir = join(work, "server");
+  const connect = async (args, env = {}) => {
+    const started = process.hrtime.bigint();
+    const client = new Client({ name: "bench", version: "1" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, env: { ...process.env, HOME: work, PEERPOST_HOME: stateDir, ...env } }));
+    await client.listTools();
+    return { client, ms: Number(process.hrtime.bigint() - started) / 1e6 };
+  };
+  console.error("\nserver: cold start to tools/list vs a minimal SDK server");
+  const ours = [];
+  const minimal = [];
+  for (let i = 0; i < 9; i++) {
+    const a = await connect([join(root, "dist/claude-code/server.mjs")], { PEERPOST_ADDRESS: "claude:bench" });
+    ours.push(a.ms);
+    await a.client.close();
+    const b = await connect([join(root, "scripts/bench/minimal-server.mjs")]);
+    minimal.push(b.ms);
+    await b.client.close();
+  }
+  report("peerpost start→tools/list ms", median(ours), "minimal SDK server ms", median(minimal));
+
+  console.error("\nsend → wait wake-up latency between two server processes (reply sent → wait returns)");
+  const alice = await connect([join(root, "dist/cli.mjs"), "serve"], { PEERPOST_ADDRESS: "claude:alice" });
+  const bob = await connect([join(root, "dist/cli.mjs"), "serve"], { PEERPOST_ADDRESS: "codex:bob" });
+  const call = async (client, name, args) => (await client.callTool({ name, arguments: args })).structuredContent;
+  await call(alice.client, "health", {});
+  await call(bob.client, "health", {});
+  const latencies = [];
+  for (let i = 0; i < 40; i++) {
+    const sent = await call(alice.client, "message", { to: "codex:bob", message: `q${i}`, anticipation: "reply" });
+    const waiting = call(alice.client, "wait", { messageId: sent.messageId, timeoutMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const started = process.hrtime.bigint();
+    await call(bob.client, "reply", { messageId: sent.messageId, resolution: "reply", message: "a" });
+    const result = await waiting;
+    if (result.outcome !== "reply") throw new Error(`unexpected outcome ${result.outcome}`);
+    latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  // Baseline: a bare client round trip to the same server (health), i.e. the floor of any tool call.
+  const roundTrips = [];
+  for (let i = 0; i < 40; i++) {
+    const started = process.hrtime.bigint();
+    await call(bob.client, "health", {});
+    roundTrips.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  report("reply→wait wake p50 ms", percentile(latencies, 50), "health round trip p50 ms", percentile(roundTrips, 50));
+  report("reply→wait wake p99 ms", percentile(latencies, 99), "health round trip p99 ms", percentile(roundTrips, 99));
+  await alice.client.close();
+  await bob.client.close();
+}
+
+try {
+  if (only.has("append")) await benchAppend();
+  if (only.has("server")) await benchServer();
+  if (only.has("inbox") || only.has("hook")) {
+    for (const size of sizes) {
+      console.error(`\nmailbox of ${size} messages`);
+      const mailbox = prepareMailbox(size);
+      if (only.has("inbox")) await benchInbox(size, mailbox);
+      if (only.has("hook")) benchHook(size, mailbox);
+      rmSync(mailbox.stateDir, { recursive: true, force: true });
+    }
+  }
+  console.log("\n| measure | value | baseline | ratio | notes |\n|---|---|---|---|---|");
+  for (const row of results) console.log(`| ${row.name} | ${row.value.toFixed(2)} | ${row.baselineName} ${row.baseline.toFixed(2)} | ${row.ratio.toFixed(2)}× | ${row.extra} |`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
