@@ -2,7 +2,7 @@
 // under dist/<host>/ (server.mjs, hooks.mjs, manifests) and the marketplace catalogues at the root.
 //   node scripts/build.mjs            write into the repository
 //   node scripts/build.mjs --check    build into a temp dir and fail if anything committed differs
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -10,7 +10,9 @@ import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const check = process.argv.includes("--check");
-const out = check ? mkdtempSync(join(tmpdir(), "peerpost-dist-")) : root;
+// Everything is built into a staging dir first; writing mode then swaps dist/ in one rename, so a
+// process running from dist/ never sees it half-written.
+const out = check ? mkdtempSync(join(tmpdir(), "peerpost-dist-")) : mkdtempSync(join(root, ".dist-staging-"));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
 /** Host plugin dirs that have server and hook entries. */
@@ -43,8 +45,6 @@ function bundle(entry, outdir, { splitting = false, shebang = false } = {}) {
   });
 }
 
-// Start from an empty dist/ so no chunk of an earlier build lingers.
-rmSync(join(out, "dist"), { recursive: true, force: true });
 const bundles = [["core/cli/cli.ts", "dist", { shebang: true }]];
 for (const host of HOSTS) bundles.push([`plugins/${host}/server.ts`, `dist/${host}`], [`plugins/${host}/hooks.ts`, `dist/${host}`, { splitting: true }]);
 await Promise.all(bundles.map(([entry, outdir, options]) => bundle(entry, outdir, options)));
@@ -60,6 +60,14 @@ for (const [path, content] of Object.entries(files)) {
 }
 
 if (!check) {
+  for (const path of Object.keys(files).filter((path) => !path.startsWith("dist/"))) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), readFileSync(join(out, path)));
+  }
+  const previous = join(out, "previous-dist");
+  if (existsSync(join(root, "dist"))) renameSync(join(root, "dist"), previous);
+  renameSync(join(out, "dist"), join(root, "dist"));
+  rmSync(out, { recursive: true, force: true });
   console.error(`built ${bundles.length} bundles and ${Object.keys(files).length} manifests`);
   process.exit(0);
 }

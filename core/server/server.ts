@@ -127,6 +127,11 @@ export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = 
     process.stderr.write(`peerpost: ${value.code}: ${value.message}${value.hint ? `\nhint: ${value.hint}` : ""}\n`);
     process.exit(1);
   }
+  if (process.stdin.isTTY)
+    process.stderr.write(
+      `peerpost ${VERSION}: MCP server on stdio, state dir ${instance.peerpost.stateDir.path}, host adapter ${adapter.host}.\n` +
+        "It speaks JSON-RPC to an MCP client: install the peerpost plugin in Claude Code, Codex, Copilot CLI or Grok (see README.md), or try `npm run demo`. Ctrl-C stops it.\n",
+    );
   const transport = new StdioServerTransport();
   let closing = false;
   // Closing the server closes the transport, which reports close again: shut down once.
