@@ -98,3 +98,10 @@ test("PEERPOST_* variables are parsed once; flags take 1/true/yes/on and 0/false
     }
   }
 });
+
+test("the README documents every PEERPOST_* variable", async () => {
+  const { VARIABLES } = await import("../core/config.js");
+  const { readFileSync } = await import("node:fs");
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  for (const name of Object.keys(VARIABLES)) assert.ok(readme.includes(`| \`${name}\` |`), `${name} is in the README's settings table`);
+});
