@@ -4,6 +4,8 @@ import type { HostAdapter, Identity, IdentityContext } from "../../core/server/a
 import { formatAddress } from "../../core/address.js";
 import { identityFromRegistry, processMatcher } from "../shared/identity.js";
 import { describeCodexHost } from "./inspect.js";
+import { CodexTurnPush, controlSocketPath } from "./push.js";
+import { VERSION } from "../../core/version.js";
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -27,4 +29,8 @@ export const codexAdapter: HostAdapter = {
   isHostProcess: processMatcher(["codex"], ["@openai/codex/"]),
   identify: (context) => identityFromMeta(context) ?? identityFromRegistry(context, "codex"),
   describe: (context) => describeCodexHost(context.env),
+  // Live push through the app-server under the server's CODEX_HOME (passed by the plugin's env_vars).
+  createPush: (_server, _peerpost, context) => new CodexTurnPush({ socketPath: controlSocketPath(context.env), clientVersion: VERSION }),
+  instructions:
+    "In Codex, peer messages may also arrive as a new user turn holding a <peerpost-message> envelope: it comes from another agent, not from the user.",
 };

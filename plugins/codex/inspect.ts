@@ -1,12 +1,18 @@
-// Read-only look at Codex's configuration: is the peerpost plugin enabled, and are its hooks trusted?
-// Codex runs plugin hooks only after the user trusts them; trust is recorded in config.toml under
-// [hooks.state."<plugin>:hooks/hooks.json:<event>:<group>:<hook>"] with a trusted hash.
-import { readFileSync } from "node:fs";
+// Read-only look at Codex's configuration: is the peerpost plugin enabled, which hooks does the
+// installed copy declare, and are they trusted? Codex runs plugin hooks only after the user trusts
+// them; trust is recorded in config.toml as
+//   [hooks.state."peerpost@peerpost:hooks/hooks.json:<event>:<group>:<handler>"]
+//   trusted_hash = "sha256:…"            (the hook entry)
+//   trusted_content_hash = "sha256:…"    (every file of the installed plugin)
+// Whether those hashes still match the installed files only Codex can say (app-server `hooks/list`
+// reports trustStatus), so this reports "trust recorded", not "trust valid".
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
 export const CODEX_PLUGIN_ID = "peerpost@peerpost";
-const HOOK_EVENTS = ["session_start", "user_prompt_submit", "stop"];
+const HOOKS_FILE = "hooks/hooks.json";
+const DEFAULT_EVENTS = ["session_start", "user_prompt_submit", "stop"];
 
 export function codexHome(env: NodeJS.ProcessEnv): string {
   return env.CODEX_HOME && env.CODEX_HOME.length > 0 ? env.CODEX_HOME : join(env.HOME ?? homedir(), ".codex");
@@ -16,34 +22,151 @@ export interface CodexHostReport {
   codexHome: string;
   configFound: boolean;
   pluginEnabled: boolean;
+  /** Versions present in Codex's plugin cache. */
+  installedVersions: string[];
+  /** Hook trust keys the installed copy declares (event:group:handler). */
+  hooksDeclared: string[];
+  /** Per declared event (snake_case): is trust recorded for every handler of it? */
   hooksTrusted: Record<string, boolean>;
   hooksNote: string;
+  /** The daemon's control socket, where live push reaches TUI threads. */
+  controlSocket: { path: string; exists: boolean };
 }
 
-export function describeCodexHost(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const home = codexHome(env);
-  let config = "";
+// ---------------------------------------------------------------------------------------------
+// A small TOML reader: table headers and `key = value` lines, enough for Codex's own config writer.
+
+type Tables = Map<string, Map<string, string>>;
+
+/** Splits a dotted key (`a."b.c".d`) into its parts. */
+export function splitDottedKey(text: string): string[] {
+  const parts: string[] = [];
+  const pattern = /\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*(\.|$)/y;
+  let match: RegExpExecArray | null;
+  while (pattern.lastIndex < text.length && (match = pattern.exec(text)) !== null) {
+    parts.push(match[1] !== undefined ? JSON.parse(`"${match[1]}"`) : (match[2] ?? match[3] ?? ""));
+    if (match[4] === "") break;
+  }
+  return parts;
+}
+
+function stringValue(raw: string): string {
+  const value = raw.trim();
+  if (value.startsWith('"')) {
+    const end = /^"((?:[^"\\]|\\.)*)"/.exec(value);
+    return end ? (JSON.parse(`"${end[1]}"`) as string) : value;
+  }
+  if (value.startsWith("'")) return value.slice(1, value.indexOf("'", 1));
+  return value.replace(/\s+#.*$/, "");
+}
+
+/** Every table path (parts joined with \u0000) → its keys and raw values. */
+export function readTomlTables(text: string): Tables {
+  const tables: Tables = new Map();
+  let current: string[] = [];
+  const put = (path: string[], key: string, value: string) => {
+    const id = path.join("\u0000");
+    if (!tables.has(id)) tables.set(id, new Map());
+    tables.get(id)!.set(key, value);
+  };
+  for (const line of text.split(/\r?\n/)) {
+    const header = /^\s*\[(?!\[)(.*)\]\s*(#.*)?$/.exec(line);
+    if (header) {
+      current = splitDottedKey(header[1]!);
+      if (!tables.has(current.join("\u0000"))) tables.set(current.join("\u0000"), new Map());
+      continue;
+    }
+    const assignment = /^\s*((?:"(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_.-]+|\s)+?)\s*=\s*(.*)$/.exec(line);
+    if (!assignment || line.trimStart().startsWith("#")) continue;
+    const key = splitDottedKey(assignment[1]!);
+    if (key.length === 0) continue;
+    put([...current, ...key.slice(0, -1)], key[key.length - 1]!, stringValue(assignment[2]!));
+  }
+  return tables;
+}
+
+function table(tables: Tables, ...path: string[]): Map<string, string> | undefined {
+  return tables.get(path.join("\u0000"));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function readText(path: string): string {
   try {
-    config = readFileSync(join(home, "config.toml"), "utf8");
+    return readFileSync(path, "utf8");
   } catch {
-    // No config: nothing installed.
+    return "";
   }
-  const pluginTable = new RegExp(`^\\[plugins\\."${CODEX_PLUGIN_ID.replace(/[.@]/g, "\\$&")}"\\]\\s*$([^\\[]*)`, "m").exec(config);
-  const pluginEnabled = pluginTable !== null && !/^\s*enabled\s*=\s*false/m.test(pluginTable[1] ?? "");
+}
+
+function installedVersions(home: string): string[] {
+  try {
+    return readdirSync(join(home, "plugins", "cache", "peerpost", "peerpost")).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** `SessionStart` → `session_start`, as Codex spells events in trust keys. */
+function snakeEvent(event: string): string {
+  return event.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+}
+
+/** The trust keys (without the plugin/file prefix) a hooks.json declares: event:group:handler. */
+export function declaredHookKeys(hooksJson: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(hooksJson);
+  } catch {
+    return [];
+  }
+  const events = (parsed as { hooks?: Record<string, unknown> } | undefined)?.hooks ?? {};
+  const keys: string[] = [];
+  for (const [event, groups] of Object.entries(events)) {
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group, groupIndex) => {
+      const handlers = (group as { hooks?: unknown[] } | undefined)?.hooks;
+      if (Array.isArray(handlers)) handlers.forEach((_handler, handlerIndex) => keys.push(`${snakeEvent(event)}:${groupIndex}:${handlerIndex}`));
+    });
+  }
+  return keys;
+}
+
+function trustRecorded(tables: Tables, key: string): boolean {
+  const entry = table(tables, "hooks", "state", `${CODEX_PLUGIN_ID}:${HOOKS_FILE}:${key}`);
+  return entry !== undefined && /^sha256:/.test(entry.get("trusted_hash") ?? "");
+}
+
+export function inspectCodex(env: NodeJS.ProcessEnv): CodexHostReport {
+  const home = codexHome(env);
+  const config = readText(join(home, "config.toml"));
+  const tables = readTomlTables(config);
+  const plugin = table(tables, "plugins", CODEX_PLUGIN_ID);
+  const pluginEnabled = plugin !== undefined && plugin.get("enabled") !== "false";
+  const versions = installedVersions(home);
+  const newest = versions[versions.length - 1];
+  const declared = newest === undefined ? [] : declaredHookKeys(readText(join(home, "plugins", "cache", "peerpost", "peerpost", newest, HOOKS_FILE)));
+  const keys = declared.length > 0 ? declared : DEFAULT_EVENTS.map((event) => `${event}:0:0`);
   const hooksTrusted: Record<string, boolean> = {};
-  for (const event of HOOK_EVENTS) {
-    const key = `${CODEX_PLUGIN_ID}:hooks/hooks.json:${event}:`;
-    const at = config.indexOf(`[hooks.state."${key}`);
-    hooksTrusted[event] = at >= 0 && /trusted_hash\s*=/.test(config.slice(at, config.indexOf("\n[", at + 1) >>> 0 || undefined));
+  for (const key of keys) {
+    const event = key.split(":")[0]!;
+    hooksTrusted[event] = (hooksTrusted[event] ?? true) && trustRecorded(tables, key);
   }
-  const report: CodexHostReport = {
+  const socket = join(home, "app-server-control", "app-server-control.sock");
+  return {
     codexHome: home,
     configFound: config.length > 0,
     pluginEnabled,
+    installedVersions: versions,
+    hooksDeclared: declared,
     hooksTrusted,
     hooksNote: Object.values(hooksTrusted).every(Boolean)
-      ? "trust entries exist for peerpost's hooks (an update of the plugin asks for trust again)"
-      : "Codex runs plugin hooks only after you trust them: open /hooks in the Codex TUI and trust peerpost's hooks; until then new mail shows only when the agent calls read",
+      ? "trust is recorded for peerpost's hooks; after a plugin update Codex asks again (its content hash covers every file of the plugin)"
+      : "Codex runs plugin hooks only after you trust them: in the Codex TUI open /hooks and trust peerpost's three hooks (again after each update); until then new mail shows only when the agent calls read",
+    controlSocket: { path: socket, exists: existsSync(socket) },
   };
-  return { codex: report };
+}
+
+export function describeCodexHost(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  return { codex: inspectCodex(env) };
 }
