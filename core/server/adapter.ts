@@ -1,7 +1,7 @@
 // What the core server needs from a host plugin: how to tell which session it serves, how to find the
 // host process, and optionally how to push a message into the running session.
 import type { HostName } from "../config.js";
-import type { SessionHost } from "../schemas.js";
+import type { ReceiptRecord, SessionHost } from "../schemas.js";
 import type { ProcessInfo } from "../process-tree.js";
 import type { Sessions } from "../sessions.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -45,6 +45,13 @@ export interface HostAdapter {
   describe?(context: IdentityContext): Record<string, unknown>;
   /** Extra text for the server's MCP instructions. */
   instructions?: string;
+}
+
+/** How a receipt records where the sender's identity came from: host runtime, else the environment. */
+export function receiptOrigin(identity: Identity, withCwd = true): ReceiptRecord["origin"] {
+  const origin: ReceiptRecord["origin"] = { source: identity.verified ? "host" : "env", detail: identity.source, pid: process.pid };
+  if (withCwd) origin.cwd = process.cwd();
+  return origin;
 }
 
 /** Reads an id from a variable when it fits the address charset. */

@@ -9,7 +9,7 @@ import { renderEnvelope } from "../envelope.js";
 import { dueReminder } from "../reminders.js";
 import { mailNote } from "../notes.js";
 import { toErrorValue } from "../errors.js";
-import type { Identity } from "./adapter.js";
+import { receiptOrigin, type Identity } from "./adapter.js";
 
 export interface PushTransport {
   /** Recorded as the `via` of deliveries, e.g. "channel" or "codex-turn". */
@@ -143,7 +143,7 @@ export class PushLoop {
       delivery,
       via: this.transport.name,
       warnings,
-      origin: { source: identity.verified ? "host" : "env", detail: identity.source, pid: process.pid },
+      origin: receiptOrigin(identity, false),
     });
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { receiptOrigin } from "../adapter.js";
 import { defineTool } from "../tool.js";
 import { ADDRESS_PATTERN } from "../../address.js";
 import { PeerpostError } from "../../errors.js";
@@ -73,7 +74,7 @@ export const messageTool = defineTool({
         messageId: message.id,
         delivery: "queued",
         warnings: [],
-        origin: { source: me.verified ? "host" : "env", detail: me.source, pid: process.pid, cwd: process.cwd() },
+        origin: receiptOrigin(me),
       });
     const result: Record<string, unknown> = {
       messageId: message.id,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { receiptOrigin } from "../adapter.js";
 import { defineTool } from "../tool.js";
 import { MESSAGE_STATUSES } from "../projection.js";
 
@@ -39,7 +40,7 @@ export const replyTool = defineTool({
       messageId: reply?.id ?? message.id,
       delivery: "queued",
       warnings: [],
-      origin: { source: me.verified ? "host" : "env", detail: me.source, pid: process.pid, cwd: process.cwd() },
+      origin: receiptOrigin(me),
     });
     const result: Record<string, unknown> = { messageId: message.id, resolution: args.resolution, status: mailbox.status(message), to: message.from, conversationId: message.conversationId };
     if (reply) result.replyId = reply.id;
