@@ -3,7 +3,7 @@
 // just before that offset. Anything else — missing, corrupt, other version, replaced or truncated log —
 // makes the reader rebuild from the log.
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { fnv1a64 } from "./hash.js";
 import type { MailboxState } from "./fold.js";
 import type { CorruptSummary } from "./view.js";
 import { FILE_MODE } from "./state-dir.js";
@@ -32,7 +32,7 @@ export function tailFingerprint(logPath: string, offset: number): string {
       closeSync(fd);
     }
   }
-  return createHash("sha256").update(buffer).digest("hex").slice(0, 32);
+  return fnv1a64(buffer);
 }
 
 export type SnapshotLoad = { status: "valid"; snapshot: Snapshot } | { status: "missing" } | { status: "invalid"; reason: string };
@@ -77,5 +77,5 @@ export async function saveSnapshot(snapshotPath: string, snapshot: Snapshot): Pr
 
 /** File name of a scope's snapshot: a hash, so no address ever becomes a path. */
 export function snapshotFileName(scope: string | undefined): string {
-  return `view-${createHash("sha256").update(scope ?? "*").digest("hex").slice(0, 24)}.json`;
+  return `view-${fnv1a64(scope ?? "*")}.json`;
 }

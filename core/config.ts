@@ -7,7 +7,8 @@ import { ID_PATTERN } from "./address.js";
 const TRUE_WORDS = ["1", "true", "yes", "on"];
 const FALSE_WORDS = ["0", "false", "no", "off"];
 
-const flag = z.pipe(
+const flag = () =>
+  z.pipe(
   z.string(),
   z.transform((raw: string, ctx) => {
     const word = raw.trim().toLowerCase();
@@ -25,7 +26,8 @@ const wholeNumber = (min: number, max: number) =>
   );
 
 /** PEERPOST_NOW: a fixed clock for tests and reproductions, as epoch milliseconds or an ISO date. */
-const instant = z.pipe(
+const instant = () =>
+  z.pipe(
   z.string().check(z.trim()),
   z.transform((raw: string, ctx) => {
     const ms = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
@@ -42,10 +44,11 @@ export type HostName = (typeof HOSTS)[number];
 
 /** The variables, their parsers and what they mean (the README lists the same table). */
 export const VARIABLES = {
-  PEERPOST_HOME: { schema: z.string().check(z.minLength(1)), help: "State directory (absolute or ~/…). Default ~/.peerpost." },
-  PEERPOST_ADDRESS: { schema: z.string().check(z.minLength(1)), help: "This process's own address, e.g. claude:abc; overrides host detection." },
+  PEERPOST_HOME: { schema: () => z.string().check(z.minLength(1)), help: "State directory (absolute or ~/…). Default ~/.peerpost." },
+  PEERPOST_ADDRESS: { schema: () => z.string().check(z.minLength(1)), help: "This process's own address, e.g. claude:abc; overrides host detection." },
   PEERPOST_ROLES: {
-    schema: z.pipe(
+    schema: () =>
+      z.pipe(
       z.string(),
       z.transform((raw: string, ctx) => {
         const roles = raw.split(",").map((role) => role.trim()).filter(Boolean);
@@ -59,20 +62,20 @@ export const VARIABLES = {
     ),
     help: "Comma-separated roles this session takes (reachable as role:<name>).",
   },
-  PEERPOST_HOST: { schema: z.enum(HOSTS, { error: `expected one of ${HOSTS.join(", ")}` }), help: "Host adapter for `peerpost serve` when --host is not given." },
-  PEERPOST_MAX_HOPS: { schema: wholeNumber(1, 64), help: "Hop budget per conversation (default 4)." },
-  PEERPOST_REMINDER_INTERVAL_MS: { schema: wholeNumber(1000, 86_400_000), help: "Least time between reminders for one open request (default 30000)." },
-  PEERPOST_REMINDER_LIMIT: { schema: wholeNumber(0, 100), help: "Reminders per open request before it shows as unresolved (default 3)." },
-  PEERPOST_LOCK_STALE_MS: { schema: wholeNumber(2000, 600_000), help: "Age after which a lock whose holder stopped updating it is taken over (default 10000)." },
-  PEERPOST_LOCK_TIMEOUT_MS: { schema: wholeNumber(100, 600_000), help: "How long an append waits for the lock before state_io_error (default 10000)." },
-  PEERPOST_WAIT_POLL_MS: { schema: wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
-  PEERPOST_PUSH: { schema: flag, help: "Live push into the host session where the host has a transport (default on)." },
-  PEERPOST_NOW: { schema: instant, help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
-  PEERPOST_FAULT: { schema: z.enum(["pause-before-fsync", "partial-line"], { error: "expected pause-before-fsync or partial-line" }), help: "Fault injection for crash tests; never set it in normal use." },
+  PEERPOST_HOST: { schema: () => z.enum(HOSTS, { error: `expected one of ${HOSTS.join(", ")}` }), help: "Host adapter for `peerpost serve` when --host is not given." },
+  PEERPOST_MAX_HOPS: { schema: () => wholeNumber(1, 64), help: "Hop budget per conversation (default 4)." },
+  PEERPOST_REMINDER_INTERVAL_MS: { schema: () => wholeNumber(1000, 86_400_000), help: "Least time between reminders for one open request (default 30000)." },
+  PEERPOST_REMINDER_LIMIT: { schema: () => wholeNumber(0, 100), help: "Reminders per open request before it shows as unresolved (default 3)." },
+  PEERPOST_LOCK_STALE_MS: { schema: () => wholeNumber(2000, 600_000), help: "Age after which a lock whose holder stopped updating it is taken over (default 10000)." },
+  PEERPOST_LOCK_TIMEOUT_MS: { schema: () => wholeNumber(100, 600_000), help: "How long an append waits for the lock before state_io_error (default 10000)." },
+  PEERPOST_WAIT_POLL_MS: { schema: () => wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
+  PEERPOST_PUSH: { schema: () => flag(), help: "Live push into the host session where the host has a transport (default on)." },
+  PEERPOST_NOW: { schema: () => instant(), help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
+  PEERPOST_FAULT: { schema: () => z.enum(["pause-before-fsync", "partial-line"], { error: "expected pause-before-fsync or partial-line" }), help: "Fault injection for crash tests; never set it in normal use." },
 } as const;
 
 type Variables = typeof VARIABLES;
-type Parsed = { [K in keyof Variables]?: z.output<Variables[K]["schema"]> };
+type Parsed = { [K in keyof Variables]?: z.output<ReturnType<Variables[K]["schema"]>> };
 
 export interface Config {
   home: string | undefined;
@@ -96,7 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const name of Object.keys(VARIABLES) as Array<keyof Variables>) {
     const raw = env[name];
     if (raw === undefined || raw === "") continue;
-    const result = VARIABLES[name].schema.safeParse(raw);
+    // Built only for the variables that are set: most processes set none, and hooks start on every prompt.
+    const result = VARIABLES[name].schema().safeParse(raw);
     if (!result.success) {
       throw new PeerpostError("invalid_arguments", `${name}=${JSON.stringify(raw)} is not valid: ${result.error.issues.map((issue) => issue.message).join("; ")}`, {
         details: { variable: name, value: raw },

@@ -104,7 +104,9 @@ export class JsonlLog<T> {
   private openForAppend(): number {
     let fd: number;
     try {
-      fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, FILE_MODE);
+      // O_APPEND: even if two writers ever held the lock at once (a stale-lock takeover race), their
+      // lines would land one after the other instead of overwriting each other.
+      fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND, FILE_MODE);
     } catch (error) {
       throw ioError("open", this.path, error);
     }
@@ -132,7 +134,9 @@ export class JsonlLog<T> {
           onCompromised: () => undefined,
         });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw ioError("lock", this.path, error);
+        // ENOENT: the lock dir vanished while it was being taken (another process cleared it as stale).
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "ELOCKED" && code !== "ENOENT") throw ioError("lock", this.path, error);
         if (Date.now() >= deadline)
           throw new PeerpostError("state_io_error", `Timed out after ${this.options.lockTimeoutMs} ms waiting for the lock on ${this.path}.`, {
             details: { path: this.path, lock: `${this.path}.lock`, timeoutMs: this.options.lockTimeoutMs },
@@ -191,11 +195,11 @@ export class JsonlLog<T> {
     const data = Buffer.concat(lines);
     try {
       if (this.options.fault === "partial-line") {
-        writeSync(fd, data, 0, Math.max(1, Math.floor(data.length / 2)), start);
+        writeSync(fd, data, 0, Math.max(1, Math.floor(data.length / 2)));
         process.kill(process.pid, "SIGKILL");
       }
       let written = 0;
-      while (written < data.length) written += writeSync(fd, data, written, data.length - written, start + written);
+      while (written < data.length) written += writeSync(fd, data, written, data.length - written);
       if (this.options.fault === "pause-before-fsync") {
         process.stderr.write("peerpost-fault: paused before fsync\n");
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);

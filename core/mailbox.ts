@@ -1,7 +1,7 @@
 // The mailbox: send, inbox, deliver, read, resolve, remind, status and thread, all as appended events.
 // Every decision that depends on the log (idempotency, double resolution, delivery claims, reminder
 // numbers) is made under the log's lock, after folding the events appended so far.
-import { monotonicFactory } from "ulid";
+import { idFactory } from "./ids.js";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { JsonlLog, type LogOptions } from "./log.js";
@@ -58,8 +58,6 @@ export interface InboxEntry {
   body: string;
   status: MessageStatus;
 }
-
-const newId = monotonicFactory();
 
 export function checkBody(body: string, field = "message"): void {
   const bytes = Buffer.byteLength(body, "utf8");
@@ -142,13 +140,14 @@ export class Mailbox {
         hint: "Pick another session from `agents`, or pass allowSelf: true if you really mean to message yourself.",
       });
     const view = this.view(input.from);
+    const newId = await idFactory();
     let id: string | undefined;
     let created = false;
     await this.log.transact(() => {
       view.refresh();
       id = input.idempotencyKey === undefined ? undefined : view.state.idempotency[`${input.from}\n${input.idempotencyKey}`];
       if (id !== undefined) return [];
-      const event = this.newMessage(view, input);
+      const event = this.newMessage(view, input, newId);
       id = event.id;
       created = true;
       return [event];
@@ -157,7 +156,7 @@ export class Mailbox {
     return { message: view.state.messages[id!]!, created };
   }
 
-  private newMessage(view: MailboxView, input: SendInput): MsgEvent {
+  private newMessage(view: MailboxView, input: SendInput, newId: (seedTime?: number) => string): MsgEvent {
     const id = newId(this.settings.now());
     let conversationId = id;
     let hop = 1;
@@ -243,6 +242,7 @@ export class Mailbox {
     // A message outside the caller's view is someone else's (or nobody's): say which, before taking the lock.
     const known = view.state.messages[input.id] ?? this.find(input.id);
     if (!known) throw notFound(input.id);
+    const newId = await idFactory();
     let replyId: string | undefined;
     await this.log.transact(() => {
       view.refresh();
@@ -260,7 +260,7 @@ export class Mailbox {
       const at = this.nowIso();
       const events: MailboxEvent[] = [];
       if (input.resolution === "reply") {
-        const reply = this.newMessage(view, { from: input.by, fromVerified: input.byVerified ?? false, to: message.from, body: input.text!, anticipation: "fyi", replyToMessageId: message.id });
+        const reply = this.newMessage(view, { from: input.by, fromVerified: input.byVerified ?? false, to: message.from, body: input.text!, anticipation: "fyi", replyToMessageId: message.id }, newId);
         replyId = reply.id;
         events.push(reply);
       }

@@ -24,6 +24,8 @@ export interface OpenOptions {
   create?: boolean;
   /** A clock to use instead of the configured one (tests). */
   now?: () => number;
+  /** The lock wait to use unless PEERPOST_LOCK_TIMEOUT_MS sets one (hooks wait less than servers). */
+  defaultLockTimeoutMs?: number;
 }
 
 export function openPeerpost(options: OpenOptions & { create?: true }): Peerpost;
@@ -31,6 +33,8 @@ export function openPeerpost(options: OpenOptions): Peerpost | undefined;
 export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
   const config = loadConfig(options.env ?? process.env);
   if (options.now) config.now = options.now;
+  const env = options.env ?? process.env;
+  if (options.defaultLockTimeoutMs !== undefined && !env.PEERPOST_LOCK_TIMEOUT_MS) config.lockTimeoutMs = options.defaultLockTimeoutMs;
   const home = options.home ?? homedir();
   if (options.create === false && !existsSync(resolveStateDirPath(config.home, home).path)) return undefined;
   const stateDir = ensureStateDir(config.home, home);

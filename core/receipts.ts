@@ -1,9 +1,9 @@
 // Receipts: one record per side-effecting action (send, reply, push attempt), with the origin of the
 // sender's identity. Queried with filters and cursor paging (the cursor is a log offset).
 import { join } from "node:path";
-import { monotonicFactory } from "ulid";
+import { idFactory } from "./ids.js";
 import { JsonlLog, type LogOptions } from "./log.js";
-import { receiptRecord, type ReceiptKind, type ReceiptRecord } from "./schemas.js";
+import { receiptSchema, type ReceiptKind, type ReceiptRecord } from "./schemas.js";
 import { PeerpostError } from "./errors.js";
 
 export type ReceiptInput = Omit<ReceiptRecord, "v" | "type" | "id" | "at">;
@@ -24,8 +24,6 @@ export interface ReceiptPage {
   nextCursor?: string;
 }
 
-const newId = monotonicFactory();
-
 function parseCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   if (!/^\d{1,15}$/.test(cursor))
@@ -40,11 +38,12 @@ export class Receipts {
   readonly log: JsonlLog<ReceiptRecord>;
 
   constructor(stateDir: string, logOptions: LogOptions, private readonly now: () => number) {
-    this.log = new JsonlLog(join(stateDir, "receipts.jsonl"), receiptRecord, logOptions);
+    this.log = new JsonlLog(join(stateDir, "receipts.jsonl"), receiptSchema, logOptions);
   }
 
   async record(input: ReceiptInput): Promise<ReceiptRecord> {
     const at = this.now();
+    const newId = await idFactory();
     const record: ReceiptRecord = { v: 1, type: "receipt", id: newId(at), at: new Date(at).toISOString(), ...input };
     await this.log.append([record]);
     return record;

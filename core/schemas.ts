@@ -1,85 +1,98 @@
 // Record schemas for every log: mailbox events, receipts and the sessions registry. Each record has `v: 1`.
-// zod/mini keeps the hook bundles small: they parse new log lines on every prompt.
+// zod/mini keeps the hook bundles small, and every schema is built on first use: a prompt hook that
+// finds no new log lines never pays for building them.
 import * as z from "zod/mini";
 import { ADDRESS_PATTERN, ID_PATTERN } from "./address.js";
+import type { RecordSchema } from "./log.js";
 
 /** Bodies are limited to 64 KiB of UTF-8. */
 export const MAX_BODY_BYTES = 64 * 1024;
 export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
-const address = z.string().check(z.regex(ADDRESS_PATTERN));
-const ulidId = z.string().check(z.regex(ULID_PATTERN));
-const isoTime = z.iso.datetime();
+const address = () => z.string().check(z.regex(ADDRESS_PATTERN));
+const ulidId = () => z.string().check(z.regex(ULID_PATTERN));
+const isoTime = () => z.iso.datetime();
 const shortText = (max: number) => z.string().check(z.maxLength(max));
+
+/** A schema that is built the first time something is parsed with it. */
+function lazy<T>(build: () => RecordSchema<T>): RecordSchema<T> {
+  let schema: RecordSchema<T> | undefined;
+  return { safeParse: (input) => (schema ??= build()).safeParse(input) };
+}
 
 export const ANTICIPATIONS = ["reply", "action", "fyi"] as const;
 export type Anticipation = (typeof ANTICIPATIONS)[number];
 export const RESOLUTIONS = ["reply", "decline", "done"] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 
-export const msgEvent = z.strictObject({
+const msgEvent = () =>
+  z.strictObject({
   v: z.literal(1),
   type: z.literal("msg"),
-  id: ulidId,
-  from: address,
+  id: ulidId(),
+  from: address(),
   fromVerified: z.boolean(),
-  to: address,
+  to: address(),
   /** The role the sender addressed, when `to` was resolved from one. */
-  via: z.optional(address),
-  sentAt: isoTime,
+  via: z.optional(address()),
+  sentAt: isoTime(),
   anticipation: z.enum(ANTICIPATIONS),
-  replyBy: z.optional(isoTime),
-  inReplyTo: z.optional(ulidId),
-  conversationId: ulidId,
+  replyBy: z.optional(isoTime()),
+  inReplyTo: z.optional(ulidId()),
+  conversationId: ulidId(),
   hop: z.number().check(z.int(), z.gte(1)),
   body: z.string().check(z.refine((body) => Buffer.byteLength(body, "utf8") <= MAX_BODY_BYTES, "body over 64 KiB")),
   idempotencyKey: z.optional(shortText(200)),
 });
 
-export const deliveredEvent = z.strictObject({
+const deliveredEvent = () =>
+  z.strictObject({
   v: z.literal(1),
   type: z.literal("delivered"),
-  id: ulidId,
+  id: ulidId(),
   via: shortText(64),
-  at: isoTime,
+  at: isoTime(),
 });
 
-export const readEvent = z.strictObject({
+const readEvent = () =>
+  z.strictObject({
   v: z.literal(1),
   type: z.literal("read"),
-  id: ulidId,
-  by: address,
-  at: isoTime,
+  id: ulidId(),
+  by: address(),
+  at: isoTime(),
 });
 
-export const resolvedEvent = z.strictObject({
+const resolvedEvent = () =>
+  z.strictObject({
   v: z.literal(1),
   type: z.literal("resolved"),
-  id: ulidId,
+  id: ulidId(),
   resolution: z.enum(RESOLUTIONS),
-  replyId: z.optional(ulidId),
+  replyId: z.optional(ulidId()),
   reason: z.optional(shortText(4096)),
-  by: address,
-  at: isoTime,
+  by: address(),
+  at: isoTime(),
 });
 
-export const reminderEvent = z.strictObject({
+const reminderEvent = () =>
+  z.strictObject({
   v: z.literal(1),
   type: z.literal("reminder"),
-  id: ulidId,
+  id: ulidId(),
   n: z.number().check(z.int(), z.gte(1)),
   via: shortText(64),
-  at: isoTime,
+  at: isoTime(),
 });
 
-export const mailboxEvent = z.discriminatedUnion("type", [msgEvent, deliveredEvent, readEvent, resolvedEvent, reminderEvent]);
+export type MsgEvent = z.infer<ReturnType<typeof msgEvent>>;
+export type DeliveredEvent = z.infer<ReturnType<typeof deliveredEvent>>;
+export type ReadEvent = z.infer<ReturnType<typeof readEvent>>;
+export type ResolvedEvent = z.infer<ReturnType<typeof resolvedEvent>>;
+export type ReminderEvent = z.infer<ReturnType<typeof reminderEvent>>;
+export type MailboxEvent = MsgEvent | DeliveredEvent | ReadEvent | ResolvedEvent | ReminderEvent;
 
-export type MsgEvent = z.infer<typeof msgEvent>;
-export type DeliveredEvent = z.infer<typeof deliveredEvent>;
-export type ReadEvent = z.infer<typeof readEvent>;
-export type ResolvedEvent = z.infer<typeof resolvedEvent>;
-export type ReminderEvent = z.infer<typeof reminderEvent>;
-export type MailboxEvent = z.infer<typeof mailboxEvent>;
+export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), readEvent(), resolvedEvent(), reminderEvent()]));
 
 export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
 export type OriginSource = (typeof ORIGIN_SOURCES)[number];
@@ -87,16 +100,17 @@ export type OriginSource = (typeof ORIGIN_SOURCES)[number];
 export const RECEIPT_KINDS = ["send", "reply", "push"] as const;
 export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
 
-export const receiptRecord = z.strictObject({
+const receiptRecord = () =>
+  z.strictObject({
   v: z.literal(1),
   type: z.literal("receipt"),
-  id: ulidId,
+  id: ulidId(),
   kind: z.enum(RECEIPT_KINDS),
-  at: isoTime,
+  at: isoTime(),
   host: shortText(32),
-  from: address,
-  to: address,
-  messageId: ulidId,
+  from: address(),
+  to: address(),
+  messageId: ulidId(),
   delivery: z.enum(["queued", "delivered", "failed", "skipped"]),
   via: z.optional(shortText(64)),
   warnings: z.array(shortText(2000)),
@@ -108,17 +122,19 @@ export const receiptRecord = z.strictObject({
     cwd: z.optional(shortText(4096)),
   }),
 });
-export type ReceiptRecord = z.infer<typeof receiptRecord>;
+export type ReceiptRecord = z.infer<ReturnType<typeof receiptRecord>>;
+export const receiptSchema = lazy<ReceiptRecord>(receiptRecord);
 
 export const SESSION_HOSTS = ["claude-code", "codex", "copilot", "grok"] as const;
 export type SessionHost = (typeof SESSION_HOSTS)[number];
 
-export const sessionRecord = z.strictObject({
+const sessionRecord = () =>
+  z.strictObject({
   v: z.literal(1),
   type: z.literal("session"),
-  at: isoTime,
+  at: isoTime(),
   host: z.enum(SESSION_HOSTS),
-  address,
+  address: address(),
   sessionId: z.string().check(z.regex(ID_PATTERN)),
   /** The host CLI's process id: the common ancestor of its hooks and its MCP server. */
   hostPid: z.optional(z.number().check(z.int(), z.gte(1))),
@@ -130,4 +146,5 @@ export const sessionRecord = z.strictObject({
   source: z.enum(["startup", "resume", "clear", "compact", "server", "cli"]),
   roles: z.optional(z.array(z.string().check(z.regex(ID_PATTERN)))),
 });
-export type SessionRecord = z.infer<typeof sessionRecord>;
+export type SessionRecord = z.infer<ReturnType<typeof sessionRecord>>;
+export const sessionSchema = lazy<SessionRecord>(sessionRecord);

@@ -2,7 +2,7 @@
 // server once it knows its address; the latest record per address wins; liveness is the host process.
 import { join } from "node:path";
 import { JsonlLog, type LogOptions } from "./log.js";
-import { sessionRecord, type SessionHost, type SessionRecord } from "./schemas.js";
+import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
 import { isAlive } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
 
@@ -27,7 +27,7 @@ export class Sessions {
   readonly log: JsonlLog<SessionRecord>;
 
   constructor(stateDir: string, logOptions: LogOptions, private readonly now: () => number) {
-    this.log = new JsonlLog(join(stateDir, "sessions.jsonl"), sessionRecord, logOptions);
+    this.log = new JsonlLog(join(stateDir, "sessions.jsonl"), sessionSchema, logOptions);
   }
 
   async register(input: SessionInput): Promise<SessionRecord> {

@@ -36,14 +36,13 @@ async function pending(peerpost: Peerpost, address: string, via: string): Promis
 }
 
 /** Hooks wait at most this long for a busy lock (unless PEERPOST_LOCK_TIMEOUT_MS says otherwise). */
-const HOOK_LOCK_TIMEOUT_MS = "2000";
+const HOOK_LOCK_TIMEOUT_MS = 2000;
 
-export async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, hostEnv: NodeJS.ProcessEnv): Promise<HookOutcome> {
-  const env = { ...hostEnv, PEERPOST_LOCK_TIMEOUT_MS: hostEnv.PEERPOST_LOCK_TIMEOUT_MS || HOOK_LOCK_TIMEOUT_MS };
+export async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
   const address = formatAddress(dialect.kind, input.sessionId);
   const via = `hook:${event}`;
   if (event === "session-start") {
-    const peerpost = openPeerpost({ env });
+    const peerpost = openPeerpost({ env, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS });
     const hostPid = findAncestor((info) => dialect.isHostProcess(info))?.pid;
     const source = SESSION_SOURCES.find((known) => known === input.source) ?? "startup";
     await peerpost.sessions.register({
@@ -60,7 +59,7 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
     return stdout === undefined ? {} : { stdout };
   }
   // Prompt and stop hooks never create the state dir: no dir, no mail.
-  const peerpost = openPeerpost({ env, create: false });
+  const peerpost = openPeerpost({ env, create: false, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS });
   if (!peerpost) return {};
   if (event === "user-prompt") {
     const mail = await pending(peerpost, address, via);

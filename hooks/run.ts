@@ -1,6 +1,7 @@
 // The hook program's shell: read the host's stdin, run the logic, print the answer. It never breaks
 // the user's prompt: on any failure (bad stdin, unreadable state, a bug, a hang) it prints nothing,
 // exits 0, and logs the error under the state dir for `peerpost doctor`.
+import { fstatSync, readFileSync } from "node:fs";
 import { loadConfig } from "../core/config.js";
 import { resolveStateDirPath } from "../core/state-dir.js";
 import { logError } from "../core/error-log.js";
@@ -11,13 +12,18 @@ const EVENTS: HookEvent[] = ["session-start", "user-prompt", "stop"];
 /** A hook that has not answered by then gives up silently rather than hold the prompt. */
 const DEADLINE_MS = 5000;
 
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk));
-    process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    process.stdin.on("error", () => resolve(""));
-  });
+/**
+ * Hosts pipe the event JSON and close stdin. Read it synchronously: the stream machinery behind
+ * process.stdin costs a prompt hook more than the read. A terminal (or no stdin) gives nothing.
+ */
+function readStdin(): string {
+  try {
+    const stat = fstatSync(0);
+    if (!stat.isFIFO() && !stat.isFile() && !stat.isSocket()) return "";
+    return readFileSync(0, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 function report(where: string, error: unknown): void {
@@ -34,7 +40,7 @@ export async function runHook(dialect: HookDialect, argv: string[] = process.arg
   const event = argv[0] as HookEvent;
   try {
     if (!EVENTS.includes(event)) throw new Error(`unknown hook event ${JSON.stringify(argv[0])}`);
-    const raw = await readStdin();
+    const raw = readStdin();
     if (raw.trim() === "") return;
     let parsed: unknown;
     try {

@@ -29,11 +29,13 @@ export function spawnFixture(name: string, args: string[], env: NodeJS.ProcessEn
 export function waitForOutput(child: ChildProcess, text: string, stream: "stdout" | "stderr" = "stdout"): Promise<void> {
   return new Promise((resolve, reject) => {
     let seen = "";
+    let other = "";
     const source = stream === "stdout" ? child.stdout : child.stderr;
     source?.on("data", (chunk: Buffer) => {
       seen += chunk.toString("utf8");
       if (seen.includes(text)) resolve();
     });
-    child.on("close", () => reject(new Error(`child exited before printing ${JSON.stringify(text)}: ${seen.slice(-500)}`)));
+    (stream === "stdout" ? child.stderr : child.stdout)?.on("data", (chunk: Buffer) => (other += chunk.toString("utf8")));
+    child.on("close", (code, signal) => reject(new Error(`child exited (${code ?? signal}) before printing ${JSON.stringify(text)}: ${seen.slice(-500)} ${other.slice(-1500)}`)));
   });
 }
