@@ -11,7 +11,10 @@ export interface HookInput {
   cwd?: string;
   /** startup | resume | clear | compact, for session start. */
   source?: string;
-  /** The host says this stop already follows a block: never block again. */
+  /**
+   * Never block this stop: the host says it already follows a block, or (as the dialect reads it) a
+   * block could not run another turn anyway, e.g. a stop fired while the session shuts down.
+   */
   stopHookActive: boolean;
 }
 
@@ -32,7 +35,10 @@ function text(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
 }
 
-/** The stdin fields Claude Code, Codex and Grok share: session_id, cwd, source, stop_hook_active. */
+/**
+ * The stdin fields Claude Code, Codex, Copilot and Grok share, in either spelling: session_id or
+ * sessionId, cwd, source, stop_hook_active or stopHookActive.
+ */
 export function parseClaudeStyle(input: Record<string, unknown>): HookInput | undefined {
   const sessionId = text(input.session_id) ?? text(input.sessionId);
   if (sessionId === undefined || !SESSION_ID.test(sessionId)) return undefined;

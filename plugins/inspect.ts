@@ -1,9 +1,11 @@
 // Per-host facts for `peerpost doctor` and `health`: is the CLI on PATH, is the peerpost plugin
 // installed, are its hooks active, which push transport exists. Read-only; never writes host config.
-import { accessSync, constants, readFileSync, realpathSync } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { describeCodexHost } from "./codex/inspect.js";
+import { inspectCopilot } from "./copilot/inspect.js";
+import { inspectGrok, isOfficialGrok } from "./grok/inspect.js";
 
 export interface HostReport {
   host: string;
@@ -77,27 +79,39 @@ function codexReport(env: NodeJS.ProcessEnv): HostReport {
   return report;
 }
 
-function claudeStyleReport(host: "copilot" | "grok", env: NodeJS.ProcessEnv): HostReport {
-  const cli = which(host, env);
+const NO_PUSH = "none: mail waits for read and the hooks";
+
+function copilotReport(env: NodeJS.ProcessEnv): HostReport {
+  const cli = which("copilot", env);
+  const copilot = inspectCopilot(env);
+  const report: HostReport = { host: "copilot", cli, pluginInstalled: copilot.pluginEnabled, hooks: copilot.hooks, push: NO_PUSH, fixes: [] };
+  if (cli && !copilot.pluginEnabled) report.fixes.push("copilot plugin marketplace add <path or owner/repo of peerpost> && copilot plugin install peerpost@peerpost");
+  if (copilot.pluginEnabled && !copilot.hooksActive) report.fixes.push(`remove "disableAllHooks": true from ${join(copilot.copilotHome, "settings.json")} so peerpost's hooks can announce new mail`);
+  return report;
+}
+
+function grokReport(env: NodeJS.ProcessEnv): HostReport {
+  const cli = which("grok", env);
+  const grok = inspectGrok(env);
+  const installed = grok.pluginInstalled && grok.pluginEnabled;
   const report: HostReport = {
-    host,
+    host: "grok",
     cli,
-    pluginInstalled: null,
-    hooks: "see plugins/" + host + "/README.md for which hook outputs reach the model",
-    push: "none: mail waits for read and the hooks",
+    pluginInstalled: installed,
+    hooks: installed ? grok.hooks : "not installed",
+    push: "none: mail waits for read",
     fixes: [],
   };
-  if (host === "grok" && cli) {
-    try {
-      report.official = realpathSync(cli).includes("@xai-official/grok");
-    } catch {
-      report.official = false;
-    }
+  if (grok.pluginVersion !== null) report.pluginVersion = grok.pluginVersion;
+  if (cli) {
+    report.official = isOfficialGrok(cli);
     if (!report.official) report.fixes.push(`${cli} is not the official @xai-official/grok CLI; install it with npm i -g @xai-official/grok`);
   }
+  if (cli && !grok.pluginInstalled) report.fixes.push("grok plugin marketplace add <path or owner/repo of peerpost> && grok plugin install peerpost --trust");
+  else if (grok.pluginInstalled && !grok.pluginEnabled) report.fixes.push("grok plugin enable peerpost");
   return report;
 }
 
 export function inspectHosts(env: NodeJS.ProcessEnv = process.env): HostReport[] {
-  return [claudeReport(env), codexReport(env), claudeStyleReport("copilot", env), claudeStyleReport("grok", env)];
+  return [claudeReport(env), codexReport(env), copilotReport(env), grokReport(env)];
 }

@@ -38,6 +38,8 @@ function claudeCode(info: PackageInfo): Record<string, string> {
       homepage: info.repository,
       license: info.license,
       keywords: ["mcp", "agents", "messaging", "codex", "copilot", "grok"],
+      // peerpost talks to nothing but local files; saying so keeps `claude plugin validate` from asking.
+      network: { hosts: [] },
     }),
     "dist/claude-code/.mcp.json": json({ mcpServers: { peerpost: { command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/server.mjs"] } } }),
     "dist/claude-code/hooks/hooks.json": claudeStyleHooks("CLAUDE_PLUGIN_ROOT", 10),
@@ -69,6 +71,65 @@ function codex(info: PackageInfo): Record<string, string> {
   };
 }
 
+/** A catalogue in Claude's marketplace format, which Copilot and Grok read as well. */
+function claudeStyleCatalogue(info: PackageInfo, description: string, source: string): string {
+  return json({
+    name: MARKETPLACE_NAME,
+    owner: { name: info.author },
+    metadata: { description, version: info.version },
+    plugins: [{ name: PLUGIN_NAME, source, description: info.description, version: info.version, author: { name: info.author }, category: "productivity" }],
+  });
+}
+
+/** Copilot's own hook format: camelCase events, a `bash` command, the plugin root passed through `env`. */
+function copilotHooks(timeoutSeconds: number): string {
+  const entry = (event: string) => [{ type: "command", bash: `node "$PEERPOST_PLUGIN_ROOT/hooks.mjs" ${event}`, env: { PEERPOST_PLUGIN_ROOT: "${PLUGIN_ROOT}" }, timeoutSec: timeoutSeconds }];
+  return json({ version: 1, hooks: { sessionStart: entry("session-start"), userPromptSubmitted: entry("user-prompt"), agentStop: entry("stop") } });
+}
+
+function copilot(info: PackageInfo): Record<string, string> {
+  return {
+    // .plugin/ is the first manifest location Copilot reads, and the one its bundled plugin uses.
+    "dist/copilot/.plugin/plugin.json": json({
+      name: PLUGIN_NAME,
+      version: info.version,
+      description: info.description,
+      author: { name: info.author },
+      repository: info.repository,
+      homepage: info.repository,
+      license: info.license,
+      keywords: ["mcp", "agents", "messaging"],
+      mcpServers: ".mcp.json",
+    }),
+    "dist/copilot/.mcp.json": json({ mcpServers: { peerpost: { type: "stdio", command: "node", args: ["${PLUGIN_ROOT}/server.mjs"] } } }),
+    "dist/copilot/hooks/hooks.json": copilotHooks(10),
+  };
+}
+
+function grok(info: PackageInfo): Record<string, string> {
+  return {
+    "dist/grok/.grok-plugin/plugin.json": json({
+      name: PLUGIN_NAME,
+      version: info.version,
+      description: info.description,
+      author: { name: info.author },
+      repository: info.repository,
+      homepage: info.repository,
+      license: info.license,
+      keywords: ["mcp", "agents", "messaging"],
+    }),
+    "dist/grok/.mcp.json": json({ mcpServers: { peerpost: { command: "node", args: ["${GROK_PLUGIN_ROOT}/server.mjs"] } } }),
+    // Grok 1.0.41 does not run plugin hooks (README.md); these are for versions that do. UserPromptSubmit
+    // is left out: Grok shows its output to no one, and a reminder it "gave" would count as given.
+    "dist/grok/hooks/hooks.json": json({
+      hooks: {
+        SessionStart: [{ hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "session-start"), timeout: 10 }] }],
+        Stop: [{ hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "stop"), timeout: 10 }] }],
+      },
+    }),
+  };
+}
+
 function catalogues(info: PackageInfo): Record<string, string> {
   const description = "Messages between AI coding agents on one machine: Claude Code, Codex, Copilot CLI and Grok.";
   return {
@@ -83,10 +144,15 @@ function catalogues(info: PackageInfo): Record<string, string> {
       interface: { displayName: "peerpost" },
       plugins: [{ name: PLUGIN_NAME, source: { source: "local", path: "./dist/codex" }, policy: { installation: "AVAILABLE", authentication: "ON_INSTALL" }, category: "Productivity" }],
     }),
+    // Copilot reads the first of marketplace.json, .plugin/, .github/plugin/, .claude-plugin/: this one,
+    // as long as the repository has neither of the first two.
+    ".github/plugin/marketplace.json": claudeStyleCatalogue(info, description, "./dist/copilot"),
+    // Grok reads .grok-plugin/ before .claude-plugin/.
+    ".grok-plugin/marketplace.json": claudeStyleCatalogue(info, description, "./dist/grok"),
   };
 }
 
 /** Path (relative to the repository root) → file content. */
 export function manifestFiles(info: PackageInfo): Record<string, string> {
-  return { ...catalogues(info), ...claudeCode(info), ...codex(info) };
+  return { ...catalogues(info), ...claudeCode(info), ...codex(info), ...copilot(info), ...grok(info) };
 }

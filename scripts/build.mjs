@@ -16,7 +16,7 @@ const out = check ? mkdtempSync(join(tmpdir(), "peerpost-dist-")) : mkdtempSync(
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
 /** Host plugin dirs that have server and hook entries. */
-const HOSTS = ["claude-code", "codex"];
+const HOSTS = ["claude-code", "codex", "copilot", "grok"];
 
 // ESM bundles of CommonJS dependencies need a `require`.
 const banner = "import { createRequire as __peerpostCreateRequire } from 'node:module'; const require = __peerpostCreateRequire(import.meta.url);";

@@ -1,0 +1,15 @@
+// Copilot CLI's hook dialect. Its stdin is camelCase (sessionId, cwd, source "new") with one snake_case
+// field (stop_hook_active), which the shared parser reads. It shows the model only a top-level
+// additionalContext (never Claude's hookSpecificOutput), and agentStop blocks the way Claude's Stop does.
+import type { HookDialect } from "../../hooks/dialect.js";
+import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
+import { copilotAdapter } from "./adapter.js";
+
+export function copilotContext(note: string): string {
+  return JSON.stringify({ additionalContext: note });
+}
+
+export const copilotDialect: HookDialect = {
+  ...claudeStyleDialect(copilotAdapter, "copilot"),
+  context: (_event, note) => copilotContext(note),
+};

@@ -1,0 +1,59 @@
+// Read-only look at Copilot CLI's settings: is the peerpost plugin enabled, and may its hooks run?
+// `copilot plugin install` records `enabledPlugins["peerpost@peerpost"] = true` in
+// $COPILOT_HOME/settings.json; uninstalling a plugin from a local marketplace only sets it to false.
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export const COPILOT_PLUGIN_ID = "peerpost@peerpost";
+export const COPILOT_HOOK_EVENTS = ["sessionStart", "userPromptSubmitted", "agentStop"];
+
+export interface CopilotHostReport {
+  copilotHome: string;
+  settingsFound: boolean;
+  pluginEnabled: boolean;
+  /** Where the peerpost marketplace points (a directory or a repository), when it is known. */
+  marketplace: string | null;
+  hooksActive: boolean;
+  hooks: string;
+}
+
+interface CopilotSettings {
+  enabledPlugins?: Record<string, unknown>;
+  extraKnownMarketplaces?: Record<string, { source?: { path?: unknown; repo?: unknown; url?: unknown } }>;
+  disableAllHooks?: unknown;
+}
+
+export function copilotHome(env: NodeJS.ProcessEnv): string {
+  return env.COPILOT_HOME && env.COPILOT_HOME.length > 0 ? env.COPILOT_HOME : join(env.HOME ?? homedir(), ".copilot");
+}
+
+function readSettings(path: string): CopilotSettings | undefined {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+    return typeof parsed === "object" && parsed !== null ? (parsed as CopilotSettings) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function inspectCopilot(env: NodeJS.ProcessEnv): CopilotHostReport {
+  const home = copilotHome(env);
+  const settings = readSettings(join(home, "settings.json"));
+  const pluginEnabled = settings?.enabledPlugins?.[COPILOT_PLUGIN_ID] === true;
+  const source = settings?.extraKnownMarketplaces?.["peerpost"]?.source;
+  const marketplace = [source?.path, source?.repo, source?.url].find((value): value is string => typeof value === "string") ?? null;
+  const hooksActive = pluginEnabled && settings?.disableAllHooks !== true;
+  return {
+    copilotHome: home,
+    settingsFound: settings !== undefined,
+    pluginEnabled,
+    marketplace,
+    hooksActive,
+    hooks: !pluginEnabled
+      ? "not installed"
+      : hooksActive
+        ? `declared by the plugin (${COPILOT_HOOK_EVENTS.join(", ")}); Copilot runs them without a trust step`
+        : "declared by the plugin, but disableAllHooks in settings.json turns every hook off; new mail shows only when the agent calls read",
+  };
+}
