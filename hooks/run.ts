@@ -1,7 +1,7 @@
 // The hook program's shell: read the host's stdin, run the logic, print the answer. It never breaks
 // the user's prompt: on any failure (bad stdin, unreadable state, a bug, a hang) it prints nothing,
 // exits 0, and logs the error under the state dir for `peerpost doctor`.
-import { fstatSync, readFileSync } from "node:fs";
+import { fstatSync, readFileSync, writeSync } from "node:fs";
 import { loadConfig } from "../core/config.js";
 import { resolveStateDirPath } from "../core/state-dir.js";
 import { logError } from "../core/error-log.js";
@@ -52,7 +52,8 @@ export async function runHook(dialect: HookDialect, argv: string[] = process.arg
     const input = dialect.parse(event, parsed as Record<string, unknown>);
     if (!input) return report(`${dialect.host} ${event}`, new Error("hook stdin has no usable session id"));
     const outcome = await runHookLogic(dialect, event, input, process.env);
-    if (outcome.stdout !== undefined) process.stdout.write(outcome.stdout + "\n");
+    // fs.writeSync, not process.stdout: creating the stdout stream costs more than the write.
+    if (outcome.stdout !== undefined) writeSync(1, outcome.stdout + "\n");
   } catch (error) {
     report(`${dialect.host} ${event}`, error);
   } finally {

@@ -19,7 +19,7 @@ function json(value: unknown): string {
 
 /** A hook command in shell form with the plugin root quoted (paths may contain spaces). */
 function hookCommand(rootVariable: string, event: string): string {
-  return `node "\${${rootVariable}}/hooks.mjs" ${event}`;
+  return `node "\${${rootVariable}}/hooks.cjs" ${event}`;
 }
 
 function claudeStyleHooks(rootVariable: string, timeoutSeconds: number): string {
@@ -83,7 +83,7 @@ function claudeStyleCatalogue(info: PackageInfo, description: string, source: st
 
 /** Copilot's own hook format: camelCase events, a `bash` command, the plugin root passed through `env`. */
 function copilotHooks(timeoutSeconds: number): string {
-  const entry = (event: string) => [{ type: "command", bash: `node "$PEERPOST_PLUGIN_ROOT/hooks.mjs" ${event}`, env: { PEERPOST_PLUGIN_ROOT: "${PLUGIN_ROOT}" }, timeoutSec: timeoutSeconds }];
+  const entry = (event: string) => [{ type: "command", bash: `node "$PEERPOST_PLUGIN_ROOT/hooks.cjs" ${event}`, env: { PEERPOST_PLUGIN_ROOT: "${PLUGIN_ROOT}" }, timeoutSec: timeoutSeconds }];
   return json({ version: 1, hooks: { sessionStart: entry("session-start"), userPromptSubmitted: entry("user-prompt"), agentStop: entry("stop") } });
 }
 

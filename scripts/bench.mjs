@@ -66,13 +66,14 @@ async function benchAppend() {
 }
 
 function prepareMailbox(size) {
-  const stateDir = join(work, `mailbox-${size}`);
+  const home = join(work, `home-${size}`);
+  const stateDir = join(home, ".peerpost");
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const address = "claude:bench-me";
   const started = Date.now();
   const { bytes } = generateMailbox(join(stateDir, "mailbox.jsonl"), { messages: size, pendingFor: address });
   console.error(`  generated ${size} messages (${(bytes / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return { stateDir, address };
+  return { home, stateDir, address };
 }
 
 async function benchInbox(size, mailbox) {
@@ -97,8 +98,9 @@ async function benchInbox(size, mailbox) {
 
 function benchHook(size, mailbox) {
   console.error(`\nUserPromptSubmit hook, whole process, ${size}-message mailbox, 1 pending, vs bare node -e 0 (${runs} runs each, interleaved)`);
-  const hook = join(root, "dist/claude-code/hooks.mjs");
-  const env = { PATH: process.env.PATH, HOME: work, PEERPOST_HOME: mailbox.stateDir };
+  const hook = join(root, "dist/claude-code/hooks.cjs");
+  // The default configuration: the state dir is ~/.peerpost (HOME is the bench's own temp dir).
+  const env = { PATH: process.env.PATH, HOME: mailbox.home };
   const input = JSON.stringify({ session_id: "bench-me", hook_event_name: "UserPromptSubmit", prompt: "hi" });
   // Warm the snapshot once, as the first prompt of a session would.
   const first = timeProcess(process.execPath, [hook, "user-prompt"], { input, env });
@@ -106,18 +108,19 @@ function benchHook(size, mailbox) {
   const base = [];
   const warm = [];
   const rss = [];
-  const emptyScript = join(work, "empty.mjs");
+  const emptyScript = join(work, "empty.cjs");
   writeFileSync(emptyScript, "");
   const baseFile = [];
   for (let i = 0; i < runs; i++) {
-    base.push(timeProcess(process.execPath, ["-e", "0"]).elapsed);
-    baseFile.push(timeProcess(process.execPath, [emptyScript]).elapsed);
+    // The baselines get the hook's environment too: variables such as NODE_EXTRA_CA_CERTS change node's start-up.
+    base.push(timeProcess(process.execPath, ["-e", "0"], { env }).elapsed);
+    baseFile.push(timeProcess(process.execPath, [emptyScript], { env }).elapsed);
     const run = timeProcess(process.execPath, [hook, "user-prompt"], { input, env });
     if (!run.stdout.includes("1 new message")) throw new Error("a warm run did not flag the pending message");
     warm.push(run.elapsed);
     rss.push(run.rss);
   }
-  report(`hook ${size} warm median ms`, median(warm), "node -e 0 median ms", median(base), `(peak RSS ${median(rss)} KiB; node on an empty .mjs file: ${ms(median(baseFile))})`);
+  report(`hook ${size} warm median ms`, median(warm), "node -e 0 median ms", median(base), `(peak RSS ${median(rss)} KiB; node on an empty .cjs file: ${ms(median(baseFile))})`);
   const coldRuns = size >= 1_000_000 ? 3 : 5;
   const cold = [];
   const coldRss = [];
@@ -193,7 +196,7 @@ try {
       const mailbox = prepareMailbox(size);
       if (only.has("inbox")) await benchInbox(size, mailbox);
       if (only.has("hook")) benchHook(size, mailbox);
-      rmSync(mailbox.stateDir, { recursive: true, force: true });
+      rmSync(mailbox.home, { recursive: true, force: true });
     }
   }
   console.log("\n| measure | value | baseline | ratio | notes |\n|---|---|---|---|---|");

@@ -1,5 +1,5 @@
 // Builds everything committed from the sources: dist/cli.mjs, each host's self-contained plugin dir
-// under dist/<host>/ (server.mjs, hooks.mjs, manifests) and the marketplace catalogues at the root.
+// under dist/<host>/ (server.mjs, hooks.cjs, manifests) and the marketplace catalogues at the root.
 //   node scripts/build.mjs            write into the repository
 //   node scripts/build.mjs --check    build into a temp dir and fail if anything committed differs
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from "node:fs";
@@ -21,33 +21,43 @@ const HOSTS = ["claude-code", "codex", "copilot", "grok"];
 // ESM bundles of CommonJS dependencies need a `require`.
 const banner = "import { createRequire as __peerpostCreateRequire } from 'node:module'; const require = __peerpostCreateRequire(import.meta.url);";
 
-/**
- * Bundles one entry. Hooks are split into chunks so that dependencies only some paths need (the lock,
- * atomic writes) load on first use: a prompt hook must start nearly as fast as bare node. Servers and
- * the CLI are single files.
- */
-function bundle(entry, outdir, { splitting = false, shebang = false } = {}) {
-  return build({
-    entryPoints: [join(root, entry)],
-    outdir: join(out, outdir),
-    entryNames: "[name]",
-    chunkNames: "chunks/[name]-[hash]",
-    outExtension: { ".js": ".mjs" },
-    splitting,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    minify: true,
-    legalComments: "eof",
-    banner: { js: (shebang ? "#!/usr/bin/env node\n" : "") + banner },
-    logLevel: "warning",
-  });
+const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning" };
+
+/** Servers and the CLI: single ESM files. */
+function bundleEsm(entry, outfile, { shebang = false } = {}) {
+  return build({ ...common, entryPoints: [join(root, entry)], outfile: join(out, outfile), format: "esm", banner: { js: (shebang ? "#!/usr/bin/env node\n" : "") + banner } });
 }
 
-const bundles = [["core/cli/cli.ts", "dist", { shebang: true }]];
-for (const host of HOSTS) bundles.push([`plugins/${host}/server.ts`, `dist/${host}`], [`plugins/${host}/hooks.ts`, `dist/${host}`, { splitting: true }]);
-await Promise.all(bundles.map(([entry, outdir, options]) => bundle(entry, outdir, options)));
+/**
+ * Hooks: one CommonJS file. A prompt hook must start nearly as fast as bare node, and a CommonJS entry
+ * skips the ES module loader; dependencies only some paths need (the lock, atomic writes, ulid) stay
+ * behind lazy requires and are never evaluated by a hook that only reads.
+ */
+function bundleHooks(entry, outfile) {
+  return build({ ...common, entryPoints: [join(root, entry)], outfile: join(out, outfile), format: "cjs", plugins: [vendorOutside] });
+}
+
+/** Packages the core imports lazily (on first write or first id): bundled beside the hooks, not into them. */
+const LAZY_PACKAGES = ["proper-lockfile", "write-file-atomic", "ulid"];
+
+/** Keeps the lazy packages out of the hook file, so a hook that only reads never even parses them. */
+const vendorOutside = {
+  name: "vendor-outside",
+  setup(context) {
+    context.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join("|")})$`) }, (args) => ({ path: `./vendor/${args.path}.cjs`, external: true }));
+  },
+};
+
+function bundleVendor(name, outfile) {
+  return build({ ...common, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: "js" }, outfile: join(out, outfile), format: "cjs" });
+}
+
+const bundles = [bundleEsm("core/cli/cli.ts", "dist/cli.mjs", { shebang: true })];
+for (const host of HOSTS) {
+  bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hooks.cjs`));
+  for (const name of LAZY_PACKAGES) bundles.push(bundleVendor(name, `dist/${host}/vendor/${name}.cjs`));
+}
+await Promise.all(bundles);
 chmodSync(join(out, "dist/cli.mjs"), 0o755);
 
 // Manifests come from plugins/manifests.ts, bundled in memory and imported.

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { TestContext } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { tempDir } from "./helpers/temp.js";
+import { onCleanup, tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
 import { fixturePath } from "./helpers/children.js";
 import { startFakeAnthropic, type FakeAnthropic, type ModelRequest, type Script, type Turn } from "./helpers/fake-anthropic.js";
@@ -25,20 +25,6 @@ const SERVER_RULE = "mcp__plugin_peerpost_peerpost";
 const TIMEOUT_MS = 60_000;
 const TOOLS = ["agents", "health", "message", "read", "receipts", "reply", "status", "wait"];
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-
-/**
- * node:test runs t.after hooks in the order they were registered, which would remove a temp dir while the
- * servers started later still write to it. This context runs its after hooks last-in first-out instead.
- */
-function lastInFirstOut(t: TestContext): TestContext {
-  const undo: Array<() => unknown> = [];
-  t.after(async () => {
-    const failures: unknown[] = [];
-    for (const step of undo.reverse()) await Promise.resolve().then(step).catch((error: unknown) => failures.push(error));
-    if (failures.length > 0) throw failures[0];
-  });
-  return { after: (step: () => unknown) => void undo.push(step) } as unknown as TestContext;
-}
 
 function tool(name: string): string {
   return `${SERVER_RULE}__${name}`;
@@ -65,7 +51,7 @@ async function installedMachine(t: TestContext, extraEnv: Record<string, string>
   mkdirSync(cwd);
   let current: Script = () => ({ text: "IDLE" });
   const fake = await startFakeAnthropic((request) => current(request));
-  t.after(() => fake.close());
+  onCleanup(t, () => fake.close());
   const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir, ...extraEnv });
   await installFromDirectoryMarketplace(ROOT, PLUGIN_ID, { env, cwd, timeoutMs: TIMEOUT_MS });
   const home = env.HOME!;
@@ -136,7 +122,7 @@ test("the host process matcher knows Claude Code by the process names and comman
   for (const host of hosts) assert.equal(isClaudeCodeProcess(host), true, JSON.stringify(host));
   const others = [
     // What sits between Claude Code and a hook or server: the shell of a hook command and node itself.
-    { name: "sh", command: '/bin/sh -c node "${CLAUDE_PLUGIN_ROOT}/hooks.mjs" session-start' },
+    { name: "sh", command: '/bin/sh -c node "${CLAUDE_PLUGIN_ROOT}/hooks.cjs" session-start' },
     { name: "node", command: "node /home/u/.claude/plugins/cache/peerpost/peerpost/0.1.0/server.mjs" },
     { name: "bash", command: "bash -lc npm test" },
     { name: "codex", command: "codex exec claude is mentioned here" },
@@ -144,8 +130,7 @@ test("the host process matcher knows Claude Code by the process names and comman
   for (const other of others) assert.equal(isClaudeCodeProcess(other), false, JSON.stringify(other));
 });
 
-test("the repository validates as a marketplace, installs peerpost, and the cached server speaks MCP", { skip }, async (outer) => {
-  const t = lastInFirstOut(outer);
+test("the repository validates as a marketplace, installs peerpost, and the cached server speaks MCP", { skip }, async (t) => {
   const base = tempDir(t, "peerpost-claude-");
   const env = isolatedClaudeEnv(base, "http://127.0.0.1:9");
   const [catalogue, plugin] = await Promise.all([ROOT, PLUGIN_DIR].map((dir) => runClaude(["plugin", "validate", dir], { env, cwd: base, timeoutMs: TIMEOUT_MS })));
@@ -154,7 +139,7 @@ test("the repository validates as a marketplace, installs peerpost, and the cach
     assert.match(validated.stdout, /✔ Validation passed/);
   }
   assert.match(catalogue!.stdout, /Validating marketplace manifest: .*\.claude-plugin\/marketplace\.json/);
-  for (const event of ["SessionStart", "UserPromptSubmit", "Stop"]) assert.match(plugin!.stdout, new RegExp(`hooks: ${event} command .*hooks\\.mjs`));
+  for (const event of ["SessionStart", "UserPromptSubmit", "Stop"]) assert.match(plugin!.stdout, new RegExp(`hooks: ${event} command .*hooks\\.cjs`));
   assert.match(plugin!.stdout, /mcpServers: peerpost stdio node \["\$\{CLAUDE_PLUGIN_ROOT\}\/server\.mjs"\]/);
   assert.doesNotMatch(plugin!.stdout, /Hosts not declared/);
 
@@ -166,7 +151,7 @@ test("the repository validates as a marketplace, installs peerpost, and the cach
   const cache = join(configDir, "plugins", "cache", "peerpost", "peerpost", VERSION);
   const installed = JSON.parse(readFileSync(join(configDir, "plugins", "installed_plugins.json"), "utf8")) as { plugins: Record<string, Array<{ installPath: string }>> };
   assert.equal(installed.plugins[PLUGIN_ID]?.[0]?.installPath, cache);
-  for (const file of ["server.mjs", "hooks.mjs", ".mcp.json", "hooks/hooks.json", ".claude-plugin/plugin.json"]) assert.ok(existsSync(join(cache, file)), `cache has ${file}`);
+  for (const file of ["server.mjs", "hooks.cjs", ".mcp.json", "hooks/hooks.json", ".claude-plugin/plugin.json"]) assert.ok(existsSync(join(cache, file)), `cache has ${file}`);
 
   // The cache copy is self-contained: its server runs with nothing from the repository.
   const stateDir = join(base, "peerpost");
@@ -182,8 +167,7 @@ test("the repository validates as a marketplace, installs peerpost, and the cach
   assert.match((inbox.messages as Array<{ envelope: string }>)[0]!.envelope, /from="claude:from-cache"[\s\S]*hello from the cache copy/);
 });
 
-test("claude -p: SessionStart registers the session, the model's message arrives verified, and a resumed session is told of new mail without its body", { skip }, async (outer) => {
-  const t = lastInFirstOut(outer);
+test("claude -p: SessionStart registers the session, the model's message arrives verified, and a resumed session is told of new mail without its body", { skip }, async (t) => {
   const machine = await installedMachine(t);
   const other = await peer(t, machine);
   machine.script((request) => {
@@ -222,8 +206,7 @@ test("claude -p: SessionStart registers the session, the model's message arrives
   assert.ok(records(machine.stateDir, "sessions").some((record) => record.address === address && record.source === "resume" && record.hostPid === second.run.pid));
 });
 
-test("claude -p: the Stop hook reminds once about a read, open request and does not loop", { skip }, async (outer) => {
-  const t = lastInFirstOut(outer);
+test("claude -p: the Stop hook reminds once about a read, open request and does not loop", { skip }, async (t) => {
   const intervalMs = 1000;
   const machine = await installedMachine(t, { PEERPOST_REMINDER_INTERVAL_MS: String(intervalMs) });
   const other = await peer(t, machine);
@@ -250,8 +233,7 @@ test("claude -p: the Stop hook reminds once about a read, open request and does 
   assert.equal((status.message as { status: string }).status, "read");
 });
 
-test("permissions.allow with the server's rule lets every peerpost tool run without prompts or --dangerously-skip-permissions", { skip }, async (outer) => {
-  const t = lastInFirstOut(outer);
+test("permissions.allow with the server's rule lets every peerpost tool run without prompts or --dangerously-skip-permissions", { skip }, async (t) => {
   const machine = await installedMachine(t);
   machine.script((request) => (toolUseNamed(request, tool("agents")) ? { text: "LISTED" } : { toolUse: { name: tool("agents"), input: {} } }));
   const args = ["who is around?", "--permission-mode", "default"];
@@ -292,7 +274,7 @@ async function underFakeClaude(t: TestContext, link: string, env: Record<string,
   };
   const transport = new StdioClientTransport({ command: link, args: [fixturePath("claude-host"), join(PLUGIN_DIR, "server.mjs"), "-p", ...claudeFlags], env, stderr: "pipe" });
   await client.connect(transport);
-  t.after(() => client.close());
+  onCleanup(t, () => client.close());
   const pushOf = async (messageId: string) => {
     for (;;) {
       const found = pushes.find((push) => push.meta.message_id === messageId);
@@ -304,8 +286,7 @@ async function underFakeClaude(t: TestContext, link: string, env: Record<string,
   return { client, pushes, pushOf, call, close: () => client.close() };
 }
 
-test("channel push: declared in initialize, each message pushed once across two servers and a restart, only with --channels", async (outer) => {
-  const t = lastInFirstOut(outer);
+test("channel push: declared in initialize, each message pushed once across two servers and a restart, only with --channels", async (t) => {
   const base = tempDir(t, "peerpost-channel-");
   const home = join(base, "home");
   const stateDir = join(base, "peerpost");

@@ -78,7 +78,7 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 180_000 }, 
     assert.equal(installedPath, join(codex.codexHome, "plugins", "cache", "peerpost", "peerpost", "0.1.0"));
     assert.ok(existsSync(join(installedPath, ".codex-plugin", "plugin.json")), "the Codex manifest is in the cache copy");
     assert.ok(!existsSync(join(installedPath, ".claude-plugin")), "not the Claude Code build");
-    for (const file of ["server.mjs", "hooks.mjs", ".mcp.json", "hooks/hooks.json"]) assert.ok(existsSync(join(installedPath, file)), file);
+    for (const file of ["server.mjs", "hooks.cjs", ".mcp.json", "hooks/hooks.json"]) assert.ok(existsSync(join(installedPath, file)), file);
     appendFileSync(codex.configPath, APPROVE_TABLE);
 
     const other = await peer(t);

@@ -1,4 +1,4 @@
-// The built Claude Code hook program (dist/claude-code/hooks.mjs) as Claude Code runs it: a child
+// The built Claude Code hook program (dist/claude-code/hooks.cjs) as Claude Code runs it: a child
 // process with the stdin JSON the CLI sends (shapes recorded from claude 2.1.332) and the stdout
 // contract it reads back: hookSpecificOutput.additionalContext for context, decision "block" for Stop.
 import { test } from "node:test";
@@ -13,7 +13,7 @@ import { collect, type Collected } from "./helpers/children.js";
 import { REPO_ROOT } from "./helpers/mcp.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 
-const HOOKS = join(REPO_ROOT, "dist", "claude-code", "hooks.mjs");
+const HOOKS = join(REPO_ROOT, "dist", "claude-code", "hooks.cjs");
 const T0 = Date.parse("2026-03-01T09:00:00.000Z");
 const SECOND = 1000;
 

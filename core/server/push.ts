@@ -40,6 +40,7 @@ export class PushLoop {
   private timer: NodeJS.Timeout | undefined;
   private identity: Identity | undefined;
   private busy = false;
+  private current: Promise<void> = Promise.resolve();
   private again = false;
   private counts = { pushed: 0, failed: 0 };
   private lastError: string | undefined;
@@ -75,10 +76,13 @@ export class PushLoop {
     this.kick();
   }
 
-  stop(): void {
+  /** Stops watching; resolves once a pass under way has finished, so no write is cut off mid-way. */
+  async stop(): Promise<void> {
     this.watcher?.close();
     clearInterval(this.timer);
     this.identity = undefined;
+    this.again = false;
+    await this.current;
     this.transport.close?.();
   }
 
@@ -89,7 +93,7 @@ export class PushLoop {
       return;
     }
     this.busy = true;
-    void this.pass().finally(() => {
+    this.current = this.pass().finally(() => {
       this.busy = false;
       if (this.again) {
         this.again = false;

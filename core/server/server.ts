@@ -23,6 +23,9 @@ import { agentsTool } from "./tools/agents.js";
 import { receiptsTool } from "./tools/receipts.js";
 import { healthTool } from "./tools/health.js";
 
+/** How long shutting down waits for tool calls and pushes under way. */
+const SHUTDOWN_GRACE_MS = 5000;
+
 export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, receiptsTool, healthTool];
 
 const errorShape = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional(), hint: z.string().optional() });
@@ -63,6 +66,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   const instructions = adapter.instructions ? `${SERVER_INSTRUCTIONS} ${adapter.instructions}` : SERVER_INSTRUCTIONS;
   const server = new Server({ name: "peerpost", version: VERSION }, { capabilities, instructions });
   let push: PushLoop | undefined;
+  const stopping = new AbortController();
   const identity = new IdentityResolver(peerpost, adapter, env, (found) => push?.start(found));
   if (adapter.createPush) push = new PushLoop(peerpost, adapter.createPush(server, peerpost, identity.context(undefined)), adapter.host);
 
@@ -79,15 +83,24 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = TOOLS.find((candidate) => candidate.name === request.params.name);
+  // Tool calls under way: shutting down waits for them, so no append is cut off while holding the lock.
+  const inflight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inflight.add(work);
+    return work.finally(() => inflight.delete(work));
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => track(callTool(request.params, extra.signal)));
+
+  async function callTool(params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: unknown }, signal: AbortSignal) {
+    const tool = TOOLS.find((candidate) => candidate.name === params.name);
     if (!tool)
-      return errorResult(new PeerpostError("not_found", `No tool named ${JSON.stringify(request.params.name)}.`, { details: { tools: TOOLS.map((known) => known.name) }, hint: "Call one of the listed tools." }));
+      return errorResult(new PeerpostError("not_found", `No tool named ${JSON.stringify(params.name)}.`, { details: { tools: TOOLS.map((known) => known.name) }, hint: "Call one of the listed tools." }));
     const warnings: Warning[] = [];
     try {
-      const { args, warnings: argumentWarnings } = parseArguments(tool.input, schemas.get(tool.name)!.input as ArgumentSchema, request.params.arguments);
+      const { args, warnings: argumentWarnings } = parseArguments(tool.input, schemas.get(tool.name)!.input as ArgumentSchema, params.arguments);
       warnings.push(...argumentWarnings);
-      await identity.resolve(request.params._meta as Record<string, unknown> | undefined);
+      await identity.resolve(params._meta as Record<string, unknown> | undefined);
       const context: ToolContext = {
         peerpost,
         adapter,
@@ -95,7 +108,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
         maybeIdentity: () => identity.known(),
         identityReport: () => identity.report(),
         push,
-        signal: extra.signal,
+        signal: AbortSignal.any([signal, stopping.signal]),
         warn: (warning) => warnings.push(warning),
       };
       return okResult(await tool.run(args, context), warnings);
@@ -103,7 +116,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       if (!(error instanceof PeerpostError)) logError(peerpost.stateDir.path, `tool ${tool.name}`, error);
       return errorResult(error, warnings);
     }
-  });
+  }
 
   return {
     server,
@@ -111,7 +124,9 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
     identity,
     push,
     close: async () => {
-      push?.stop();
+      // Waits end at once (as timeouts); appends under way get a few seconds to finish.
+      stopping.abort();
+      await Promise.race([Promise.allSettled([push?.stop(), ...inflight]), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
       await server.close();
     },
   };

@@ -1,6 +1,6 @@
-// Entry of dist/copilot/hooks.mjs: `node hooks.mjs session-start|user-prompt|stop`, run by the plugin's
+// Entry of dist/copilot/hooks.cjs: `node hooks.cjs session-start|user-prompt|stop`, run by the plugin's
 // sessionStart, userPromptSubmitted and agentStop hooks.
 import { runHook } from "../../hooks/run.js";
 import { copilotDialect } from "./dialect.js";
 
-await runHook(copilotDialect);
+void runHook(copilotDialect);

@@ -8,7 +8,7 @@ import { collect, type Collected } from "./children.js";
 export type HookHost = "claude-code" | "codex" | "copilot" | "grok";
 
 export function hookBundle(host: HookHost): string {
-  return join(REPO_ROOT, "dist", host, "hooks.mjs");
+  return join(REPO_ROOT, "dist", host, "hooks.cjs");
 }
 
 export async function runHook(host: HookHost, event: string, stdin: string | object, env: Record<string, string>): Promise<Collected> {

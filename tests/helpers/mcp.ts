@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
 import type { TestContext } from "node:test";
+import { onCleanup } from "./temp.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const CLI = `${REPO_ROOT}dist/cli.mjs`;
@@ -22,7 +23,7 @@ export async function connect(t: TestContext, env: Record<string, string>, entry
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const client = new Client({ name: "peerpost-test", version: "1.0.0" });
   await client.connect(transport);
-  t.after(() => client.close());
+  onCleanup(t, () => client.close());
   const raw: Session["raw"] = async (name, args, meta) =>
     (await client.callTool({ name, arguments: args as Record<string, unknown>, ...(meta ? { _meta: meta } : {}) }, undefined, { timeout: 700_000 })) as Awaited<ReturnType<Session["raw"]>>;
   return {

@@ -5,9 +5,30 @@ import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { openPeerpost, type Peerpost } from "../../core/peerpost.js";
 
+const cleanups = new WeakMap<TestContext, Array<() => unknown>>();
+
+/**
+ * Registers a clean-up step that runs after the test, last registered first: node:test runs t.after
+ * hooks in registration order, which would remove a temp dir while servers started later still use it.
+ */
+export function onCleanup(t: TestContext, step: () => unknown): void {
+  let steps = cleanups.get(t);
+  if (!steps) {
+    const registered: Array<() => unknown> = [];
+    cleanups.set(t, registered);
+    t.after(async () => {
+      const failures: unknown[] = [];
+      for (const next of registered.reverse()) await Promise.resolve().then(next).catch((error: unknown) => failures.push(error));
+      if (failures.length > 0) throw failures[0];
+    });
+    steps = registered;
+  }
+  steps.push(step);
+}
+
 export function tempDir(t: TestContext, prefix = "peerpost-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  onCleanup(t, () => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
