@@ -22,5 +22,20 @@ if (existsSync(stamp) && readFileSync(stamp, "utf8") === lockHash) {
     console.error("installing the host CLIs failed; end-to-end tests will be skipped or fail");
     process.exit(result.status ?? 1);
   }
+  linkClaudeBinary();
   writeFileSync(stamp, lockHash);
+}
+
+/**
+ * Claude Code's package ships a stub in bin/ that its install script replaces with the native binary
+ * from the platform package (a hard link inside node_modules; it touches nothing else). Run just that.
+ */
+function linkClaudeBinary() {
+  const pkg = join(dir, "node_modules", "@anthropic-ai", "claude-code");
+  if (!existsSync(join(pkg, "install.cjs"))) return;
+  const result = spawnSync(process.execPath, ["install.cjs"], { cwd: pkg, stdio: "inherit", env: { PATH: process.env.PATH ?? "" } });
+  if (result.status !== 0) {
+    console.error("linking the Claude Code binary failed; its end-to-end tests will be skipped");
+    process.exit(result.status ?? 1);
+  }
 }

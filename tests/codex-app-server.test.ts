@@ -3,11 +3,11 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, rmSync } from "node:fs";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { AppServerClient, clientIdOf, textInput } from "../plugins/codex/app-server-client.js";
-import { codexAvailable, codexBinary, isolatedCodexEnv, killGroup, makeScratchDir, type CodexEnv } from "./helpers/codex-cli.js";
+import { codexAvailable, codexBinary, isolatedCodexEnv, killGroup, makeScratchDir, removeShortSocketAlias, type CodexEnv } from "./helpers/codex-cli.js";
 import { startFakeResponses, type FakeResponses } from "./helpers/fake-openai-responses.js";
 
 const availability = codexAvailable();
@@ -139,12 +139,6 @@ async function waitForPath(path: string, timeoutMs: number): Promise<void> {
   }
 }
 
-/** The app-server also listens on /tmp/codex-daemon-<uid>/<sha256 of the socket path> (+ .lock); both outlive it. */
-function removeShortSocketAlias(socketPath: string): void {
-  const alias = join("/tmp", `codex-daemon-${process.getuid?.() ?? 0}`, createHash("sha256").update(socketPath).digest("hex"));
-  rmSync(alias, { force: true });
-  rmSync(`${alias}.lock`, { force: true });
-}
 
 function stop(child: ChildProcess): void {
   child.stdin?.end();

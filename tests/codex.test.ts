@@ -5,16 +5,16 @@ import { after, before, describe, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, realpathSync, rmSync } from "node:fs";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { AppServerClient, clientIdOf, type Notification } from "../plugins/codex/app-server-client.js";
 import { clientMessageIdFor, controlSocketPath } from "../plugins/codex/push.js";
 import { inspectCodex } from "../plugins/codex/inspect.js";
 import { openPeerpost } from "../core/peerpost.js";
-import { dueReminder } from "../core/reminders.js";
-import { codexAvailable, codexBinary, isolatedCodexEnv, jsonLines, killGroup, makeScratchDir, repoRoot, runCodex, type CodexEnv, type CodexRun } from "./helpers/codex-cli.js";
+import { codexAvailable, codexBinary, isolatedCodexEnv, jsonLines, killGroup, makeScratchDir, removeShortSocketAlias, repoRoot, runCodex, type CodexEnv, type CodexRun } from "./helpers/codex-cli.js";
 import { startFakeResponses, type FakeResponses, type ResponsesRequest, type Script } from "./helpers/fake-openai-responses.js";
 import { CLI, connect, type Session } from "./helpers/mcp.js";
+import { reminderDueCheck, until } from "./helpers/poll.js";
 
 const availability = codexAvailable();
 const skip = availability.ok ? false : `codex CLI unavailable: ${availability.reason}`;
@@ -127,11 +127,7 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 180_000 }, 
     const sent = await other.call("message", { to: address, message: body, anticipation: "reply" });
     assert.equal(sent.ok, true, JSON.stringify(sent));
     const messageId = sent.messageId as string;
-    const reminderDue = () => {
-      const { mailbox } = store();
-      const message = mailbox.view(address).state.messages[messageId];
-      return message !== undefined && dueReminder(message, Date.now(), mailbox.settings) !== undefined;
-    };
+    const reminderDue = reminderDueCheck(store, address, messageId);
 
     const resumed = await exec(["--dangerously-bypass-hook-trust", "resume", first.threadId, "anything new?"], async (_request, index) => {
       if (index === 0) return { toolCall: { namespace: NAMESPACE, name: "read", arguments: {} } };
@@ -214,13 +210,13 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 180_000 }, 
     await other.call("health");
     const serverEnv = { HOME: daemon.home, CODEX_HOME: daemon.codexHome, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: address };
     const codexServer = await connect(t, serverEnv, join(ROOT, "dist", "codex", "server.mjs"), []);
-    await untilAsync(async () => pushState(await codexServer.call("health")).available === true, 15_000, "push to become available");
+    await until(async () => pushState(await codexServer.call("health")).available === true, 15_000, "push to become available");
 
     // A thread the app-server does not hold (e.g. run by `codex exec`) and a CODEX_HOME without a socket.
     const elsewhere = await connect(t, { ...serverEnv, PEERPOST_ADDRESS: "codex:held-elsewhere" }, join(ROOT, "dist", "codex", "server.mjs"), []);
-    await untilAsync(async () => /is not loaded in the Codex app-server/.test(pushState(await elsewhere.call("health")).reason ?? ""), 15_000, "push to report the thread as unreachable");
+    await until(async () => /is not loaded in the Codex app-server/.test(pushState(await elsewhere.call("health")).reason ?? ""), 15_000, "push to report the thread as unreachable");
     const noDaemon = await connect(t, { ...serverEnv, CODEX_HOME: codex.codexHome }, join(ROOT, "dist", "codex", "server.mjs"), []);
-    await untilAsync(async () => /no Codex app-server is listening/.test(pushState(await noDaemon.call("health")).reason ?? ""), 15_000, "push to report the missing socket");
+    await until(async () => /no Codex app-server is listening/.test(pushState(await noDaemon.call("health")).reason ?? ""), 15_000, "push to report the missing socket");
     const described = (await noDaemon.call("health")).host as { codex: { controlSocket: { exists: boolean } } };
     assert.equal(described.codex.controlSocket.exists, false);
 
@@ -251,7 +247,7 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 180_000 }, 
     await until(() => completedTurns.length >= 2, 30_000, "the seeded turn to complete");
 
     const restarted = await connect(t, serverEnv, join(ROOT, "dist", "codex", "server.mjs"), []);
-    await untilAsync(async () => pushState(await restarted.call("health")).pushed === 1, 15_000, "the restarted server to handle the second message");
+    await until(async () => pushState(await restarted.call("health")).pushed === 1, 15_000, "the restarted server to handle the second message");
     // A third message as a barrier: pushes go in message order, so once its turn completes, a wrongly
     // repeated push of the first or second message would already be in the thread.
     const third = `THIRD_${randomUUID()}`;
@@ -290,27 +286,7 @@ async function listPeerpostHooks(client: AppServerClient, cwd: string): Promise<
   return listed.value.data.flatMap((entry) => entry.hooks).filter((hook) => hook.pluginId === PLUGIN);
 }
 
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  await untilAsync(async () => condition(), timeoutMs, what);
-}
 
-async function untilAsync(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/**
- * The app-server also listens on /tmp/codex-daemon-<uid>/<sha256 of the socket path> (plus a .lock);
- * both outlive it, whatever TMPDIR says. Remove this test's pair.
- */
-function removeShortSocketAlias(socketPath: string): void {
-  const alias = join("/tmp", `codex-daemon-${process.getuid?.() ?? 0}`, createHash("sha256").update(socketPath).digest("hex"));
-  rmSync(alias, { force: true });
-  rmSync(`${alias}.lock`, { force: true });
-}
 
 function stopGroup(child: ChildProcess): void {
   child.stdin?.end();

@@ -9,11 +9,11 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
-import { dueReminder } from "../core/reminders.js";
 import { inspectCopilot } from "../plugins/copilot/inspect.js";
 import { copilotPrompt, copilotUnavailable, makeCopilotHome, mustSucceed, repoRoot, runCopilot, type CopilotHome } from "./helpers/copilot-cli.js";
 import { contentText, startFakeOpenAIChat, toolResults, type ChatCall, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
 import { runHook } from "./helpers/hooks.js";
+import { reminderDueCheck, until } from "./helpers/poll.js";
 import { CLI, connect, type Session } from "./helpers/mcp.js";
 import { tempDir } from "./helpers/temp.js";
 
@@ -125,11 +125,7 @@ describe("copilot plugin (real CLI, loopback model)", { skip: unavailable ? `cop
     const sent = await other.call("message", { to: address, message: body, anticipation: "reply" });
     assert.equal(sent.ok, true, JSON.stringify(sent));
     const messageId = sent.messageId as string;
-    const reminderDue = () => {
-      const { mailbox } = store();
-      const message = mailbox.view(address).state.messages[messageId];
-      return message !== undefined && dueReminder(message, Date.now(), mailbox.settings) !== undefined;
-    };
+    const reminderDue = reminderDueCheck(store, address, messageId);
 
     const userPrompt = `anything new? ${randomUUID()}`;
     const calls = await prompt(userPrompt, { resume: sessionId }, async (_call, turn) => {
@@ -204,10 +200,3 @@ function firstJson(shown: string): unknown {
   return JSON.parse(split >= 0 ? shown.slice(0, split) : shown);
 }
 
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -9,12 +9,12 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
-import { dueReminder } from "../core/reminders.js";
 import { GROK_HOOKS_NOTE, inspectGrok } from "../plugins/grok/inspect.js";
 import { repoRoot } from "./helpers/copilot-cli.js";
 import { grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome, readGrokLog, writeGrokUserHooks, type GrokHome } from "./helpers/grok-cli.js";
 import { contentText, startFakeOpenAIChat, toolResults, type ChatCall, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
 import { runHook } from "./helpers/hooks.js";
+import { reminderDueCheck, until } from "./helpers/poll.js";
 import { CLI, connect, type Session } from "./helpers/mcp.js";
 import { tempDir } from "./helpers/temp.js";
 
@@ -152,11 +152,7 @@ describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok C
 
     const sent = await other.call("message", { to: address, message: "need an answer", anticipation: "reply" });
     const messageId = sent.messageId as string;
-    const reminderDue = () => {
-      const { mailbox } = store();
-      const message = mailbox.view(address).state.messages[messageId];
-      return message !== undefined && dueReminder(message, Date.now(), mailbox.settings) !== undefined;
-    };
+    const reminderDue = reminderDueCheck(store, address, messageId);
     const calls = await single("anything new?", { resume: sessionId }, async (_call, turn) => {
       if (turn === 0) return useTool("read", {});
       if (turn === 1) {
@@ -208,10 +204,3 @@ test("Grok's hook dialect: nothing printed for SessionStart, Stop blocks only at
   assert.match(block.reason, new RegExp(`peerpost reminder: .*${message.id}`));
 });
 
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -1,7 +1,8 @@
 // Runs the pinned `codex` CLI (tests/hosts) in a throwaway HOME/CODEX_HOME that talks only to a
 // loopback fake model, never to the real user's config or the network.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -191,4 +192,14 @@ export function repoRoot(): string | undefined {
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/**
+ * A `codex app-server --listen unix://…` also listens on /tmp/codex-daemon-<uid>/<sha256 of the socket
+ * path> (plus a .lock); both outlive it, whatever TMPDIR says. Removes a test's pair.
+ */
+export function removeShortSocketAlias(socketPath: string): void {
+  const alias = join("/tmp", `codex-daemon-${process.getuid?.() ?? 0}`, createHash("sha256").update(socketPath).digest("hex"));
+  rmSync(alias, { force: true });
+  rmSync(`${alias}.lock`, { force: true });
 }

@@ -3,7 +3,7 @@ import { defineTool, type ToolContext } from "../tool.js";
 import { ADDRESS_PATTERN } from "../../address.js";
 import { PeerpostError } from "../../errors.js";
 import { waitFor } from "../../wait.js";
-import type { MessageState } from "../../fold.js";
+import type { MessageStatus } from "../../fold.js";
 import { MESSAGE_STATUSES, showMessage, shownMessage } from "../projection.js";
 
 export const WAIT_OUTCOMES = ["reply", "declined", "done", "unresolved", "expired", "message", "timeout"] as const;
@@ -26,7 +26,8 @@ const input = z
   })
   .strict();
 
-const TERMINAL: Partial<Record<MessageState["resolved"] extends infer R ? string : never, WaitResult["outcome"]>> = {
+/** Statuses that end a wait on a sent message, and the outcome each gives. */
+const TERMINAL: Partial<Record<MessageStatus, WaitResult["outcome"]>> = {
   replied: "reply",
   declined: "declined",
   done: "done",

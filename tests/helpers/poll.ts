@@ -1,0 +1,21 @@
+// Waiting on conditions that other processes make true (a file appears, a record lands): poll with a
+// deadline, and say what was awaited when it never came.
+import type { Peerpost } from "../../core/peerpost.js";
+import { dueReminder } from "../../core/reminders.js";
+
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A check for "the request `messageId` to `address` is due a reminder now", reading a fresh store each time. */
+export function reminderDueCheck(store: () => Peerpost, address: string, messageId: string): () => boolean {
+  return () => {
+    const { mailbox } = store();
+    const message = mailbox.view(address).state.messages[messageId];
+    return message !== undefined && dueReminder(message, Date.now(), mailbox.settings) !== undefined;
+  };
+}
