@@ -17,6 +17,11 @@ function json(value: unknown): string {
   return JSON.stringify(value, null, 2) + "\n";
 }
 
+/** The fields every Claude-style plugin manifest (Claude Code, Copilot, Grok) carries. */
+function aboutPeerpost(info: PackageInfo): Record<string, unknown> {
+  return { name: PLUGIN_NAME, version: info.version, description: info.description, author: { name: info.author }, repository: info.repository, homepage: info.repository, license: info.license };
+}
+
 /** A hook command in shell form with the plugin root quoted (paths may contain spaces). */
 function hookCommand(rootVariable: string, event: string): string {
   return `node "\${${rootVariable}}/hooks.cjs" ${event}`;
@@ -30,13 +35,7 @@ function claudeStyleHooks(rootVariable: string, timeoutSeconds: number): string 
 function claudeCode(info: PackageInfo): Record<string, string> {
   return {
     "dist/claude-code/.claude-plugin/plugin.json": json({
-      name: PLUGIN_NAME,
-      version: info.version,
-      description: info.description,
-      author: { name: info.author },
-      repository: info.repository,
-      homepage: info.repository,
-      license: info.license,
+      ...aboutPeerpost(info),
       keywords: ["mcp", "agents", "messaging", "codex", "copilot", "grok"],
       // peerpost talks to nothing but local files; saying so keeps `claude plugin validate` from asking.
       network: { hosts: [] },
@@ -91,13 +90,7 @@ function copilot(info: PackageInfo): Record<string, string> {
   return {
     // .plugin/ is the first manifest location Copilot reads, and the one its bundled plugin uses.
     "dist/copilot/.plugin/plugin.json": json({
-      name: PLUGIN_NAME,
-      version: info.version,
-      description: info.description,
-      author: { name: info.author },
-      repository: info.repository,
-      homepage: info.repository,
-      license: info.license,
+      ...aboutPeerpost(info),
       keywords: ["mcp", "agents", "messaging"],
       mcpServers: ".mcp.json",
     }),
@@ -109,13 +102,7 @@ function copilot(info: PackageInfo): Record<string, string> {
 function grok(info: PackageInfo): Record<string, string> {
   return {
     "dist/grok/.grok-plugin/plugin.json": json({
-      name: PLUGIN_NAME,
-      version: info.version,
-      description: info.description,
-      author: { name: info.author },
-      repository: info.repository,
-      homepage: info.repository,
-      license: info.license,
+      ...aboutPeerpost(info),
       keywords: ["mcp", "agents", "messaging"],
     }),
     "dist/grok/.mcp.json": json({ mcpServers: { peerpost: { command: "node", args: ["${GROK_PLUGIN_ROOT}/server.mjs"] } } }),
