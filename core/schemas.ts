@@ -145,6 +145,8 @@ const sessionRecord = () =>
   title: z.optional(shortText(200)),
   source: z.enum(["startup", "resume", "clear", "compact", "server", "cli"]),
   roles: z.optional(z.array(z.string().check(z.regex(ID_PATTERN)))),
+    /** The live push transport the session's server can use ("none" when mail waits for read and hooks). */
+    push: z.optional(shortText(32)),
 });
 export type SessionRecord = z.infer<ReturnType<typeof sessionRecord>>;
 export const sessionSchema = lazy<SessionRecord>(sessionRecord);

@@ -17,6 +17,8 @@ export interface SessionEntry {
   /** Set by the host from the session; untrusted text. */
   title?: string;
   roles: string[];
+  /** Live push transport its server reported ("none" without one); undefined when no server reported yet. */
+  push?: string;
   alive: boolean;
   source: SessionRecord["source"];
   firstSeen: string;
@@ -57,6 +59,8 @@ export class Sessions {
       if (cwd !== undefined) entry.cwd = cwd;
       const title = record.title ?? previous?.title;
       if (title !== undefined) entry.title = title;
+      const push = record.push ?? previous?.push;
+      if (push !== undefined) entry.push = push;
       byAddress.set(record.address, entry);
     });
     const entries = [...byAddress.values()];

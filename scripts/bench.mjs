@@ -26,9 +26,11 @@ const { openPeerpost } = await import(join(root, ".build/core/peerpost.js"));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))];
 const ms = (value) => `${value.toFixed(1)} ms`;
+/** Two significant digits, so a tiny ratio (a warm read against a cold fold) does not print as 0.00. */
+const formatRatio = (ratio) => (ratio >= 0.1 ? ratio.toFixed(2) : ratio.toPrecision(2));
 function report(name, value, baselineName, baseline, extra = "") {
   results.push({ name, value, baselineName, baseline, ratio: value / baseline, extra });
-  console.error(`  ${name}: ${value.toFixed(2)} vs ${baselineName} ${baseline.toFixed(2)} → ${(value / baseline).toFixed(2)}× ${extra}`);
+  console.error(`  ${name}: ${value.toFixed(2)} vs ${baselineName} ${baseline.toFixed(2)} → ${formatRatio(value / baseline)}× ${extra}`);
 }
 
 /** Wall time of a whole process, and its peak RSS (KiB) where /usr/bin/time exists. */
@@ -200,7 +202,7 @@ try {
     }
   }
   console.log("\n| measure | value | baseline | ratio | notes |\n|---|---|---|---|---|");
-  for (const row of results) console.log(`| ${row.name} | ${row.value.toFixed(2)} | ${row.baselineName} ${row.baseline.toFixed(2)} | ${row.ratio.toFixed(2)}× | ${row.extra} |`);
+  for (const row of results) console.log(`| ${row.name} | ${row.value.toFixed(2)} | ${row.baselineName} ${row.baseline.toFixed(2)} | ${formatRatio(row.ratio)}× | ${row.extra} |`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -314,8 +314,15 @@ test("channel push: declared in initialize, each message pushed once across two 
   assert.match((quietHealth.push as { reason: string }).reason, /--channels plugin:peerpost@peerpost/);
 
   const sender = await connect(t, { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "codex:peer", PEERPOST_LOCK_STALE_MS: "2000" });
-  const notPushed = (await sender.call("message", { to: `claude:${quietSession}`, message: "no channel here" })).messageId as string;
-  const messageId = (await sender.call("message", { to: `claude:${sessionId}`, message: "pushed into the session", anticipation: "reply" })).messageId as string;
+  // Each server reports its session's reachability in the registry; senders are told when there is no push.
+  const sessionPush = (address: string) => records(stateDir, "sessions").filter((record) => record.address === address && record.push !== undefined).at(-1)?.push;
+  await eventually(() => (sessionPush(`claude:${sessionId}`) === "channel" && sessionPush(`claude:${quietSession}`) === "none" ? true : undefined), "both servers reported their push");
+  const toQuiet = await sender.call("message", { to: `claude:${quietSession}`, message: "no channel here" });
+  const notPushed = toQuiet.messageId as string;
+  assert.deepEqual((toQuiet.warnings as Array<{ code: string }>).map((warning) => warning.code), ["recipient_mailbox_only"]);
+  const toChannel = await sender.call("message", { to: `claude:${sessionId}`, message: "pushed into the session", anticipation: "reply" });
+  const messageId = toChannel.messageId as string;
+  assert.deepEqual(toChannel.warnings, [], "a session with live push needs no warning");
   const push = await Promise.race([first.pushOf(messageId), second.pushOf(messageId)]);
   assert.match(push.content, new RegExp(`<peerpost-message id="${messageId}" from="codex:peer"[\\s\\S]*pushed into the session`));
   assert.deepEqual(push.meta, { message_id: messageId, from: "codex:peer", anticipation: "reply" });

@@ -46,6 +46,7 @@ test("a request waits for its answer: message with waitForReply returns the repl
   const { alice, bob } = await pair(t);
   const agents = await alice.call("agents");
   assert.deepEqual((agents.sessions as Array<{ address: string }>).map((session) => session.address).sort(), ["claude:alice", "codex:bob"]);
+  assert.deepEqual((agents.sessions as Array<{ push?: string }>).map((session) => session.push), ["none", "none"]);
   const asking = alice.call("message", { to: "codex:bob", message: "What is 6*7?", waitForReply: true, timeoutMs: 30_000 });
   // Bob reads when the message is there, then replies.
   const waited = await bob.call("wait", { timeoutMs: 20_000 });
@@ -82,6 +83,8 @@ test("read shows envelopes with hostile bodies escaped, marks them read, and dec
   const sent = await alice.call("message", { to: "codex:bob", message: hostile, anticipation: "action" });
   assert.equal(sent.ok, true, JSON.stringify(sent));
   assert.equal(sent.delivery, "queued");
+  // Bob's server has no push transport (generic host): Alice is told the message waits for his next read.
+  assert.deepEqual((sent.warnings as Array<{ code: string }>).map((warning) => warning.code), ["recipient_mailbox_only"]);
   assert.equal(sent.hop, 1);
   const inbox = await bob.call("read");
   assert.equal(inbox.count, 1);
@@ -198,7 +201,7 @@ test("idempotent sends, receipts paging, health and agents report what happened"
   const second = await alice.call("message", { to: "codex:bob", message: "once", idempotencyKey: "k1" });
   assert.equal(second.messageId, first.messageId);
   assert.equal(second.created, false);
-  assert.deepEqual((second.warnings as Array<{ code: string }>).map((warning) => warning.code), ["idempotent_replay"]);
+  assert.deepEqual((second.warnings as Array<{ code: string }>).map((warning) => warning.code), ["recipient_mailbox_only", "idempotent_replay"]);
   for (let i = 0; i < 4; i++) await alice.call("message", { to: "codex:bob", message: `n${i}` });
   const page1 = await alice.call("receipts", { kind: "send", limit: 3 });
   assert.equal((page1.receipts as unknown[]).length, 3);

@@ -54,6 +54,16 @@ export class IdentityResolver {
 
   private async register(identity: Identity): Promise<void> {
     if (this.registered.has(identity.address)) return;
+    // A server without a push transport is mailbox-only from the start; one with a transport reports itself.
+    if (await this.record(identity, this.adapter.createPush ? {} : { push: "none" })) this.registered.add(identity.address);
+  }
+
+  /** Records in the registry which live push this session has ("none" when mail waits for read and hooks). */
+  async reportPush(identity: Identity, push: string): Promise<void> {
+    await this.record(identity, { push });
+  }
+
+  private async record(identity: Identity, extra: { push?: string }): Promise<boolean> {
     const kind = parseAddress(identity.address).kind as SessionKind;
     const host = this.adapter.sessionHost ?? HOST_OF_KIND[kind];
     const known = this.peerpost.sessions.all().find((entry) => entry.address === identity.address);
@@ -67,10 +77,12 @@ export class IdentityResolver {
         ...(known?.cwd !== undefined ? {} : { cwd: process.cwd() }),
         source: "server",
         ...(this.peerpost.config.roles.length > 0 ? { roles: this.peerpost.config.roles } : {}),
+        ...extra,
       });
-      this.registered.add(identity.address);
+      return true;
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
+      return false;
     }
   }
 

@@ -45,10 +45,14 @@ export class PushLoop {
   private counts = { pushed: 0, failed: 0 };
   private lastError: string | undefined;
 
+  private reported: string | undefined;
+
   constructor(
     private readonly peerpost: Peerpost,
     readonly transport: PushTransport,
     private readonly hostName: string,
+    /** Told whenever the session's reachability changes: the transport's name, or "none". */
+    private readonly onReachability: (identity: Identity, push: string) => Promise<void> = async () => undefined,
   ) {}
 
   state(): PushState {
@@ -62,6 +66,7 @@ export class PushLoop {
   start(identity: Identity): void {
     if (!this.peerpost.config.push || this.identity?.address === identity.address) return;
     this.identity = identity;
+    this.reported = undefined;
     this.transport.bind?.(identity);
     if (!this.watcher) {
       try {
@@ -104,7 +109,14 @@ export class PushLoop {
 
   private async pass(): Promise<void> {
     const identity = this.identity;
-    if (!identity || !this.transport.availability().available) return;
+    if (!identity) return;
+    const available = this.transport.availability().available;
+    const push = available ? this.transport.name : "none";
+    if (push !== this.reported) {
+      this.reported = push;
+      await this.onReachability(identity, push).catch(() => undefined);
+    }
+    if (!available) return;
     const { mailbox } = this.peerpost;
     try {
       const view = mailbox.view(identity.address);

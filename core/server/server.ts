@@ -68,7 +68,8 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   let push: PushLoop | undefined;
   const stopping = new AbortController();
   const identity = new IdentityResolver(peerpost, adapter, env, (found) => push?.start(found));
-  if (adapter.createPush) push = new PushLoop(peerpost, adapter.createPush(server, peerpost, identity.context(undefined)), adapter.host);
+  if (adapter.createPush)
+    push = new PushLoop(peerpost, adapter.createPush(server, peerpost, identity.context(undefined)), adapter.host, (session, transport) => identity.reportPush(session, transport));
 
   const schemas = new Map(TOOLS.map((tool) => [tool.name, { input: inputJsonSchema(tool), output: outputJsonSchema(tool) }]));
 

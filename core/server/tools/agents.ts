@@ -16,6 +16,7 @@ const session = z.object({
   cwd: z.string().optional(),
   title: z.string().optional().describe("Set by the other session's host; untrusted text."),
   roles: z.array(z.string()),
+  push: z.string().optional().describe("Live push transport, or none: then mail waits for its next prompt or read."),
   alive: z.boolean(),
   self: z.boolean(),
   firstSeen: z.string(),

@@ -47,6 +47,11 @@ export const messageTool = defineTool({
     const recipient = sessions.resolveRecipient(args.to);
     if (!recipient.entry.alive)
       context.warn({ code: "recipient_not_running", message: `${recipient.address} is not running now; the message waits in its mailbox until it starts again.` });
+    else if (recipient.entry.push === undefined || recipient.entry.push === "none")
+      context.warn({
+        code: "recipient_mailbox_only",
+        message: `${recipient.address} has no live push: it sees the message at its next prompt (its hooks) or when its agent calls read.`,
+      });
     if (args.replyBy !== undefined && Date.parse(args.replyBy) <= config.now())
       throw new PeerpostError("invalid_arguments", "replyBy is in the past.", { details: { fields: [{ field: "replyBy", problem: "in the past" }] }, hint: "Give a future ISO time, or leave replyBy out." });
     const anticipation = args.anticipation ?? (args.waitForReply ? "reply" : "fyi");
