@@ -34,7 +34,3 @@ export function parseAddress(text: unknown, field = "address"): Address {
 export function formatAddress(kind: AddressKind, id: string): string {
   return parseAddress(`${kind}:${id}`).text;
 }
-
-export function isSessionAddress(text: string): boolean {
-  return isAddress(text) && !text.startsWith("role:");
-}

@@ -82,6 +82,9 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
     case "delivered":
       message.delivered ??= { via: event.via, at: event.at };
       return;
+    case "undelivered":
+      if (message.delivered?.via === event.via) delete message.delivered;
+      return;
     case "read":
       message.read ??= { by: event.by, at: event.at };
       return;

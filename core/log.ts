@@ -187,6 +187,15 @@ export class JsonlLog<T> {
     const lines: Buffer[] = [];
     let offset = start;
     for (const record of records) {
+      // Never write what readers would skip as corrupt: that would be a stored record nobody sees.
+      const checked = this.schema.safeParse(record);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        throw new PeerpostError("internal_error", `Refusing to append a record its own log would not read back: ${issue?.path.map(String).join(".") ?? ""} ${issue?.message ?? ""}`.trim(), {
+          details: { path: this.path, field: issue?.path.map(String).join(".") ?? null },
+          hint: "This is a bug in peerpost; nothing was written.",
+        });
+      }
       const line = Buffer.from(JSON.stringify(record) + "\n", "utf8");
       entries.push({ offset, end: offset + line.length, record });
       lines.push(line);

@@ -68,6 +68,17 @@ export function checkBody(body: string, field = "message"): void {
     });
 }
 
+/** A message this process just appended, from its refreshed view. */
+function readBack(view: MailboxView, id: string): MessageState {
+  const message = view.state.messages[id];
+  if (!message)
+    throw new PeerpostError("state_io_error", `Message ${id} was written but cannot be read back from the mailbox.`, {
+      details: { messageId: id, offset: view.offset },
+      hint: "Another process may have replaced or truncated mailbox.jsonl; `peerpost doctor` inspects it.",
+    });
+  return message;
+}
+
 function notFound(id: string): PeerpostError {
   return new PeerpostError("not_found", `No message ${id} in the mailbox.`, {
     details: { messageId: id },
@@ -153,7 +164,7 @@ export class Mailbox {
       return [event];
     });
     view.refresh();
-    return { message: view.state.messages[id!]!, created };
+    return { message: readBack(view, id!), created };
   }
 
   private newMessage(view: MailboxView, input: SendInput, newId: (seedTime?: number) => string): MsgEvent {
@@ -166,6 +177,12 @@ export class Mailbox {
       conversationId = parent.conversationId;
       hop = parent.hop + 1;
     }
+    const anticipation = input.anticipation ?? "fyi";
+    if (hop === this.settings.maxHops && anticipation !== "fyi")
+      throw new PeerpostError("hop_limit", `Hop ${hop} is the last of this conversation's ${this.settings.maxHops}: no answer to it could be sent, so it cannot ask for one.`, {
+        details: { conversationId, hop, maxHops: this.settings.maxHops, anticipation },
+        hint: "Send it with anticipation fyi, or start a new conversation (no replyToMessageId) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",
+      });
     if (hop > this.settings.maxHops)
       throw new PeerpostError("hop_limit", `This conversation has used its ${this.settings.maxHops} hops; refusing to send hop ${hop}.`, {
         details: { conversationId, hop, maxHops: this.settings.maxHops },
@@ -179,13 +196,14 @@ export class Mailbox {
       fromVerified: input.fromVerified,
       to: input.to,
       sentAt: this.nowIso(),
-      anticipation: input.anticipation ?? "fyi",
+      anticipation,
       conversationId,
       hop,
       body: input.body,
     };
     if (input.via !== undefined) event.via = input.via;
-    if (input.replyBy !== undefined) event.replyBy = input.replyBy;
+    // Stored in UTC ("…Z"), whatever offset the caller wrote it with.
+    if (input.replyBy !== undefined) event.replyBy = new Date(Date.parse(input.replyBy)).toISOString();
     if (input.replyToMessageId !== undefined) event.inReplyTo = input.replyToMessageId;
     if (input.idempotencyKey !== undefined) event.idempotencyKey = input.idempotencyKey;
     return event;
@@ -215,6 +233,21 @@ export class Mailbox {
     });
     view.refresh();
     return claimed;
+  }
+
+  /** Gives back a delivery claim whose push failed, so a later push may deliver the message. */
+  async releaseDelivery(recipient: string, id: string, via: string): Promise<boolean> {
+    const view = this.view(recipient);
+    let released = false;
+    await this.log.transact(() => {
+      view.refresh();
+      const message = view.state.messages[id];
+      if (!message || message.delivered?.via !== via || message.read) return [];
+      released = true;
+      return [{ v: 1, type: "undelivered", id, via, at: this.nowIso() }];
+    });
+    view.refresh();
+    return released;
   }
 
   /** Records that `by` read these messages; ids already read are skipped. */
@@ -271,8 +304,8 @@ export class Mailbox {
       return events;
     });
     view.refresh();
-    const result: ResolveResult = { message: view.state.messages[input.id]! };
-    if (replyId !== undefined) result.reply = view.state.messages[replyId]!;
+    const result: ResolveResult = { message: readBack(view, input.id) };
+    if (replyId !== undefined) result.reply = readBack(view, replyId);
     return result;
   }
 

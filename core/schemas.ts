@@ -13,6 +13,8 @@ const address = () => z.string().check(z.regex(ADDRESS_PATTERN));
 const ulidId = () => z.string().check(z.regex(ULID_PATTERN));
 const isoTime = () => z.iso.datetime();
 const shortText = (max: number) => z.string().check(z.maxLength(max));
+/** Peer-written text (bodies, decline reasons): at most 64 KiB of UTF-8. */
+const bodyText = () => z.string().check(z.refine((text) => Buffer.byteLength(text, "utf8") <= MAX_BODY_BYTES, "over 64 KiB"));
 
 /** A schema that is built the first time something is parsed with it. */
 function lazy<T>(build: () => RecordSchema<T>): RecordSchema<T> {
@@ -41,7 +43,7 @@ const msgEvent = () =>
   inReplyTo: z.optional(ulidId()),
   conversationId: ulidId(),
   hop: z.number().check(z.int(), z.gte(1)),
-  body: z.string().check(z.refine((body) => Buffer.byteLength(body, "utf8") <= MAX_BODY_BYTES, "body over 64 KiB")),
+  body: bodyText(),
   idempotencyKey: z.optional(shortText(200)),
 });
 
@@ -53,6 +55,16 @@ const deliveredEvent = () =>
   via: shortText(64),
   at: isoTime(),
 });
+
+/** A push that claimed delivery and then failed gives the claim back, so the message can be pushed later. */
+const undeliveredEvent = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("undelivered"),
+    id: ulidId(),
+    via: shortText(64),
+    at: isoTime(),
+  });
 
 const readEvent = () =>
   z.strictObject({
@@ -70,7 +82,7 @@ const resolvedEvent = () =>
   id: ulidId(),
   resolution: z.enum(RESOLUTIONS),
   replyId: z.optional(ulidId()),
-  reason: z.optional(shortText(4096)),
+  reason: z.optional(bodyText()),
   by: address(),
   at: isoTime(),
 });
@@ -87,12 +99,13 @@ const reminderEvent = () =>
 
 export type MsgEvent = z.infer<ReturnType<typeof msgEvent>>;
 export type DeliveredEvent = z.infer<ReturnType<typeof deliveredEvent>>;
+export type UndeliveredEvent = z.infer<ReturnType<typeof undeliveredEvent>>;
 export type ReadEvent = z.infer<ReturnType<typeof readEvent>>;
 export type ResolvedEvent = z.infer<ReturnType<typeof resolvedEvent>>;
 export type ReminderEvent = z.infer<ReturnType<typeof reminderEvent>>;
-export type MailboxEvent = MsgEvent | DeliveredEvent | ReadEvent | ResolvedEvent | ReminderEvent;
+export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | ReadEvent | ResolvedEvent | ReminderEvent;
 
-export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), readEvent(), resolvedEvent(), reminderEvent()]));
+export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), readEvent(), resolvedEvent(), reminderEvent()]));
 
 export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
 export type OriginSource = (typeof ORIGIN_SOURCES)[number];

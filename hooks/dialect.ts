@@ -1,5 +1,5 @@
 // A host's hook dialect: how its stdin JSON names things, and how it wants context or a block back.
-import type { SessionKind } from "../core/address.js";
+import { ID_PATTERN, type SessionKind } from "../core/address.js";
 import type { SessionHost } from "../core/schemas.js";
 import type { ProcessInfo } from "../core/process-tree.js";
 
@@ -29,7 +29,6 @@ export interface HookDialect {
   isHostProcess(info: ProcessInfo): boolean;
 }
 
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value.length > 0 ? value : undefined;
@@ -41,7 +40,7 @@ function text(value: unknown): string | undefined {
  */
 export function parseClaudeStyle(input: Record<string, unknown>): HookInput | undefined {
   const sessionId = text(input.session_id) ?? text(input.sessionId);
-  if (sessionId === undefined || !SESSION_ID.test(sessionId)) return undefined;
+  if (sessionId === undefined || !ID_PATTERN.test(sessionId)) return undefined;
   const parsed: HookInput = { sessionId, stopHookActive: input.stop_hook_active === true || input.stopHookActive === true };
   const cwd = text(input.cwd);
   if (cwd !== undefined) parsed.cwd = cwd;

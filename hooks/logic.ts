@@ -52,7 +52,7 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
       ...(hostPid !== undefined ? { hostPid } : {}),
       ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
       source,
-      ...(peerpost.config.roles.length > 0 ? { roles: peerpost.config.roles } : {}),
+      roles: peerpost.config.roles,
     });
     const note = mailNote({ unread: (await pending(peerpost, address, via)).unread, reminders: [] });
     const stdout = note === undefined ? undefined : dialect.context(event, note);

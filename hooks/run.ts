@@ -1,8 +1,7 @@
 // The hook program's shell: read the host's stdin, run the logic, print the answer. It never breaks
 // the user's prompt: on any failure (bad stdin, unreadable state, a bug, a hang) it prints nothing,
 // exits 0, and logs the error under the state dir for `peerpost doctor`.
-import { fstatSync, readFileSync, writeSync } from "node:fs";
-import { loadConfig } from "../core/config.js";
+import { existsSync, fstatSync, readFileSync, writeSync } from "node:fs";
 import { resolveStateDirPath } from "../core/state-dir.js";
 import { logError } from "../core/error-log.js";
 import { runHookLogic } from "./logic.js";
@@ -26,9 +25,12 @@ function readStdin(): string {
   }
 }
 
+/** Logs under the state dir, but only into one that exists: prompt and stop hooks never create it. */
 function report(where: string, error: unknown): void {
   try {
-    logError(resolveStateDirPath(loadConfig(process.env).home).path, where, error);
+    // PEERPOST_HOME read directly: the failure being logged may be a bad value in another PEERPOST_* variable.
+    const stateDir = resolveStateDirPath(process.env.PEERPOST_HOME || undefined).path;
+    if (existsSync(stateDir)) logError(stateDir, where, error);
   } catch {
     // No usable state dir: nowhere to log, and still nothing to print.
   }

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { AppServerClient, clientIdOf, textInput } from "../plugins/codex/app-server-client.js";
 import { codexAvailable, codexBinary, isolatedCodexEnv, killGroup, makeScratchDir, removeShortSocketAlias, type CodexEnv } from "./helpers/codex-cli.js";
 import { startFakeResponses, type FakeResponses } from "./helpers/fake-openai-responses.js";
+import { until } from "./helpers/poll.js";
 
 const availability = codexAvailable();
 const skip = availability.ok ? false : `codex CLI unavailable: ${availability.reason}`;
@@ -99,7 +100,7 @@ describe("codex app-server (real CLI, loopback model)", { skip, timeout: 120_000
     const socketPath = join(scratch, "app-server.sock");
     const server = spawn(codexBinary() ?? "codex", ["app-server", "--listen", `unix://${socketPath}`], { env: codex.env, cwd: codex.home, stdio: ["pipe", "ignore", "ignore"], detached: true });
     try {
-      await waitForPath(socketPath, 15_000);
+      await until(() => existsSync(socketPath), 15_000, `${socketPath} to appear`);
       const owner = await connect(socketPath);
       const pusher = await connect(socketPath);
       try {
@@ -131,13 +132,6 @@ async function connect(socketPath: string): Promise<AppServerClient> {
   return connected.value;
 }
 
-async function waitForPath(path: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(path)) {
-    if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 
 function stop(child: ChildProcess): void {

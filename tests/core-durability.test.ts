@@ -70,7 +70,7 @@ test("a writer killed between write and fsync leaves a whole line that readers a
   child.kill("SIGKILL");
   const output = await done;
   assert.equal(output.stdout, "", "the send never returned");
-  // The killed writer's lock is stale once its holder stops refreshing it; shorten the wait for the test.
+  // Reading needs no lock: the killed writer's line is there for readers at once.
   const store = reopen();
   const bodies = store.mailbox.inbox("codex:b").map((entry) => entry.body);
   assert.deepEqual(bodies, ["first", "claude:paused #0"], "the written line is whole and readable");

@@ -152,7 +152,12 @@ test("the hop budget stops a five-hop chain at the fifth hop", async (t) => {
   for (let hop = 2; hop <= 4; hop++) {
     const from = order[hop - 2]!;
     const to = from === A ? B : A;
-    last = (await mailbox.send({ from, fromVerified: true, to, body: `hop ${hop}`, replyToMessageId: last.id, anticipation: "reply" })).message;
+    if (hop === 4) {
+      // The last hop cannot ask for an answer: none could be sent back.
+      const asking = await rejectsWith(mailbox.send({ from, fromVerified: true, to, body: "hop 4 asking", replyToMessageId: last.id, anticipation: "reply" }), "hop_limit");
+      assert.equal(asking.details?.hop, 4);
+    }
+    last = (await mailbox.send({ from, fromVerified: true, to, body: `hop ${hop}`, replyToMessageId: last.id, anticipation: hop === 4 ? "fyi" : "reply" })).message;
     assert.equal(last.hop, hop);
     assert.equal(last.conversationId, (mailbox.thread(last.conversationId)[0]!).id);
   }

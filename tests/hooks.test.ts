@@ -2,7 +2,7 @@
 // the pending-mail note, reminders with a controlled clock, Stop blocking once, and resilience.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { runHook, snapshotTree } from "./helpers/hooks.js";
@@ -155,8 +155,11 @@ test("hooks never break the prompt: missing or broken state, garbage or empty st
   assert.deepEqual([unknownEvent.code, unknownEvent.stdout], [0, ""]);
   // A missing state dir: the prompt hook neither fails nor creates it.
   rmSync(stateDir, { recursive: true, force: true });
-  const missing = await runHook("claude-code", "user-prompt", { session_id: "me" }, env());
-  assert.deepEqual([missing.code, missing.stdout, missing.stderr], [0, "", ""]);
+  for (const stdin of [{ session_id: "me" }, "garbage"]) {
+    const missing = await runHook("claude-code", "user-prompt", stdin, env());
+    assert.deepEqual([missing.code, missing.stdout, missing.stderr], [0, "", ""]);
+    assert.equal(existsSync(stateDir), false, "not even to log an error");
+  }
   // A mailbox that cannot be read (a directory where the file should be).
   mkdirSync(join(stateDir, "mailbox.jsonl"), { recursive: true });
   const unreadable = await runHook("claude-code", "user-prompt", { session_id: "me" }, env());
@@ -184,4 +187,5 @@ test("a bad PEERPOST_* value in the hook's environment fails silently and is log
   writeFileSync(join(stateDir, "mailbox.jsonl"), "", { mode: 0o600 });
   const result = await runHook("claude-code", "user-prompt", { session_id: "me" }, { ...env(), PEERPOST_REMINDER_LIMIT: "lots" });
   assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""]);
+  assert.match(readFileSync(join(stateDir, "logs", "errors.log"), "utf8"), /PEERPOST_REMINDER_LIMIT=\\"lots\\" is not valid/);
 });

@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { VERSION } from "../version.js";
 import { serveStdio } from "../server/server.js";
-import { ADAPTERS, adapterFor } from "../../plugins/hosts.js";
+import { ADAPTERS } from "../../plugins/hosts.js";
 import type { HostName } from "../config.js";
 import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
 import { doctor } from "./doctor.js";
@@ -64,7 +64,8 @@ async function run(argv: string[]): Promise<number> {
       case "serve": {
         const host = (values.host ?? process.env.PEERPOST_HOST ?? "generic") as HostName;
         if (!(host in ADAPTERS)) throw new UsageError(`--host must be one of ${Object.keys(ADAPTERS).join(", ")}`);
-        await serveStdio(host === "generic" ? ADAPTERS.generic : adapterFor(host, process.env));
+        // A host named here is taken as said; only the plugin bundles detect their host from the environment.
+        await serveStdio(ADAPTERS[host]);
         return -1;
       }
       case "send":

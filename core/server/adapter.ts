@@ -1,6 +1,7 @@
 // What the core server needs from a host plugin: how to tell which session it serves, how to find the
 // host process, and optionally how to push a message into the running session.
 import type { HostName } from "../config.js";
+import { ID_PATTERN } from "../address.js";
 import type { ReceiptRecord, SessionHost } from "../schemas.js";
 import type { ProcessInfo } from "../process-tree.js";
 import type { Sessions } from "../sessions.js";
@@ -57,7 +58,7 @@ export function receiptOrigin(identity: Identity, withCwd = true): ReceiptRecord
 /** Reads an id from a variable when it fits the address charset. */
 export function sessionIdFromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name];
-  return value !== undefined && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value) ? value : undefined;
+  return value !== undefined && ID_PATTERN.test(value) ? value : undefined;
 }
 
 export const genericAdapter: HostAdapter = {

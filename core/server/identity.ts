@@ -33,24 +33,30 @@ export class IdentityResolver {
   }
 
   /** Resolves for one request; a request's _meta may name the session when nothing else does. */
-  async resolve(meta: Record<string, unknown> | undefined): Promise<Identity | undefined> {
-    const explicit = this.peerpost.config.address;
-    let identity: Identity | undefined;
-    if (explicit !== undefined) {
-      const address = parseAddress(explicit, "PEERPOST_ADDRESS");
-      if (address.kind === "role")
-        throw new PeerpostError("invalid_arguments", "PEERPOST_ADDRESS must be a session address, not a role.", { details: { variable: "PEERPOST_ADDRESS" }, hint: "Use e.g. claude:my-session; take roles with PEERPOST_ROLES." });
-      identity = { address: address.text, sessionId: address.id, source: "PEERPOST_ADDRESS", detail: "PEERPOST_ADDRESS", verified: false };
-    } else {
-      identity = this.adapter.identify(this.context(meta));
-    }
-    if (identity) {
-      this.current = identity;
-      await this.register(identity);
-      this.onIdentity(identity);
-    }
-    return identity ?? this.current;
+  /**
+   * Resolves the identity for one request (its _meta may name the session) and returns it, so each
+   * call acts as the session it was made for. Background resolves (at start, before each push pass)
+   * follow the host — e.g. Claude Code's /clear — but never replace an identity a call's _meta gave.
+   */
+  async resolve(meta: Record<string, unknown> | undefined, background = false): Promise<Identity | undefined> {
+    const identity = this.find(meta);
+    if (!identity) return this.current;
+    if (background && this.current?.source === "mcp-meta" && identity.source !== "mcp-meta") return this.current;
+    this.current = identity;
+    await this.register(identity);
+    this.onIdentity(identity);
+    return identity;
   }
+
+  private find(meta: Record<string, unknown> | undefined): Identity | undefined {
+    const explicit = this.peerpost.config.address;
+    if (explicit === undefined) return this.adapter.identify(this.context(meta));
+    const address = parseAddress(explicit, "PEERPOST_ADDRESS");
+    if (address.kind === "role")
+      throw new PeerpostError("invalid_arguments", "PEERPOST_ADDRESS must be a session address, not a role.", { details: { variable: "PEERPOST_ADDRESS" }, hint: "Use e.g. claude:my-session; take roles with PEERPOST_ROLES." });
+    return { address: address.text, sessionId: address.id, source: "PEERPOST_ADDRESS", detail: "PEERPOST_ADDRESS", verified: false };
+  }
+
 
   private async register(identity: Identity): Promise<void> {
     if (this.registered.has(identity.address)) return;
@@ -76,7 +82,8 @@ export class IdentityResolver {
         // A hook's record knows the session's directory; a server's cwd may be the plugin's own.
         ...(known?.cwd !== undefined ? {} : { cwd: process.cwd() }),
         source: "server",
-        ...(this.peerpost.config.roles.length > 0 ? { roles: this.peerpost.config.roles } : {}),
+        // Always written, so a session started without roles drops the ones an earlier start had.
+        roles: this.peerpost.config.roles,
         ...extra,
       });
       return true;

@@ -46,6 +46,6 @@ export function describeMessage(message: MessageState, status: MessageStatus): z
   return fields;
 }
 
-export function showMessage(mailbox: Mailbox, message: MessageState): z.infer<typeof shownMessage> {
-  return { ...describeMessage(message, mailbox.status(message)), envelope: renderEnvelope(message, mailbox.body(message)) };
+export function showMessage(mailbox: Mailbox, message: MessageState, body: string = mailbox.body(message)): z.infer<typeof shownMessage> {
+  return { ...describeMessage(message, mailbox.status(message)), envelope: renderEnvelope(message, body) };
 }

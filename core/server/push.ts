@@ -11,6 +11,9 @@ import { mailNote } from "../notes.js";
 import { toErrorValue } from "../errors.js";
 import { receiptOrigin, type Identity } from "./adapter.js";
 
+const RETRY_FIRST_MS = 2000;
+const RETRY_MAX_MS = 5 * 60_000;
+
 export interface PushTransport {
   /** Recorded as the `via` of deliveries, e.g. "channel" or "codex-turn". */
   name: string;
@@ -23,6 +26,13 @@ export interface PushTransport {
   bind?(identity: Identity): void;
   /** Releases connections when the server stops. */
   close?(): void;
+}
+
+export interface PushLoopHooks {
+  /** Told whenever the session's reachability changes: the transport's name, or "none". */
+  onReachability?: (identity: Identity, push: string) => Promise<void>;
+  /** Runs before each pass, so the loop follows the host to its current session. */
+  refreshIdentity?: () => Promise<void>;
 }
 
 export interface PushState {
@@ -40,19 +50,21 @@ export class PushLoop {
   private timer: NodeJS.Timeout | undefined;
   private identity: Identity | undefined;
   private busy = false;
+  private stopped = false;
   private current: Promise<void> = Promise.resolve();
   private again = false;
   private counts = { pushed: 0, failed: 0 };
   private lastError: string | undefined;
 
   private reported: string | undefined;
+  /** Messages whose push failed: when to try again, and the last delay. */
+  private readonly retryAt = new Map<string, { at: number; delay: number }>();
 
   constructor(
     private readonly peerpost: Peerpost,
     readonly transport: PushTransport,
     private readonly hostName: string,
-    /** Told whenever the session's reachability changes: the transport's name, or "none". */
-    private readonly onReachability: (identity: Identity, push: string) => Promise<void> = async () => undefined,
+    private readonly hooks: PushLoopHooks = {},
   ) {}
 
   state(): PushState {
@@ -64,7 +76,7 @@ export class PushLoop {
 
   /** Starts (or retargets) the loop for this session's address. */
   start(identity: Identity): void {
-    if (!this.peerpost.config.push || this.identity?.address === identity.address) return;
+    if (this.stopped || !this.peerpost.config.push || this.identity?.address === identity.address) return;
     this.identity = identity;
     this.reported = undefined;
     this.transport.bind?.(identity);
@@ -83,6 +95,7 @@ export class PushLoop {
 
   /** Stops watching; resolves once a pass under way has finished, so no write is cut off mid-way. */
   async stop(): Promise<void> {
+    this.stopped = true;
     this.watcher?.close();
     clearInterval(this.timer);
     this.identity = undefined;
@@ -108,13 +121,14 @@ export class PushLoop {
   }
 
   private async pass(): Promise<void> {
+    await this.hooks.refreshIdentity?.().catch(() => undefined);
     const identity = this.identity;
     if (!identity) return;
     const available = this.transport.availability().available;
     const push = available ? this.transport.name : "none";
     if (push !== this.reported) {
       this.reported = push;
-      await this.onReachability(identity, push).catch(() => undefined);
+      await this.hooks.onReachability?.(identity, push).catch(() => undefined);
     }
     if (!available) return;
     const { mailbox } = this.peerpost;
@@ -138,28 +152,40 @@ export class PushLoop {
 
   private async pushOne(identity: Identity, message: MessageState): Promise<void> {
     const { mailbox, receipts } = this.peerpost;
+    const retryAt = this.retryAt.get(message.id);
+    if (retryAt !== undefined && Date.now() < retryAt.at) return;
     if (!(await mailbox.markDelivered(identity.address, message.id, this.transport.name))) return;
     const warnings: string[] = [];
     let delivery: "delivered" | "failed" = "delivered";
     try {
       await this.transport.deliver(message, renderEnvelope(message, mailbox.body(message)));
       this.counts.pushed++;
+      this.retryAt.delete(message.id);
     } catch (error) {
       delivery = "failed";
       this.counts.failed++;
       this.lastError = toErrorValue(error).message;
-      warnings.push(`push failed: ${this.lastError}; the message stays unread for read and the hooks`);
+      // Give the claim back so a later pass (or another server) can push it; wait longer after each failure.
+      const delay = Math.min(RETRY_MAX_MS, (retryAt?.delay ?? RETRY_FIRST_MS / 2) * 2);
+      this.retryAt.set(message.id, { at: Date.now() + delay, delay });
+      await mailbox.releaseDelivery(identity.address, message.id, this.transport.name).catch(() => undefined);
+      warnings.push(`push failed: ${this.lastError}; the message stays unread for read and the hooks, and the push is retried in ${Math.round(delay / 1000)} s`);
     }
-    await receipts.record({
-      kind: "push",
-      host: this.hostName,
-      from: message.from,
-      to: message.to,
-      messageId: message.id,
-      delivery,
-      via: this.transport.name,
-      warnings,
-      origin: receiptOrigin(identity, false),
-    });
+    try {
+      await receipts.record({
+        kind: "push",
+        host: this.hostName,
+        from: message.from,
+        to: message.to,
+        messageId: message.id,
+        delivery,
+        via: this.transport.name,
+        warnings,
+        origin: receiptOrigin(identity, false),
+      });
+    } catch (error) {
+      this.lastError = `receipt not recorded: ${toErrorValue(error).message}`;
+    }
   }
+
 }

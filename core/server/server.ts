@@ -69,7 +69,11 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   const stopping = new AbortController();
   const identity = new IdentityResolver(peerpost, adapter, env, (found) => push?.start(found));
   if (adapter.createPush)
-    push = new PushLoop(peerpost, adapter.createPush(server, peerpost, identity.context(undefined)), adapter.host, (session, transport) => identity.reportPush(session, transport));
+    push = new PushLoop(peerpost, adapter.createPush(server, peerpost, identity.context(undefined)), adapter.host, {
+      onReachability: (session, transport) => identity.reportPush(session, transport),
+      // Before each pass: follow the host to its current session (a /clear or resume changes it).
+      refreshIdentity: async () => void (await identity.resolve(undefined, true)),
+    });
 
   const schemas = new Map(TOOLS.map((tool) => [tool.name, { input: inputJsonSchema(tool), output: outputJsonSchema(tool) }]));
 
@@ -101,12 +105,12 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
     try {
       const { args, warnings: argumentWarnings } = parseArguments(tool.input, schemas.get(tool.name)!.input as ArgumentSchema, params.arguments);
       warnings.push(...argumentWarnings);
-      await identity.resolve(params._meta as Record<string, unknown> | undefined);
+      const caller = await identity.resolve(params._meta as Record<string, unknown> | undefined);
       const context: ToolContext = {
         peerpost,
         adapter,
-        identity: () => identity.require(),
-        maybeIdentity: () => identity.known(),
+        identity: () => caller ?? identity.require(),
+        maybeIdentity: () => caller,
         identityReport: () => identity.report(),
         push,
         signal: AbortSignal.any([signal, stopping.signal]),
@@ -160,6 +164,6 @@ export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = 
   transport.onclose = shutdown;
   process.stdin.on("end", shutdown);
   // Hosts that name the session in the environment let the server register (and push) before any call.
-  await instance.identity.resolve(undefined).catch(() => undefined);
+  await instance.identity.resolve(undefined, true).catch(() => undefined);
   return instance;
 }

@@ -1,19 +1,18 @@
 // Codex: the thread id arrives in each tool call's MCP _meta (the server's environment is filtered and
 // carries no session variable); before the first call, the hook's registry entry for this host process.
 import type { HostAdapter, Identity, IdentityContext } from "../../core/server/adapter.js";
-import { formatAddress } from "../../core/address.js";
+import { formatAddress, ID_PATTERN } from "../../core/address.js";
 import { identityFromRegistry, processMatcher } from "../shared/identity.js";
 import { describeCodexHost } from "./inspect.js";
 import { CodexTurnPush, controlSocketPath } from "./push.js";
 import { VERSION } from "../../core/version.js";
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export function threadIdFromMeta(meta: Record<string, unknown> | undefined): { id: string; key: string } | undefined {
   if (!meta) return undefined;
-  if (typeof meta.threadId === "string" && ID.test(meta.threadId)) return { id: meta.threadId, key: "_meta.threadId" };
+  if (typeof meta.threadId === "string" && ID_PATTERN.test(meta.threadId)) return { id: meta.threadId, key: "_meta.threadId" };
   const turn = meta["x-codex-turn-metadata"];
-  if (turn && typeof turn === "object" && typeof (turn as Record<string, unknown>).thread_id === "string" && ID.test((turn as Record<string, string>).thread_id!))
+  if (turn && typeof turn === "object" && typeof (turn as Record<string, unknown>).thread_id === "string" && ID_PATTERN.test((turn as Record<string, string>).thread_id!))
     return { id: (turn as Record<string, string>).thread_id!, key: "_meta.x-codex-turn-metadata.thread_id" };
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { receiptOrigin } from "../adapter.js";
+import { recordReceipt } from "../receipt.js";
 import { defineTool } from "../tool.js";
 import { ADDRESS_PATTERN } from "../../address.js";
 import { PeerpostError } from "../../errors.js";
@@ -43,7 +44,7 @@ export const messageTool = defineTool({
   annotations: { title: "Message another agent", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
     const me = context.identity();
-    const { mailbox, sessions, receipts, config } = context.peerpost;
+    const { mailbox, sessions, config } = context.peerpost;
     const recipient = sessions.resolveRecipient(args.to);
     if (!recipient.entry.alive)
       context.warn({ code: "recipient_not_running", message: `${recipient.address} is not running now; the message waits in its mailbox until it starts again.` });
@@ -71,7 +72,7 @@ export const messageTool = defineTool({
     });
     if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
     if (created)
-      await receipts.record({
+      await recordReceipt(context, {
         kind: "send",
         host: context.adapter.host,
         from: me.address,

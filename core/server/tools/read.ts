@@ -30,12 +30,11 @@ export const readTool = defineTool({
   async run(args, context) {
     const me = context.identity();
     const { mailbox } = context.peerpost;
-    const limit = args.limit ?? 20;
-    const entries = mailbox.inbox(me.address, { unreadOnly: args.unreadOnly ?? true });
-    const shown = entries.slice(0, limit);
+    // Only the page's bodies are read from the log, once.
+    const shown = mailbox.inbox(me.address, { unreadOnly: args.unreadOnly ?? true, limit: args.limit ?? 20 });
     const marked = args.markRead === false ? [] : await mailbox.markRead(me.address, shown.map((entry) => entry.message.id));
     const view = mailbox.view(me.address);
-    const messages = shown.map((entry) => showMessage(mailbox, view.state.messages[entry.message.id] ?? entry.message));
+    const messages = shown.map((entry) => showMessage(mailbox, view.state.messages[entry.message.id] ?? entry.message, entry.body));
     const remainingUnread = Object.values(view.state.messages).filter((message) => message.to === me.address && !message.read).length;
     return { address: me.address, messages, count: messages.length, remainingUnread, markedRead: marked.length };
   },

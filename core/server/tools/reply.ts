@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { receiptOrigin } from "../adapter.js";
+import { recordReceipt } from "../receipt.js";
 import { defineTool } from "../tool.js";
 import { MESSAGE_STATUSES } from "../projection.js";
 
@@ -30,9 +31,9 @@ export const replyTool = defineTool({
   annotations: { title: "Reply to a peer", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
     const me = context.identity();
-    const { mailbox, receipts } = context.peerpost;
+    const { mailbox } = context.peerpost;
     const { message, reply } = await mailbox.resolve({ id: args.messageId, by: me.address, byVerified: me.verified, resolution: args.resolution, text: args.message });
-    await receipts.record({
+    await recordReceipt(context, {
       kind: "reply",
       host: context.adapter.host,
       from: me.address,

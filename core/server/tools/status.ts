@@ -3,6 +3,7 @@ import { defineTool } from "../tool.js";
 import { PeerpostError } from "../../errors.js";
 import type { MessageState } from "../../fold.js";
 import { describeMessage, messageFields } from "../projection.js";
+import { renderReason } from "../../envelope.js";
 
 const input = z.object({ messageId: z.string().describe("The id of a message you sent or received.") }).strict();
 
@@ -39,7 +40,7 @@ export const statusTool = defineTool({
       });
     const detail: Record<string, unknown> = { ...describeMessage(message, mailbox.status(message)), history: history(message), reminders: message.reminders.count };
     if (message.resolved?.replyId !== undefined) detail.replyId = message.resolved.replyId;
-    if (message.resolved?.reason !== undefined) detail.reason = message.resolved.reason;
+    if (message.resolved?.reason !== undefined) detail.reason = renderReason(message, message.resolved.reason);
     const view = mailbox.view(me.address);
     const thread = Object.values(view.state.messages)
       .filter((other) => other.conversationId === message.conversationId)

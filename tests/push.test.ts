@@ -1,0 +1,46 @@
+// The push loop with a transport that fails: the delivery claim is given back, the failure is a receipt,
+// and the message is pushed once the transport works again — exactly once.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { tempPeerpost } from "./helpers/temp.js";
+import { until } from "./helpers/poll.js";
+import { PushLoop, type PushTransport } from "../core/server/push.js";
+import type { Identity } from "../core/server/adapter.js";
+
+test("a failed push releases its claim and is retried later; a working one delivers once", { timeout: 30_000 }, async (t) => {
+  const { peerpost, reopen } = tempPeerpost(t);
+  peerpost.config.now = Date.now;
+  const me: Identity = { address: "claude:pushed", sessionId: "pushed", source: "host-env", detail: "test", verified: true };
+  let failing = true;
+  const delivered: string[] = [];
+  const transport: PushTransport = {
+    name: "test-push",
+    availability: () => ({ available: true, reason: "always" }),
+    deliver: async (message) => {
+      if (failing) throw new Error("transport down");
+      delivered.push(message.id);
+    },
+  };
+  const reachability: string[] = [];
+  const loop = new PushLoop(peerpost, transport, "generic", { onReachability: async (_identity, push) => void reachability.push(push) });
+  t.after(() => loop.stop());
+  const { message } = await reopen().mailbox.send({ from: "codex:sender", fromVerified: true, to: me.address, body: "hello" });
+  loop.start(me);
+
+  const receipts = () => peerpost.receipts.query({ kind: "push" }).receipts;
+  await until(() => receipts().length === 1, 5000, "the failed push's receipt");
+  assert.equal(receipts()[0]!.delivery, "failed");
+  assert.match(receipts()[0]!.warnings[0]!, /transport down/);
+  const afterFailure = reopen().mailbox.view(me.address).state.messages[message.id]!;
+  assert.equal(afterFailure.delivered, undefined, "the claim was given back");
+  assert.equal(loop.state().failed, 1);
+
+  failing = false;
+  await until(() => delivered.length === 1, 10_000, "the retried push");
+  loop.kick();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(delivered, [message.id], "pushed once");
+  assert.deepEqual(reopen().mailbox.view(me.address).state.messages[message.id]!.delivered?.via, "test-push");
+  assert.deepEqual(receipts().map((receipt) => receipt.delivery), ["failed", "delivered"]);
+  assert.deepEqual(reachability, ["test-push"], "reachability reported once");
+});
