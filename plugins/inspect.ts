@@ -1,11 +1,11 @@
 // Per-host facts for `peerpost doctor` and `health`: is the CLI on PATH, is the peerpost plugin
 // installed, are its hooks active, which push transport exists. Read-only; never writes host config.
-import { accessSync, constants, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { describeCodexHost } from "./codex/inspect.js";
 import { inspectCopilot } from "./copilot/inspect.js";
 import { inspectGrok, isOfficialGrok } from "./grok/inspect.js";
+import { hostConfigDir, readJsonOrUndefined } from "./shared/host-files.js";
 
 export interface HostReport {
   host: string;
@@ -32,21 +32,10 @@ export function which(name: string, env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
-function readJson(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    return undefined;
-  }
-}
-
-function home(env: NodeJS.ProcessEnv): string {
-  return env.HOME ?? homedir();
-}
 
 function claudeReport(env: NodeJS.ProcessEnv): HostReport {
-  const configDir = env.CLAUDE_CONFIG_DIR || join(home(env), ".claude");
-  const installed = readJson(join(configDir, "plugins", "installed_plugins.json")) as { plugins?: Record<string, Array<{ version?: string }>> } | undefined;
+  const configDir = hostConfigDir(env, "CLAUDE_CONFIG_DIR", ".claude");
+  const installed = readJsonOrUndefined(join(configDir, "plugins", "installed_plugins.json")) as { plugins?: Record<string, Array<{ version?: string }>> } | undefined;
   const entry = installed?.plugins?.["peerpost@peerpost"]?.[0];
   const cli = which("claude", env);
   const report: HostReport = {

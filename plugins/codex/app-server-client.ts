@@ -54,7 +54,6 @@ export interface ThreadStartParams {
   ephemeral?: boolean | null;
 }
 
-export interface ThreadResumeParams extends ThreadStartParams { threadId: string; excludeTurns?: boolean }
 
 export type ThreadStatus = { type: "notLoaded" } | { type: "idle" } | { type: "systemError" } | { type: "active"; activeFlags: string[] };
 export type TurnStatus = "completed" | "interrupted" | "failed" | "inProgress";
@@ -69,8 +68,6 @@ export interface Turn { id: string; items: ThreadItem[]; status: TurnStatus; err
 export interface Thread { id: string; sessionId: string; preview: string; ephemeral: boolean; status: ThreadStatus; path: string | null; cwd: string; cliVersion: string; source: unknown; name: string | null; turns: Turn[] }
 
 export interface ThreadStartResponse { thread: Thread; model: string; modelProvider: string; cwd: string }
-export interface ThreadResumeResponse extends ThreadStartResponse { turnsBackwardsCursor: string | null }
-export interface ThreadReadResponse { thread: Thread }
 export interface ThreadTurnsListParams { threadId: string; cursor?: string | null; limit?: number | null; sortDirection?: "asc" | "desc" | null; itemsView?: "summary" | "full" | null }
 export interface ThreadTurnsListResponse { data: Turn[]; nextCursor: string | null; backwardsCursor: string | null }
 export interface ThreadLoadedListResponse { data: string[]; nextCursor: string | null }
@@ -85,9 +82,6 @@ export interface TurnStartParams {
   cwd?: string | null;
 }
 export interface TurnStartResponse { turn: Turn }
-export interface TurnSteerParams { threadId: string; input: UserInput[]; expectedTurnId: string; clientUserMessageId?: string | null }
-export interface TurnSteerResponse { turnId: string }
-export interface TurnInterruptParams { threadId: string; turnId: string }
 
 export interface Notification { method: string; params: unknown }
 export interface TurnNotification { threadId: string; turn: Turn }
@@ -334,34 +328,25 @@ export class AppServerClient {
     return this.request("thread/start", params);
   }
 
-  /** Loads a stored thread, or rejoins it when it is already running in this app-server. */
-  threadResume(params: ThreadResumeParams): Promise<Result<ThreadResumeResponse>> {
-    return this.request("thread/resume", params);
-  }
-
-  threadRead(threadId: string, includeTurns = false): Promise<Result<ThreadReadResponse>> {
-    return this.request("thread/read", { threadId, includeTurns });
-  }
-
   threadTurnsList(params: ThreadTurnsListParams): Promise<Result<ThreadTurnsListResponse>> {
     return this.request("thread/turns/list", params);
   }
 
-  threadLoadedList(): Promise<Result<ThreadLoadedListResponse>> {
-    return this.request("thread/loaded/list", {});
+  /** Every thread loaded in this app-server (all pages of `thread/loaded/list`). */
+  async loadedThreads(): Promise<Result<string[]>> {
+    const threads: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Result<ThreadLoadedListResponse> = await this.request("thread/loaded/list", cursor === null ? {} : { cursor });
+      if (!page.ok) return page;
+      threads.push(...page.value.data);
+      cursor = page.value.nextCursor;
+    } while (cursor !== null);
+    return ok(threads);
   }
 
   turnStart(params: TurnStartParams): Promise<Result<TurnStartResponse>> {
     return this.request("turn/start", params);
-  }
-
-  /** Adds input to the running turn; fails unless `expectedTurnId` is the active turn. */
-  turnSteer(params: TurnSteerParams): Promise<Result<TurnSteerResponse>> {
-    return this.request("turn/steer", params);
-  }
-
-  turnInterrupt(params: TurnInterruptParams): Promise<Result<Record<string, never>>> {
-    return this.request("turn/interrupt", params);
   }
 
   /**

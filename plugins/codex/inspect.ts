@@ -6,16 +6,16 @@
 //   trusted_content_hash = "sha256:…"    (every file of the installed plugin)
 // Whether those hashes still match the installed files only Codex can say (app-server `hooks/list`
 // reports trustStatus), so this reports "trust recorded", not "trust valid".
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { hostConfigDir, readTextOrEmpty } from "../shared/host-files.js";
 
 export const CODEX_PLUGIN_ID = "peerpost@peerpost";
 const HOOKS_FILE = "hooks/hooks.json";
 const DEFAULT_EVENTS = ["session_start", "user_prompt_submit", "stop"];
 
 export function codexHome(env: NodeJS.ProcessEnv): string {
-  return env.CODEX_HOME && env.CODEX_HOME.length > 0 ? env.CODEX_HOME : join(env.HOME ?? homedir(), ".codex");
+  return hostConfigDir(env, "CODEX_HOME", ".codex");
 }
 
 export interface CodexHostReport {
@@ -91,17 +91,10 @@ function table(tables: Tables, ...path: string[]): Map<string, string> | undefin
 
 // ---------------------------------------------------------------------------------------------
 
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-}
 
 function installedVersions(home: string): string[] {
   try {
-    return readdirSync(join(home, "plugins", "cache", "peerpost", "peerpost")).sort();
+    return readdirSync(join(home, "plugins", "cache", "peerpost", "peerpost")).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
   } catch {
     return [];
   }
@@ -139,13 +132,13 @@ function trustRecorded(tables: Tables, key: string): boolean {
 
 export function inspectCodex(env: NodeJS.ProcessEnv): CodexHostReport {
   const home = codexHome(env);
-  const config = readText(join(home, "config.toml"));
+  const config = readTextOrEmpty(join(home, "config.toml"));
   const tables = readTomlTables(config);
   const plugin = table(tables, "plugins", CODEX_PLUGIN_ID);
   const pluginEnabled = plugin !== undefined && plugin.get("enabled") !== "false";
   const versions = installedVersions(home);
   const newest = versions[versions.length - 1];
-  const declared = newest === undefined ? [] : declaredHookKeys(readText(join(home, "plugins", "cache", "peerpost", "peerpost", newest, HOOKS_FILE)));
+  const declared = newest === undefined ? [] : declaredHookKeys(readTextOrEmpty(join(home, "plugins", "cache", "peerpost", "peerpost", newest, HOOKS_FILE)));
   const keys = declared.length > 0 ? declared : DEFAULT_EVENTS.map((event) => `${event}:0:0`);
   const hooksTrusted: Record<string, boolean> = {};
   for (const key of keys) {

@@ -103,7 +103,8 @@ export class CodexTurnPush implements PushTransport {
 
   async deliver(message: MessageState, content: string): Promise<void> {
     const threadId = threadOf(message.to);
-    if (threadId === undefined) throw new PeerpostError("unsupported", `${message.to} is not a Codex thread.`);
+    if (threadId === undefined)
+      throw new PeerpostError("unsupported", `${message.to} is not a Codex thread.`, { details: { to: message.to }, hint: "Only codex:<thread> sessions can be pushed to through the Codex app-server." });
     const client = await this.requireConnection();
     const clientId = clientMessageIdFor(message.id);
     if (await this.alreadyInThread(client, threadId, clientId)) return;
@@ -145,7 +146,7 @@ export class CodexTurnPush implements PushTransport {
       this.failures++;
       return { available: false, reason: `cannot reach the Codex app-server at ${socket} (${describeError(client.error)}); retrying` };
     }
-    const loaded = await loadedThreads(client.value);
+    const loaded = await client.value.loadedThreads();
     if (!loaded.ok) {
       this.failures++;
       this.drop();
@@ -201,18 +202,11 @@ export class CodexTurnPush implements PushTransport {
   }
 }
 
-async function loadedThreads(client: AppServerClient): Promise<Result<string[]>> {
-  const threads: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Result<{ data: string[]; nextCursor: string | null }> = await client.request("thread/loaded/list", cursor === null ? {} : { cursor });
-    if (!page.ok) return page;
-    threads.push(...page.value.data);
-    cursor = page.value.nextCursor;
-  } while (cursor !== null);
-  return { ok: true, value: threads };
-}
 
 function pushError(error: AppServerError): PeerpostError {
-  return new PeerpostError("state_io_error", `Codex app-server (${error.code}): ${describeError(error)}`, { details: { appServerError: error.code, ...(error.rpcCode !== undefined ? { rpcCode: error.rpcCode } : {}) } });
+  // Not the state dir's fault: the push is unsupported right now, and the message waits for read.
+  return new PeerpostError("unsupported", `Codex app-server (${error.code}): ${describeError(error)}`, {
+    details: { appServerError: error.code, ...(error.rpcCode !== undefined ? { rpcCode: error.rpcCode } : {}) },
+    hint: "The Codex app-server daemon could not take the turn; the message stays unread for read and the hooks, and the push is retried. `health` shows push.reason.",
+  });
 }

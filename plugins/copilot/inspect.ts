@@ -2,8 +2,8 @@
 // `copilot plugin install` records `enabledPlugins["peerpost@peerpost"] = true` in
 // $COPILOT_HOME/settings.json; uninstalling a plugin from a local marketplace only sets it to false.
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { hostConfigDir } from "../shared/host-files.js";
 
 export const COPILOT_PLUGIN_ID = "peerpost@peerpost";
 export const COPILOT_HOOK_EVENTS = ["sessionStart", "userPromptSubmitted", "agentStop"];
@@ -25,7 +25,7 @@ interface CopilotSettings {
 }
 
 export function copilotHome(env: NodeJS.ProcessEnv): string {
-  return env.COPILOT_HOME && env.COPILOT_HOME.length > 0 ? env.COPILOT_HOME : join(env.HOME ?? homedir(), ".copilot");
+  return hostConfigDir(env, "COPILOT_HOME", ".copilot");
 }
 
 function readSettings(path: string): CopilotSettings | undefined {

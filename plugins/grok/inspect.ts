@@ -2,10 +2,10 @@
 // on PATH the official CLI? `grok plugin install` copies the plugin under
 // $GROK_HOME/installed-plugins/ (listed in registry.json) and adds it to `[plugins] enabled` in
 // config.toml; uninstalling removes the copy but leaves the `enabled` entry.
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { hostConfigDir, readTextOrEmpty } from "../shared/host-files.js";
 
 /** What Grok 1.0.41 does with plugin hooks (see README.md), and what that means for mail. */
 export const GROK_HOOKS_NOTE = "not run by Grok 1.0.41 for plugins; new mail shows when the agent calls read";
@@ -25,16 +25,9 @@ interface Registry {
 }
 
 export function grokHome(env: NodeJS.ProcessEnv): string {
-  return env.GROK_HOME && env.GROK_HOME.length > 0 ? env.GROK_HOME : join(env.HOME ?? homedir(), ".grok");
+  return hostConfigDir(env, "GROK_HOME", ".grok");
 }
 
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-}
 
 /** The names in config.toml's `[plugins] enabled = [...]` (the array Grok writes, possibly over several lines). */
 export function enabledPlugins(configToml: string): string[] {
@@ -46,7 +39,7 @@ export function enabledPlugins(configToml: string): string[] {
 function installedCopy(home: string): { version: string | null; from: string | null } | undefined {
   let registry: Registry;
   try {
-    registry = JSON.parse(readText(join(home, "installed-plugins", "registry.json"))) as Registry;
+    registry = JSON.parse(readTextOrEmpty(join(home, "installed-plugins", "registry.json"))) as Registry;
   } catch {
     return undefined;
   }
@@ -65,7 +58,7 @@ export function inspectGrok(env: NodeJS.ProcessEnv): GrokHostReport {
   return {
     grokHome: home,
     pluginInstalled: copy !== undefined,
-    pluginEnabled: enabledPlugins(readText(join(home, "config.toml"))).includes("peerpost"),
+    pluginEnabled: enabledPlugins(readTextOrEmpty(join(home, "config.toml"))).includes("peerpost"),
     pluginVersion: copy?.version ?? null,
     installedFrom: copy?.from ?? null,
     hooks: GROK_HOOKS_NOTE,
