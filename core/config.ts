@@ -1,6 +1,6 @@
 // Every PEERPOST_* variable, parsed once with zod. A bad value is an error that names the variable.
 // zod/mini keeps the hook bundles small: they start on every prompt.
-import * as z from "zod/mini";
+import { z, type Zod } from "./zod.js";
 import { PeerpostError } from "./errors.js";
 import { ID_PATTERN } from "./address.js";
 
@@ -75,7 +75,7 @@ export const VARIABLES = {
 } as const;
 
 type Variables = typeof VARIABLES;
-type Parsed = { [K in keyof Variables]?: z.output<ReturnType<Variables[K]["schema"]>> };
+type Parsed = { [K in keyof Variables]?: Zod.output<ReturnType<Variables[K]["schema"]>> };
 
 export interface Config {
   home: string | undefined;

@@ -1,7 +1,7 @@
 // Record schemas for every log: mailbox events, receipts and the sessions registry. Each record has `v: 1`.
 // zod/mini keeps the hook bundles small, and every schema is built on first use: a prompt hook that
 // finds no new log lines never pays for building them.
-import * as z from "zod/mini";
+import { z, type Zod } from "./zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN } from "./address.js";
 import type { RecordSchema } from "./log.js";
 
@@ -97,12 +97,12 @@ const reminderEvent = () =>
   at: isoTime(),
 });
 
-export type MsgEvent = z.infer<ReturnType<typeof msgEvent>>;
-export type DeliveredEvent = z.infer<ReturnType<typeof deliveredEvent>>;
-export type UndeliveredEvent = z.infer<ReturnType<typeof undeliveredEvent>>;
-export type ReadEvent = z.infer<ReturnType<typeof readEvent>>;
-export type ResolvedEvent = z.infer<ReturnType<typeof resolvedEvent>>;
-export type ReminderEvent = z.infer<ReturnType<typeof reminderEvent>>;
+export type MsgEvent = Zod.infer<ReturnType<typeof msgEvent>>;
+export type DeliveredEvent = Zod.infer<ReturnType<typeof deliveredEvent>>;
+export type UndeliveredEvent = Zod.infer<ReturnType<typeof undeliveredEvent>>;
+export type ReadEvent = Zod.infer<ReturnType<typeof readEvent>>;
+export type ResolvedEvent = Zod.infer<ReturnType<typeof resolvedEvent>>;
+export type ReminderEvent = Zod.infer<ReturnType<typeof reminderEvent>>;
 export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | ReadEvent | ResolvedEvent | ReminderEvent;
 
 export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), readEvent(), resolvedEvent(), reminderEvent()]));
@@ -135,7 +135,7 @@ const receiptRecord = () =>
     cwd: z.optional(shortText(4096)),
   }),
 });
-export type ReceiptRecord = z.infer<ReturnType<typeof receiptRecord>>;
+export type ReceiptRecord = Zod.infer<ReturnType<typeof receiptRecord>>;
 export const receiptSchema = lazy<ReceiptRecord>(receiptRecord);
 
 export const SESSION_HOSTS = ["claude-code", "codex", "copilot", "grok"] as const;
@@ -161,5 +161,5 @@ const sessionRecord = () =>
     /** The live push transport the session's server can use ("none" when mail waits for read and hooks). */
     push: z.optional(shortText(32)),
 });
-export type SessionRecord = z.infer<ReturnType<typeof sessionRecord>>;
+export type SessionRecord = Zod.infer<ReturnType<typeof sessionRecord>>;
 export const sessionSchema = lazy<SessionRecord>(sessionRecord);

@@ -21,7 +21,15 @@ const HOSTS = ["claude-code", "codex", "copilot", "grok"];
 // ESM bundles of CommonJS dependencies need a `require`.
 const banner = "import { createRequire as __peerpostCreateRequire } from 'node:module'; const require = __peerpostCreateRequire(import.meta.url);";
 
-const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning" };
+/** core/zod.ts loads zod/mini with require(), on first use; bundles get only the functions core/zod-exports.ts lists. */
+const zodExports = {
+  name: "zod-exports",
+  setup(context) {
+    context.onResolve({ filter: /^zod\/mini$/ }, (args) => (args.kind === "require-call" ? { path: join(root, "core/zod-exports.ts") } : undefined));
+  },
+};
+
+const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports] };
 
 /** Servers and the CLI: single ESM files. */
 function bundleEsm(entry, outfile, { shebang = false } = {}) {
@@ -34,7 +42,15 @@ function bundleEsm(entry, outfile, { shebang = false } = {}) {
  * behind lazy requires and are never evaluated by a hook that only reads.
  */
 function bundleHooks(entry, outfile) {
-  return build({ ...common, entryPoints: [join(root, entry)], outfile: join(out, outfile), format: "cjs", plugins: [vendorOutside] });
+  return build({
+    ...common,
+    entryPoints: [join(root, entry)],
+    outfile: join(out, outfile),
+    format: "cjs",
+    plugins: [zodExports, vendorOutside],
+    // core/zod.ts reads import.meta only where `require` is missing, which a CommonJS bundle never is.
+    logOverride: { "empty-import-meta": "silent" },
+  });
 }
 
 /** Packages the core imports lazily (on first write or first id): bundled beside the hooks, not into them. */

@@ -105,3 +105,17 @@ test("the README documents every PEERPOST_* variable", async () => {
   const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
   for (const name of Object.keys(VARIABLES)) assert.ok(readme.includes(`| \`${name}\` |`), `${name} is in the README's settings table`);
 });
+
+test("the bundles' zod list holds every zod/mini function the core uses", async () => {
+  const { readFileSync, readdirSync } = await import("node:fs");
+  const exported = new Set(Object.keys(await import("../core/zod-exports.js")));
+  const coreDir = new URL("../../core/", import.meta.url);
+  const used = new Set<string>();
+  for (const name of readdirSync(coreDir).filter((file) => file.endsWith(".ts"))) {
+    const source = readFileSync(new URL(name, coreDir), "utf8");
+    if (!source.includes('from "./zod.js"')) continue;
+    for (const match of source.matchAll(/\bz\.([A-Za-z_]+)/g)) used.add(match[1]!);
+  }
+  assert.ok(used.size > 10, "found the core's zod calls");
+  for (const name of used) assert.ok(exported.has(name), `core/zod-exports.ts exports ${name}`);
+});
