@@ -37,6 +37,11 @@ export interface MailboxState {
   idempotency: Record<string, string>;
 }
 
+/** Oldest first: ULID ids sort by time. */
+export function byId(a: { id: string }, b: { id: string }): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 export function emptyState(): MailboxState {
   return { messages: {}, idempotency: {} };
 }

@@ -8,7 +8,7 @@ import { JsonlLog, type LogOptions } from "./log.js";
 import { MailboxView } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
-import { applyEvent, emptyState, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
+import { applyEvent, byId, emptyState, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
 import { dueReminder } from "./reminders.js";
 import { PeerpostError, ioError } from "./errors.js";
 import { parseAddress } from "./address.js";
@@ -127,6 +127,20 @@ export class Mailbox {
     return await view.save();
   }
 
+  /**
+   * Appends what `decide` returns, deciding under the log's lock on `scope`'s view folded to the end of
+   * the log; returns that view refreshed past the append.
+   */
+  private async appendFor(scope: string, decide: (view: MailboxView) => MailboxEvent[]): Promise<MailboxView> {
+    const view = this.view(scope);
+    await this.log.transact(() => {
+      view.refresh();
+      return decide(view);
+    });
+    view.refresh();
+    return view;
+  }
+
   status(message: MessageState): MessageStatus {
     return messageStatus(message, this.settings.now(), this.settings);
   }
@@ -150,12 +164,10 @@ export class Mailbox {
         details: { field: "to", value: input.to },
         hint: "Pick another session from `agents`, or pass allowSelf: true if you really mean to message yourself.",
       });
-    const view = this.view(input.from);
     const newId = await idFactory();
     let id: string | undefined;
     let created = false;
-    await this.log.transact(() => {
-      view.refresh();
+    const view = await this.appendFor(input.from, (view) => {
       id = input.idempotencyKey === undefined ? undefined : view.state.idempotency[`${input.from}\n${input.idempotencyKey}`];
       if (id !== undefined) return [];
       const event = this.newMessage(view, input, newId);
@@ -163,7 +175,6 @@ export class Mailbox {
       created = true;
       return [event];
     });
-    view.refresh();
     return { message: readBack(view, id!), created };
   }
 
@@ -215,47 +226,39 @@ export class Mailbox {
     const unreadOnly = options.unreadOnly ?? true;
     const selected = Object.values(view.state.messages)
       .filter((message) => message.to === address && (!unreadOnly || !message.read))
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .sort(byId)
       .slice(0, options.limit ?? Infinity);
     return selected.map((message) => ({ message, body: this.body(message), status: this.status(message) }));
   }
 
   /** Claims delivery of a message to its recipient: true for the one caller that recorded it. */
   async markDelivered(recipient: string, id: string, via: string): Promise<boolean> {
-    const view = this.view(recipient);
     let claimed = false;
-    await this.log.transact(() => {
-      view.refresh();
+    await this.appendFor(recipient, (view) => {
       const message = view.state.messages[id];
       if (!message || message.to !== recipient || message.delivered) return [];
       claimed = true;
       return [{ v: 1, type: "delivered", id, via, at: this.nowIso() }];
     });
-    view.refresh();
     return claimed;
   }
 
   /** Gives back a delivery claim whose push failed, so a later push may deliver the message. */
   async releaseDelivery(recipient: string, id: string, via: string): Promise<boolean> {
-    const view = this.view(recipient);
     let released = false;
-    await this.log.transact(() => {
-      view.refresh();
+    await this.appendFor(recipient, (view) => {
       const message = view.state.messages[id];
       if (!message || message.delivered?.via !== via || message.read) return [];
       released = true;
       return [{ v: 1, type: "undelivered", id, via, at: this.nowIso() }];
     });
-    view.refresh();
     return released;
   }
 
   /** Records that `by` read these messages; ids already read are skipped. */
   async markRead(by: string, ids: string[]): Promise<string[]> {
-    const view = this.view(by);
     let marked: string[] = [];
-    await this.log.transact(() => {
-      view.refresh();
+    await this.appendFor(by, (view) => {
       marked = ids.filter((id) => {
         const message = view.state.messages[id];
         return message !== undefined && message.to === by && !message.read;
@@ -263,7 +266,6 @@ export class Mailbox {
       const at = this.nowIso();
       return marked.map((id): MailboxEvent => ({ v: 1, type: "read", id, by, at }));
     });
-    view.refresh();
     return marked;
   }
 
@@ -271,14 +273,12 @@ export class Mailbox {
     if (input.text !== undefined) checkBody(input.text, input.resolution === "reply" ? "message" : "reason");
     if (input.resolution === "reply" && (input.text === undefined || input.text.length === 0))
       throw new PeerpostError("invalid_arguments", "A reply needs a message.", { details: { field: "message" }, hint: "Pass message: the text of your reply, or use resolution decline/done." });
-    const view = this.view(input.by);
     // A message outside the caller's view is someone else's (or nobody's): say which, before taking the lock.
-    const known = view.state.messages[input.id] ?? this.find(input.id);
+    const known = this.view(input.by).state.messages[input.id] ?? this.find(input.id);
     if (!known) throw notFound(input.id);
     const newId = await idFactory();
     let replyId: string | undefined;
-    await this.log.transact(() => {
-      view.refresh();
+    const view = await this.appendFor(input.by, (view) => {
       const message = view.state.messages[input.id] ?? known;
       if (message.to !== input.by)
         throw new PeerpostError("wrong_recipient", `Message ${input.id} was sent to ${message.to}, not to ${input.by}; only its recipient can resolve it.`, {
@@ -303,7 +303,6 @@ export class Mailbox {
       events.push(resolved);
       return events;
     });
-    view.refresh();
     const result: ResolveResult = { message: readBack(view, input.id) };
     if (replyId !== undefined) result.reply = readBack(view, replyId);
     return result;
@@ -326,22 +325,19 @@ export class Mailbox {
   private scanFor(keep: (message: MsgEvent) => boolean): MessageState[] {
     const state = emptyState();
     this.log.scan(0, (entry) => applyEvent(state, entry.record, entry.offset, keep));
-    return Object.values(state.messages).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return Object.values(state.messages).sort(byId);
   }
 
   /** Records the next reminder for a message if one is due; returns its number, or undefined. */
   async remind(recipient: string, id: string, via: string): Promise<number | undefined> {
-    const view = this.view(recipient);
     let n: number | undefined;
-    await this.log.transact(() => {
-      view.refresh();
+    await this.appendFor(recipient, (view) => {
       const message = view.state.messages[id];
       const due = message && message.to === recipient ? dueReminder(message, this.settings.now(), this.settings) : undefined;
       if (!due) return [];
       n = due.n;
       return [{ v: 1, type: "reminder", id, n: due.n, via, at: this.nowIso() }];
     });
-    view.refresh();
     return n;
   }
 

@@ -5,7 +5,7 @@ import { formatAddress } from "../core/address.js";
 import { dueReminder } from "../core/reminders.js";
 import { mailNote } from "../core/notes.js";
 import { findAncestor } from "../core/process-tree.js";
-import type { MessageState } from "../core/fold.js";
+import { byId, type MessageState } from "../core/fold.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 
 /** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
@@ -21,7 +21,7 @@ async function pending(peerpost: Peerpost, address: string, via: string): Promis
   await peerpost.mailbox.persist(view, SNAPSHOT_MIN_BYTES);
   const now = peerpost.config.now();
   const mine = Object.values(view.state.messages).filter((message) => message.to === address);
-  const unread = mine.filter((message) => !message.read && !message.resolved).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const unread = mine.filter((message) => !message.read && !message.resolved).sort(byId);
   const due = mine.filter((message) => dueReminder(message, now, peerpost.mailbox.settings) !== undefined);
   return {
     unread,

@@ -4,7 +4,7 @@
 // the message unread: the hooks and `read` still surface it.
 import { watch, type FSWatcher } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
-import type { MessageState } from "../fold.js";
+import { byId, type MessageState } from "../fold.js";
 import { renderEnvelope } from "../envelope.js";
 import { dueReminder } from "../reminders.js";
 import { mailNote } from "../notes.js";
@@ -136,7 +136,7 @@ export class PushLoop {
       const view = mailbox.view(identity.address);
       const now = this.peerpost.config.now();
       const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved);
-      for (const message of pending.sort((a, b) => (a.id < b.id ? -1 : 1))) await this.pushOne(identity, message);
+      for (const message of pending.sort(byId)) await this.pushOne(identity, message);
       if (this.transport.remind) {
         for (const message of Object.values(view.state.messages)) {
           if (message.to !== identity.address || !dueReminder(message, now, mailbox.settings)) continue;

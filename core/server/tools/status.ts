@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { PeerpostError } from "../../errors.js";
-import type { MessageState } from "../../fold.js";
+import { byId, type MessageState } from "../../fold.js";
 import { describeMessage, messageFields } from "../projection.js";
 import { renderReason } from "../../envelope.js";
 
@@ -44,7 +44,7 @@ export const statusTool = defineTool({
     const view = mailbox.view(me.address);
     const thread = Object.values(view.state.messages)
       .filter((other) => other.conversationId === message.conversationId)
-      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .sort(byId)
       .map((other) => describeMessage(other, mailbox.status(other)));
     return { message: detail, thread };
   },

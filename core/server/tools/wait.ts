@@ -4,7 +4,7 @@ import { ADDRESS_PATTERN } from "../../address.js";
 import { PeerpostError } from "../../errors.js";
 import { waitFor } from "../../wait.js";
 import { renderReason } from "../../envelope.js";
-import type { MessageStatus } from "../../fold.js";
+import { byId, type MessageStatus } from "../../fold.js";
 import { MESSAGE_STATUSES, showMessage, shownMessage } from "../projection.js";
 
 export const WAIT_OUTCOMES = ["reply", "declined", "done", "unresolved", "expired", "message", "timeout"] as const;
@@ -63,7 +63,7 @@ export async function waitForMessage(context: ToolContext, query: { messageId?: 
     }
     const next = Object.values(view.state.messages)
       .filter((message) => message.to === me.address && !message.read && (query.from === undefined || message.from === query.from))
-      .sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+      .sort(byId)[0];
     return next ? { outcome: "message", messageId: next.id, messageStatus: mailbox.status(next), message: showMessage(mailbox, next) } : undefined;
   };
   const waited = await waitFor(check, { timeoutMs: query.timeoutMs, pollMs: config.waitPollMs, watchDir: stateDir.path, signal: context.signal });
