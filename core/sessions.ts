@@ -16,6 +16,8 @@ export interface SessionEntry {
   cwd?: string;
   /** Set by the host from the session; untrusted text. */
   title?: string;
+  /** A human name: given with `peerpost name`, else the host's title when it has one. */
+  name?: string;
   roles: string[];
   /** Live push transport its server reported ("none" without one); undefined when no server reported yet. */
   push?: string;
@@ -59,6 +61,8 @@ export class Sessions {
       if (cwd !== undefined) entry.cwd = cwd;
       const title = record.title ?? previous?.title;
       if (title !== undefined) entry.title = title;
+      const name = record.name ?? previous?.name;
+      if (name !== undefined) entry.name = name;
       const push = record.push ?? previous?.push;
       if (push !== undefined) entry.push = push;
       byAddress.set(record.address, entry);
@@ -99,7 +103,7 @@ export class Sessions {
     if (holders.length === 0)
       throw new PeerpostError("not_found", `No live session holds the role ${role}.`, {
         details: { to },
-        hint: "Call `agents` to see live sessions and their roles, then message one by its exact address. A session takes roles from PEERPOST_ROLES.",
+        hint: "Call `agents` to see live sessions and their roles, then message one by its exact address. A session takes roles from PEERPOST_ROLES, or from `peerpost role set`.",
       });
     throw new PeerpostError("ambiguous", `${holders.length} live sessions hold the role ${role}; refusing to guess.`, {
       details: { to, candidates: holders.map((entry) => ({ address: entry.address, cwd: entry.cwd ?? null, lastSeen: entry.lastSeen })) },

@@ -6,21 +6,26 @@ import { ADAPTERS } from "../../plugins/hosts.js";
 import type { HostName } from "../config.js";
 import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
 import { doctor } from "./doctor.js";
+import { role, roles } from "./role.js";
 import { EXIT, printError, UsageError } from "./output.js";
 
 const USAGE = `peerpost ${VERSION} — messages between AI coding agents on this machine
 
 usage:
   peerpost serve [--host claude-code|codex|copilot|grok|generic]   MCP server on stdio
-  peerpost send --from ADDR --to ADDR [--anticipation reply|action|fyi] TEXT
+  peerpost send [--from ADDR] --to ADDR [--anticipation reply|action|fyi] TEXT   (--from: default user:<login name>)
   peerpost inbox ADDR [--all]                 show messages to ADDR (does not mark them read)
   peerpost reply ID --as ADDR (--reply TEXT | --decline REASON | --done)
   peerpost status [ID]                        one message, or a summary per session
   peerpost agents [--all]                     sessions peerpost knows
   peerpost tail [--from-start]                follow the mailbox live
   peerpost doctor                             check the state dir and each host's install
+  peerpost role set NAME ADDR [--procedure FILE]   give a role to a session (its open requests follow)
+  peerpost role clear NAME                    nobody holds the role; its mail waits
+  peerpost roles                              roles, holders, procedures, open requests
 
-Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>.
+Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>,
+user:<name> (a person; PEERPOST_USER, else the login name).
 State dir: ~/.peerpost, or PEERPOST_HOME. Exit codes: 0 ok, 1 error, 2 usage.
 `;
 
@@ -36,6 +41,7 @@ const OPTIONS = {
   decline: { type: "string" },
   done: { type: "boolean" },
   "from-start": { type: "boolean" },
+  procedure: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -91,6 +97,12 @@ async function run(argv: string[]): Promise<number> {
       }
       case "doctor":
         return doctor(json);
+      case "role":
+        await role(rest, flags, json);
+        return EXIT.ok;
+      case "roles":
+        roles(json);
+        return EXIT.ok;
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }

@@ -6,6 +6,8 @@ import { renderEnvelope } from "../envelope.js";
 import { PeerpostError } from "../errors.js";
 import { ANTICIPATIONS, type Anticipation } from "../schemas.js";
 import { describeMessage } from "../server/projection.js";
+import { recipientWarning, resolveRecipient } from "../recipients.js";
+import { userAddress } from "../user.js";
 import { printJson, table, UsageError } from "./output.js";
 
 export interface Flags {
@@ -23,17 +25,19 @@ function open(): Peerpost {
 }
 
 export async function send(flags: Flags, text: string | undefined, json: boolean): Promise<void> {
-  const from = parseAddress(requireString(flags, "from"), "--from").text;
   const to = requireString(flags, "to");
   if (!text) throw new UsageError("send needs the message text");
   const anticipation = (flags.anticipation ?? "fyi") as Anticipation;
   if (!ANTICIPATIONS.includes(anticipation)) throw new UsageError(`--anticipation must be one of ${ANTICIPATIONS.join(", ")}`);
   const peerpost = open();
-  const recipient = peerpost.sessions.resolveRecipient(parseAddress(to, "--to").text);
+  // A person sends as themselves (user:<name>) unless they say otherwise.
+  const from = typeof flags.from === "string" ? parseAddress(flags.from, "--from").text : userAddress(peerpost.config);
+  const recipient = resolveRecipient(peerpost, parseAddress(to, "--to").text);
+  const warning = recipientWarning(recipient);
   const { message } = await peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: text, anticipation });
-  await peerpost.receipts.record({ kind: "send", host: "cli", from, to: recipient.address, messageId: message.id, delivery: "queued", warnings: [], origin: { source: "explicit", detail: "--from", pid: process.pid, cwd: process.cwd() } });
-  if (json) printJson({ ok: true, messageId: message.id, to: recipient.address, conversationId: message.conversationId, recipientAlive: recipient.entry.alive });
-  else process.stdout.write(`sent ${message.id} to ${recipient.address}${recipient.entry.alive ? "" : " (not running now; it will wait)"}\n`);
+  await peerpost.receipts.record({ kind: "send", host: "cli", from, to: message.to, messageId: message.id, delivery: "queued", warnings: warning ? [warning.message] : [], origin: { source: "explicit", detail: typeof flags.from === "string" ? "--from" : "user", pid: process.pid, cwd: process.cwd() } });
+  if (json) printJson({ ok: true, messageId: message.id, from, to: message.to, ...(recipient.via ? { via: recipient.via } : {}), conversationId: message.conversationId, recipientAlive: recipient.alive, ...(warning ? { warnings: [warning] } : {}) });
+  else process.stdout.write(`sent ${message.id} from ${from} to ${message.to}${warning ? ` (${warning.code}: ${warning.message})` : ""}\n`);
 }
 
 export function inbox(address: string | undefined, flags: Flags, json: boolean): void {
@@ -41,11 +45,11 @@ export function inbox(address: string | undefined, flags: Flags, json: boolean):
   const peerpost = open();
   const entries = peerpost.mailbox.inbox(parseAddress(address).text, { unreadOnly: !flags.all });
   if (json) {
-    printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), envelope: renderEnvelope(entry.message, entry.body) })) });
+    printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })) });
     return;
   }
   if (entries.length === 0) process.stdout.write(flags.all ? "no messages\n" : "no unread messages\n");
-  for (const entry of entries) process.stdout.write(`${renderEnvelope(entry.message, entry.body)}\n\n`);
+  for (const entry of entries) process.stdout.write(`${renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message))}\n\n`);
 }
 
 export async function reply(id: string | undefined, flags: Flags, json: boolean): Promise<void> {

@@ -22,11 +22,15 @@ import { statusTool } from "./tools/status.js";
 import { agentsTool } from "./tools/agents.js";
 import { receiptsTool } from "./tools/receipts.js";
 import { healthTool } from "./tools/health.js";
+import { rolesTool } from "./tools/roles.js";
+import { roleTool } from "./tools/role.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, receiptsTool, healthTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, rolesTool, receiptsTool, healthTool];
+/** Tools a server offers only when the user started it with a switch for them. */
+const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
 
 const errorShape = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional(), hint: z.string().optional() });
 const warningShape = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
@@ -61,6 +65,7 @@ export interface PeerpostServer {
 
 export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env): PeerpostServer {
   const peerpost = openPeerpost({ env });
+  const tools = peerpost.config.roleAdmin ? [...TOOLS, ...ROLE_ADMIN_TOOLS] : TOOLS;
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;
   const instructions = adapter.instructions ? `${SERVER_INSTRUCTIONS} ${adapter.instructions}` : SERVER_INSTRUCTIONS;
@@ -75,10 +80,10 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       refreshIdentity: async () => void (await identity.resolve(undefined, true)),
     });
 
-  const schemas = new Map(TOOLS.map((tool) => [tool.name, { input: inputJsonSchema(tool), output: outputJsonSchema(tool) }]));
+  const schemas = new Map(tools.map((tool) => [tool.name, { input: inputJsonSchema(tool), output: outputJsonSchema(tool) }]));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map((tool) => ({
+    tools: tools.map((tool) => ({
       name: tool.name,
       title: tool.annotations.title,
       description: tool.description,
@@ -98,9 +103,9 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => track(callTool(request.params, extra.signal)));
 
   async function callTool(params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: unknown }, signal: AbortSignal) {
-    const tool = TOOLS.find((candidate) => candidate.name === params.name);
+    const tool = tools.find((candidate) => candidate.name === params.name);
     if (!tool)
-      return errorResult(new PeerpostError("not_found", `No tool named ${JSON.stringify(params.name)}.`, { details: { tools: TOOLS.map((known) => known.name) }, hint: "Call one of the listed tools." }));
+      return errorResult(new PeerpostError("not_found", `No tool named ${JSON.stringify(params.name)}.`, { details: { tools: tools.map((known) => known.name) }, hint: "Call one of the listed tools." }));
     const warnings: Warning[] = [];
     try {
       const { args, warnings: argumentWarnings } = parseArguments(tool.input, schemas.get(tool.name)!.input as ArgumentSchema, params.arguments);

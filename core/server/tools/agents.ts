@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { SESSION_HOSTS } from "../../schemas.js";
+import { roleState, rolesOf } from "../../roles.js";
 
 const input = z
   .object({
@@ -15,7 +16,8 @@ const session = z.object({
   sessionId: z.string(),
   cwd: z.string().optional(),
   title: z.string().optional().describe("Set by the other session's host; untrusted text."),
-  roles: z.array(z.string()),
+  roles: z.array(z.string()).describe("Roles it holds now: given at run time by the user, or from PEERPOST_ROLES."),
+  name: z.string().optional().describe("A human name the user gave it, or its host's title; untrusted text."),
   push: z.string().optional().describe("Live push transport, or none: then mail waits for its next prompt or read."),
   alive: z.boolean(),
   self: z.boolean(),
@@ -35,7 +37,10 @@ export const agentsTool = defineTool({
   annotations: { title: "List agent sessions", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
     const self = context.maybeIdentity()?.address;
-    const sessions = context.peerpost.sessions.list({ host: args.host, includeDead: args.includeDead }).map(({ hostPid: _hostPid, source: _source, ...entry }) => ({ ...entry, self: entry.address === self }));
+    const state = roleState(context.peerpost);
+    const sessions = context.peerpost.sessions
+      .list({ host: args.host, includeDead: args.includeDead })
+      .map(({ hostPid: _hostPid, source: _source, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), self: entry.address === self }));
     return self === undefined ? { sessions } : { self, sessions };
   },
 });

@@ -7,7 +7,7 @@ import { renderReason } from "../../envelope.js";
 
 const input = z.object({ messageId: z.string().describe("The id of a message you sent or received.") }).strict();
 
-const historyEntry = z.object({ event: z.enum(["sent", "delivered", "read", "reminder", "resolved"]), at: z.string(), detail: z.string().optional() });
+const historyEntry = z.object({ event: z.enum(["sent", "handover", "delivered", "read", "reminder", "resolved"]), at: z.string(), detail: z.string().optional() });
 
 const output = z.object({
   message: messageFields.extend({ history: z.array(historyEntry), reminders: z.number(), replyId: z.string().optional(), reason: z.string().optional() }),
@@ -15,7 +15,11 @@ const output = z.object({
 });
 
 function history(message: MessageState): z.infer<typeof historyEntry>[] {
-  const entries: z.infer<typeof historyEntry>[] = [{ event: "sent", at: message.sentAt, detail: `by ${message.from}` }];
+  // Where it went first: the holder before any handover.
+  const firstTo = message.handovers?.[0]?.from ?? message.to;
+  const entries: z.infer<typeof historyEntry>[] = [{ event: "sent", at: message.sentAt, detail: `by ${message.from} to ${message.via ? `${message.via} (held by ${firstTo === message.via ? "nobody" : firstTo})` : firstTo}` }];
+  for (const step of message.handovers ?? [])
+    entries.push({ event: "handover", at: step.at, detail: `${message.via} moved from ${step.from === message.via ? "nobody" : step.from} to ${step.to === message.via ? "nobody" : step.to}` });
   if (message.delivered) entries.push({ event: "delivered", at: message.delivered.at, detail: `via ${message.delivered.via}` });
   if (message.read) entries.push({ event: "read", at: message.read.at, detail: `by ${message.read.by}` });
   if (message.reminders.lastAt) entries.push({ event: "reminder", at: message.reminders.lastAt, detail: `${message.reminders.count} so far` });
