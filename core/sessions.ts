@@ -53,7 +53,8 @@ export class Sessions {
         alive: false,
         source: record.source,
         firstSeen: previous?.firstSeen ?? record.at,
-        lastSeen: record.at,
+        // A person naming a session is not the session being seen.
+        lastSeen: record.source === "cli" && previous ? previous.lastSeen : record.at,
       };
       const hostPid = record.hostPid ?? previous?.hostPid;
       if (hostPid !== undefined) entry.hostPid = hostPid;

@@ -7,6 +7,7 @@ import type { HostName } from "../config.js";
 import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
 import { doctor } from "./doctor.js";
 import { role, roles } from "./role.js";
+import { name, resolve } from "./names.js";
 import { EXIT, printError, UsageError } from "./output.js";
 
 const USAGE = `peerpost ${VERSION} — messages between AI coding agents on this machine
@@ -23,6 +24,8 @@ usage:
   peerpost role set NAME ADDR [--procedure FILE]   give a role to a session (its open requests follow)
   peerpost role clear NAME                    nobody holds the role; its mail waits
   peerpost roles                              roles, holders, procedures, open requests
+  peerpost name ADDR NAME                     give a session a name people use
+  peerpost resolve QUERY                      sessions matching a name, dir, host or id, ranked with reasons
 
 Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>,
 user:<name> (a person; PEERPOST_USER, else the login name).
@@ -102,6 +105,12 @@ async function run(argv: string[]): Promise<number> {
         return EXIT.ok;
       case "roles":
         roles(json);
+        return EXIT.ok;
+      case "name":
+        await name(rest, json);
+        return EXIT.ok;
+      case "resolve":
+        resolve(rest, json);
         return EXIT.ok;
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);

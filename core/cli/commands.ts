@@ -8,6 +8,7 @@ import { ANTICIPATIONS, type Anticipation } from "../schemas.js";
 import { describeMessage } from "../server/projection.js";
 import { recipientWarning, resolveRecipient } from "../recipients.js";
 import { userAddress } from "../user.js";
+import { roleState, rolesOf } from "../roles.js";
 import { printJson, table, UsageError } from "./output.js";
 
 export interface Flags {
@@ -88,13 +89,14 @@ export function status(id: string | undefined, json: boolean): void {
 
 export function agents(flags: Flags, json: boolean): void {
   const peerpost = open();
-  const sessions = peerpost.sessions.list({ includeDead: Boolean(flags.all) });
+  const state = roleState(peerpost);
+  const sessions = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session) }));
   if (json) {
     printJson({ ok: true, sessions });
     return;
   }
   if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (use --all to see ended ones)\n");
-  else process.stdout.write(table([["ADDRESS", "HOST", "RUNNING", "LAST SEEN", "CWD"], ...sessions.map((session) => [session.address, session.host, session.alive ? "yes" : "no", session.lastSeen, session.cwd ?? ""])]));
+  else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "RUNNING", "ROLES", "LAST SEEN", "CWD"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.alive ? "yes" : "no", session.roles.join(","), session.lastSeen, session.cwd ?? ""])]));
 }
 
 /** Follows the mailbox and prints each event as it is appended, until interrupted. */

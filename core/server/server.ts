@@ -23,12 +23,13 @@ import { agentsTool } from "./tools/agents.js";
 import { receiptsTool } from "./tools/receipts.js";
 import { healthTool } from "./tools/health.js";
 import { rolesTool } from "./tools/roles.js";
+import { resolveTool } from "./tools/resolve.js";
 import { roleTool } from "./tools/role.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, rolesTool, receiptsTool, healthTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, receiptsTool, healthTool];
 /** Tools a server offers only when the user started it with a switch for them. */
 const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
 
