@@ -40,11 +40,12 @@ function codePointRef(text: string): string {
 
 /** Escapes markup, control, bidi and invisible characters as visible character references. */
 export function escapeText(text: string): string {
-  return text
-    .replace(/[&<>"']/g, (char) => MARKUP[char]!)
-    .replace(LONE_SURROGATES, (char) => codePointRef(char))
-    .replace(CONTROLS, codePointRef)
-    .replace(INVISIBLE, codePointRef);
+  return visibleText(text.replace(/[&<>"']/g, (char) => MARKUP[char]!));
+}
+
+/** Control, bidi and invisible characters and lone surrogates as visible references (for a terminal too). */
+export function visibleText(text: string): string {
+  return text.replace(LONE_SURROGATES, (char) => codePointRef(char)).replace(CONTROLS, codePointRef).replace(INVISIBLE, codePointRef);
 }
 
 function attributes(values: Record<string, string | boolean | undefined>): string {

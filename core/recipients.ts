@@ -4,6 +4,7 @@ import { parseAddress } from "./address.js";
 import { roleState } from "./roles.js";
 import type { Peerpost } from "./peerpost.js";
 import type { SessionEntry } from "./sessions.js";
+import type { DiscoveredSession } from "./discovery.js";
 
 export interface Recipient {
   /** The address the message is stored for: a session, a person, or `role:<name>` while nobody holds it. */
@@ -18,7 +19,7 @@ export interface RecipientWarning {
   message: string;
 }
 
-export function resolveRecipient(peerpost: Peerpost, to: string): Recipient {
+export async function resolveRecipient(peerpost: Peerpost, to: string): Promise<Recipient> {
   const address = parseAddress(to, "to");
   if (address.kind === "user") return { address: to, alive: false };
   if (address.kind === "role") {
@@ -29,10 +30,27 @@ export function resolveRecipient(peerpost: Peerpost, to: string): Recipient {
       return entry ? { address: held.holder, via: to, entry, alive: entry.alive } : { address: held.holder, via: to, alive: false };
     }
   }
-  const found = peerpost.sessions.resolveRecipient(to);
+  const found = peerpost.sessions.resolveRecipient(to, () => findUnseen(peerpost, to));
+  if (found.discovered) await registerDiscovered(peerpost, found.discovered);
   const recipient: Recipient = { address: found.address, entry: found.entry, alive: found.entry.alive };
   if (found.via !== undefined) recipient.via = found.via;
   return recipient;
+}
+
+function findUnseen(peerpost: Peerpost, to: string): DiscoveredSession | undefined {
+  return peerpost.discover?.(peerpost.env).find((session) => session.address === to);
+}
+
+/** A session known from its host's files becomes a registered one at its first message. */
+async function registerDiscovered(peerpost: Peerpost, session: DiscoveredSession): Promise<void> {
+  await peerpost.sessions.register({
+    host: session.host,
+    address: session.address,
+    sessionId: session.sessionId,
+    source: "discovered",
+    ...(session.cwd !== undefined ? { cwd: session.cwd } : {}),
+    ...(session.title !== undefined ? { title: session.title } : {}),
+  });
 }
 
 /** What the sender should know about where its message waits. */

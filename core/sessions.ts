@@ -5,6 +5,7 @@ import { JsonlLog, type LogOptions } from "./log.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
 import { isAlive } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
+import type { DiscoveredSession } from "./discovery.js";
 
 export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid">;
 
@@ -86,16 +87,19 @@ export class Sessions {
    * Resolves a `to` address exactly, never by guessing: a session address must be registered (it may be
    * offline: mail waits, and `alive` says so); `role:<name>` must name exactly one live session.
    */
-  resolveRecipient(to: string): { address: string; via?: string; entry: SessionEntry } {
+  resolveRecipient(to: string, unseen?: () => DiscoveredSession | undefined): { address: string; via?: string; entry: SessionEntry; discovered?: DiscoveredSession } {
     const sessions = this.all();
     if (!to.startsWith("role:")) {
       const entry = sessions.find((session) => session.address === to);
       if (entry) return { address: to, entry };
+      // A session its host wrote files for but peerpost has not seen: exact address only, never a guess.
+      const found = unseen?.();
+      if (found) return { address: to, discovered: found, entry: { address: to, host: found.host, sessionId: found.sessionId, roles: [], alive: false, source: "discovered", firstSeen: found.lastActivity, lastSeen: found.lastActivity } };
       const [kind, id = ""] = to.split(":");
       const similar = sessions.filter((session) => session.address.startsWith(`${kind}:`) && (session.sessionId.startsWith(id.slice(0, 6)) || id.startsWith(session.sessionId.slice(0, 6))));
       throw new PeerpostError("not_found", `No session ${to} is known to peerpost.`, {
         details: { to, similar: similar.slice(0, 5).map((session) => session.address) },
-        hint: "Call `agents` to list sessions and use an address exactly as it appears there. A session becomes known when its host starts with the peerpost plugin, or at its first peerpost tool call.",
+        hint: "Call `agents` (includeUnseen lists sessions from the hosts' own files too) and use an address exactly as it appears there. A session becomes known when its host starts with the peerpost plugin, or at its first peerpost tool call.",
       });
     }
     const role = to.slice("role:".length);

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { VERSION } from "../version.js";
 import { serveStdio } from "../server/server.js";
 import { ADAPTERS } from "../../plugins/hosts.js";
+import { discoverAll } from "../../plugins/discovery.js";
 import type { HostName } from "../config.js";
 import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
 import { doctor } from "./doctor.js";
@@ -74,7 +75,7 @@ async function run(argv: string[]): Promise<number> {
         const host = (values.host ?? process.env.PEERPOST_HOST ?? "generic") as HostName;
         if (!(host in ADAPTERS)) throw new UsageError(`--host must be one of ${Object.keys(ADAPTERS).join(", ")}`);
         // A host named here is taken as said; only the plugin bundles detect their host from the environment.
-        await serveStdio(ADAPTERS[host]);
+        await serveStdio(ADAPTERS[host], process.env, { discover: discoverAll });
         return -1;
       }
       case "send":

@@ -2,14 +2,16 @@
 // and prints text or JSON.
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { parseAddress } from "../address.js";
-import { renderEnvelope } from "../envelope.js";
+import { renderEnvelope, visibleText } from "../envelope.js";
 import { PeerpostError } from "../errors.js";
 import { ANTICIPATIONS, type Anticipation } from "../schemas.js";
 import { describeMessage } from "../server/projection.js";
 import { recipientWarning, resolveRecipient } from "../recipients.js";
 import { userAddress } from "../user.js";
 import { roleState, rolesOf } from "../roles.js";
+import { unseenSessions } from "../discovery.js";
 import { printJson, table, UsageError } from "./output.js";
+import { discoverAll } from "../../plugins/discovery.js";
 
 export interface Flags {
   [name: string]: string | boolean | undefined;
@@ -22,7 +24,7 @@ function requireString(flags: Flags, name: string): string {
 }
 
 function open(): Peerpost {
-  return openPeerpost({});
+  return openPeerpost({ discover: discoverAll });
 }
 
 export async function send(flags: Flags, text: string | undefined, json: boolean): Promise<void> {
@@ -33,7 +35,7 @@ export async function send(flags: Flags, text: string | undefined, json: boolean
   const peerpost = open();
   // A person sends as themselves (user:<name>) unless they say otherwise.
   const from = typeof flags.from === "string" ? parseAddress(flags.from, "--from").text : userAddress(peerpost.config);
-  const recipient = resolveRecipient(peerpost, parseAddress(to, "--to").text);
+  const recipient = await resolveRecipient(peerpost, parseAddress(to, "--to").text);
   const warning = recipientWarning(recipient);
   const { message } = await peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: text, anticipation });
   await peerpost.receipts.record({ kind: "send", host: "cli", from, to: message.to, messageId: message.id, delivery: "queued", warnings: warning ? [warning.message] : [], origin: { source: "explicit", detail: typeof flags.from === "string" ? "--from" : "user", pid: process.pid, cwd: process.cwd() } });
@@ -91,12 +93,16 @@ export function agents(flags: Flags, json: boolean): void {
   const peerpost = open();
   const state = roleState(peerpost);
   const sessions = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session) }));
+  // --all also reads the hosts' own session files for sessions peerpost has not seen yet.
+  const unseen = flags.all ? unseenSessions(peerpost.discover, peerpost.env, peerpost.sessions.all().map((session) => session.address)) : [];
   if (json) {
-    printJson({ ok: true, sessions });
+    printJson(flags.all ? { ok: true, sessions, unseen } : { ok: true, sessions });
     return;
   }
   if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (use --all to see ended ones)\n");
   else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "RUNNING", "ROLES", "LAST SEEN", "CWD"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.alive ? "yes" : "no", session.roles.join(","), session.lastSeen, session.cwd ?? ""])]));
+  if (unseen.length > 0)
+    process.stdout.write(`\nnot seen by peerpost yet (from the hosts' own session files):\n` + table([["ADDRESS", "HOST", "LAST ACTIVITY", "CWD", "TITLE"], ...unseen.map((session) => [session.address, session.host, session.lastActivity, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
 }
 
 /** Follows the mailbox and prints each event as it is appended, until interrupted. */

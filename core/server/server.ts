@@ -13,6 +13,7 @@ import { errorResult, okResult, type Warning } from "./results.js";
 import { IdentityResolver } from "./identity.js";
 import { PushLoop } from "./push.js";
 import type { HostAdapter } from "./adapter.js";
+import type { Discover } from "../discovery.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
 import { messageTool } from "./tools/message.js";
 import { readTool } from "./tools/read.js";
@@ -64,8 +65,13 @@ export interface PeerpostServer {
   close(): Promise<void>;
 }
 
-export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env): PeerpostServer {
-  const peerpost = openPeerpost({ env });
+export interface ServerOptions {
+  /** Reads the hosts' own session files (agents with includeUnseen, messages to unseen sessions). */
+  discover?: Discover;
+}
+
+export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, options: ServerOptions = {}): PeerpostServer {
+  const peerpost = openPeerpost({ env, ...options });
   const tools = peerpost.config.roleAdmin ? [...TOOLS, ...ROLE_ADMIN_TOOLS] : TOOLS;
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;
@@ -144,10 +150,10 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
 }
 
 /** Runs the server on stdio until the client goes away. */
-export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env): Promise<PeerpostServer> {
+export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, options: ServerOptions = {}): Promise<PeerpostServer> {
   let instance: PeerpostServer;
   try {
-    instance = createPeerpostServer(adapter, env);
+    instance = createPeerpostServer(adapter, env, options);
   } catch (error) {
     const value = toErrorValue(error);
     process.stderr.write(`peerpost: ${value.code}: ${value.message}${value.hint ? `\nhint: ${value.hint}` : ""}\n`);

@@ -2,11 +2,13 @@ import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { SESSION_HOSTS } from "../../schemas.js";
 import { roleState, rolesOf } from "../../roles.js";
+import { unseenSessions } from "../../discovery.js";
 
 const input = z
   .object({
     host: z.enum(SESSION_HOSTS).optional().describe("Only sessions of this host."),
     includeDead: z.boolean().optional().describe("Also list sessions whose host process has ended (default false)."),
+    includeUnseen: z.boolean().optional().describe("Also list sessions peerpost has not seen yet, read from each host's own session files (default false). A message to one registers it."),
   })
   .strict();
 
@@ -25,7 +27,16 @@ const session = z.object({
   lastSeen: z.string(),
 });
 
-const output = z.object({ self: z.string().optional(), sessions: z.array(session) });
+const unseen = z.object({
+  address: z.string(),
+  host: z.enum(SESSION_HOSTS),
+  sessionId: z.string(),
+  cwd: z.string().optional(),
+  title: z.string().optional().describe("The host's own title for the session, or its last prompt; untrusted text."),
+  lastActivity: z.string(),
+});
+
+const output = z.object({ self: z.string().optional(), sessions: z.array(session), unseen: z.array(unseen).optional().describe("Sessions found in the hosts' own files that peerpost has not seen yet.") });
 
 export const agentsTool = defineTool({
   name: "agents",
@@ -41,6 +52,11 @@ export const agentsTool = defineTool({
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })
       .map(({ hostPid: _hostPid, source: _source, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), self: entry.address === self }));
-    return self === undefined ? { sessions } : { self, sessions };
+    const result: Record<string, unknown> = self === undefined ? { sessions } : { self, sessions };
+    if (args.includeUnseen) {
+      const { peerpost } = context;
+      result.unseen = unseenSessions(peerpost.discover, peerpost.env, peerpost.sessions.all().map((entry) => entry.address)).filter((entry) => args.host === undefined || entry.host === args.host);
+    }
+    return result;
   },
 });

@@ -46,7 +46,7 @@ export const messageTool = defineTool({
   async run(args, context) {
     const me = context.identity();
     const { mailbox, config } = context.peerpost;
-    const recipient = resolveRecipient(context.peerpost, args.to);
+    const recipient = await resolveRecipient(context.peerpost, args.to);
     const warning = recipientWarning(recipient);
     if (warning) context.warn(warning);
     if (args.replyBy !== undefined && Date.parse(args.replyBy) <= config.now())
