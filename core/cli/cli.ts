@@ -19,7 +19,7 @@ usage:
   peerpost inbox ADDR [--all]                 show messages to ADDR (does not mark them read)
   peerpost reply ID --as ADDR (--reply TEXT | --decline REASON | --done)
   peerpost status [ID]                        one message, or a summary per session
-  peerpost agents [--all]                     sessions peerpost knows
+  peerpost agents [--all]                     sessions peerpost knows (--all: also ended ones and unseen ones from the hosts' files)
   peerpost tail [--from-start]                follow the mailbox live
   peerpost doctor                             check the state dir and each host's install
   peerpost role set NAME ADDR [--procedure FILE]   give a role to a session (its open requests follow)
