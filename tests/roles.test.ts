@@ -103,6 +103,10 @@ test("a role moves at run time: open requests follow the holder with reminders, 
 
   // Back to Bob with the same version: he has seen it. A new version is shown to him once.
   assert.equal((await cli(env, "role", "set", "reviewer", "codex:bob", "--procedure", procedure)).code, 0);
+  const told = await runHook("codex", "user-prompt", { session_id: "bob", cwd: home, hook_event_name: "UserPromptSubmit", prompt: "next" }, env);
+  assert.match(told.stdout, /2 new messages from other AI agents on this machine \(claude:alice \(2\)\), 2 expecting an answer/, "the hooks see handed-over mail as new");
+  const cliStatus = json(await cli(env, "status", String(request.messageId), "--json")).message as { handovers: Array<{ from: string; to: string }> };
+  assert.deepEqual(cliStatus.handovers.map(({ from, to }) => `${from}→${to}`), ["codex:bob→copilot:carol", "copilot:carol→codex:bob"]);
   const back = await read(bob);
   assert.equal(back.length, 2, "both open requests followed the role back");
   assert.ok(back.every((shown) => !shown.envelope.includes("<procedure")));

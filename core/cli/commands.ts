@@ -84,7 +84,7 @@ export function status(id: string | undefined, json: boolean): void {
   }
   const message = peerpost.mailbox.find(id);
   if (!message) throw new PeerpostError("not_found", `No message ${id} in the mailbox.`, { details: { messageId: id }, hint: "Ids appear in `peerpost inbox` and `peerpost tail`." });
-  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count };
+  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count, handovers: message.handovers ?? [] };
   if (json) printJson({ ok: true, message: described });
   else process.stdout.write(table(Object.entries(described).map(([key, value]) => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])));
 }
@@ -119,6 +119,8 @@ export async function tail(flags: Flags, json: boolean, signal: AbortSignal): Pr
           ? `msg ${record.id} ${record.from} → ${record.to} [${record.anticipation}] ${JSON.stringify(record.body.length > 120 ? record.body.slice(0, 117) + "..." : record.body)}`
           : record.type === "resolved"
             ? `resolved ${record.id} ${record.resolution} by ${record.by}`
+            : record.type === "role"
+              ? `role ${record.role} → ${record.holder ?? "nobody"} by ${record.by}${record.procedure ? ` (procedure ${record.procedure.version.slice(0, 12)})` : ""}`
             : `${record.type} ${record.id}${"by" in record ? ` by ${record.by}` : ""}${"via" in record ? ` via ${record.via}` : ""}`;
       process.stdout.write(`${at}  ${line}\n`);
     });
