@@ -16,6 +16,7 @@ import { alwaysText, startFakeResponses } from "./helpers/fake-openai-responses.
 import { copilotPrompt, copilotUnavailable, makeCopilotHome } from "./helpers/copilot-cli.js";
 import { grokSessionId, grokSingle, grokUnavailable, makeGrokHome } from "./helpers/grok-cli.js";
 import { startFakeOpenAIChat } from "./helpers/fake-openai-chat.js";
+import { openPeerpost } from "../core/peerpost.js";
 
 interface Unseen {
   address: string;
@@ -138,4 +139,10 @@ test("a store with hostile entries: a symlinked session dir, a non-id file name 
   assert.deepEqual((tool.unseen as Unseen[]).map((row) => row.address), ["copilot:good-1"]);
   const refused = await server.call("message", { to: "copilot:linked", message: "hi" });
   assert.equal((refused.error as { code: string }).code, "not_found", "a linked session is not discovered, so it cannot be messaged");
+  // Once its hooks register it, a session keeps showing its host's title.
+  await openPeerpost({ env, home }).sessions.register({ host: "copilot", address: "copilot:good-1", sessionId: "good-1", source: "startup" });
+  const known = json(await cli(env, "agents", "--all", "--json"));
+  assert.deepEqual(known.unseen, []);
+  assert.equal((known.sessions as Array<{ title?: string }>)[0]!.title, "evil\u0007 title\u202e");
+  assert.match((await cli(env, "agents", "--all")).stdout, /evil&#x7; title&#x202E;/);
 });

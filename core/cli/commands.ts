@@ -9,7 +9,7 @@ import { describeMessage } from "../server/projection.js";
 import { recipientWarning, resolveRecipient } from "../recipients.js";
 import { userAddress } from "../user.js";
 import { roleState, rolesOf } from "../roles.js";
-import { unseenSessions } from "../discovery.js";
+import { withHostFiles } from "../discovery.js";
 import { printJson, table, UsageError } from "./output.js";
 import { discoverAll } from "../../plugins/discovery.js";
 
@@ -92,15 +92,15 @@ export function status(id: string | undefined, json: boolean): void {
 export function agents(flags: Flags, json: boolean): void {
   const peerpost = open();
   const state = roleState(peerpost);
-  const sessions = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session) }));
-  // --all also reads the hosts' own session files for sessions peerpost has not seen yet.
-  const unseen = flags.all ? unseenSessions(peerpost.discover, peerpost.env, peerpost.sessions.all().map((session) => session.address)) : [];
+  const listed = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session) }));
+  // --all also reads the hosts' own session files: their titles, and sessions peerpost has not seen yet.
+  const { sessions, unseen } = flags.all ? withHostFiles(peerpost.discover, peerpost.env, listed, peerpost.sessions.all().map((session) => session.address)) : { sessions: listed, unseen: [] };
   if (json) {
     printJson(flags.all ? { ok: true, sessions, unseen } : { ok: true, sessions });
     return;
   }
   if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (use --all to see ended ones)\n");
-  else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "RUNNING", "ROLES", "LAST SEEN", "CWD"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.alive ? "yes" : "no", session.roles.join(","), session.lastSeen, session.cwd ?? ""])]));
+  else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "RUNNING", "ROLES", "LAST SEEN", "CWD", "TITLE"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.alive ? "yes" : "no", session.roles.join(","), session.lastSeen, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
   if (unseen.length > 0)
     process.stdout.write(`\nnot seen by peerpost yet (from the hosts' own session files):\n` + table([["ADDRESS", "HOST", "LAST ACTIVITY", "CWD", "TITLE"], ...unseen.map((session) => [session.address, session.host, session.lastActivity, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
 }

@@ -2,13 +2,13 @@ import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { SESSION_HOSTS } from "../../schemas.js";
 import { roleState, rolesOf } from "../../roles.js";
-import { unseenSessions } from "../../discovery.js";
+import { withHostFiles } from "../../discovery.js";
 
 const input = z
   .object({
     host: z.enum(SESSION_HOSTS).optional().describe("Only sessions of this host."),
     includeDead: z.boolean().optional().describe("Also list sessions whose host process has ended (default false)."),
-    includeUnseen: z.boolean().optional().describe("Also list sessions peerpost has not seen yet, read from each host's own session files (default false). A message to one registers it."),
+    includeUnseen: z.boolean().optional().describe("Also list sessions peerpost has not seen yet, read from each host's own session files, and give known sessions their host's title (default false). A message to an unseen one registers it."),
   })
   .strict();
 
@@ -52,11 +52,10 @@ export const agentsTool = defineTool({
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })
       .map(({ hostPid: _hostPid, source: _source, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), self: entry.address === self }));
-    const result: Record<string, unknown> = self === undefined ? { sessions } : { self, sessions };
-    if (args.includeUnseen) {
-      const { peerpost } = context;
-      result.unseen = unseenSessions(peerpost.discover, peerpost.env, peerpost.sessions.all().map((entry) => entry.address)).filter((entry) => args.host === undefined || entry.host === args.host);
-    }
-    return result;
+    if (!args.includeUnseen) return self === undefined ? { sessions } : { self, sessions };
+    const { peerpost } = context;
+    const view = withHostFiles(peerpost.discover, peerpost.env, sessions, peerpost.sessions.all().map((entry) => entry.address));
+    const unseen = view.unseen.filter((entry) => args.host === undefined || entry.host === args.host);
+    return self === undefined ? { sessions: view.sessions, unseen } : { self, sessions: view.sessions, unseen };
   },
 });
