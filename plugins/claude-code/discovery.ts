@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import type { DiscoveredSession } from "../../core/discovery.js";
 import { hostConfigDir } from "../shared/host-files.js";
-import { discovered, entries, HEAD_BYTES, jsonLines, newestFiles, readBounded, stringField, TAIL_BYTES } from "../shared/session-files.js";
+import { discovered, entries, HEAD_BYTES, newestFiles, readBounded, scanJsonLines, stringField, TAIL_BYTES } from "../shared/session-files.js";
 
 export function discoverClaudeSessions(env: NodeJS.ProcessEnv): DiscoveredSession[] {
   const projects = join(hostConfigDir(env, "CLAUDE_CONFIG_DIR", ".claude"), "projects");
@@ -14,11 +14,25 @@ export function discoverClaudeSessions(env: NodeJS.ProcessEnv): DiscoveredSessio
       .map((name) => join(projects, project, name)),
   );
   return newestFiles(paths).flatMap((file) => {
-    const head = jsonLines(readBounded(file.path, HEAD_BYTES));
-    const tail = jsonLines(readBounded(file.path, TAIL_BYTES, "tail")).reverse();
-    const sessionId = head.map((record) => stringField(record, "sessionId")).find(Boolean);
-    const title = tail.map((record) => stringField(record, "customTitle") ?? stringField(record, "aiTitle")).find(Boolean) ?? tail.map((record) => stringField(record, "lastPrompt")).find(Boolean);
-    const row = discovered("claude-code", "claude", sessionId, { cwd: head.map((record) => stringField(record, "cwd")).find(Boolean), title, mtimeMs: file.mtimeMs });
+    let sessionId: string | undefined;
+    let cwd: string | undefined;
+    scanJsonLines(readBounded(file.path, HEAD_BYTES), (record) => {
+      sessionId ??= stringField(record, "sessionId");
+      cwd ??= stringField(record, "cwd");
+      return sessionId !== undefined && cwd !== undefined;
+    });
+    let title: string | undefined;
+    let lastPrompt: string | undefined;
+    scanJsonLines(
+      readBounded(file.path, TAIL_BYTES, "tail"),
+      (record) => {
+        lastPrompt ??= stringField(record, "lastPrompt");
+        title = stringField(record, "customTitle") ?? stringField(record, "aiTitle");
+        return title !== undefined;
+      },
+      true,
+    );
+    const row = discovered("claude-code", "claude", sessionId, { cwd, title: title ?? lastPrompt, mtimeMs: file.mtimeMs });
     return row && file.path.endsWith(`${row.sessionId}.jsonl`) ? [row] : [];
   });
 }

@@ -6,7 +6,10 @@ import type { DiscoveredSession } from "../../core/discovery.js";
 import { hostConfigDir } from "../shared/host-files.js";
 import { discovered, entries, HEAD_BYTES, newestFiles, readBounded } from "../shared/session-files.js";
 
-/** The first line can be long (it carries the base instructions), so its two fields are matched, not parsed. */
+/**
+ * The first line can be longer than the head read (it carries the base instructions), so its two fields,
+ * which come before them, are matched rather than parsed.
+ */
 function metaField(head: string, key: string): string | undefined {
   const match = new RegExp(`"${key}":("(?:[^"\\\\]|\\\\.)*")`).exec(head.slice(0, head.indexOf("\n") >>> 0));
   if (!match) return undefined;

@@ -8,8 +8,8 @@ import type { SessionHost } from "../../core/schemas.js";
 
 /** At most this many session files per host, the most recently written first. */
 export const MAX_SESSION_FILES = 500;
-export const HEAD_BYTES = 256 * 1024;
-export const TAIL_BYTES = 64 * 1024;
+export const HEAD_BYTES = 64 * 1024;
+export const TAIL_BYTES = 16 * 1024;
 
 export interface SessionFile {
   path: string;
@@ -63,18 +63,22 @@ export function readBounded(path: string, bytes: number, from: "head" | "tail" =
   }
 }
 
-/** Each complete JSON line of a chunk that parses to an object (a cut first or last line is skipped). */
-export function jsonLines(text: string): Array<Record<string, unknown>> {
-  const records: Array<Record<string, unknown>> = [];
-  for (const line of text.split("\n")) {
+/**
+ * Visits each complete JSON object line of a chunk (a cut first or last line is skipped), last line first
+ * when `backwards`, until `visit` returns true: a reader parses only as far as it needs.
+ */
+export function scanJsonLines(text: string, visit: (record: Record<string, unknown>) => boolean, backwards = false): void {
+  const lines = text.split("\n");
+  if (backwards) lines.reverse();
+  for (const line of lines) {
+    let value: unknown;
     try {
-      const value: unknown = JSON.parse(line);
-      if (value && typeof value === "object" && !Array.isArray(value)) records.push(value as Record<string, unknown>);
+      value = JSON.parse(line);
     } catch {
-      // a partial line at a cut, or not JSON
+      continue;
     }
+    if (value && typeof value === "object" && !Array.isArray(value) && visit(value as Record<string, unknown>)) return;
   }
-  return records;
 }
 
 export function stringField(record: unknown, key: string): string | undefined {
