@@ -37,12 +37,12 @@ export async function resolveRecipient(peerpost: Peerpost, to: string): Promise<
   return recipient;
 }
 
-function findUnseen(peerpost: Peerpost, to: string): DiscoveredSession | undefined {
+export function findUnseen(peerpost: Peerpost, to: string): DiscoveredSession | undefined {
   return peerpost.discover?.(peerpost.env).find((session) => session.address === to);
 }
 
 /** A session known from its host's files becomes a registered one at its first message. */
-async function registerDiscovered(peerpost: Peerpost, session: DiscoveredSession): Promise<void> {
+export async function registerDiscovered(peerpost: Peerpost, session: DiscoveredSession): Promise<void> {
   await peerpost.sessions.register({
     host: session.host,
     address: session.address,

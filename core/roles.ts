@@ -9,6 +9,8 @@ import { defaultProcedurePath, readProcedure, type Procedure } from "./procedure
 import type { Peerpost } from "./peerpost.js";
 import type { RoleEvent } from "./schemas.js";
 import type { SessionEntry } from "./sessions.js";
+import type { DiscoveredSession } from "./discovery.js";
+import { findUnseen, registerDiscovered } from "./recipients.js";
 
 /** The view that folds role events and role mail only (no address is ever "roles"). */
 export const ROLES_SCOPE = "roles";
@@ -38,13 +40,16 @@ export function roleState(peerpost: Peerpost): MailboxState {
   return peerpost.mailbox.view(ROLES_SCOPE).state;
 }
 
-/** Checks that a holder is a session peerpost knows, or a person; nothing else can take a role. */
-function checkHolder(peerpost: Peerpost, holder: string): void {
+/**
+ * Checks that a holder is a session peerpost knows (or one its host's files show), or a person; nothing
+ * else can take a role. Returns the unseen session to register once everything else is valid.
+ */
+function checkHolder(peerpost: Peerpost, holder: string): DiscoveredSession | undefined {
   const address = parseAddress(holder, "holder");
-  if (address.kind === "user") return;
+  if (address.kind === "user") return undefined;
   if (address.kind === "role")
     throw new PeerpostError("invalid_arguments", "A role cannot hold another role.", { details: { field: "holder", value: holder }, hint: "Give the exact address of a session, as `peerpost agents` lists it." });
-  peerpost.sessions.resolveRecipient(holder);
+  return peerpost.sessions.resolveRecipient(holder, () => findUnseen(peerpost, holder)).discovered;
 }
 
 export interface RoleChange {
@@ -61,12 +66,14 @@ export async function changeRole(peerpost: Peerpost, change: RoleChange): Promis
   checkRoleName(change.role);
   parseAddress(change.by, "by");
   let procedure: Procedure | undefined;
+  let unseen: DiscoveredSession | undefined;
   if (change.holder !== undefined) {
-    checkHolder(peerpost, change.holder);
+    unseen = checkHolder(peerpost, change.holder);
     procedure = change.procedureFile !== undefined ? readProcedure(change.procedureFile) : readProcedure(defaultProcedurePath(peerpost.stateDir.path, change.role), true);
   } else if (change.procedureFile !== undefined) {
     throw new PeerpostError("invalid_arguments", "A procedure goes with a holder; clearing a role takes none.", { details: { field: "procedure" }, hint: "Use `peerpost role set NAME ADDR --procedure FILE`." });
   }
+  if (unseen) await registerDiscovered(peerpost, unseen);
   const newId = await idFactory();
   await peerpost.mailbox.appendFor(ROLES_SCOPE, (view) => {
     if (change.holder === undefined && view.state.roles[change.role]?.holder === undefined)

@@ -134,15 +134,23 @@ test("a store with hostile entries: a symlinked session dir, a non-id file name 
   assert.deepEqual(unseen.map((row) => row.address), ["copilot:good-1"]);
   const human = await cli(env, "agents", "--all");
   assert.ok(!/[\u0007\u202e]/.test(human.stdout), "titles reach a terminal escaped");
+  const found = json(await cli(env, "resolve", "evil", "--json")).candidates as Array<{ address: string; seen: boolean; reasons: string[] }>;
+  assert.deepEqual(found.map(({ address, seen }) => ({ address, seen })), [{ address: "copilot:good-1", seen: false }]);
+  assert.ok(found[0]!.reasons.includes('title starts with "evil"'), JSON.stringify(found[0]));
   const server = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:me" });
   const tool = await server.call("agents", { includeUnseen: true });
   assert.deepEqual((tool.unseen as Unseen[]).map((row) => row.address), ["copilot:good-1"]);
   const refused = await server.call("message", { to: "copilot:linked", message: "hi" });
   assert.equal((refused.error as { code: string }).code, "not_found", "a linked session is not discovered, so it cannot be messaged");
+  // A session its host's files show can take a role; that registers it.
+  assert.equal((await cli(env, "role", "set", "reviewer", "copilot:good-1")).code, 0);
+  const holder = (json(await cli(env, "agents", "--all", "--json")).sessions as Array<{ address: string; source: string; roles: string[] }>)[0]!;
+  assert.deepEqual([holder.address, holder.source, holder.roles], ["copilot:good-1", "discovered", ["reviewer"]]);
   // Once its hooks register it, a session keeps showing its host's title.
   await openPeerpost({ env, home }).sessions.register({ host: "copilot", address: "copilot:good-1", sessionId: "good-1", source: "startup" });
   const known = json(await cli(env, "agents", "--all", "--json"));
   assert.deepEqual(known.unseen, []);
+  assert.equal((known.sessions as Array<{ source: string }>)[0]!.source, "startup");
   assert.equal((known.sessions as Array<{ title?: string }>)[0]!.title, "evil\u0007 title\u202e");
   assert.match((await cli(env, "agents", "--all")).stdout, /evil&#x7; title&#x202E;/);
 });

@@ -2,7 +2,8 @@
 // person calls them (ranked with reasons, never picked).
 import { openPeerpost } from "../peerpost.js";
 import { nameSession } from "../names.js";
-import { rankSessions } from "../resolve.js";
+import { findSessions } from "../resolve.js";
+import { discoverAll } from "../../plugins/discovery.js";
 import { printJson, table, UsageError } from "./output.js";
 
 export async function name(args: string[], json: boolean): Promise<void> {
@@ -15,8 +16,7 @@ export async function name(args: string[], json: boolean): Promise<void> {
 
 export function resolve(args: string[], json: boolean): void {
   if (args.length === 0) throw new UsageError("resolve needs a query, e.g. peerpost resolve api");
-  const peerpost = openPeerpost({});
-  const candidates = rankSessions(peerpost.sessions.all(), args.join(" "), peerpost.config.now());
+  const candidates = findSessions(openPeerpost({ discover: discoverAll }), args.join(" "));
   if (json) {
     printJson({ ok: true, query: args.join(" "), candidates });
     return;

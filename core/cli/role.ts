@@ -4,6 +4,7 @@ import { openPeerpost } from "../peerpost.js";
 import { changeRole, listRoles, type RoleRow } from "../roles.js";
 import { userAddress } from "../user.js";
 import { printJson, table, UsageError } from "./output.js";
+import { discoverAll } from "../../plugins/discovery.js";
 import type { Flags } from "./commands.js";
 
 function describe(row: RoleRow): string {
@@ -17,7 +18,7 @@ export async function role(args: string[], flags: Flags, json: boolean): Promise
   if (action === "set" && !holder) throw new UsageError("role set needs the holder's address, e.g. peerpost role set reviewer codex:abc");
   if (extra.length > 0 || (action === "clear" && holder)) throw new UsageError(`role ${action}: unexpected ${JSON.stringify((action === "clear" ? [holder, ...extra] : extra).join(" "))}`);
   const procedureFile = typeof flags.procedure === "string" ? flags.procedure : undefined;
-  const peerpost = openPeerpost({});
+  const peerpost = openPeerpost({ discover: discoverAll });
   const row = await changeRole(peerpost, { role: name, holder: action === "set" ? holder : undefined, by: userAddress(peerpost.config), procedureFile });
   if (json) printJson({ ok: true, role: row });
   else process.stdout.write(`${describe(row)}\n`);

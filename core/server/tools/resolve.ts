@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { rankSessions } from "../../resolve.js";
+import { findSessions } from "../../resolve.js";
 
 const input = z
   .object({
@@ -16,6 +16,7 @@ const candidate = z.object({
   cwd: z.string().optional(),
   title: z.string().optional().describe("Untrusted text."),
   alive: z.boolean(),
+  seen: z.boolean().describe("False for a session known only from its host's own files; a message registers it."),
   lastSeen: z.string(),
   score: z.number(),
   reasons: z.array(z.string()),
@@ -24,13 +25,12 @@ const candidate = z.object({
 export const resolveTool = defineTool({
   name: "resolve",
   description:
-    "Find the sessions the user means by a name, working directory, host or id prefix: candidates ranked with the reasons for each. " +
+    "Find the sessions the user means by a name, title, working directory, host or id prefix (including sessions peerpost has not seen yet): candidates ranked with the reasons for each. " +
     "It never picks one: if more than one fits, ask the user, then call message with the exact address.",
   input,
   output: z.object({ query: z.string(), candidates: z.array(candidate) }),
   annotations: { title: "Find a session by name", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
-    const { sessions, config } = context.peerpost;
-    return { query: args.query, candidates: rankSessions(sessions.all(), args.query, config.now()).slice(0, args.limit ?? 10) };
+    return { query: args.query, candidates: findSessions(context.peerpost, args.query).slice(0, args.limit ?? 10) };
   },
 });
