@@ -25,12 +25,12 @@ export interface ProcedureText {
 }
 
 /** Characters that render invisibly or reorder text: zero-width, bidi controls, fillers, tag characters. */
-const INVISIBLE =
+export const INVISIBLE =
   /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF9-\uFFFB]|\uDB40[\uDC00-\uDC7F]/g;
 /** C0 controls except tab and newline, DEL, and C1 controls. */
-const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+export const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 /** Unpaired surrogates (not valid text). */
-const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+export const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const MARKUP: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 

@@ -29,7 +29,29 @@ const zodExports = {
   },
 };
 
-const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports] };
+/**
+ * The web view's page (core/ui/page/): index.html and style.css as text, and app.ts compiled for the
+ * browser into one script, all exported as strings by the virtual module "peerpost-ui-assets", so the
+ * page ships inside dist/cli.mjs and loads nothing from anywhere else.
+ */
+const uiAssets = {
+  name: "ui-assets",
+  setup(context) {
+    context.onResolve({ filter: /^peerpost-ui-assets$/ }, () => ({ path: "peerpost-ui-assets", namespace: "ui-assets" }));
+    context.onLoad({ filter: /.*/, namespace: "ui-assets" }, async () => {
+      const page = join(root, "core/ui/page");
+      const client = await build({ entryPoints: [join(page, "app.ts")], bundle: true, platform: "browser", format: "iife", target: "es2022", minify: true, write: false, logLevel: "warning" });
+      const text = (name) => JSON.stringify(readFileSync(join(page, name), "utf8"));
+      return {
+        contents: `export const html = ${text("index.html")}; export const css = ${text("style.css")}; export const script = ${JSON.stringify(client.outputFiles[0].text)};`,
+        loader: "js",
+        watchFiles: [join(page, "index.html"), join(page, "style.css")],
+      };
+    });
+  },
+};
+
+const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports, uiAssets] };
 
 /** Servers and the CLI: single ESM files. */
 function bundleEsm(entry, outfile, { shebang = false } = {}) {

@@ -9,6 +9,7 @@ import { agents, inbox, reply, send, status, tail, type Flags } from "./commands
 import { doctor } from "./doctor.js";
 import { role, roles } from "./role.js";
 import { name, resolve } from "./names.js";
+import { ui } from "./ui.js";
 import { EXIT, printError, UsageError } from "./output.js";
 
 const USAGE = `peerpost ${VERSION} — messages between AI coding agents on this machine
@@ -27,6 +28,7 @@ usage:
   peerpost roles                              roles, holders, procedures, open requests
   peerpost name ADDR NAME                     give a session a name people use
   peerpost resolve QUERY                      sessions matching a name, dir, host or id, ranked with reasons
+  peerpost ui [--port N] [--no-open] [--as ADDR]   live web view on 127.0.0.1 (URL with a token on stdout)
 
 Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>,
 user:<name> (a person; PEERPOST_USER, else the login name).
@@ -46,6 +48,8 @@ const OPTIONS = {
   done: { type: "boolean" },
   "from-start": { type: "boolean" },
   procedure: { type: "string" },
+  port: { type: "string" },
+  "no-open": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -112,6 +116,9 @@ async function run(argv: string[]): Promise<number> {
         return EXIT.ok;
       case "resolve":
         resolve(rest, json);
+        return EXIT.ok;
+      case "ui":
+        await ui(flags);
         return EXIT.ok;
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);

@@ -1,0 +1,285 @@
+// The web view's page: fetches the state for the filters in the URL, renders it as text nodes, and
+// fetches again whenever the server's event stream says the logs changed. Writes (send, reply,
+// decline) carry the token in a header and a JSON body.
+import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
+import { $, ago, bytes, el, type Child } from "./dom.js";
+
+const FILTERS = ["session", "role", "conversation", "q", "limit"] as const;
+const params = new URLSearchParams(location.search);
+const token = params.get("token") ?? "";
+let state: UiState | undefined;
+let fetching = false;
+let again = false;
+
+function stateUrl(): string {
+  const query = new URLSearchParams({ token });
+  for (const name of FILTERS) {
+    const value = params.get(name);
+    if (value) query.set(name, value);
+  }
+  return `/api/state?${query}`;
+}
+
+/** One fetch at a time; changes that arrive meanwhile cause exactly one more. */
+async function load(): Promise<void> {
+  if (fetching) {
+    again = true;
+    return;
+  }
+  fetching = true;
+  try {
+    const response = await fetch(stateUrl(), { cache: "no-store" });
+    const value = (await response.json()) as UiState | { ok: false; error: { message: string } };
+    if ("ok" in value) showProblem(value.error.message);
+    else render(value);
+  } catch (error) {
+    showProblem(`cannot reach the server: ${String(error)}`);
+  } finally {
+    fetching = false;
+    if (again) {
+      again = false;
+      void load();
+    }
+  }
+}
+
+function showProblem(text: string): void {
+  const live = $("#live");
+  live.textContent = text;
+  live.className = "badge bad";
+}
+
+function setFilter(name: (typeof FILTERS)[number], value: string): void {
+  if (value) params.set(name, value);
+  else params.delete(name);
+  if (name !== "limit") params.delete("limit");
+  history.replaceState(null, "", `?${params}`);
+  void load();
+}
+
+function addressButton(address: string): HTMLElement {
+  const button = el("button", { className: "link address", title: `show only ${address}` }, address);
+  button.type = "button";
+  button.addEventListener("click", () => setFilter("session", address));
+  return button;
+}
+
+function time(iso: string | undefined, label: string): Child {
+  if (!iso || !state) return null;
+  return el("span", { className: "time", title: `${label} ${iso}` }, `${label} ${ago(iso, Date.parse(state.now))}`);
+}
+
+function statusBadge(message: UiMessage): Child[] {
+  const badges: Child[] = [el("span", { className: `badge status-${message.status}`, data: { status: message.status } }, message.status)];
+  if (message.reminders > 0 && !message.resolved) badges.push(el("span", { className: "badge status-reminded", title: message.lastReminderAt ?? "" }, `reminded ×${message.reminders}`));
+  return badges;
+}
+
+function messageView(message: UiMessage): HTMLElement {
+  const head = el(
+    "div",
+    { className: "head" },
+    addressButton(message.from),
+    " → ",
+    addressButton(message.to),
+    message.via ? el("span", { className: "muted" }, ` via ${message.via}`) : null,
+    " ",
+    el("span", { className: "badge" }, message.anticipation),
+    ...statusBadge(message),
+  );
+  const times = el("div", { className: "times" }, time(message.sentAt, "sent"), time(message.delivered?.at, "delivered"), time(message.read?.at, "read"), time(message.resolved?.at, message.resolved?.resolution ?? "resolved"), time(message.replyBy, "reply by"));
+  const body = el("div", { className: "body" }, message.body);
+  const reason = message.resolved?.reason ? el("div", { className: "reason" }, `${message.resolved.resolution}: `, message.resolved.reason) : null;
+  const item = el("article", { className: `message${message.match ? " match" : ""}`, data: { id: message.id } }, head, times, body, reason, el("div", { className: "id muted" }, message.id, ` · hop ${message.hop}`));
+  if (state?.author && message.from !== state.author) {
+    const answer = el("button", { className: "link" }, "answer in thread");
+    answer.type = "button";
+    answer.addEventListener("click", () => prepareSend(message.from, message.id));
+    item.querySelector(".id")!.append(" · ", answer);
+  }
+  return item;
+}
+
+function conversationView(conversation: UiConversation): HTMLElement {
+  const open = el("button", { className: "link", title: "show only this conversation" }, conversation.id);
+  open.type = "button";
+  open.addEventListener("click", () => setFilter("conversation", conversation.id));
+  return el(
+    "div",
+    { className: "thread", data: { conversation: conversation.id } },
+    el("div", { className: "thread-head" }, open, ` · ${conversation.participants.join(", ")} · `, time(conversation.lastAt, "last"), conversation.stuck > 0 ? el("span", { className: "badge status-unresolved" }, `${conversation.stuck} stuck`) : null),
+    ...conversation.messages.map(messageView),
+  );
+}
+
+function sessionView(session: UiSession): HTMLElement {
+  return el(
+    "article",
+    { className: `session${session.alive ? " alive" : ""}`, data: { address: session.address } },
+    el("div", { className: "head" }, addressButton(session.address), " ", el("span", { className: `badge ${session.alive ? "ok" : ""}` }, session.alive ? "running" : "not running"), " ", el("span", { className: "badge" }, session.host)),
+    session.name ? el("div", { className: "name" }, session.name) : null,
+    session.cwd ? el("div", { className: "cwd muted" }, session.cwd) : null,
+    el(
+      "div",
+      { className: "facts" },
+      `push: ${session.push ?? "unknown"} · wake: ${session.wake ? `${session.wake.kind} ${session.wake.outcome} ` : "none"}`,
+      session.wake ? time(session.wake.at, "") : null,
+      session.roles.length > 0 ? ` · roles: ${session.roles.join(", ")}` : null,
+      " · ",
+      time(session.lastSeen, "seen"),
+    ),
+    session.waiting.length > 0
+      ? el("div", { className: "waiting" }, `${session.waiting.length} waiting on it: `, ...session.waiting.slice(0, 10).flatMap((request) => [el("span", { className: `badge status-${request.status}`, title: `from ${request.from}, ${request.sentAt}` }, `${request.id.slice(-6)} from ${request.from}`), " "]))
+      : null,
+  );
+}
+
+function receiptView(receipt: UiReceipt): HTMLElement {
+  return el(
+    "div",
+    { className: "receipt", data: { kind: receipt.kind } },
+    el("span", { className: "badge" }, receipt.kind),
+    " ",
+    time(receipt.at, ""),
+    el("dl", null, ...receipt.fields.flatMap(([key, value]) => [el("dt", null, key), el("dd", null, value)])),
+  );
+}
+
+/** Requests to the author with Reply and Decline; kept by id, so a change elsewhere never wipes what is being typed. */
+function renderMine(mine: UiMessage[]): void {
+  const section = $("#mine");
+  section.hidden = state?.author === null;
+  const list = section.querySelector(".list")!;
+  const keep = new Set(mine.map((message) => message.id));
+  for (const child of [...list.children] as HTMLElement[]) if (!keep.has(child.dataset.id ?? "")) child.remove();
+  for (const message of mine) {
+    const existing = list.querySelector<HTMLElement>(`[data-id="${message.id}"]`);
+    const view = messageView(message);
+    if (existing) {
+      existing.querySelector(".message")!.replaceWith(view);
+      continue;
+    }
+    const text = el("textarea", { className: "answer" });
+    text.rows = 2;
+    text.placeholder = "reply, or the reason to decline";
+    const result = el("span", { className: "result" });
+    const act = (resolution: "reply" | "decline") => async () => {
+      const outcome = await write("/api/resolve", { id: message.id, resolution, text: text.value || undefined });
+      result.textContent = outcome;
+    };
+    const reply = el("button", null, "Reply");
+    reply.type = "button";
+    reply.addEventListener("click", act("reply"));
+    const decline = el("button", null, "Decline");
+    decline.type = "button";
+    decline.addEventListener("click", act("decline"));
+    list.append(el("div", { className: "request", data: { id: message.id } }, view, text, el("div", { className: "actions" }, reply, " ", decline, " ", result)));
+  }
+  section.querySelector(".count")!.textContent = String(mine.length);
+}
+
+function fillSelect(select: HTMLSelectElement, values: string[], current: string | null): void {
+  select.replaceChildren(el("option", null, "all"));
+  select.options[0]!.value = "";
+  for (const value of values) {
+    const option = el("option", null, value);
+    option.value = value;
+    select.append(option);
+  }
+  select.value = current ?? "";
+}
+
+function setList(id: string, items: Node[], count: string): void {
+  $(`#${id} .list`).replaceChildren(...(items.length > 0 ? items : [el("p", { className: "muted" }, "none")]));
+  $(`#${id} .count`).textContent = count;
+}
+
+function render(next: UiState): void {
+  state = next;
+  const live = $("#live");
+  if (live.classList.contains("bad") && live.textContent !== "disconnected") Object.assign(live, { className: "badge ok", textContent: "live" });
+  $("#state-dir").textContent = next.stateDir;
+  $("#author").textContent = next.author ? `writing as ${next.author}` : "read-only";
+  const filters = $("#filters") as HTMLFormElement;
+  fillSelect(filters.elements.namedItem("session") as HTMLSelectElement, next.choices.sessions, params.get("session"));
+  fillSelect(filters.elements.namedItem("role") as HTMLSelectElement, next.choices.roles, params.get("role"));
+  $("#compose").hidden = next.author === null;
+  $("#addresses").replaceChildren(...next.choices.sessions.map((address) => Object.assign(el("option", null), { value: address })));
+  renderMine(next.mine);
+  setList("sessions", next.sessions.map(sessionView), String(next.sessions.length));
+  const shown = next.conversations.length;
+  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} messages · ${next.totals.stuck} stuck`);
+  $("#more").hidden = shown >= next.totals.matchedConversations;
+  setList("wakes", next.wakes.map(receiptView), String(next.wakes.length));
+  setList("receipts", next.receipts.map(receiptView), `latest ${next.receipts.length} · kinds: ${next.choices.receiptKinds.join(", ") || "none"}`);
+  setList(
+    "health",
+    [
+      ...next.health.logs.map((log) =>
+        el("div", { className: `log${log.corrupt > 0 || log.tornTail || log.lock === "stale" ? " bad" : ""}`, data: { log: log.name } }, el("strong", null, log.name), ` ${bytes(log.bytes)} · ${log.corrupt} corrupt line${log.corrupt === 1 ? "" : "s"}${log.tornTail ? " · torn last line" : ""} · lock ${log.lock}`, ...log.recentCorrupt.map((line) => el("div", { className: "muted" }, `at byte ${line.offset}: ${line.reason}`))),
+      ),
+      ...(next.health.recentErrors.length > 0 ? [el("div", null, el("strong", null, "recent errors"), ...next.health.recentErrors.map((line) => el("pre", null, line)))] : []),
+    ],
+    "",
+  );
+  document.body.dataset.version = next.version;
+  if (!performance.getEntriesByName("peerpost-rendered").length) performance.mark("peerpost-rendered");
+}
+
+async function write(path: string, body: unknown): Promise<string> {
+  try {
+    const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-peerpost-token": token }, body: JSON.stringify(body) });
+    const result = (await response.json()) as { ok: boolean; messageId?: string; error?: { code: string; message: string } };
+    void load();
+    return result.ok ? `done (${result.messageId})` : `${result.error?.code}: ${result.error?.message}`;
+  } catch (error) {
+    return `failed: ${String(error)}`;
+  }
+}
+
+function prepareSend(to: string, replyTo: string): void {
+  const form = $("#send-form") as HTMLFormElement;
+  (form.elements.namedItem("to") as HTMLInputElement).value = to;
+  (form.elements.namedItem("replyToMessageId") as HTMLInputElement).value = replyTo;
+  (form.elements.namedItem("body") as HTMLTextAreaElement).focus();
+}
+
+function wire(): void {
+  const filters = $("#filters") as HTMLFormElement;
+  for (const name of ["session", "role"] as const) (filters.elements.namedItem(name) as HTMLSelectElement).addEventListener("change", (event) => setFilter(name, (event.target as HTMLSelectElement).value));
+  for (const name of ["conversation", "q"] as const) {
+    const input = filters.elements.namedItem(name) as HTMLInputElement;
+    input.value = params.get(name) ?? "";
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => setFilter(name, input.value.trim()), 250);
+    });
+  }
+  filters.addEventListener("submit", (event) => event.preventDefault());
+  $("#clear-filters").addEventListener("click", () => {
+    for (const name of FILTERS) params.delete(name);
+    for (const name of ["conversation", "q"]) (filters.elements.namedItem(name) as HTMLInputElement).value = "";
+    setFilter("session", "");
+  });
+  $("#more").addEventListener("click", () => setFilter("limit", String((state?.filters.limit ?? 50) * 2)));
+  const send = $("#send-form") as HTMLFormElement;
+  send.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const field = (name: string) => (send.elements.namedItem(name) as HTMLInputElement).value;
+    const result = await write("/api/send", { to: field("to").trim(), body: field("body"), anticipation: field("anticipation"), replyToMessageId: field("replyToMessageId").trim() || undefined });
+    send.querySelector(".result")!.textContent = result;
+    if (result.startsWith("done")) (send.elements.namedItem("body") as HTMLTextAreaElement).value = "";
+  });
+  const events = new EventSource(`/events?token=${encodeURIComponent(token)}`);
+  events.addEventListener("change", () => void load());
+  events.addEventListener("open", () => {
+    const live = $("#live");
+    live.textContent = "live";
+    live.className = "badge ok";
+  });
+  events.addEventListener("error", () => showProblem("disconnected"));
+}
+
+wire();
+void load();

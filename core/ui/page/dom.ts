@@ -1,0 +1,45 @@
+// Building the page from data without markup: elements are created one by one and every string goes
+// in as a text node. Nothing here parses HTML (the CSP's Trusted Types would refuse it anyway).
+export type Child = Node | string | number | null | undefined | false;
+
+export interface Props {
+  className?: string;
+  title?: string;
+  /** data-* attributes. */
+  data?: Record<string, string>;
+}
+
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (props?.className) element.className = props.className;
+  if (props?.title) element.title = props.title;
+  for (const [key, value] of Object.entries(props?.data ?? {})) element.dataset[key] = value;
+  append(element, children);
+  return element;
+}
+
+function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child);
+  }
+}
+
+export function $(selector: string): HTMLElement {
+  const found = document.querySelector<HTMLElement>(selector);
+  if (!found) throw new Error(`missing ${selector}`);
+  return found;
+}
+
+/** "12 s ago", "3 min ago", "2 h ago", "5 d ago" (or "in …" for a time ahead). */
+export function ago(iso: string, now: number): string {
+  const delta = now - Date.parse(iso);
+  const abs = Math.abs(delta);
+  const [value, unit] = abs < 60_000 ? [abs / 1000, "s"] : abs < 3_600_000 ? [abs / 60_000, "min"] : abs < 86_400_000 ? [abs / 3_600_000, "h"] : [abs / 86_400_000, "d"];
+  const text = `${Math.floor(value)} ${unit}`;
+  return delta >= 0 ? `${text} ago` : `in ${text}`;
+}
+
+export function bytes(size: number): string {
+  return size < 1024 ? `${size} B` : size < 1024 * 1024 ? `${(size / 1024).toFixed(1)} KiB` : `${(size / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -1,0 +1,192 @@
+// The web view's HTTP server: 127.0.0.1 only, every request through the guard, the page and its two
+// assets from the bundle, the state as JSON, live changes as server-sent events, and the two writes.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { toErrorValue, type ErrorCode } from "../errors.js";
+import type { Peerpost } from "../peerpost.js";
+import { waitFor } from "../wait.js";
+import { Guard } from "./guard.js";
+import { SECURITY_HEADERS } from "./headers.js";
+import { parseFilters } from "./filters.js";
+import { UiSource } from "./source.js";
+import { UiStateBuilder } from "./state.js";
+import { UiWrites } from "./writes.js";
+
+export interface PageAssets {
+  /** The page; `{{token}}` marks where the token goes in its asset URLs. */
+  html: string;
+  css: string;
+  script: string;
+}
+
+export interface UiServerOptions {
+  peerpost: Peerpost;
+  assets: PageAssets;
+  /** 0 picks a free port. */
+  port: number;
+  author: string | null;
+}
+
+/** Largest write body read: a 64 KiB message escaped as JSON, with room to spare. */
+const MAX_WRITE_BYTES = 512 * 1024;
+/** A change check at least this often behind the state dir's watch, and a heartbeat for idle streams. */
+const POLL_MS = 1000;
+const HEARTBEAT_MS = 25_000;
+
+const STATUS_OF: Partial<Record<ErrorCode, number>> = { invalid_arguments: 400, body_too_large: 413, not_found: 404, ambiguous: 409, wrong_recipient: 403, permission_denied: 403, already_resolved: 409, hop_limit: 409 };
+
+export class UiServer {
+  readonly token = randomBytes(24).toString("base64url");
+  private readonly server: Server;
+  private readonly source: UiSource;
+  private readonly builder: UiStateBuilder;
+  private readonly writes: UiWrites;
+  private readonly streams = new Set<ServerResponse>();
+  private readonly stop = new AbortController();
+  private guard: Guard | undefined;
+  private version = "";
+  private cached = new Map<string, string>();
+
+  constructor(private readonly options: UiServerOptions) {
+    this.source = new UiSource(options.peerpost);
+    this.builder = new UiStateBuilder(this.source, options.author);
+    this.writes = new UiWrites(options.peerpost, options.author);
+    this.server = createServer((request, response) => void this.handle(request, response));
+  }
+
+  async listen(): Promise<string> {
+    await this.source.refresh();
+    this.version = this.source.fingerprint();
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(this.options.port, "127.0.0.1", () => resolve());
+    });
+    const { port } = this.server.address() as AddressInfo;
+    this.guard = new Guard(this.token, port);
+    void this.watch();
+    return `http://127.0.0.1:${port}/?token=${this.token}`;
+  }
+
+  async close(): Promise<void> {
+    this.stop.abort();
+    for (const stream of this.streams) stream.end();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Wakes on the state dir's changes and tells every open page; a timeout re-sends, since statuses move with time. */
+  private async watch(): Promise<void> {
+    const { peerpost } = this.options;
+    while (!this.stop.signal.aborted) {
+      const outcome = await waitFor(() => (this.source.fingerprint() !== this.version ? true : undefined), { watchDir: peerpost.stateDir.path, pollMs: POLL_MS, timeoutMs: HEARTBEAT_MS, signal: this.stop.signal }).catch(() => ({ outcome: "timeout" as const }));
+      if (outcome.outcome === "aborted") return;
+      if (!(await this.sync())) this.broadcast();
+    }
+  }
+
+  /** Folds what was appended since the last look; true (and every page told) when something was. */
+  private async sync(): Promise<boolean> {
+    const fingerprint = this.source.fingerprint();
+    if (fingerprint === this.version) return false;
+    await this.source.refresh();
+    this.version = fingerprint;
+    this.broadcast();
+    return true;
+  }
+
+  private broadcast(): void {
+    this.cached.clear();
+    for (const stream of this.streams) stream.write(`event: change\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
+  }
+
+  private send(response: ServerResponse, status: number, type: string, body: string): void {
+    response.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, "content-length": Buffer.byteLength(body) });
+    response.end(body);
+  }
+
+  private sendJson(response: ServerResponse, status: number, value: unknown): void {
+    this.send(response, status, "application/json; charset=utf-8", typeof value === "string" ? value : JSON.stringify(value));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const refusal = this.guard!.check({ method: request.method ?? "GET", headers: request.headers, url });
+    if (refusal) {
+      request.resume();
+      return this.send(response, refusal.status, "text/plain; charset=utf-8", `${refusal.status} ${refusal.reason}\n`);
+    }
+    try {
+      if (request.method === "POST") return await this.write(url.pathname, request, response);
+      switch (url.pathname) {
+        case "/":
+          return this.send(response, 200, "text/html; charset=utf-8", this.options.assets.html.replaceAll("{{token}}", this.token));
+        case "/app.js":
+          return this.send(response, 200, "text/javascript; charset=utf-8", this.options.assets.script);
+        case "/style.css":
+          return this.send(response, 200, "text/css; charset=utf-8", this.options.assets.css);
+        case "/api/state":
+          return this.sendJson(response, 200, await this.state(url.searchParams));
+        case "/events":
+          return this.events(response);
+        default:
+          return this.send(response, 404, "text/plain; charset=utf-8", "404 not found\n");
+      }
+    } catch (error) {
+      const value = toErrorValue(error);
+      this.sendJson(response, STATUS_OF[value.code] ?? 500, { ok: false, error: value });
+    }
+  }
+
+  /** The state for these filters; built once per change of the logs for each distinct filter set. */
+  private async state(params: URLSearchParams): Promise<string> {
+    const filters = parseFilters(params);
+    await this.sync();
+    const key = JSON.stringify(filters);
+    let body = this.cached.get(key);
+    if (body === undefined) {
+      body = JSON.stringify(this.builder.build(filters, this.version));
+      if (this.cached.size > 50) this.cached.clear();
+      this.cached.set(key, body);
+    }
+    return body;
+  }
+
+  private events(response: ServerResponse): void {
+    response.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/event-stream; charset=utf-8", connection: "keep-alive" });
+    response.write(`retry: 2000\nevent: change\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
+    this.streams.add(response);
+    response.on("close", () => this.streams.delete(response));
+  }
+
+  private async write(path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (path !== "/api/send" && path !== "/api/resolve") {
+      request.resume();
+      return this.send(response, 404, "text/plain; charset=utf-8", "404 not found\n");
+    }
+    const raw = await readBody(request);
+    if (raw === undefined) return this.sendJson(response, 413, { ok: false, error: { code: "body_too_large", message: `A request body is limited to ${MAX_WRITE_BYTES} bytes.` } });
+    let input: unknown;
+    try {
+      input = JSON.parse(raw);
+    } catch {
+      return this.sendJson(response, 400, { ok: false, error: { code: "invalid_arguments", message: "The request body is not JSON." } });
+    }
+    const result = path === "/api/send" ? await this.writes.send(input) : await this.writes.resolve(input);
+    this.sendJson(response, 200, { ok: true, ...result });
+  }
+}
+
+/** The request body as text, or undefined when it is over the limit. */
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_WRITE_BYTES) chunks.push(chunk);
+    });
+    request.on("end", () => resolve(size > MAX_WRITE_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}

@@ -1,0 +1,88 @@
+// What the web view reads, kept up to date incrementally: the fold of the whole mailbox (with its
+// snapshot, so a large mailbox is folded once across starts), the latest receipts, and the sessions.
+// Each refresh reads only what was appended since the last one.
+import { join } from "node:path";
+import { statSync } from "node:fs";
+import type { Peerpost } from "../peerpost.js";
+import { MailboxView } from "../view.js";
+import { snapshotFileName } from "../cache.js";
+import type { ReceiptRecord } from "../schemas.js";
+import type { CorruptLine } from "../log.js";
+
+/** Receipts kept in memory for the page (the newest). */
+const RECEIPTS_KEPT = 500;
+/** Mailbox bytes folded since the last snapshot before the view's snapshot is saved again. */
+const SNAPSHOT_EVERY_BYTES = 1024 * 1024;
+/** Bodies are immutable, so they are cached by message id; the cap bounds memory on a large mailbox. */
+const BODIES_KEPT = 5000;
+
+export class UiSource {
+  readonly mailbox: MailboxView;
+  receipts: ReceiptRecord[] = [];
+  receiptsCorrupt = { count: 0, recent: [] as CorruptLine[], tornTail: false };
+  private receiptsOffset = 0;
+  private readonly bodies = new Map<string, string>();
+
+  constructor(readonly peerpost: Peerpost) {
+    this.mailbox = new MailboxView(peerpost.mailbox.log, undefined, join(peerpost.stateDir.path, "cache", snapshotFileName(undefined)));
+  }
+
+  /** Changes whenever any log the page shows changes (size, or a replaced file). */
+  fingerprint(): string {
+    const { mailbox, receipts, sessions } = this.peerpost;
+    return [mailbox.log.path, receipts.log.path, sessions.log.path]
+      .map((path) => {
+        try {
+          const stat = statSync(path);
+          return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+        } catch {
+          return "-";
+        }
+      })
+      .join("|");
+  }
+
+  async refresh(): Promise<void> {
+    this.mailbox.refresh();
+    await this.peerpost.mailbox.persist(this.mailbox, SNAPSHOT_EVERY_BYTES).catch(() => false);
+    const log = this.peerpost.receipts.log;
+    if ((log.identity()?.size ?? 0) < this.receiptsOffset) {
+      this.receipts = [];
+      this.receiptsOffset = 0;
+      this.receiptsCorrupt = { count: 0, recent: [], tornTail: false };
+    }
+    const result = log.scan(this.receiptsOffset, ({ record }) => {
+      this.receipts.push(record);
+      if (this.receipts.length > RECEIPTS_KEPT * 2) this.receipts = this.receipts.slice(-RECEIPTS_KEPT);
+    });
+    this.receipts = this.receipts.slice(-RECEIPTS_KEPT);
+    this.receiptsOffset = result.next;
+    this.receiptsCorrupt = {
+      count: this.receiptsCorrupt.count + result.corrupt.length,
+      recent: [...this.receiptsCorrupt.recent, ...result.corrupt].slice(-20),
+      tornTail: result.tornTail,
+    };
+  }
+
+  body(id: string): string {
+    let body = this.bodies.get(id);
+    if (body === undefined) {
+      const message = this.mailbox.state.messages[id];
+      if (!message) return "";
+      body = this.peerpost.mailbox.body(message);
+      if (this.bodies.size >= BODIES_KEPT) this.bodies.delete(this.bodies.keys().next().value!);
+      this.bodies.set(id, body);
+    }
+    return body;
+  }
+
+  /** Ids of messages whose body contains `query`, ignoring case (one pass over the log's messages). */
+  search(query: string): Set<string> {
+    const needle = query.toLowerCase();
+    const found = new Set<string>();
+    this.peerpost.mailbox.log.scan(0, ({ record }) => {
+      if (record.type === "msg" && record.body.toLowerCase().includes(needle)) found.add(record.id);
+    });
+    return found;
+  }
+}

@@ -1,0 +1,173 @@
+// Builds what the page shows from the UI source: sessions with the requests waiting on them, the
+// conversations the filters keep (newest activity first), the author's open requests, wakes and
+// receipts of every kind, and store health. Untrusted text is made visible here, once.
+import { byId, expectsResolution, isOpen, type MessageState } from "../fold.js";
+import { inspectLog, recentErrors } from "../health.js";
+import type { SessionEntry } from "../sessions.js";
+import type { ReceiptRecord } from "../schemas.js";
+import type { UiSource } from "./source.js";
+import type { UiConversation, UiFilters, UiMessage, UiReceipt, UiRequestRef, UiSession, UiState } from "./types.js";
+import { visibleText } from "./visible.js";
+
+/** Receipt kinds that record a session being woken or launched; any kind matching shows as a wake. */
+const WAKE_KIND = /wake|launch/i;
+const RECEIPTS_SHOWN = 100;
+
+function receiptView(receipt: ReceiptRecord): UiReceipt {
+  const fields: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(receipt)) {
+    if (key === "v" || key === "type" || key === "id" || key === "kind" || key === "at" || value === undefined) continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    fields.push([key, visibleText(typeof value === "string" ? value : JSON.stringify(value))]);
+  }
+  return { id: receipt.id, kind: receipt.kind, at: receipt.at, fields };
+}
+
+function receiptOutcome(receipt: ReceiptRecord): string {
+  const record = receipt as unknown as Record<string, unknown>;
+  return visibleText(String(record.outcome ?? record.delivery ?? ""));
+}
+
+function isStuck(status: string): boolean {
+  return status === "unresolved" || status === "expired";
+}
+
+export class UiStateBuilder {
+  constructor(
+    private readonly source: UiSource,
+    private readonly author: string | null,
+  ) {}
+
+  private message(message: MessageState, matches: Set<string> | undefined): UiMessage {
+    const status = this.source.peerpost.mailbox.status(message);
+    const view: UiMessage = {
+      id: message.id,
+      from: message.from,
+      to: message.to,
+      sentAt: message.sentAt,
+      anticipation: message.anticipation,
+      status,
+      hop: message.hop,
+      reminders: message.reminders.count,
+      body: visibleText(this.source.body(message.id)),
+      bodyBytes: message.bodyBytes,
+    };
+    if (message.via !== undefined) view.via = message.via;
+    if (message.inReplyTo !== undefined) view.inReplyTo = message.inReplyTo;
+    if (message.replyBy !== undefined) view.replyBy = message.replyBy;
+    if (message.delivered) view.delivered = message.delivered;
+    if (message.read) view.read = { at: message.read.at };
+    if (message.resolved) {
+      view.resolved = { resolution: message.resolved.resolution, by: message.resolved.by, at: message.resolved.at };
+      if (message.resolved.reason !== undefined) view.resolved.reason = visibleText(message.resolved.reason);
+    }
+    if (message.reminders.lastAt !== undefined) view.lastReminderAt = message.reminders.lastAt;
+    if (matches?.has(message.id)) view.match = true;
+    return view;
+  }
+
+  private sessions(entries: SessionEntry[], messages: MessageState[], now: number, wakes: ReceiptRecord[]): UiSession[] {
+    const waiting = new Map<string, UiRequestRef[]>();
+    for (const message of messages) {
+      if (!expectsResolution(message) || !isOpen(message, now)) continue;
+      const list = waiting.get(message.to) ?? [];
+      list.push({ id: message.id, from: message.from, sentAt: message.sentAt, status: this.source.peerpost.mailbox.status(message) });
+      waiting.set(message.to, list);
+    }
+    const latestWake = new Map<string, ReceiptRecord>();
+    for (const receipt of wakes) latestWake.set(receipt.to, receipt);
+    return entries.map((entry) => {
+      const wake = latestWake.get(entry.address);
+      const session: UiSession = {
+        address: entry.address,
+        host: entry.host,
+        alive: entry.alive,
+        push: entry.push ?? null,
+        wake: wake ? { kind: wake.kind, at: wake.at, outcome: receiptOutcome(wake) } : null,
+        roles: entry.roles,
+        lastSeen: entry.lastSeen,
+        waiting: waiting.get(entry.address) ?? [],
+      };
+      if (entry.title !== undefined) session.name = visibleText(entry.title);
+      if (entry.cwd !== undefined) session.cwd = visibleText(entry.cwd);
+      return session;
+    });
+  }
+
+  /** Whether a message passes the session and role filters. */
+  private keeps(filters: UiFilters, holders: Set<string> | undefined): (message: MessageState) => boolean {
+    return (message) => {
+      if (filters.session !== undefined && message.from !== filters.session && message.to !== filters.session) return false;
+      if (holders !== undefined && message.via !== `role:${filters.role}` && !holders.has(message.from) && !holders.has(message.to)) return false;
+      return true;
+    };
+  }
+
+  build(filters: UiFilters, version: string): UiState {
+    const { peerpost, mailbox } = this.source;
+    const now = peerpost.config.now();
+    const entries = peerpost.sessions.all();
+    const messages = Object.values(mailbox.state.messages).sort(byId);
+    const wakes = this.source.receipts.filter((receipt) => WAKE_KIND.test(receipt.kind));
+    const holders = filters.role === undefined ? undefined : new Set(entries.filter((entry) => entry.roles.includes(filters.role!)).map((entry) => entry.address));
+    const keeps = this.keeps(filters, holders);
+    const matches = filters.q ? this.source.search(filters.q) : undefined;
+
+    // Conversations, newest activity first: a conversation is kept when any of its messages passes.
+    const threads = new Map<string, MessageState[]>();
+    for (const message of messages) {
+      const list = threads.get(message.conversationId) ?? [];
+      list.push(message);
+      threads.set(message.conversationId, list);
+    }
+    let stuck = 0;
+    const kept: MessageState[][] = [];
+    for (const [id, thread] of threads) {
+      const stuckHere = thread.filter((message) => isStuck(peerpost.mailbox.status(message))).length;
+      stuck += stuckHere;
+      if (filters.conversation !== undefined && id !== filters.conversation) continue;
+      if (!thread.some(keeps)) continue;
+      if (matches && !thread.some((message) => matches.has(message.id))) continue;
+      kept.push(thread);
+    }
+    kept.sort((a, b) => byId(b[b.length - 1]!, a[a.length - 1]!));
+    const conversations: UiConversation[] = kept.slice(0, filters.limit).map((thread) => ({
+      id: thread[0]!.conversationId,
+      participants: [...new Set(thread.flatMap((message) => [message.from, message.to]))],
+      lastAt: thread[thread.length - 1]!.sentAt,
+      messages: thread.map((message) => this.message(message, matches)),
+      stuck: thread.filter((message) => isStuck(peerpost.mailbox.status(message))).length,
+    }));
+
+    const mine = this.author === null ? [] : messages.filter((message) => message.to === this.author && expectsResolution(message) && !message.resolved).map((message) => this.message(message, undefined));
+    const shownReceipts = this.source.receipts.filter((receipt) => filters.session === undefined || receipt.from === filters.session || receipt.to === filters.session);
+    const staleMs = peerpost.config.lockStaleMs;
+    const logs = [
+      { name: "mailbox", report: inspectLog(peerpost.mailbox.log, staleMs, { ...mailbox.corrupt, tornTail: mailbox.tornTail }) },
+      { name: "receipts", report: inspectLog(peerpost.receipts.log, staleMs, this.source.receiptsCorrupt) },
+      { name: "sessions", report: inspectLog(peerpost.sessions.log, staleMs) },
+    ];
+    return {
+      version,
+      now: new Date(now).toISOString(),
+      stateDir: visibleText(peerpost.stateDir.path),
+      author: this.author,
+      filters,
+      choices: {
+        sessions: [...new Set([...entries.map((entry) => entry.address), ...messages.flatMap((message) => [message.from, message.to])])].sort(),
+        roles: [...new Set(entries.flatMap((entry) => entry.roles))].sort(),
+        receiptKinds: [...new Set(this.source.receipts.map((receipt) => receipt.kind))].sort(),
+      },
+      sessions: this.sessions(entries, messages, now, wakes).filter((session) => (filters.session === undefined || session.address === filters.session) && (filters.role === undefined || session.roles.includes(filters.role))),
+      conversations,
+      totals: { messages: messages.length, conversations: threads.size, matchedConversations: kept.length, stuck },
+      mine,
+      wakes: wakes.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
+      receipts: shownReceipts.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
+      health: {
+        logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: visibleText(line.reason) })) })),
+        recentErrors: recentErrors(peerpost.stateDir.path).map(visibleText),
+      },
+    };
+  }
+}

@@ -1,0 +1,101 @@
+// The shape of what the web view's server sends the page (GET /api/state). Every string that came from
+// a peer or a host (bodies, reasons, titles, working dirs, receipt fields) is already made visible by
+// the server (see visible.ts); the page puts it into text nodes only.
+import type { MessageStatus } from "../fold.js";
+
+export interface UiFilters {
+  session?: string;
+  role?: string;
+  conversation?: string;
+  q?: string;
+  /** How many conversations to show, newest activity first. */
+  limit: number;
+}
+
+export interface UiRequestRef {
+  id: string;
+  from: string;
+  sentAt: string;
+  status: MessageStatus;
+}
+
+export interface UiSession {
+  address: string;
+  host: string;
+  name?: string;
+  cwd?: string;
+  alive: boolean;
+  push: string | null;
+  /** The latest wake or launch receipt for this session, if any. */
+  wake: { kind: string; at: string; outcome: string } | null;
+  roles: string[];
+  lastSeen: string;
+  /** Open requests (reply/action, not resolved, not expired) addressed to this session. */
+  waiting: UiRequestRef[];
+}
+
+export interface UiMessage {
+  id: string;
+  from: string;
+  to: string;
+  via?: string;
+  sentAt: string;
+  anticipation: string;
+  status: MessageStatus;
+  hop: number;
+  inReplyTo?: string;
+  replyBy?: string;
+  delivered?: { via: string; at: string };
+  read?: { at: string };
+  resolved?: { resolution: string; by: string; at: string; reason?: string };
+  reminders: number;
+  lastReminderAt?: string;
+  body: string;
+  bodyBytes: number;
+  /** True when the search matched this message's body. */
+  match?: boolean;
+}
+
+export interface UiConversation {
+  id: string;
+  participants: string[];
+  lastAt: string;
+  messages: UiMessage[];
+  /** Requests in it that are unresolved (reminders used up) or expired. */
+  stuck: number;
+}
+
+/** A receipt of any kind, its fields as visible text pairs, so kinds added later show without page changes. */
+export interface UiReceipt {
+  id: string;
+  kind: string;
+  at: string;
+  fields: Array<[string, string]>;
+}
+
+export interface UiLogHealth {
+  name: string;
+  bytes: number;
+  corrupt: number;
+  tornTail: boolean;
+  lock: string;
+  recentCorrupt: Array<{ offset: number; reason: string }>;
+}
+
+export interface UiState {
+  version: string;
+  now: string;
+  stateDir: string;
+  /** The address writes from the page are sent as; null means the page is read-only. */
+  author: string | null;
+  filters: UiFilters;
+  choices: { sessions: string[]; roles: string[]; receiptKinds: string[] };
+  sessions: UiSession[];
+  conversations: UiConversation[];
+  totals: { messages: number; conversations: number; matchedConversations: number; stuck: number };
+  /** Open requests addressed to the author, which the page can reply to or decline. */
+  mine: UiMessage[];
+  wakes: UiReceipt[];
+  receipts: UiReceipt[];
+  health: { logs: UiLogHealth[]; recentErrors: string[] };
+}
