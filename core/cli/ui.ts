@@ -20,13 +20,15 @@ export async function ui(flags: Flags): Promise<void> {
   const author = uiAuthor(typeof flags.as === "string" ? flags.as : undefined);
   const peerpost = openPeerpost({});
   const server = new UiServer({ peerpost, assets: { html, css, script }, port, author });
+  // Registered before the URL is printed: whoever reads it may stop the server at once.
+  const stopped = new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
   const url = await server.listen();
   process.stdout.write(`${url}\n`);
   process.stderr.write(`peerpost ui: ${peerpost.stateDir.path}, ${author === null ? "read-only (start with --as ADDR to write)" : `writing as ${author}`}; Ctrl-C stops it\n`);
   if (!flags["no-open"]) void openBrowser(url).then((problem) => problem && process.stderr.write(`peerpost ui: could not open a browser (${problem}); open the URL above\n`));
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await stopped;
   await server.close();
 }
