@@ -30,7 +30,7 @@ const zodExports = {
 };
 
 /**
- * The web view's page (core/ui/page/): index.html and style.css as text, and app.ts compiled for the
+ * The web view's page (core/ui/page/): index.html, style.css and icon.svg as text, and app.ts compiled for the
  * browser into one script, all exported as strings by the virtual module "peerpost-ui-assets", so the
  * page ships inside dist/cli.mjs and loads nothing from anywhere else.
  */
@@ -43,9 +43,9 @@ const uiAssets = {
       const client = await build({ entryPoints: [join(page, "app.ts")], bundle: true, platform: "browser", format: "iife", target: "es2022", minify: true, write: false, logLevel: "warning" });
       const text = (name) => JSON.stringify(readFileSync(join(page, name), "utf8"));
       return {
-        contents: `export const html = ${text("index.html")}; export const css = ${text("style.css")}; export const script = ${JSON.stringify(client.outputFiles[0].text)};`,
+        contents: `export const html = ${text("index.html")}; export const css = ${text("style.css")}; export const icon = ${text("icon.svg")}; export const script = ${JSON.stringify(client.outputFiles[0].text)};`,
         loader: "js",
-        watchFiles: [join(page, "index.html"), join(page, "style.css")],
+        watchFiles: ["index.html", "style.css", "icon.svg"].map((name) => join(page, name)),
       };
     });
   },

@@ -1,6 +1,6 @@
 // `peerpost ui [--port N] [--no-open] [--as ADDR]`: the live web view of sessions and their traffic,
 // on 127.0.0.1 only. Prints its URL (with this run's token) on stdout and serves until interrupted.
-import { html, css, script } from "peerpost-ui-assets";
+import { html, css, icon, script } from "peerpost-ui-assets";
 import { openPeerpost } from "../peerpost.js";
 import { UiServer } from "../ui/server.js";
 import { uiAuthor } from "../ui/author.js";
@@ -19,7 +19,7 @@ export async function ui(flags: Flags): Promise<void> {
   const port = parsePort(flags.port);
   const author = uiAuthor(typeof flags.as === "string" ? flags.as : undefined);
   const peerpost = openPeerpost({});
-  const server = new UiServer({ peerpost, assets: { html, css, script }, port, author });
+  const server = new UiServer({ peerpost, assets: { html, css, icon, script }, port, author });
   // Registered before the URL is printed: whoever reads it may stop the server at once.
   const stopped = new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);

@@ -3,5 +3,6 @@
 declare module "peerpost-ui-assets" {
   export const html: string;
   export const css: string;
+  export const icon: string;
   export const script: string;
 }

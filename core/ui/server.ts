@@ -1,4 +1,4 @@
-// The web view's HTTP server: 127.0.0.1 only, every request through the guard, the page and its two
+// The web view's HTTP server: 127.0.0.1 only, every request through the guard, the page and its
 // assets from the bundle, the state as JSON, live changes as server-sent events, and the two writes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
@@ -17,6 +17,7 @@ export interface PageAssets {
   /** The page; `{{token}}` marks where the token goes in its asset URLs. */
   html: string;
   css: string;
+  icon: string;
   script: string;
 }
 
@@ -125,6 +126,8 @@ export class UiServer {
           return this.send(response, 200, "text/javascript; charset=utf-8", this.options.assets.script);
         case "/style.css":
           return this.send(response, 200, "text/css; charset=utf-8", this.options.assets.css);
+        case "/icon.svg":
+          return this.send(response, 200, "image/svg+xml", this.options.assets.icon);
         case "/api/state":
           return this.sendJson(response, 200, await this.state(url.searchParams));
         case "/events":

@@ -208,7 +208,7 @@ function render(next: UiState): void {
   renderMine(next.mine);
   setList("sessions", next.sessions.map(sessionView), String(next.sessions.length));
   const shown = next.conversations.length;
-  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} messages · ${next.totals.stuck} stuck`);
+  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`);
   $("#more").hidden = shown >= next.totals.matchedConversations;
   setList("wakes", next.wakes.map(receiptView), String(next.wakes.length));
   setList("receipts", next.receipts.map(receiptView), `latest ${next.receipts.length} · kinds: ${next.choices.receiptKinds.join(", ") || "none"}`);

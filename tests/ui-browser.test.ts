@@ -1,0 +1,166 @@
+// The web view in a real browser (Debian's Chromium): what a person sees, live updates from the CLI,
+// hostile bodies that stay text, writes from the page, and refusals. Screenshots go to tests/artifacts/.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { artifactPath, launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
+import { cli, registerSessions, startUi, uiEnv, type RunningUi } from "./helpers/ui.js";
+import { until } from "./helpers/poll.js";
+
+const HOSTILE = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold</b> \u202Egnp.exe\u202C zero\u200Bwidth`;
+
+async function openPage(t: Parameters<typeof launchBrowser>[0], ui: RunningUi, viewport = { width: 1200, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage({ viewport });
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  const response = await page.goto(ui.url);
+  assert.equal(response?.status(), 200);
+  await page.waitForSelector("body[data-version]");
+  return { page, errors };
+}
+
+test("the page shows a conversation and updates live after a CLI send and reply", { skip: NO_CHROMIUM }, async (t) => {
+  const env = uiEnv(t);
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  await ui.store.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", source: "server", roles: ["reviewer"], push: "app-server" });
+  const first = await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", "--anticipation", "reply", "--json", "please review the storage change");
+  const { messageId } = JSON.parse(first.stdout) as { messageId: string };
+  const { page, errors } = await openPage(t, ui);
+  await page.locator(".message", { hasText: "please review the storage change" }).waitFor();
+  assert.equal(await page.locator(`.message[data-id="${messageId}"] [data-status]`).textContent(), "queued");
+  const bob = page.locator('.session[data-address="codex:bob"]');
+  assert.match((await bob.textContent()) ?? "", /\/work\/bob.*push: app-server.*roles: reviewer/s);
+  assert.match((await bob.locator(".waiting").textContent()) ?? "", /1 waiting on it/);
+  await page.screenshot({ path: artifactPath("ui-conversation.png"), fullPage: true });
+
+  await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+  const second = await cli(env, "send", "--from", "codex:bob", "--to", "claude:alice", "a new note from the command line");
+  assert.equal(second.code, 0, second.stderr);
+  await page.locator(".message", { hasText: "a new note from the command line" }).waitFor({ timeout: 15_000 });
+  await cli(env, "reply", messageId, "--as", "codex:bob", "--reply", "looks good");
+  await page.locator(`.message[data-id="${messageId}"] [data-status="replied"]`).waitFor({ timeout: 15_000 });
+  assert.equal(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument), true, "updated without a reload");
+  assert.equal(await page.locator("#live").textContent(), "live");
+  await page.screenshot({ path: artifactPath("ui-live.png"), fullPage: true });
+
+  // Filters live in the URL: clicking a session keeps only its traffic, and a reload keeps the filter.
+  await page.locator('#conversations .message[data-id] .head button', { hasText: "claude:alice" }).first().click();
+  await until(async () => new URL(page.url()).searchParams.get("session") === "claude:alice", 10_000, "the session filter in the URL");
+  await page.fill('#filters input[name="q"]', "STORAGE");
+  await until(async () => (await page.locator("#conversations .thread").count()) === 1 && new URL(page.url()).searchParams.get("q") === "STORAGE", 10_000, "the search to narrow the threads");
+  await page.reload();
+  await page.waitForSelector("body[data-version]");
+  assert.equal(await page.inputValue('#filters input[name="q"]'), "STORAGE");
+  assert.equal(await page.locator("#conversations .thread").count(), 1);
+
+  // A narrow window: one column, nothing wider than the window.
+  await page.setViewportSize({ width: 380, height: 800 });
+  await page.goto(ui.url);
+  await page.waitForSelector("body[data-version]");
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), "no horizontal scrolling at 380 px");
+  await page.screenshot({ path: artifactPath("ui-narrow.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+test("hostile bodies, titles and dirs stay text: no script runs, no markup appears, markup cannot be inserted", { skip: NO_CHROMIUM }, async (t) => {
+  const env = uiEnv(t);
+  const ui = await startUi(t, { env });
+  await ui.store.sessions.register({ host: "claude-code", address: "claude:mallory", sessionId: "mallory", source: "startup", cwd: `/tmp/<img src=x onerror="window.__pwned=3">`, title: `<script>window.__pwned=4</script>\u202Etitle` });
+  await registerSessions(ui.store, "codex:bob");
+  const sent = await cli(env, "send", "--from", "claude:mallory", "--to", "codex:bob", "--anticipation", "reply", HOSTILE);
+  assert.equal(sent.code, 0, sent.stderr);
+  await cli(env, "reply", ui.store.mailbox.inbox("codex:bob")[0]!.message.id, "--as", "codex:bob", "--decline", `<iframe src="https://example.com"></iframe>`);
+  const { page } = await openPage(t, ui);
+  const body = page.locator("#conversations .message .body").first();
+  await body.waitFor();
+  const text = (await body.textContent()) ?? "";
+  assert.ok(text.includes(`<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script><b>bold</b>`), `the markup shows as text: ${text}`);
+  assert.ok(text.includes("⟨U+202E⟩gnp.exe⟨U+202C⟩") && text.includes("zero⟨U+200B⟩width"), `bidi and invisible characters are visible: ${text}`);
+  assert.equal(await page.locator("main img, main script, main b, main iframe").count(), 0, "no element came from a body");
+  assert.match((await page.locator('.session[data-address="claude:mallory"]').textContent()) ?? "", /<script>window.__pwned=4<\/script>⟨U\+202E⟩title.*<img src=x/s);
+  assert.match((await page.locator(".reason").first().textContent()) ?? "", /<iframe src="https:\/\/example.com"><\/iframe>/);
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, "no script ran");
+  const inserted = await page.evaluate(() => {
+    try {
+      document.body.innerHTML = "<b>x</b>";
+      return "inserted";
+    } catch (error) {
+      return (error as Error).name;
+    }
+  });
+  assert.equal(inserted, "TypeError", "Trusted Types refuse a string turned into markup");
+  const inline = await page.evaluate(() => {
+    try {
+      const script = document.createElement("script");
+      script.textContent = "window.__inline = 1";
+      document.head.append(script);
+    } catch {
+      // Trusted Types refuse the script's text itself.
+    }
+    return (window as unknown as { __inline?: number }).__inline;
+  });
+  assert.equal(inline, undefined, "the CSP refuses inline script");
+  await page.screenshot({ path: artifactPath("ui-hostile.png"), fullPage: true });
+});
+
+test("a person sends, replies and declines from the page as the --as address", { skip: NO_CHROMIUM }, async (t) => {
+  const env = uiEnv(t);
+  const ui = await startUi(t, { env, args: ["--no-open", "--as", "codex:person"] });
+  await registerSessions(ui.store, "claude:alice", "codex:person");
+  const ids: string[] = [];
+  for (const text of ["may I deploy?", "may I delete the branch?"]) ids.push((JSON.parse((await cli(env, "send", "--from", "claude:alice", "--to", "codex:person", "--anticipation", "reply", "--json", text)).stdout) as { messageId: string }).messageId);
+  const { page, errors } = await openPage(t, ui);
+  assert.match((await page.locator("#author").textContent()) ?? "", /writing as codex:person/);
+  await page.locator(`#mine .request[data-id="${ids[0]}"]`).waitFor();
+  await page.fill(`#mine .request[data-id="${ids[0]}"] textarea`, "yes, go ahead");
+  // A change elsewhere while the person types must not wipe the text.
+  await cli(env, "send", "--from", "claude:alice", "--to", "codex:person", "an fyi meanwhile");
+  await page.locator(".message", { hasText: "an fyi meanwhile" }).waitFor({ timeout: 15_000 });
+  assert.equal(await page.inputValue(`#mine .request[data-id="${ids[0]}"] textarea`), "yes, go ahead");
+  await page.click(`#mine .request[data-id="${ids[0]}"] button:text("Reply")`);
+  await until(() => ui.store.mailbox.find(ids[0]!)?.resolved?.resolution === "reply", 10_000, "the reply in the mailbox");
+  await page.fill(`#mine .request[data-id="${ids[1]}"] textarea`, "not yet");
+  await page.click(`#mine .request[data-id="${ids[1]}"] button:text("Decline")`);
+  await until(() => ui.store.mailbox.find(ids[1]!)?.resolved?.resolution === "decline", 10_000, "the decline in the mailbox");
+  await until(async () => (await page.locator("#mine .request").count()) === 0, 10_000, "answered requests to leave the list");
+
+  await page.fill('#send-form input[name="to"]', "claude:alice");
+  await page.fill('#send-form textarea[name="body"]', "sent from the page");
+  await page.click('#send-form button[type="submit"]');
+  await until(() => ui.store.mailbox.inbox("claude:alice").some((entry) => entry.body === "sent from the page" && entry.message.from === "codex:person"), 10_000, "the page's message in alice's inbox");
+  const reply = ui.store.mailbox.inbox("claude:alice").find((entry) => entry.body === "yes, go ahead");
+  assert.equal(reply?.message.from, "codex:person");
+  assert.equal(ui.store.mailbox.find(ids[1]!)?.resolved?.reason, "not yet");
+  await page.locator(".message", { hasText: "sent from the page" }).waitFor({ timeout: 15_000 });
+  await page.screenshot({ path: artifactPath("ui-writing.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+test("in the browser, a missing token is 401 and a rebound host name is 403", { skip: NO_CHROMIUM }, async (t) => {
+  const ui = await startUi(t);
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage();
+  const missing = await page.goto(`http://127.0.0.1:${ui.port}/`);
+  assert.equal(missing?.status(), 401);
+  const wrong = await page.goto(`http://127.0.0.1:${ui.port}/?token=guess`);
+  assert.equal(wrong?.status(), 403);
+  const rebound = await page.goto(`http://evil.test:${ui.port}/?token=${ui.token}`);
+  assert.equal(rebound?.status(), 403, "evil.test resolves to 127.0.0.1 but is refused by its Host");
+  assert.doesNotMatch(await page.content(), new RegExp(ui.token));
+  // A page on another origin cannot read the API even knowing the token.
+  const read = await page.evaluate(async (url) => {
+    try {
+      const response = await fetch(url);
+      return `read ${response.status}`;
+    } catch (error) {
+      return `refused ${(error as Error).name}`;
+    }
+  }, `http://127.0.0.1:${ui.port}/api/state?token=${ui.token}`);
+  assert.match(read, /^refused/);
+  await page.screenshot({ path: artifactPath("ui-refused.png") });
+});
