@@ -15,6 +15,8 @@ const RECEIPTS_KEPT = 500;
 const SNAPSHOT_EVERY_BYTES = 1024 * 1024;
 /** Bodies are immutable, so they are cached by message id; the cap bounds memory on a large mailbox. */
 const BODIES_KEPT = 5000;
+/** Searches remembered with their results (a person types a few). */
+const SEARCHES_KEPT = 10;
 
 export class UiSource {
   readonly mailbox: MailboxView;
@@ -22,6 +24,7 @@ export class UiSource {
   receiptsCorrupt = { count: 0, recent: [] as CorruptLine[], tornTail: false };
   private receiptsOffset = 0;
   private readonly bodies = new Map<string, string>();
+  private readonly searches = new Map<string, { offset: number; ids: Set<string> }>();
 
   constructor(readonly peerpost: Peerpost) {
     this.mailbox = new MailboxView(peerpost.mailbox.log, undefined, join(peerpost.stateDir.path, "cache", snapshotFileName(undefined)));
@@ -76,13 +79,23 @@ export class UiSource {
     return body;
   }
 
-  /** Ids of messages whose body contains `query`, ignoring case (one pass over the log's messages). */
+  /**
+   * Ids of messages whose body contains `query`, ignoring case. Each query remembers how far it has
+   * read, so asking again (every live update of a filtered page) reads only the new lines.
+   */
   search(query: string): Set<string> {
     const needle = query.toLowerCase();
-    const found = new Set<string>();
-    this.peerpost.mailbox.log.scan(0, ({ record }) => {
-      if (record.type === "msg" && record.body.toLowerCase().includes(needle)) found.add(record.id);
-    });
-    return found;
+    let found = this.searches.get(needle);
+    if (found && found.offset > (this.peerpost.mailbox.log.identity()?.size ?? 0)) found = undefined;
+    if (!found) {
+      if (this.searches.size >= SEARCHES_KEPT) this.searches.delete(this.searches.keys().next().value!);
+      found = { offset: 0, ids: new Set() };
+      this.searches.set(needle, found);
+    }
+    const ids = found.ids;
+    found.offset = this.peerpost.mailbox.log.scan(found.offset, ({ record }) => {
+      if (record.type === "msg" && record.body.toLowerCase().includes(needle)) ids.add(record.id);
+    }).next;
+    return ids;
   }
 }

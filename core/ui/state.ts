@@ -1,7 +1,7 @@
 // Builds what the page shows from the UI source: sessions with the requests waiting on them, the
 // conversations the filters keep (newest activity first), the author's open requests, wakes and
 // receipts of every kind, and store health. Untrusted text is made visible here, once.
-import { byId, expectsResolution, isOpen, type MessageState } from "../fold.js";
+import { expectsResolution, isOpen, type MessageState, type MessageStatus } from "../fold.js";
 import { inspectLog, recentErrors } from "../health.js";
 import type { SessionEntry } from "../sessions.js";
 import type { ReceiptRecord } from "../schemas.js";
@@ -33,13 +33,14 @@ function isStuck(status: string): boolean {
 }
 
 export class UiStateBuilder {
+  private derived: { offset: number; messages: MessageState[]; threads: Map<string, MessageState[]> } | undefined;
+
   constructor(
     private readonly source: UiSource,
     private readonly author: string | null,
   ) {}
 
-  private message(message: MessageState, matches: Set<string> | undefined): UiMessage {
-    const status = this.source.peerpost.mailbox.status(message);
+  private message(message: MessageState, status: MessageStatus, matches: Set<string> | undefined): UiMessage {
     const view: UiMessage = {
       id: message.id,
       from: message.from,
@@ -66,12 +67,12 @@ export class UiStateBuilder {
     return view;
   }
 
-  private sessions(entries: SessionEntry[], messages: MessageState[], now: number, wakes: ReceiptRecord[]): UiSession[] {
+  private sessions(entries: SessionEntry[], messages: MessageState[], now: number, wakes: ReceiptRecord[], statusOf: (message: MessageState) => MessageStatus): UiSession[] {
     const waiting = new Map<string, UiRequestRef[]>();
     for (const message of messages) {
       if (!expectsResolution(message) || !isOpen(message, now)) continue;
       const list = waiting.get(message.to) ?? [];
-      list.push({ id: message.id, from: message.from, sentAt: message.sentAt, status: this.source.peerpost.mailbox.status(message) });
+      list.push({ id: message.id, from: message.from, sentAt: message.sentAt, status: statusOf(message) });
       waiting.set(message.to, list);
     }
     const latestWake = new Map<string, ReceiptRecord>();
@@ -103,43 +104,54 @@ export class UiStateBuilder {
     };
   }
 
+  /** Messages in log order and grouped by conversation, rebuilt only when the mailbox moved on. */
+  private grouped(): { messages: MessageState[]; threads: Map<string, MessageState[]> } {
+    const offset = this.source.mailbox.offset;
+    if (this.derived?.offset !== offset) {
+      const messages = Object.values(this.source.mailbox.state.messages);
+      const threads = new Map<string, MessageState[]>();
+      for (const message of messages) {
+        const thread = threads.get(message.conversationId);
+        if (thread) thread.push(message);
+        else threads.set(message.conversationId, [message]);
+      }
+      this.derived = { offset, messages, threads };
+    }
+    return this.derived;
+  }
+
   build(filters: UiFilters, version: string): UiState {
     const { peerpost, mailbox } = this.source;
     const now = peerpost.config.now();
     const entries = peerpost.sessions.all();
-    const messages = Object.values(mailbox.state.messages).sort(byId);
+    const { messages, threads } = this.grouped();
+    const statuses = new Map(messages.map((message) => [message.id, peerpost.mailbox.status(message)]));
+    const statusOf = (message: MessageState) => statuses.get(message.id)!;
     const wakes = this.source.receipts.filter((receipt) => WAKE_KIND.test(receipt.kind));
     const holders = filters.role === undefined ? undefined : new Set(entries.filter((entry) => entry.roles.includes(filters.role!)).map((entry) => entry.address));
     const keeps = this.keeps(filters, holders);
     const matches = filters.q ? this.source.search(filters.q) : undefined;
 
     // Conversations, newest activity first: a conversation is kept when any of its messages passes.
-    const threads = new Map<string, MessageState[]>();
-    for (const message of messages) {
-      const list = threads.get(message.conversationId) ?? [];
-      list.push(message);
-      threads.set(message.conversationId, list);
-    }
     let stuck = 0;
     const kept: MessageState[][] = [];
     for (const [id, thread] of threads) {
-      const stuckHere = thread.filter((message) => isStuck(peerpost.mailbox.status(message))).length;
-      stuck += stuckHere;
+      stuck += thread.filter((message) => isStuck(statusOf(message))).length;
       if (filters.conversation !== undefined && id !== filters.conversation) continue;
       if (!thread.some(keeps)) continue;
       if (matches && !thread.some((message) => matches.has(message.id))) continue;
       kept.push(thread);
     }
-    kept.sort((a, b) => byId(b[b.length - 1]!, a[a.length - 1]!));
+    kept.sort((a, b) => b[b.length - 1]!.offset - a[a.length - 1]!.offset);
     const conversations: UiConversation[] = kept.slice(0, filters.limit).map((thread) => ({
       id: thread[0]!.conversationId,
       participants: [...new Set(thread.flatMap((message) => [message.from, message.to]))],
       lastAt: thread[thread.length - 1]!.sentAt,
-      messages: thread.map((message) => this.message(message, matches)),
-      stuck: thread.filter((message) => isStuck(peerpost.mailbox.status(message))).length,
+      messages: thread.map((message) => this.message(message, statusOf(message), matches)),
+      stuck: thread.filter((message) => isStuck(statusOf(message))).length,
     }));
 
-    const mine = this.author === null ? [] : messages.filter((message) => message.to === this.author && expectsResolution(message) && !message.resolved).map((message) => this.message(message, undefined));
+    const mine = this.author === null ? [] : messages.filter((message) => message.to === this.author && expectsResolution(message) && !message.resolved).map((message) => this.message(message, statusOf(message), undefined));
     const shownReceipts = this.source.receipts.filter((receipt) => filters.session === undefined || receipt.from === filters.session || receipt.to === filters.session);
     const staleMs = peerpost.config.lockStaleMs;
     const logs = [
@@ -154,11 +166,12 @@ export class UiStateBuilder {
       author: this.author,
       filters,
       choices: {
-        sessions: [...new Set([...entries.map((entry) => entry.address), ...messages.flatMap((message) => [message.from, message.to])])].sort(),
+        // Registered sessions and the shown participants: bounded, however many addresses the mailbox holds.
+        sessions: [...new Set([...entries.map((entry) => entry.address), ...conversations.flatMap((conversation) => conversation.participants), ...(filters.session ? [filters.session] : [])])].sort(),
         roles: [...new Set(entries.flatMap((entry) => entry.roles))].sort(),
         receiptKinds: [...new Set(this.source.receipts.map((receipt) => receipt.kind))].sort(),
       },
-      sessions: this.sessions(entries, messages, now, wakes).filter((session) => (filters.session === undefined || session.address === filters.session) && (filters.role === undefined || session.roles.includes(filters.role))),
+      sessions: this.sessions(entries, messages, now, wakes, statusOf).filter((session) => (filters.session === undefined || session.address === filters.session) && (filters.role === undefined || session.roles.includes(filters.role))),
       conversations,
       totals: { messages: messages.length, conversations: threads.size, matchedConversations: kept.length, stuck },
       mine,
