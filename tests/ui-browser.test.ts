@@ -129,6 +129,7 @@ test("a person sends, replies and declines from the page as the --as address", {
   await until(() => ui.store.mailbox.find(ids[1]!)?.resolved?.resolution === "decline", 10_000, "the decline in the mailbox");
   await until(async () => (await page.locator("#mine .request").count()) === 0, 10_000, "answered requests to leave the list");
 
+  await page.click("#compose summary");
   await page.fill('#send-form input[name="to"]', "claude:alice");
   await page.fill('#send-form textarea[name="body"]', "sent from the page");
   await page.click('#send-form button[type="submit"]');

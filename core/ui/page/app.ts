@@ -238,6 +238,7 @@ async function write(path: string, body: unknown): Promise<string> {
 }
 
 function prepareSend(to: string, replyTo: string): void {
+  ($("#compose") as HTMLDetailsElement).open = true;
   const form = $("#send-form") as HTMLFormElement;
   (form.elements.namedItem("to") as HTMLInputElement).value = to;
   (form.elements.namedItem("replyToMessageId") as HTMLInputElement).value = replyTo;
