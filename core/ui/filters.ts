@@ -13,27 +13,21 @@ function invalid(field: string, value: string, hint: string): PeerpostError {
   return new PeerpostError("invalid_arguments", `${field} ${JSON.stringify(value.slice(0, 100))} is not valid.`, { details: { field }, hint });
 }
 
+/** The text filters: each must match its pattern exactly. */
+const TEXT_FILTERS = {
+  session: { valid: (value: string) => ADDRESS_PATTERN.test(value), hint: "Pick a session from the list." },
+  role: { valid: (value: string) => ID_PATTERN.test(value), hint: "Role names are letters, digits, '.', '_' and '-'." },
+  conversation: { valid: (value: string) => ULID_PATTERN.test(value), hint: "Conversation ids are the ids shown on each thread." },
+  q: { valid: (value: string) => value.length <= MAX_QUERY, hint: `Search for at most ${MAX_QUERY} characters.` },
+} as const;
+
 export function parseFilters(params: URLSearchParams): UiFilters {
   const filters: UiFilters = { limit: DEFAULT_LIMIT };
-  const session = params.get("session") || undefined;
-  if (session !== undefined) {
-    if (!ADDRESS_PATTERN.test(session)) throw invalid("session", session, "Pick a session from the list.");
-    filters.session = session;
-  }
-  const role = params.get("role") || undefined;
-  if (role !== undefined) {
-    if (!ID_PATTERN.test(role)) throw invalid("role", role, "Role names are letters, digits, '.', '_' and '-'.");
-    filters.role = role;
-  }
-  const conversation = params.get("conversation") || undefined;
-  if (conversation !== undefined) {
-    if (!ULID_PATTERN.test(conversation)) throw invalid("conversation", conversation, "Conversation ids are the ids shown on each thread.");
-    filters.conversation = conversation;
-  }
-  const q = params.get("q") || undefined;
-  if (q !== undefined) {
-    if (q.length > MAX_QUERY) throw invalid("q", q, `Search for at most ${MAX_QUERY} characters.`);
-    filters.q = q;
+  for (const [name, rule] of Object.entries(TEXT_FILTERS) as Array<[keyof typeof TEXT_FILTERS, (typeof TEXT_FILTERS)[keyof typeof TEXT_FILTERS]]>) {
+    const value = params.get(name);
+    if (!value) continue;
+    if (!rule.valid(value)) throw invalid(name, value, rule.hint);
+    filters[name] = value;
   }
   const limit = params.get("limit");
   if (limit) {

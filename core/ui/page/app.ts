@@ -197,7 +197,7 @@ function setList(id: string, items: Node[], count: string): void {
 function render(next: UiState): void {
   state = next;
   const live = $("#live");
-  if (live.classList.contains("bad") && live.textContent !== "disconnected") Object.assign(live, { className: "badge ok", textContent: "live" });
+  if (live.classList.contains("bad") && !live.textContent?.startsWith("disconnected")) Object.assign(live, { className: "badge ok", textContent: "live" });
   $("#state-dir").textContent = next.stateDir;
   $("#author").textContent = next.author ? `writing as ${next.author}` : "read-only";
   const filters = $("#filters") as HTMLFormElement;
@@ -279,7 +279,8 @@ function wire(): void {
     live.textContent = "live";
     live.className = "badge ok";
   });
-  events.addEventListener("error", () => showProblem("disconnected"));
+  // EventSource retries by itself; a server restarted since has a new token, so the page needs its new URL.
+  events.addEventListener("error", () => showProblem("disconnected: if peerpost ui was restarted, open the URL it printed"));
 }
 
 wire();
