@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, registerSessions, request, startUi, uiEnv, write, type Answer } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
@@ -190,6 +190,12 @@ test("the event stream says when a CLI send lands; the state shows it with statu
   await until(async () => (await state(ui.port, ui.token)).conversations.some((entry) => entry.messages.some((item) => item.id === messageId && item.status === "replied")), 10_000, "the reply in the state");
   const kinds = (await state(ui.port, ui.token)).choices.receiptKinds;
   assert.deepEqual(kinds, ["reply", "send"]);
+
+  // A line that is not a record shows in store health, and the page keeps working.
+  appendFileSync(join(env.PEERPOST_HOME!, "mailbox.jsonl"), '{"v":1,"type":"msg","broken":true}\n');
+  await until(async () => (await state(ui.port, ui.token)).health.logs.find((log) => log.name === "mailbox")?.corrupt === 1, 10_000, "the corrupt line in store health");
+  const health = (await state(ui.port, ui.token)).health.logs.find((log) => log.name === "mailbox");
+  assert.ok(health && health.bytes > 0 && health.recentCorrupt.length === 1, JSON.stringify(health));
 });
 
 test("the browser is opened with $BROWSER; a failing opener is reported and serving goes on", async (t) => {

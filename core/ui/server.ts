@@ -66,6 +66,8 @@ export class UiServer {
     const { port } = this.server.address() as AddressInfo;
     this.guard = new Guard(this.token, port);
     void this.watch();
+    // The page the printed URL opens asks for the unfiltered state first: have it ready.
+    setImmediate(() => void this.state(new URLSearchParams()).catch(() => undefined));
     return `http://127.0.0.1:${port}/?token=${this.token}`;
   }
 
