@@ -7,7 +7,7 @@ import type { Peerpost } from "../peerpost.js";
 import { MailboxView } from "../view.js";
 import { snapshotFileName } from "../cache.js";
 import type { ReceiptRecord } from "../schemas.js";
-import type { CorruptLine } from "../log.js";
+import { JsonlLog, type CorruptLine, type RecordSchema } from "../log.js";
 
 /** Receipts kept in memory for the page (the newest). */
 const RECEIPTS_KEPT = 500;
@@ -18,6 +18,9 @@ const BODIES_KEPT = 5000;
 /** Searches remembered with their results (a person types a few). */
 const SEARCHES_KEPT = 10;
 
+/** Any JSON value: the search reads lines without validating them again, and trusts only ids the fold knows. */
+const ANY_RECORD: RecordSchema<{ type?: unknown; id?: unknown; body?: unknown }> = { safeParse: (input) => ({ success: true, data: input as { type?: unknown } }) };
+
 export class UiSource {
   readonly mailbox: MailboxView;
   receipts: ReceiptRecord[] = [];
@@ -25,9 +28,11 @@ export class UiSource {
   private receiptsOffset = 0;
   private readonly bodies = new Map<string, string>();
   private readonly searches = new Map<string, { offset: number; ids: Set<string> }>();
+  private readonly rawMailbox: JsonlLog<{ type?: unknown; id?: unknown; body?: unknown }>;
 
   constructor(readonly peerpost: Peerpost) {
     this.mailbox = new MailboxView(peerpost.mailbox.log, undefined, join(peerpost.stateDir.path, "cache", snapshotFileName(undefined)));
+    this.rawMailbox = new JsonlLog(peerpost.mailbox.log.path, ANY_RECORD, { lockStaleMs: peerpost.config.lockStaleMs, lockTimeoutMs: peerpost.config.lockTimeoutMs });
   }
 
   /** Changes whenever any log the page shows changes (size, or a replaced file). */
@@ -86,15 +91,16 @@ export class UiSource {
   search(query: string): Set<string> {
     const needle = query.toLowerCase();
     let found = this.searches.get(needle);
-    if (found && found.offset > (this.peerpost.mailbox.log.identity()?.size ?? 0)) found = undefined;
+    if (found && found.offset > (this.rawMailbox.identity()?.size ?? 0)) found = undefined;
     if (!found) {
       if (this.searches.size >= SEARCHES_KEPT) this.searches.delete(this.searches.keys().next().value!);
       found = { offset: 0, ids: new Set() };
       this.searches.set(needle, found);
     }
     const ids = found.ids;
-    found.offset = this.peerpost.mailbox.log.scan(found.offset, ({ record }) => {
-      if (record.type === "msg" && record.body.toLowerCase().includes(needle)) ids.add(record.id);
+    const messages = this.mailbox.state.messages;
+    found.offset = this.rawMailbox.scan(found.offset, ({ record }) => {
+      if (record.type === "msg" && typeof record.id === "string" && typeof record.body === "string" && messages[record.id]?.offset !== undefined && record.body.toLowerCase().includes(needle)) ids.add(record.id);
     }).next;
     return ids;
   }
