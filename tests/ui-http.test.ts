@@ -219,7 +219,7 @@ test("the browser is opened with $BROWSER; a failing opener is reported and serv
   assert.equal((await request(broken.port, `/?token=${broken.token}`)).status, 200, "still serving");
 });
 
-test("ui stops cleanly on SIGTERM and refuses a bad --port", async (t) => {
+test("ui stops cleanly on SIGTERM and refuses a bad or taken --port", async (t) => {
   const ui = await startUi(t);
   const exited = new Promise<number | null>((resolve) => ui.child.on("exit", (code) => resolve(code)));
   ui.child.kill("SIGTERM");
@@ -227,6 +227,10 @@ test("ui stops cleanly on SIGTERM and refuses a bad --port", async (t) => {
   const bad = await cli(uiEnv(t), "ui", "--no-open", "--port", "70000");
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--port/);
+  const running = await startUi(t);
+  const taken = await cli(uiEnv(t), "ui", "--no-open", "--port", String(running.port));
+  assert.equal(taken.code, 1);
+  assert.match(taken.stderr, /already in use[\s\S]*hint: Pick another --port/);
 });
 
 test("npm start opens the web view; host manifests launch the MCP server directly", () => {

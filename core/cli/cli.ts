@@ -118,7 +118,7 @@ async function run(argv: string[]): Promise<number> {
         resolve(rest, json);
         return EXIT.ok;
       case "ui":
-        await ui(flags);
+        await ui({ port: values.port, open: !values["no-open"], as: values.as });
         return EXIT.ok;
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { toErrorValue, type ErrorCode } from "../errors.js";
+import { PeerpostError, toErrorValue, type ErrorCode } from "../errors.js";
 import type { Peerpost } from "../peerpost.js";
 import { waitFor } from "../wait.js";
 import { Guard } from "./guard.js";
@@ -60,7 +60,13 @@ export class UiServer {
     await this.source.refresh();
     this.version = this.source.fingerprint();
     await new Promise<void>((resolve, reject) => {
-      this.server.once("error", reject);
+      this.server.once("error", (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === "EADDRINUSE"
+            ? new PeerpostError("invalid_arguments", `Port ${this.options.port} on 127.0.0.1 is already in use.`, { details: { field: "port", value: this.options.port }, hint: "Pick another --port, or leave it out to get a free one." })
+            : error,
+        ),
+      );
       this.server.listen(this.options.port, "127.0.0.1", () => resolve());
     });
     const { port } = this.server.address() as AddressInfo;
