@@ -196,6 +196,8 @@ test("the event stream says when a CLI send lands; the state shows it with statu
   await until(async () => (await state(ui.port, ui.token)).health.logs.find((log) => log.name === "mailbox")?.corrupt === 1, 10_000, "the corrupt line in store health");
   const health = (await state(ui.port, ui.token)).health.logs.find((log) => log.name === "mailbox");
   assert.ok(health && health.bytes > 0 && health.recentCorrupt.length === 1, JSON.stringify(health));
+  const files = (await state(ui.port, ui.token)).health.files.map((file) => file.name);
+  assert.ok(["mailbox.jsonl", "receipts.jsonl", "sessions.jsonl"].every((name) => files.includes(name)), files.join(", "));
 });
 
 test("the browser is opened with $BROWSER; a failing opener is reported and serving goes on", async (t) => {

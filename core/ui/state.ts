@@ -1,6 +1,8 @@
 // Builds what the page shows from the UI source: sessions with the requests waiting on them, the
 // conversations the filters keep (newest activity first), the author's open requests, wakes and
 // receipts of every kind, and store health. Untrusted text is made visible here, once.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { expectsResolution, isOpen, type MessageState, type MessageStatus } from "../fold.js";
 import { inspectLog, recentErrors } from "../health.js";
 import type { SessionEntry } from "../sessions.js";
@@ -26,6 +28,17 @@ function receiptView(receipt: ReceiptRecord): UiReceipt {
 function receiptOutcome(receipt: ReceiptRecord): string {
   const record = receipt as unknown as Record<string, unknown>;
   return visibleText(String(record.outcome ?? record.delivery ?? ""));
+}
+
+function stateFiles(dir: string): Array<{ name: string; bytes: number }> {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => ({ name: visibleText(entry.name), bytes: statSync(join(dir, entry.name)).size }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+  } catch {
+    return [];
+  }
 }
 
 function isStuck(status: string): boolean {
@@ -179,6 +192,7 @@ export class UiStateBuilder {
       receipts: shownReceipts.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
       health: {
         logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: visibleText(line.reason) })) })),
+        files: stateFiles(peerpost.stateDir.path),
         recentErrors: recentErrors(peerpost.stateDir.path).map(visibleText),
       },
     };

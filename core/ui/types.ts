@@ -97,5 +97,6 @@ export interface UiState {
   mine: UiMessage[];
   wakes: UiReceipt[];
   receipts: UiReceipt[];
-  health: { logs: UiLogHealth[]; recentErrors: string[] };
+  /** `files`: every file at the top of the state dir with its size, so logs added later show too. */
+  health: { logs: UiLogHealth[]; files: Array<{ name: string; bytes: number }>; recentErrors: string[] };
 }

@@ -218,6 +218,7 @@ function render(next: UiState): void {
       ...next.health.logs.map((log) =>
         el("div", { className: `log${log.corrupt > 0 || log.tornTail || log.lock === "stale" ? " bad" : ""}`, data: { log: log.name } }, el("strong", null, log.name), ` ${bytes(log.bytes)} · ${log.corrupt} corrupt line${log.corrupt === 1 ? "" : "s"}${log.tornTail ? " · torn last line" : ""} · lock ${log.lock}`, ...log.recentCorrupt.map((line) => el("div", { className: "muted" }, `at byte ${line.offset}: ${line.reason}`))),
       ),
+      el("div", { className: "log muted" }, "files: ", next.health.files.map((file) => `${file.name} ${bytes(file.bytes)}`).join(" · ") || "none"),
       ...(next.health.recentErrors.length > 0 ? [el("div", null, el("strong", null, "recent errors"), ...next.health.recentErrors.map((line) => el("pre", null, line)))] : []),
     ],
     "",
