@@ -90,7 +90,7 @@ export class UiServer {
     while (!this.stop.signal.aborted) {
       const outcome = await waitFor(() => (this.source.fingerprint() !== this.version ? true : undefined), { watchDir: peerpost.stateDir.path, pollMs: POLL_MS, timeoutMs: HEARTBEAT_MS, signal: this.stop.signal }).catch(() => ({ outcome: "timeout" as const }));
       if (outcome.outcome === "aborted") return;
-      if (!(await this.sync())) this.broadcast();
+      if (!(await this.sync())) this.broadcast("tick");
     }
   }
 
@@ -104,9 +104,10 @@ export class UiServer {
     return true;
   }
 
-  private broadcast(): void {
+  /** "change" when the logs moved on; "tick" when only time did (statuses such as expired move with it). */
+  private broadcast(event: "change" | "tick" = "change"): void {
     this.cached.clear();
-    for (const stream of this.streams) stream.write(`event: change\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
+    for (const stream of this.streams) stream.write(`event: ${event}\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
   }
 
   private send(response: ServerResponse, status: number, type: string, body: string): void {

@@ -9,7 +9,10 @@ const params = new URLSearchParams(location.search);
 const token = params.get("token") ?? "";
 let state: UiState | undefined;
 let fetching = false;
+/** A fetch is owed once the one in flight ends: the logs moved on past it, or time moved statuses on. */
 let again = false;
+/** The newest version of the logs the event stream announced. */
+let announced: string | undefined;
 
 function stateUrl(): string {
   const query = new URLSearchParams({ token });
@@ -20,7 +23,7 @@ function stateUrl(): string {
   return `/api/state?${query}`;
 }
 
-/** One fetch at a time; changes that arrive meanwhile cause exactly one more. */
+/** One fetch at a time; changes that arrive meanwhile cause at most one more. */
 async function load(): Promise<void> {
   if (fetching) {
     again = true;
@@ -36,10 +39,8 @@ async function load(): Promise<void> {
     showProblem(`cannot reach the server: ${String(error)}`);
   } finally {
     fetching = false;
-    if (again) {
-      again = false;
-      void load();
-    }
+    if (again && state?.version !== announced) void load();
+    again = false;
   }
 }
 
@@ -274,7 +275,15 @@ function wire(): void {
     if (result.startsWith("done")) (send.elements.namedItem("body") as HTMLTextAreaElement).value = "";
   });
   const events = new EventSource(`/events?token=${encodeURIComponent(token)}`);
-  events.addEventListener("change", () => void load());
+  // "change" names the logs' version: a page that already shows it fetches nothing.
+  events.addEventListener("change", (event) => {
+    announced = (JSON.parse((event as MessageEvent<string>).data) as { version: string }).version;
+    if (state?.version === announced) return;
+    if (fetching) again = true;
+    else void load();
+  });
+  // "tick" comes when nothing changed for a while: statuses that move with time (expired, unresolved) and "… ago" need a fetch.
+  events.addEventListener("tick", () => void load());
   events.addEventListener("open", () => {
     const live = $("#live");
     live.textContent = "live";
