@@ -108,18 +108,18 @@ test("hostile bodies, titles and dirs stay text: no script runs, no markup appea
   await page.screenshot({ path: artifactPath("ui-hostile.png"), fullPage: true });
 });
 
-test("a person sends, replies and declines from the page as the --as address", { skip: NO_CHROMIUM }, async (t) => {
-  const env = uiEnv(t);
-  const ui = await startUi(t, { env, args: ["--no-open", "--as", "codex:person"] });
-  await registerSessions(ui.store, "claude:alice", "codex:person");
+test("a person sends, replies and declines from the page as their user:<name>", { skip: NO_CHROMIUM }, async (t) => {
+  const env = { ...uiEnv(t), PEERPOST_USER: "person" };
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice");
   const ids: string[] = [];
-  for (const text of ["may I deploy?", "may I delete the branch?"]) ids.push((JSON.parse((await cli(env, "send", "--from", "claude:alice", "--to", "codex:person", "--anticipation", "reply", "--json", text)).stdout) as { messageId: string }).messageId);
+  for (const text of ["may I deploy?", "may I delete the branch?"]) ids.push((JSON.parse((await cli(env, "send", "--from", "claude:alice", "--to", "user:person", "--anticipation", "reply", "--json", text)).stdout) as { messageId: string }).messageId);
   const { page, errors } = await openPage(t, ui);
-  assert.match((await page.locator("#author").textContent()) ?? "", /writing as codex:person/);
+  assert.match((await page.locator("#author").textContent()) ?? "", /writing as user:person/);
   await page.locator(`#mine .request[data-id="${ids[0]}"]`).waitFor();
   await page.fill(`#mine .request[data-id="${ids[0]}"] textarea`, "yes, go ahead");
   // A change elsewhere while the person types must not wipe the text.
-  await cli(env, "send", "--from", "claude:alice", "--to", "codex:person", "an fyi meanwhile");
+  await cli(env, "send", "--from", "claude:alice", "--to", "user:person", "an fyi meanwhile");
   await page.locator(".message", { hasText: "an fyi meanwhile" }).waitFor({ timeout: 15_000 });
   assert.equal(await page.inputValue(`#mine .request[data-id="${ids[0]}"] textarea`), "yes, go ahead");
   await page.click(`#mine .request[data-id="${ids[0]}"] button:text("Reply")`);
@@ -133,9 +133,9 @@ test("a person sends, replies and declines from the page as the --as address", {
   await page.fill('#send-form input[name="to"]', "claude:alice");
   await page.fill('#send-form textarea[name="body"]', "sent from the page");
   await page.click('#send-form button[type="submit"]');
-  await until(() => ui.store.mailbox.inbox("claude:alice").some((entry) => entry.body === "sent from the page" && entry.message.from === "codex:person"), 10_000, "the page's message in alice's inbox");
+  await until(() => ui.store.mailbox.inbox("claude:alice").some((entry) => entry.body === "sent from the page" && entry.message.from === "user:person"), 10_000, "the page's message in alice's inbox");
   const reply = ui.store.mailbox.inbox("claude:alice").find((entry) => entry.body === "yes, go ahead");
-  assert.equal(reply?.message.from, "codex:person");
+  assert.equal(reply?.message.from, "user:person");
   assert.equal(ui.store.mailbox.find(ids[1]!)?.resolved?.reason, "not yet");
   await page.locator(".message", { hasText: "sent from the page" }).waitFor({ timeout: 15_000 });
   await page.screenshot({ path: artifactPath("ui-writing.png"), fullPage: true });

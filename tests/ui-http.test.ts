@@ -135,13 +135,15 @@ test("writes need the token header, a JSON body and the page's origin; they go t
   assert.equal(done.status, 400, "the page only replies and declines");
 });
 
-test("a view started without --as is read-only", async (t) => {
-  const ui = await startUi(t);
+test("without --as the page writes as the person's own user:<name>", async (t) => {
+  const ui = await startUi(t, { env: { ...uiEnv(t), PEERPOST_USER: "ana" } });
   await registerSessions(ui.store, "claude:alice");
-  const answer = await write(ui, "/api/send", { to: "claude:alice", body: "x" });
-  assert.equal(answer.status, 403);
-  assert.equal((JSON.parse(answer.body) as { error: { code: string } }).error.code, "permission_denied");
-  assert.equal((await state(ui.port, ui.token)).author, null);
+  assert.equal((await state(ui.port, ui.token)).author, "user:ana");
+  const answer = await write(ui, "/api/send", { to: "claude:alice", body: "from a person" });
+  assert.equal(answer.status, 200, answer.body);
+  const [entry] = ui.store.mailbox.inbox("claude:alice");
+  assert.equal(entry?.message.from, "user:ana");
+  assert.deepEqual((JSON.parse(answer.body) as { warnings: string[] }).warnings.length, 1, "the recipient is not running: said, as the CLI says it");
 });
 
 test("the event stream says when a CLI send lands; the state shows it with status, filters and visible bodies", async (t) => {
@@ -180,6 +182,12 @@ test("the event stream says when a CLI send lands; the state shows it with statu
   assert.equal(searched.conversations[0]?.messages[0]?.match, true);
   assert.equal((await state(ui.port, ui.token, "&q=nothing-like-this")).conversations.length, 0);
   assert.equal((await state(ui.port, ui.token, "&session=codex:bob")).sessions.length, 1);
+  const roleSet = await cli(env, "role", "set", "lead", "codex:bob");
+  assert.equal(roleSet.code, 0, roleSet.stderr);
+  const byRole = await state(ui.port, ui.token, "&role=lead");
+  assert.deepEqual(byRole.sessions.map((session) => [session.address, session.roles]), [["codex:bob", ["lead"]]], "a role given at run time shows");
+  assert.ok(byRole.choices.roles.includes("lead"));
+  assert.deepEqual(byRole.conversations.map((entry) => entry.id).sort(), (await state(ui.port, ui.token)).conversations.map((entry) => entry.id).sort(), "both threads involve the role's holder");
   const limited = await state(ui.port, ui.token, "&limit=1");
   assert.equal(limited.conversations.length, 1);
   assert.equal(limited.totals.matchedConversations, 2);

@@ -23,8 +23,8 @@ function parsePort(value: string | undefined): number {
 
 export async function ui(options: UiOptions): Promise<void> {
   const port = parsePort(options.port);
-  const author = uiAuthor(options.as);
   const peerpost = openPeerpost({});
+  const { author, problem } = uiAuthor(options.as, peerpost.config);
   const server = new UiServer({ peerpost, assets: { html, css, icon, script }, port, author });
   // Registered before the URL is printed: whoever reads it may stop the server at once.
   const stopped = new Promise<void>((resolve) => {
@@ -33,7 +33,7 @@ export async function ui(options: UiOptions): Promise<void> {
   });
   const url = await server.listen();
   process.stdout.write(`${url}\n`);
-  process.stderr.write(`peerpost ui: ${peerpost.stateDir.path}, ${author === null ? "read-only (start with --as ADDR to write)" : `writing as ${author}`}; Ctrl-C stops it\n`);
+  process.stderr.write(`peerpost ui: ${peerpost.stateDir.path}, ${author === null ? `read-only (${problem}; start with --as ADDR to write)` : `writing as ${author}`}; Ctrl-C stops it\n`);
   if (options.open) void openBrowser(url).then((problem) => problem && process.stderr.write(`peerpost ui: could not open a browser (${problem}); open the URL above\n`));
   await stopped;
   await server.close();

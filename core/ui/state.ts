@@ -6,10 +6,11 @@ import { join } from "node:path";
 import { expectsResolution, isOpen, type MessageState, type MessageStatus } from "../fold.js";
 import { inspectLog, recentErrors } from "../health.js";
 import type { SessionEntry } from "../sessions.js";
+import { roleState, rolesOf } from "../roles.js";
 import type { ReceiptRecord } from "../schemas.js";
 import type { UiSource } from "./source.js";
 import type { UiConversation, UiFilters, UiMessage, UiReceipt, UiRequestRef, UiSession, UiState } from "./types.js";
-import { visibleText } from "./visible.js";
+import { markHidden } from "./markers.js";
 
 /** Receipt kinds that record a session being woken or launched; any kind matching shows as a wake. */
 const WAKE_KIND = /wake|launch/i;
@@ -20,21 +21,21 @@ function receiptView(receipt: ReceiptRecord): UiReceipt {
   for (const [key, value] of Object.entries(receipt)) {
     if (key === "v" || key === "type" || key === "id" || key === "kind" || key === "at" || value === undefined) continue;
     if (Array.isArray(value) && value.length === 0) continue;
-    fields.push([key, visibleText(typeof value === "string" ? value : JSON.stringify(value))]);
+    fields.push([key, markHidden(typeof value === "string" ? value : JSON.stringify(value))]);
   }
   return { id: receipt.id, kind: receipt.kind, at: receipt.at, fields };
 }
 
 function receiptOutcome(receipt: ReceiptRecord): string {
   const record = receipt as unknown as Record<string, unknown>;
-  return visibleText(String(record.outcome ?? record.delivery ?? ""));
+  return markHidden(String(record.outcome ?? record.delivery ?? ""));
 }
 
 function stateFiles(dir: string): Array<{ name: string; bytes: number }> {
   try {
     return readdirSync(dir, { withFileTypes: true })
       .filter((entry) => entry.isFile())
-      .map((entry) => ({ name: visibleText(entry.name), bytes: statSync(join(dir, entry.name)).size }))
+      .map((entry) => ({ name: markHidden(entry.name), bytes: statSync(join(dir, entry.name)).size }))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   } catch {
     return [];
@@ -63,7 +64,7 @@ export class UiStateBuilder {
       status,
       hop: message.hop,
       reminders: message.reminders.count,
-      body: visibleText(this.source.body(message.id)),
+      body: markHidden(this.source.body(message.id)),
       bodyBytes: message.bodyBytes,
     };
     if (message.via !== undefined) view.via = message.via;
@@ -73,7 +74,7 @@ export class UiStateBuilder {
     if (message.read) view.read = { at: message.read.at };
     if (message.resolved) {
       view.resolved = { resolution: message.resolved.resolution, by: message.resolved.by, at: message.resolved.at };
-      if (message.resolved.reason !== undefined) view.resolved.reason = visibleText(message.resolved.reason);
+      if (message.resolved.reason !== undefined) view.resolved.reason = markHidden(message.resolved.reason);
     }
     if (message.reminders.lastAt !== undefined) view.lastReminderAt = message.reminders.lastAt;
     if (matches?.has(message.id)) view.match = true;
@@ -102,8 +103,9 @@ export class UiStateBuilder {
         lastSeen: entry.lastSeen,
         waiting: waiting.get(entry.address) ?? [],
       };
-      if (entry.title !== undefined) session.name = visibleText(entry.title);
-      if (entry.cwd !== undefined) session.cwd = visibleText(entry.cwd);
+      const name = entry.name ?? entry.title;
+      if (name !== undefined) session.name = markHidden(name);
+      if (entry.cwd !== undefined) session.cwd = markHidden(entry.cwd);
       return session;
     });
   }
@@ -136,7 +138,8 @@ export class UiStateBuilder {
   build(filters: UiFilters, version: string): UiState {
     const { peerpost, mailbox } = this.source;
     const now = peerpost.config.now();
-    const entries = peerpost.sessions.all();
+    const roles = roleState(peerpost);
+    const entries = peerpost.sessions.all().map((entry) => ({ ...entry, roles: rolesOf(roles, entry) }));
     const { messages, threads } = this.grouped();
     const statuses = new Map(messages.map((message) => [message.id, peerpost.mailbox.status(message)]));
     const statusOf = (message: MessageState) => statuses.get(message.id)!;
@@ -175,13 +178,13 @@ export class UiStateBuilder {
     return {
       version,
       now: new Date(now).toISOString(),
-      stateDir: visibleText(peerpost.stateDir.path),
+      stateDir: markHidden(peerpost.stateDir.path),
       author: this.author,
       filters,
       choices: {
         // Registered sessions and the shown participants: bounded, however many addresses the mailbox holds.
         sessions: [...new Set([...entries.map((entry) => entry.address), ...conversations.flatMap((conversation) => conversation.participants), ...(filters.session ? [filters.session] : [])])].sort(),
-        roles: [...new Set(entries.flatMap((entry) => entry.roles))].sort(),
+        roles: [...new Set([...entries.flatMap((entry) => entry.roles), ...Object.keys(roles.roles)])].sort(),
         receiptKinds: [...new Set(this.source.receipts.map((receipt) => receipt.kind))].sort(),
       },
       sessions: this.sessions(entries, messages, now, wakes, statusOf).filter((session) => (filters.session === undefined || session.address === filters.session) && (filters.role === undefined || session.roles.includes(filters.role))),
@@ -191,9 +194,9 @@ export class UiStateBuilder {
       wakes: wakes.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
       receipts: shownReceipts.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
       health: {
-        logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: visibleText(line.reason) })) })),
+        logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: markHidden(line.reason) })) })),
         files: stateFiles(peerpost.stateDir.path),
-        recentErrors: recentErrors(peerpost.stateDir.path).map(visibleText),
+        recentErrors: recentErrors(peerpost.stateDir.path).map(markHidden),
       },
     };
   }

@@ -6,6 +6,7 @@ import { PeerpostError } from "../errors.js";
 import { ANTICIPATIONS } from "../schemas.js";
 import type { Peerpost } from "../peerpost.js";
 import type { ReceiptInput } from "../receipts.js";
+import { recipientWarning, resolveRecipient } from "../recipients.js";
 
 const sendInput = z.strictObject({
   to: z.string(),
@@ -33,28 +34,29 @@ function parse<T>(schema: z.ZodType<T>, raw: unknown): T {
 export class UiWrites {
   constructor(
     private readonly peerpost: Peerpost,
-    /** The person's address, or null when the view was started without one (read-only). */
+    /** The person's address, or null when there is none (read-only). */
     private readonly author: string | null,
   ) {}
 
   private requireAuthor(): string {
     if (this.author !== null) return this.author;
-    throw new PeerpostError("permission_denied", "This view is read-only: it was started without an address to write as.", {
+    throw new PeerpostError("permission_denied", "This view is read-only: it has no address to write as.", {
       hint: "Restart it with `peerpost ui --as ADDR` to send and answer as ADDR.",
     });
   }
 
-  private receipt(input: Omit<ReceiptInput, "host" | "delivery" | "warnings" | "origin">): ReceiptInput {
-    return { ...input, host: "ui", delivery: "queued", warnings: [], origin: { source: "explicit", detail: "peerpost ui --as", pid: process.pid, cwd: process.cwd() } };
+  private receipt(input: Omit<ReceiptInput, "host" | "delivery" | "warnings" | "origin">, warnings: string[] = []): ReceiptInput {
+    return { ...input, host: "ui", delivery: "queued", warnings, origin: { source: "explicit", detail: "peerpost ui", pid: process.pid, cwd: process.cwd() } };
   }
 
-  async send(raw: unknown): Promise<{ messageId: string; to: string; conversationId: string }> {
+  async send(raw: unknown): Promise<{ messageId: string; to: string; conversationId: string; warnings: string[] }> {
     const from = this.requireAuthor();
     const input = parse(sendInput, raw);
-    const recipient = this.peerpost.sessions.resolveRecipient(parseAddress(input.to, "to").text);
+    const recipient = await resolveRecipient(this.peerpost, parseAddress(input.to, "to").text);
+    const warnings = [recipientWarning(recipient)?.message].filter((warning) => warning !== undefined);
     const { message } = await this.peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: input.body, anticipation: input.anticipation, replyToMessageId: input.replyToMessageId });
-    await this.peerpost.receipts.record(this.receipt({ kind: "send", from, to: recipient.address, messageId: message.id }));
-    return { messageId: message.id, to: recipient.address, conversationId: message.conversationId };
+    await this.peerpost.receipts.record(this.receipt({ kind: "send", from, to: message.to, messageId: message.id }, warnings));
+    return { messageId: message.id, to: message.to, conversationId: message.conversationId, warnings };
   }
 
   async resolve(raw: unknown): Promise<{ messageId: string; resolution: string; replyId: string | null }> {

@@ -7,6 +7,6 @@ function marker(text: string): string {
   return [...text].map((char) => `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`).join("");
 }
 
-export function visibleText(text: string): string {
+export function markHidden(text: string): string {
   return text.replace(LONE_SURROGATES, marker).replace(CONTROLS, marker).replace(INVISIBLE, marker);
 }
