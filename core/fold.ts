@@ -19,6 +19,8 @@ export interface MessageState {
   offset: number;
   delivered?: { via: string; at: string };
   read?: { by: string; at: string };
+  /** When a turn-end hook first told the session about it. */
+  noticed?: { via: string; at: string };
   resolved?: { resolution: Resolution; replyId?: string; reason?: string; by: string; at: string };
   reminders: { count: number; lastAt?: string };
 }
@@ -92,6 +94,9 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
       return;
     case "read":
       message.read ??= { by: event.by, at: event.at };
+      return;
+    case "noticed":
+      message.noticed ??= { via: event.via, at: event.at };
       return;
     case "resolved":
       if (message.resolved) return;

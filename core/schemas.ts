@@ -66,6 +66,16 @@ const undeliveredEvent = () =>
     at: isoTime(),
   });
 
+/** A turn-end hook told the session about this unread request (once: it never blocks a stop for it again). */
+const noticedEvent = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("noticed"),
+    id: ulidId(),
+    via: shortText(64),
+    at: isoTime(),
+  });
+
 const readEvent = () =>
   z.strictObject({
   v: z.literal(1),
@@ -101,11 +111,12 @@ export type MsgEvent = Zod.infer<ReturnType<typeof msgEvent>>;
 export type DeliveredEvent = Zod.infer<ReturnType<typeof deliveredEvent>>;
 export type UndeliveredEvent = Zod.infer<ReturnType<typeof undeliveredEvent>>;
 export type ReadEvent = Zod.infer<ReturnType<typeof readEvent>>;
+export type NoticedEvent = Zod.infer<ReturnType<typeof noticedEvent>>;
 export type ResolvedEvent = Zod.infer<ReturnType<typeof resolvedEvent>>;
 export type ReminderEvent = Zod.infer<ReturnType<typeof reminderEvent>>;
-export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | ReadEvent | ResolvedEvent | ReminderEvent;
+export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | NoticedEvent | ReadEvent | ResolvedEvent | ReminderEvent;
 
-export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), readEvent(), resolvedEvent(), reminderEvent()]));
+export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), noticedEvent(), readEvent(), resolvedEvent(), reminderEvent()]));
 
 export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
 export type OriginSource = (typeof ORIGIN_SOURCES)[number];

@@ -5,7 +5,7 @@ import { formatAddress } from "../core/address.js";
 import { dueReminder } from "../core/reminders.js";
 import { mailNote } from "../core/notes.js";
 import { findAncestor } from "../core/process-tree.js";
-import { byId, type MessageState } from "../core/fold.js";
+import { byId, expectsResolution, type MessageState } from "../core/fold.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 
 /** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
@@ -70,9 +70,12 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   }
   if (input.stopHookActive) return {};
   const mail = await pending(peerpost, address, via);
-  if (mail.reminders.length === 0) return {};
-  const reminders = await mail.record();
-  const note = mailNote({ unread: [], reminders });
+  // Requests (never fyi) this session has not been told about at a turn end yet: each blocks one stop.
+  const untold = mail.unread.filter((message) => expectsResolution(message) && !message.noticed);
+  if (mail.reminders.length === 0 && untold.length === 0) return {};
+  const noticedIds = untold.length > 0 ? new Set(await peerpost.mailbox.markNoticed(address, untold.map((message) => message.id), via)) : new Set<string>();
+  const reminders = mail.reminders.length > 0 ? await mail.record() : [];
+  const note = mailNote({ unread: untold.filter((message) => noticedIds.has(message.id)), reminders });
   const stdout = note === undefined ? undefined : dialect.block(note);
   return stdout === undefined ? {} : { stdout };
 }
