@@ -7,6 +7,7 @@ import { ensureStateDir, resolveStateDirPath, type StateDirInfo } from "./state-
 import { Mailbox } from "./mailbox.js";
 import { Receipts } from "./receipts.js";
 import { Sessions } from "./sessions.js";
+import { Wakes } from "./wake/wakes.js";
 import type { LogOptions } from "./log.js";
 
 export interface Peerpost {
@@ -15,6 +16,7 @@ export interface Peerpost {
   mailbox: Mailbox;
   receipts: Receipts;
   sessions: Sessions;
+  wakes: Wakes;
 }
 
 export interface OpenOptions {
@@ -45,5 +47,6 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
     mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now }),
     receipts: new Receipts(stateDir.path, logOptions, config.now),
     sessions: new Sessions(stateDir.path, logOptions, config.now),
+    wakes: new Wakes(stateDir.path, logOptions),
   };
 }

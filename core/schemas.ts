@@ -121,7 +121,7 @@ export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type"
 export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
 export type OriginSource = (typeof ORIGIN_SOURCES)[number];
 
-export const RECEIPT_KINDS = ["send", "reply", "push"] as const;
+export const RECEIPT_KINDS = ["send", "reply", "push", "wake", "launch"] as const;
 export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
 
 const receiptRecord = () =>
@@ -162,6 +162,8 @@ const sessionRecord = () =>
   sessionId: z.string().check(z.regex(ID_PATTERN)),
   /** The host CLI's process id: the common ancestor of its hooks and its MCP server. */
   hostPid: z.optional(z.number().check(z.int(), z.gte(1))),
+  /** The host process's start time (clock ticks since boot), so a reused pid is not taken for the session. */
+  hostStart: z.optional(z.number().check(z.int(), z.gte(0))),
   /** The process that wrote this record (a hook or a server). */
   writerPid: z.number().check(z.int(), z.gte(1)),
   cwd: z.optional(shortText(4096)),

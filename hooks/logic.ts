@@ -4,7 +4,8 @@ import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/address.js";
 import { dueReminder } from "../core/reminders.js";
 import { mailNote } from "../core/notes.js";
-import { findAncestor } from "../core/process-tree.js";
+import { findAncestor, hostStartField } from "../core/process-tree.js";
+import { captureHostEnv } from "../core/wake/host-env.js";
 import { byId, expectsResolution, type MessageState } from "../core/fold.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 
@@ -49,11 +50,12 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
       host: dialect.host,
       address,
       sessionId: input.sessionId,
-      ...(hostPid !== undefined ? { hostPid } : {}),
+      ...(hostPid !== undefined ? { hostPid, ...hostStartField(hostPid) } : {}),
       ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
       source,
       roles: peerpost.config.roles,
     });
+    captureHostEnv(peerpost.stateDir.path, address, hostPid, env);
     const note = mailNote({ unread: (await pending(peerpost, address, via)).unread, reminders: [] });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };

@@ -6,6 +6,9 @@ import { ADAPTERS } from "../../plugins/hosts.js";
 import type { HostName } from "../config.js";
 import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
 import { doctor } from "./doctor.js";
+import { wakeCommand } from "./wake.js";
+import { wakeRunCommand } from "../wake/main.js";
+import { wakeDeps } from "../../plugins/wakers.js";
 import { EXIT, printError, UsageError } from "./output.js";
 
 const USAGE = `peerpost ${VERSION} — messages between AI coding agents on this machine
@@ -19,6 +22,7 @@ usage:
   peerpost agents [--all]                     sessions peerpost knows
   peerpost tail [--from-start]                follow the mailbox live
   peerpost doctor                             check the state dir and each host's install
+  peerpost wake [on|off all|HOST|ADDR]        resume dormant sessions to answer requests (off by default)
 
 Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>.
 State dir: ~/.peerpost, or PEERPOST_HOME. Exit codes: 0 ok, 1 error, 2 usage.
@@ -65,11 +69,11 @@ async function run(argv: string[]): Promise<number> {
         const host = (values.host ?? process.env.PEERPOST_HOST ?? "generic") as HostName;
         if (!(host in ADAPTERS)) throw new UsageError(`--host must be one of ${Object.keys(ADAPTERS).join(", ")}`);
         // A host named here is taken as said; only the plugin bundles detect their host from the environment.
-        await serveStdio(ADAPTERS[host]);
+        await serveStdio(ADAPTERS[host], process.env, wakeDeps());
         return -1;
       }
       case "send":
-        await send(flags, rest.join(" ") || undefined, json);
+        await send(flags, rest.join(" ") || undefined, json, wakeDeps());
         return EXIT.ok;
       case "inbox":
         inbox(rest[0], flags, json);
@@ -89,6 +93,11 @@ async function run(argv: string[]): Promise<number> {
         await tail(flags, json, controller.signal);
         return EXIT.ok;
       }
+      case "wake":
+        wakeCommand(rest, json);
+        return EXIT.ok;
+      case "wake-run":
+        return await wakeRunCommand(rest[0], wakeDeps());
       case "doctor":
         return doctor(json);
       default:

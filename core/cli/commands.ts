@@ -7,6 +7,11 @@ import { PeerpostError } from "../errors.js";
 import { ANTICIPATIONS, type Anticipation } from "../schemas.js";
 import { describeMessage } from "../server/projection.js";
 import { printJson, table, UsageError } from "./output.js";
+import { requestWake } from "../wake/request.js";
+import { describeRun } from "../wake/describe.js";
+import { isStale, staleNote } from "../wake/stale.js";
+import { readSwitches, wakeSetting } from "../wake/switches.js";
+import type { WakeDeps } from "../wake/waker.js";
 
 export interface Flags {
   [name: string]: string | boolean | undefined;
@@ -22,7 +27,7 @@ function open(): Peerpost {
   return openPeerpost({});
 }
 
-export async function send(flags: Flags, text: string | undefined, json: boolean): Promise<void> {
+export async function send(flags: Flags, text: string | undefined, json: boolean, wake?: WakeDeps): Promise<void> {
   const from = parseAddress(requireString(flags, "from"), "--from").text;
   const to = requireString(flags, "to");
   if (!text) throw new UsageError("send needs the message text");
@@ -32,8 +37,15 @@ export async function send(flags: Flags, text: string | undefined, json: boolean
   const recipient = peerpost.sessions.resolveRecipient(parseAddress(to, "--to").text);
   const { message } = await peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: text, anticipation });
   await peerpost.receipts.record({ kind: "send", host: "cli", from, to: recipient.address, messageId: message.id, delivery: "queued", warnings: [], origin: { source: "explicit", detail: "--from", pid: process.pid, cwd: process.cwd() } });
-  if (json) printJson({ ok: true, messageId: message.id, to: recipient.address, conversationId: message.conversationId, recipientAlive: recipient.entry.alive });
-  else process.stdout.write(`sent ${message.id} to ${recipient.address}${recipient.entry.alive ? "" : " (not running now; it will wait)"}\n`);
+  // The wake runner is detached: it outlives this command.
+  const decision = anticipation !== "fyi" && !recipient.entry.alive && wake ? await requestWake(peerpost, recipient.address, wake) : undefined;
+  const warnings = decision && "warning" in decision ? [decision.warning] : [];
+  const woken = decision?.outcome === "started" || decision?.outcome === "running" ? decision.outcome : undefined;
+  if (json) printJson({ ok: true, messageId: message.id, to: recipient.address, conversationId: message.conversationId, recipientAlive: recipient.entry.alive, ...(decision ? { wake: decision.outcome } : {}), warnings });
+  else {
+    process.stdout.write(`sent ${message.id} to ${recipient.address}${recipient.entry.alive ? "" : woken === "started" ? " (not running now; waking it)" : " (not running now; it will wait)"}\n`);
+    for (const warning of warnings) process.stderr.write(`peerpost: warning ${warning.code}: ${warning.message}\n`);
+  }
 }
 
 export function inbox(address: string | undefined, flags: Flags, json: boolean): void {
@@ -69,28 +81,34 @@ export function status(id: string | undefined, json: boolean): void {
     const counts = sessions.map((session) => {
       const view = peerpost.mailbox.view(session.address);
       const messages = Object.values(view.state.messages);
-      return { address: session.address, alive: session.alive, unread: messages.filter((message) => message.to === session.address && !message.read).length, open: messages.filter((message) => message.to === session.address && !message.resolved && message.anticipation !== "fyi").length };
+      const lastRun = peerpost.wakes.fold().runsFor({ address: session.address })[0];
+      return { address: session.address, alive: session.alive, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, unread: messages.filter((message) => message.to === session.address && !message.read).length, open: messages.filter((message) => message.to === session.address && !message.resolved && message.anticipation !== "fyi").length };
     });
     if (json) printJson({ ok: true, stateDir: peerpost.stateDir.path, sessions: counts });
-    else process.stdout.write(`state dir ${peerpost.stateDir.path}\n` + table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS"], ...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open)])]));
+    else process.stdout.write(`state dir ${peerpost.stateDir.path}\n` + table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS", "LAST WAKE"], ...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open), row.lastWake ? `${row.lastWake.state}${row.lastWake.reason ? `: ${row.lastWake.reason}` : ""}` : ""])]));
     return;
   }
   const message = peerpost.mailbox.find(id);
   if (!message) throw new PeerpostError("not_found", `No message ${id} in the mailbox.`, { details: { messageId: id }, hint: "Ids appear in `peerpost inbox` and `peerpost tail`." });
-  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count };
+  const now = peerpost.config.now();
+  const stale = !message.read && !message.resolved && isStale(message, now, peerpost.config.staleMs);
+  const wakes = peerpost.wakes.fold().runsFor({ messageId: message.id }).map((run) => describeRun(run, now));
+  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count, stale, wakes };
+  if (stale && !json) process.stderr.write(`peerpost: ${staleNote(message, peerpost.config.staleMs)}\n`);
   if (json) printJson({ ok: true, message: described });
   else process.stdout.write(table(Object.entries(described).map(([key, value]) => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])));
 }
 
 export function agents(flags: Flags, json: boolean): void {
   const peerpost = open();
-  const sessions = peerpost.sessions.list({ includeDead: Boolean(flags.all) });
+  const switches = readSwitches(peerpost.stateDir.path);
+  const sessions = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, wake: wakeSetting(switches, session).on }));
   if (json) {
     printJson({ ok: true, sessions });
     return;
   }
   if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (use --all to see ended ones)\n");
-  else process.stdout.write(table([["ADDRESS", "HOST", "RUNNING", "LAST SEEN", "CWD"], ...sessions.map((session) => [session.address, session.host, session.alive ? "yes" : "no", session.lastSeen, session.cwd ?? ""])]));
+  else process.stdout.write(table([["ADDRESS", "HOST", "RUNNING", "WAKE", "LAST SEEN", "CWD"], ...sessions.map((session) => [session.address, session.host, session.alive ? "yes" : "no", session.wake ? "on" : "off", session.lastSeen, session.cwd ?? ""])]));
 }
 
 /** Follows the mailbox and prints each event as it is appended, until interrupted. */

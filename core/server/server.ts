@@ -13,6 +13,7 @@ import { errorResult, okResult, type Warning } from "./results.js";
 import { IdentityResolver } from "./identity.js";
 import { PushLoop } from "./push.js";
 import type { HostAdapter } from "./adapter.js";
+import type { WakeDeps } from "../wake/waker.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
 import { messageTool } from "./tools/message.js";
 import { readTool } from "./tools/read.js";
@@ -59,7 +60,7 @@ export interface PeerpostServer {
   close(): Promise<void>;
 }
 
-export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env): PeerpostServer {
+export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, wake?: WakeDeps): PeerpostServer {
   const peerpost = openPeerpost({ env });
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;
@@ -113,6 +114,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
         maybeIdentity: () => caller,
         identityReport: () => identity.report(),
         push,
+        wake,
         signal: AbortSignal.any([signal, stopping.signal]),
         warn: (warning) => warnings.push(warning),
       };
@@ -138,10 +140,10 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
 }
 
 /** Runs the server on stdio until the client goes away. */
-export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env): Promise<PeerpostServer> {
+export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, wake?: WakeDeps): Promise<PeerpostServer> {
   let instance: PeerpostServer;
   try {
-    instance = createPeerpostServer(adapter, env);
+    instance = createPeerpostServer(adapter, env, wake);
   } catch (error) {
     const value = toErrorValue(error);
     process.stderr.write(`peerpost: ${value.code}: ${value.message}${value.hint ? `\nhint: ${value.hint}` : ""}\n`);

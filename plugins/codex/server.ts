@@ -1,5 +1,4 @@
-// Entry of dist/codex/server.mjs: the peerpost MCP server as Codex launches it.
-import { serveStdio } from "../../core/server/server.js";
-import { adapterFor } from "../hosts.js";
+// Entry of dist/codex/server.mjs (see plugins/shared/server-entry.ts).
+import { runServerEntry } from "../shared/server-entry.js";
 
-await serveStdio(adapterFor("codex", process.env));
+await runServerEntry("codex");

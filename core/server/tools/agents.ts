@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { SESSION_HOSTS } from "../../schemas.js";
+import { readSwitches, wakeSetting } from "../../wake/switches.js";
 
 const input = z
   .object({
@@ -18,6 +19,7 @@ const session = z.object({
   roles: z.array(z.string()),
   push: z.string().optional().describe("Live push transport, or none: then mail waits for its next prompt or read."),
   alive: z.boolean(),
+  wake: z.boolean().describe("Whether peerpost resumes this session headless when a request reaches it while it is not running."),
   self: z.boolean(),
   firstSeen: z.string(),
   lastSeen: z.string(),
@@ -35,7 +37,10 @@ export const agentsTool = defineTool({
   annotations: { title: "List agent sessions", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
     const self = context.maybeIdentity()?.address;
-    const sessions = context.peerpost.sessions.list({ host: args.host, includeDead: args.includeDead }).map(({ hostPid: _hostPid, source: _source, ...entry }) => ({ ...entry, self: entry.address === self }));
+    const switches = readSwitches(context.peerpost.stateDir.path);
+    const sessions = context.peerpost.sessions
+      .list({ host: args.host, includeDead: args.includeDead })
+      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, ...entry }) => ({ ...entry, wake: wakeSetting(switches, entry).on, self: entry.address === self }));
     return self === undefined ? { sessions } : { self, sessions };
   },
 });
