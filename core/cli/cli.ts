@@ -7,6 +7,7 @@ import type { HostName } from "../config.js";
 import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
 import { doctor } from "./doctor.js";
 import { wakeCommand } from "./wake.js";
+import { hooksCommand } from "./hooks.js";
 import { wakeRunCommand } from "../wake/main.js";
 import { wakeDeps } from "../../plugins/wakers.js";
 import { EXIT, printError, UsageError } from "./output.js";
@@ -23,6 +24,7 @@ usage:
   peerpost tail [--from-start]                follow the mailbox live
   peerpost doctor                             check the state dir and each host's install
   peerpost wake [on|off all|HOST|ADDR]        resume dormant sessions to answer requests (off by default)
+  peerpost hooks install|uninstall grok       user-level hooks for Grok (it ignores a plugin's hooks)
 
 Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>.
 State dir: ~/.peerpost, or PEERPOST_HOME. Exit codes: 0 ok, 1 error, 2 usage.
@@ -95,6 +97,9 @@ async function run(argv: string[]): Promise<number> {
       }
       case "wake":
         wakeCommand(rest, json);
+        return EXIT.ok;
+      case "hooks":
+        hooksCommand(rest, json);
         return EXIT.ok;
       case "wake-run":
         return await wakeRunCommand(rest[0], wakeDeps());
