@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { onCleanup } from "./helpers/temp.js";
+import { until } from "./helpers/poll.js";
 import { spawn } from "node:child_process";
 import { startFakeResponses, type FakeResponses, type Script } from "./helpers/fake-openai-responses.js";
 import { codexAvailable, codexBinary, isolatedCodexEnv, jsonLines, makeScratchDir, repoRoot, runCodex } from "./helpers/codex-cli.js";
@@ -76,8 +77,7 @@ test("codex: a request wakes an ended thread headless; the model reads and repli
   const toolOutputs = fake.requests().flatMap((request) => fake.shown(request).filter((shown) => shown.source === "tool_output").map((shown) => shown.text.slice(0, 600)));
   assert.equal(waited.outcome, "reply", JSON.stringify({ waited, runs: runs(), toolOutputs }, null, 1));
   assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`from="${address}" fromVerified="true"[\\s\\S]*codex answers ${String(asked.messageId)}`));
-  const [run] = runs();
-  for (let i = 0; i < 100 && run?.ended === undefined && runs()[0]?.ended === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  await until(() => runs()[0]?.ended !== undefined, 60_000, "the woken run to end");
   const ended = runs()[0]!.ended;
   assert.equal(ended?.outcome, "ok", JSON.stringify(ended));
   assert.match(ended?.report ?? "", /agent: ANSWERED/);

@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { onCleanup } from "./helpers/temp.js";
+import { until } from "./helpers/poll.js";
 import { contentText, startFakeOpenAIChat, toolResults, type ChatCall, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
 import { grokBinary, grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome } from "./helpers/grok-cli.js";
 import { repoRoot } from "./helpers/claude-cli.js";
@@ -85,6 +86,8 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
   assert.equal(waited.outcome, "reply", JSON.stringify({ waited, runs, log }));
   assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`from="${address}" fromVerified="true"[\\s\\S]*grok answers ${String(asked.messageId)}`));
 
+  await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the woken run to end");
+  assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
   const removed = await cli(["hooks", "uninstall", "grok"]);
   assert.equal(removed.code, 0);
   assert.equal(existsSync(hookFile), false);
