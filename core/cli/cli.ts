@@ -8,6 +8,7 @@ import { agents, inbox, reply, send, status, tail, type Flags } from "./commands
 import { doctor } from "./doctor.js";
 import { wakeCommand } from "./wake.js";
 import { hooksCommand } from "./hooks.js";
+import { launchCommand } from "./launch.js";
 import { wakeRunCommand } from "../wake/main.js";
 import { wakeDeps } from "../../plugins/wakers.js";
 import { EXIT, printError, UsageError } from "./output.js";
@@ -24,6 +25,7 @@ usage:
   peerpost tail [--from-start]                follow the mailbox live
   peerpost doctor                             check the state dir and each host's install
   peerpost wake [on|off all|HOST|ADDR]        resume dormant sessions to answer requests (off by default)
+  peerpost launch --host H --cwd DIR --from ADDR TEXT   start a helper session (peerpost launch on|off)
   peerpost hooks install|uninstall grok       user-level hooks for Grok (it ignores a plugin's hooks)
 
 Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>.
@@ -42,6 +44,7 @@ const OPTIONS = {
   decline: { type: "string" },
   done: { type: "boolean" },
   "from-start": { type: "boolean" },
+  cwd: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -97,6 +100,9 @@ async function run(argv: string[]): Promise<number> {
       }
       case "wake":
         wakeCommand(rest, json);
+        return EXIT.ok;
+      case "launch":
+        await launchCommand(rest, flags, json, wakeDeps());
         return EXIT.ok;
       case "hooks":
         hooksCommand(rest, json);

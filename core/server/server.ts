@@ -23,11 +23,12 @@ import { statusTool } from "./tools/status.js";
 import { agentsTool } from "./tools/agents.js";
 import { receiptsTool } from "./tools/receipts.js";
 import { healthTool } from "./tools/health.js";
+import { launchTool } from "./tools/launch.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, receiptsTool, healthTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, receiptsTool, healthTool, launchTool];
 
 const errorShape = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional(), hint: z.string().optional() });
 const warningShape = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });

@@ -11,6 +11,7 @@ import { toErrorValue } from "../errors.js";
 import { DIR_MODE, FILE_MODE } from "../state-dir.js";
 import { loadHostEnv, keptVariables } from "./host-env.js";
 import { requestWake } from "./request.js";
+import { launchServer } from "./launch.js";
 import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeEnded } from "./records.js";
 
@@ -156,13 +157,18 @@ export async function wakeRunMain(peerpost: Peerpost, claimId: string, deps: Wak
     let ended: WakeEnded;
     try {
       if (!waker) throw new Error(`no waker for ${claim.host}`);
-      if (claim.kind === "launch") return 0;
       const entry = peerpost.sessions.all().find((session) => session.address === claim.address);
-      if (entry?.alive) {
+      if (claim.kind === "wake" && entry?.alive) {
         await peerpost.wakes.append({ v: 1, type: "wake-ended", id, outcome: "refused", reason: "the session's host process is running again; it gets its mail by push or its hooks", at: new Date(peerpost.config.now()).toISOString() });
         return 0;
       }
-      ended = await runClaim(peerpost, claim, waker.resume({ sessionId: claim.sessionId, prompt: wakePrompt(peerpost, claim) }), (stdout) => waker.report?.(stdout) ?? lastLine(stdout));
+      const prompt = wakePrompt(peerpost, claim);
+      const command =
+        claim.kind === "launch"
+          ? waker.launch?.({ sessionId: claim.sessionId, prompt, server: launchServer(deps, claim.host, peerpost.stateDir.path) })
+          : waker.resume({ sessionId: claim.sessionId, prompt });
+      if (!command) throw new Error(`${claim.host} cannot launch sessions`);
+      ended = await runClaim(peerpost, claim, command, (stdout) => waker.report?.(stdout) ?? lastLine(stdout));
     } catch (error) {
       await peerpost.wakes.append({ v: 1, type: "wake-ended", id, outcome: "failed", reason: toErrorValue(error).message.slice(0, 2000), at: new Date(peerpost.config.now()).toISOString() }).catch(() => undefined);
       return 1;

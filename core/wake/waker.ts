@@ -9,6 +9,8 @@ export interface HostCommand {
 }
 
 export interface LaunchInput {
+  /** The new session's id, chosen by peerpost so the address is known before the host starts. */
+  sessionId: string;
   prompt: string;
   /** The peerpost MCP server to pass on the host's command line, so the new session has the tools without the plugin. */
   server: { command: string; args: string[]; env: Record<string, string> };
@@ -17,10 +19,8 @@ export interface LaunchInput {
 export interface Waker {
   host: SessionHost;
   resume(input: { sessionId: string; prompt: string }): HostCommand;
-  /** Starts a new session; `sessionId` is set when the host lets the caller choose it up front. */
-  launch?(input: LaunchInput): HostCommand & { sessionId?: string };
-  /** For hosts that pick the session id themselves: find it in the run's output. */
-  sessionIdFrom?(output: string): string | undefined;
+  /** Starts a new session with the given id (only hosts that let the caller choose it). */
+  launch?(input: LaunchInput): HostCommand;
   /** What the host reported about the turn, from its output (e.g. its final result line). */
   report?(stdout: string): string | undefined;
 }

@@ -17,8 +17,16 @@ function report(stdout: string): string | undefined {
   }
 }
 
+/** The same tools from the server a launch passes with --mcp-config (named "peerpost": mcp__peerpost__<tool>). */
+const LAUNCHED_TOOLS = ["read", "reply"].map((tool) => `mcp__peerpost__${tool}`);
+
 export const claudeCodeWaker: Waker = {
   host: "claude-code",
   resume: ({ sessionId, prompt }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, "--output-format", "json", "--allowedTools", CLAUDE_PEERPOST_TOOLS.join(",")] }),
+  // --session-id fixes the new session's id; --mcp-config gives it peerpost's server even without the plugin.
+  launch: ({ sessionId, prompt, server }) => ({
+    command: "claude",
+    args: ["-p", prompt, "--session-id", sessionId, "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
+  }),
   report,
 };
