@@ -11,30 +11,20 @@ import { tempDir, onCleanup } from "./helpers/temp.js";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
-import { startFakeAnthropic, type Script } from "./helpers/fake-anthropic.js";
+import { claudeAnswerMail } from "./helpers/answer-mail.js";
+import { startFakeAnthropic } from "./helpers/fake-anthropic.js";
 import { claudeBinary, claudeSkipReason, isolatedClaudeEnv } from "./helpers/claude-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
 
 const skip = claudeSkipReason();
 const tool = (name: string) => `mcp__peerpost__${name}`;
 
-function answerMail(): Script {
-  let queue: string[] = [];
-  return (request) => {
-    if (request.lastToolResult?.toolName === tool("read")) queue = (JSON.parse(request.lastToolResult.text) as { messages: Array<{ id: string; anticipation: string }> }).messages.filter((message) => message.anticipation !== "fyi").map((message) => message.id);
-    const next = queue.shift();
-    if (next) return { toolUse: { name: tool("reply"), input: { messageId: next, resolution: "reply", message: "helper says: done" } } };
-    if (request.lastToolResult?.toolName === tool("reply")) return { text: "ANSWERED" };
-    return request.toolNames.includes(tool("read")) ? { toolUse: { name: tool("read"), input: {} } } : { text: "NO PEERPOST TOOLS" };
-  };
-}
-
 test("launch: a new headless Claude Code session gets the task, has peerpost's tools without the plugin, and its answer reaches wait", { skip, timeout: 180_000 }, async (t) => {
   const base = tempDir(t, "peerpost-launch-");
   const stateDir = join(base, "peerpost");
   const work = join(base, "work");
   mkdirSync(work);
-  const fake = await startFakeAnthropic(answerMail());
+  const fake = await startFakeAnthropic(claudeAnswerMail(tool, "helper says: done,"));
   onCleanup(t, () => fake.close());
   const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir, PATH: `${dirname(claudeBinary())}:${process.env.PATH ?? ""}` });
   const launcherEnv = { ...(env as Record<string, string>), PEERPOST_ADDRESS: "codex:boss" };

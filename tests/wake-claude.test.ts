@@ -10,6 +10,7 @@ import { tempDir, onCleanup } from "./helpers/temp.js";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
+import { claudeAnswerMail } from "./helpers/answer-mail.js";
 import { spawn } from "node:child_process";
 import { startFakeAnthropic, type Script } from "./helpers/fake-anthropic.js";
 import { claudeBinary, claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, parsePrintResult, repoRoot, runClaude } from "./helpers/claude-cli.js";
@@ -19,21 +20,6 @@ const skip = claudeSkipReason();
 const ROOT = repoRoot();
 const TIMEOUT_MS = 90_000;
 const tool = (name: string) => `mcp__plugin_peerpost_peerpost__${name}`;
-
-/** The woken model: read the mail, reply to each request it found (one per turn), then end the turn. */
-function answerMail(): Script {
-  let queue: Array<{ id: string }> = [];
-  return (request) => {
-    if (request.lastToolResult?.toolName === tool("read")) {
-      const result = JSON.parse(request.lastToolResult.text) as { messages: Array<{ id: string; anticipation: string; envelope: string }> };
-      queue = result.messages.filter((message) => message.anticipation !== "fyi");
-    }
-    const next = queue.shift();
-    if (next) return { toolUse: { name: tool("reply"), input: { messageId: next.id, resolution: "reply", message: `answer to ${next.id}` } } };
-    if (request.lastToolResult?.toolName === tool("reply")) return { text: "ANSWERED" };
-    return request.toolNames.includes(tool("read")) ? { toolUse: { name: tool("read"), input: {} } } : { text: "NO PEERPOST TOOLS" };
-  };
-}
 
 /** What a failed wait needs to be understood: each run's records and the tail of its output log. */
 function diagnose(runs: Array<{ ended?: { logPath?: string } }>, waited: unknown): string {
@@ -70,7 +56,7 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   assert.equal((await cli(["reply", String(off.messageId), "--as", address, "--done"])).code, 0);
   assert.equal((await cli(["wake", "on", "claude-code"])).code, 0);
 
-  script = answerMail();
+  script = claudeAnswerMail(tool, "answer to");
   const before = fake.modelRequests.length;
   const asked = await peer.call("message", { to: address, message: "What is 6 times 7?", anticipation: "reply" });
   assert.equal(asked.ok, true, JSON.stringify(asked));
@@ -99,6 +85,13 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   assert.equal((status.wakes as Array<{ state: string }>)[0]?.state, "ok");
   assert.equal(store().receipts.query({ kind: "wake" }).receipts.filter((receipt) => receipt.delivery === "delivered").length, runs.length);
 
+  // Over budget: the send is stored, no run starts, and the result says why.
+  const over = await collect(spawn(process.execPath, [CLI, "send", "--json", "--from", "codex:peer", "--to", address, "--anticipation", "reply", "one more?"], { env: { PATH: process.env.PATH ?? "", ...peerEnv, PEERPOST_WAKE_PER_HOUR: "1" }, stdio: ["ignore", "pipe", "pipe"] }));
+  const overResult = JSON.parse(over.stdout) as { wake: string; warnings: Array<{ code: string; message: string }> };
+  assert.equal(overResult.wake, "over_budget");
+  assert.match(overResult.warnings[0]!.message, /PEERPOST_WAKE_PER_HOUR=1/);
+  assert.equal(store().wakes.fold().runsFor({ address }).length, runs.length, "no run started");
+  assert.equal((await cli(["reply", (JSON.parse(over.stdout) as { messageId: string }).messageId, "--as", address, "--done"])).code, 0);
   // A host binary that fails: the message stays open, and the receipt says why.
   const broken = join(base, "broken-bin");
   mkdirSync(broken);

@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { onCleanup } from "./helpers/temp.js";
+import { requestIds } from "./helpers/answer-mail.js";
 import { until } from "./helpers/poll.js";
 import { spawn } from "node:child_process";
 import { startFakeResponses, type FakeResponses, type Script } from "./helpers/fake-openai-responses.js";
@@ -20,22 +21,20 @@ const skip = availability.ok ? false : `codex CLI unavailable: ${availability.re
 const NAMESPACE = "mcp__peerpost";
 const PLUGIN = "peerpost@peerpost";
 
-/** The woken model: read, reply to each request the read showed (one per turn), then end the turn. */
+/**
+ * The woken model: read, reply to each request the read showed (one per turn), then end the turn.
+ * Decided from what each request shows, so an extra call Codex makes on its own changes nothing.
+ */
 function answerMail(fake: () => FakeResponses): Script {
-  let phase: "read" | "replying" = "read";
-  let queue: string[] = [];
+  const replied = new Set<string>();
   return (request) => {
-    if (phase === "read") {
-      phase = "replying";
-      return { toolCall: { namespace: NAMESPACE, name: "read", arguments: {} } };
-    }
-    const outputs = fake().shown(request).filter((shown) => shown.source === "tool_output");
-    const last = outputs[outputs.length - 1]?.text ?? "";
     // Codex shows a tool's output after a "Wall time … Output:" header.
-    if (last.includes('"messages"')) queue = (JSON.parse(last.slice(last.indexOf("{"))) as { messages: Array<{ id: string; anticipation: string }> }).messages.filter((message) => message.anticipation !== "fyi").map((message) => message.id);
-    const next = queue.shift();
-    if (next) return { toolCall: { namespace: NAMESPACE, name: "reply", arguments: { messageId: next, resolution: "reply", message: `codex answers ${next}` } } };
-    return { text: "ANSWERED" };
+    const readOutput = fake().shown(request).filter((shown) => shown.source === "tool_output" && shown.text.includes('"messages"')).at(-1);
+    if (!readOutput) return { toolCall: { namespace: NAMESPACE, name: "read", arguments: {} } };
+    const next = requestIds(readOutput.text).find((id) => !replied.has(id));
+    if (next === undefined) return { text: "ANSWERED" };
+    replied.add(next);
+    return { toolCall: { namespace: NAMESPACE, name: "reply", arguments: { messageId: next, resolution: "reply", message: `codex answers ${next}` } } };
   };
 }
 

@@ -11,30 +11,14 @@ import { spawn } from "node:child_process";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { onCleanup } from "./helpers/temp.js";
+import { chatAnswerMail } from "./helpers/answer-mail.js";
 import { until } from "./helpers/poll.js";
-import { startFakeOpenAIChat, toolResults, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
+import { startFakeOpenAIChat, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
 import { copilotBinary, copilotPrompt, copilotUnavailable, installCopilotPlugin, makeCopilotHome, repoRoot } from "./helpers/copilot-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
 
 const unavailable = copilotUnavailable();
 const call = (tool: string, args: unknown): Turn => ({ toolCall: { name: `peerpost-${tool}`, arguments: args } });
-
-/** The woken model: read, reply to each request the read showed, then end the turn. */
-function answerMail(): ChatScript {
-  let phase: "read" | "replying" = "read";
-  let queue: string[] = [];
-  return (request) => {
-    if (phase === "read") {
-      phase = "replying";
-      return call("read", {});
-    }
-    const last = toolResults(request.body).at(-1) ?? "";
-    // Copilot may show more than the JSON result: pick each message's id and anticipation out of the text.
-    if (last.includes('"messages"')) queue = [...last.matchAll(/"id":"([0-9A-HJKMNP-TV-Z]{26})","from":[^{}]*?"anticipation":"(reply|action|fyi)"/g)].filter((match) => match[2] !== "fyi").map((match) => match[1]!);
-    const next = queue.shift();
-    return next ? call("reply", { messageId: next, resolution: "reply", message: `copilot answers ${next}` }) : { text: "ANSWERED" };
-  };
-}
 
 test("copilot: a request wakes an ended session headless; the model reads and replies; the answer reaches the sender's wait", { skip: unavailable ? `copilot CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
   let script: ChatScript = () => ({ text: "hi" });
@@ -61,7 +45,7 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   await peer.call("health");
   const on = await collect(spawn(process.execPath, [CLI, "wake", "on", "copilot"], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
-  script = answerMail();
+  script = chatAnswerMail(call, "copilot answers");
   const asked = await peer.call("message", { to: address, message: "Did the tests pass?", anticipation: "reply" });
   assert.equal(asked.wake, "started", JSON.stringify(asked));
   const waited = await peer.call("wait", { messageId: asked.messageId, timeoutMs: 60_000 });
@@ -72,4 +56,17 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   // The run ends after the reply: its outcome is a receipt.
   await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the woken run to end");
   assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
+
+  // Launch: a new Copilot session in the same dir, peerpost's server on its command line; the newest
+  // Copilot session's captured environment gives it the provider.
+  assert.equal((await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }))).code, 0);
+  script = chatAnswerMail(call, "copilot helper");
+  const launched = await peer.call("launch", { host: "copilot", cwd: copilot.workDir, message: "Summarise the work dir." });
+  assert.match(String(launched.address), /^copilot:[0-9a-f-]{36}$/, JSON.stringify(launched));
+  const helped = await peer.call("wait", { messageId: launched.messageId, timeoutMs: 60_000 });
+  const launchRuns = store().wakes.fold().runsFor({ address: String(launched.address) });
+  const launchLog = launchRuns[0]?.ended?.logPath && existsSync(launchRuns[0].ended.logPath) ? readFileSync(launchRuns[0].ended.logPath, "utf8").slice(-2000) : "";
+  assert.equal(helped.outcome, "reply", JSON.stringify({ helped, launchRuns, launchLog }));
+  assert.match(String((helped.reply as { envelope: string }).envelope), new RegExp(`from="${String(launched.address)}" fromVerified="true"[\\s\\S]*copilot helper`));
+  await until(() => store().wakes.fold().runsFor({ address: String(launched.address) })[0]?.ended !== undefined, 60_000, "the launched run to end");
 });

@@ -11,8 +11,9 @@ import { spawn } from "node:child_process";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { onCleanup } from "./helpers/temp.js";
+import { chatAnswerMail } from "./helpers/answer-mail.js";
 import { until } from "./helpers/poll.js";
-import { contentText, startFakeOpenAIChat, toolResults, type ChatCall, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
+import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
 import { grokBinary, grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome } from "./helpers/grok-cli.js";
 import { repoRoot } from "./helpers/claude-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
@@ -23,22 +24,6 @@ const useTool = (tool: string, input: unknown): Turn => ({ toolCall: { name: "us
 function isHousekeepingCall(call: ChatCall): boolean {
   const last = call.body.messages.at(-1);
   return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
-}
-
-/** The woken model: read, reply to each request the read showed, then end the turn. */
-function answerMail(): ChatScript {
-  let phase: "read" | "replying" = "read";
-  let queue: string[] = [];
-  return (call) => {
-    if (phase === "read") {
-      phase = "replying";
-      return useTool("read", {});
-    }
-    const last = toolResults(call.body).at(-1) ?? "";
-    if (last.includes('"messages"')) queue = (JSON.parse(last.slice(last.indexOf("{"))) as { messages: Array<{ id: string; anticipation: string }> }).messages.filter((message) => message.anticipation !== "fyi").map((message) => message.id);
-    const next = queue.shift();
-    return next ? useTool("reply", { messageId: next, resolution: "reply", message: `grok answers ${next}` }) : { text: "ANSWERED" };
-  };
 }
 
 test("grok: user-level hooks installed by peerpost; a request wakes an ended session; the model reads and replies; the answer reaches wait", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
@@ -77,7 +62,7 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
   const peer = await connect(t, { HOME: grok.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:peer" });
   await peer.call("health");
   assert.equal((await cli(["wake", "on", "grok"])).code, 0);
-  script = answerMail();
+  script = chatAnswerMail(useTool, "grok answers");
   const asked = await peer.call("message", { to: address, message: "Is the build green?", anticipation: "reply" });
   assert.equal(asked.wake, "started", JSON.stringify(asked));
   const waited = await peer.call("wait", { messageId: asked.messageId, timeoutMs: 60_000 });
@@ -88,6 +73,16 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
 
   await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the woken run to end");
   assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
+  // Launch: a new Grok session (Grok takes MCP servers from its config: the installed plugin serves it).
+  assert.equal((await cli(["launch", "on"])).code, 0);
+  script = chatAnswerMail(useTool, "grok helper");
+  const launched = await peer.call("launch", { host: "grok", cwd: grok.workDir, message: "Summarise the work dir." });
+  assert.match(String(launched.address), /^grok:[0-9a-f-]{36}$/, JSON.stringify(launched));
+  const helped = await peer.call("wait", { messageId: launched.messageId, timeoutMs: 60_000 });
+  const launchRuns = store().wakes.fold().runsFor({ address: String(launched.address) });
+  assert.equal(helped.outcome, "reply", JSON.stringify({ helped, launchRuns }));
+  assert.match(String((helped.reply as { envelope: string }).envelope), new RegExp(`from="${String(launched.address)}" fromVerified="true"[\\s\\S]*grok helper`));
+  await until(() => store().wakes.fold().runsFor({ address: String(launched.address) })[0]?.ended !== undefined, 60_000, "the launched run to end");
   const removed = await cli(["hooks", "uninstall", "grok"]);
   assert.equal(removed.code, 0);
   assert.equal(existsSync(hookFile), false);

@@ -3,7 +3,7 @@
 // servers a dozen variables; Copilot drops COPILOT_PROVIDER_*), so the capture reads the host process's
 // own start-up environment where the system shows it (/proc/<pid>/environ), else this process's. Kept in
 // a 0600 file under the state dir: it may hold API keys, exactly as the host's own environment did.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE, FILE_MODE } from "../state-dir.js";
 
@@ -62,4 +62,23 @@ export function loadHostEnv(stateDir: string, address: string): Record<string, s
   } catch {
     return undefined;
   }
+}
+
+/**
+ * For a launch (a session not started yet): the environment the most recent session of that kind
+ * started with, e.g. the newest `claude_*` capture. Undefined when no session of that host was seen.
+ */
+export function latestHostEnv(stateDir: string, kind: string): Record<string, string> | undefined {
+  const dir = join(stateDir, "wake-env");
+  let newest: { address: string; mtime: number } | undefined;
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(`${kind}_`) || !name.endsWith(".json")) continue;
+      const mtime = statSync(join(dir, name)).mtimeMs;
+      if (!newest || mtime > newest.mtime) newest = { address: name.slice(0, -".json".length).replace("_", ":"), mtime };
+    }
+  } catch {
+    return undefined;
+  }
+  return newest ? loadHostEnv(stateDir, newest.address) : undefined;
 }

@@ -9,7 +9,7 @@ import type { Peerpost } from "../peerpost.js";
 import { renderEnvelope } from "../envelope.js";
 import { toErrorValue } from "../errors.js";
 import { DIR_MODE, FILE_MODE } from "../state-dir.js";
-import { loadHostEnv, keptVariables } from "./host-env.js";
+import { keptVariables, latestHostEnv, loadHostEnv } from "./host-env.js";
 import { requestWake } from "./request.js";
 import { launchServer } from "./launch.js";
 import type { WakeDeps } from "./waker.js";
@@ -122,7 +122,9 @@ export async function runClaim(peerpost: Peerpost, claim: WakeClaim, hostCommand
   await wakes.append({ v: 1, type: "wake-started", id: claim.id, runnerPid: process.pid, command: hostCommand.command.slice(0, 200), at: at() });
   mkdirSync(wakes.outputDir, { recursive: true, mode: DIR_MODE });
   // The host's own start-up environment (see host-env.ts), pointed at this state dir.
-  const env: NodeJS.ProcessEnv = { ...(loadHostEnv(peerpost.stateDir.path, claim.address) ?? keptVariables(process.env)), PEERPOST_HOME: peerpost.stateDir.path };
+  // A launch has no capture of its own yet: the newest session of that host lends its environment.
+  const captured = claim.kind === "wake" ? loadHostEnv(peerpost.stateDir.path, claim.address) : latestHostEnv(peerpost.stateDir.path, claim.address.slice(0, claim.address.indexOf(":")));
+  const env: NodeJS.ProcessEnv = { ...(captured ?? keptVariables(process.env)), PEERPOST_HOME: peerpost.stateDir.path };
   const outcome = await runHost(hostCommand.command, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report });
   const ended: WakeEnded = { v: 1, type: "wake-ended", id: claim.id, ...outcome.ended, at: at() };
   await wakes.append(ended);
