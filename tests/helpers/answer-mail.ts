@@ -3,9 +3,9 @@
 import { toolResults, type ChatScript, type Turn } from "./fake-openai-chat.js";
 import type { Script } from "./fake-anthropic.js";
 
-/** The ids of the requests (reply/action) in a `read` result as a host showed it (it may add text around the JSON). */
+/** The ids of the requests (reply/action) in a `read` result as a host showed it (it may add text around the JSON, or pretty-print it). */
 export function requestIds(readResult: string): string[] {
-  return [...readResult.matchAll(/"id":"([0-9A-HJKMNP-TV-Z]{26})","from":[^{}]*?"anticipation":"(reply|action|fyi)"/g)].filter((match) => match[2] !== "fyi").map((match) => match[1]!);
+  return [...readResult.matchAll(/"id":\s*"([0-9A-HJKMNP-TV-Z]{26})",\s*"from":[^{}]*?"anticipation":\s*"(reply|action|fyi)"/g)].filter((match) => match[2] !== "fyi").map((match) => match[1]!);
 }
 
 /**
