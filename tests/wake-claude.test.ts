@@ -67,6 +67,9 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   assert.equal(waited.outcome, "reply", diagnose(store().wakes.fold().runsFor({ address }), waited));
   assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`answer to ${String(asked.messageId)}`));
   assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`from="${address}" fromVerified="true"`));
+  // The woken turn's answer spends a hop of the conversation, like any send.
+  const reply = waited.reply as { hop: number; conversationId: string };
+  assert.deepEqual([reply.hop, reply.conversationId], [2, asked.conversationId]);
   const woken = fake.modelRequests.slice(before);
   assert.ok(woken[0]!.shownText.includes("peerpost woke this session"), "the prompt carries the wake note");
   assert.ok(woken[0]!.shownText.includes("What is 6 times 7?"), "and the envelope");

@@ -78,10 +78,11 @@ export function status(id: string | undefined, json: boolean): void {
   const peerpost = open();
   if (!id) {
     const sessions = peerpost.sessions.list({ includeDead: true });
+    const wakes = peerpost.wakes.fold();
     const counts = sessions.map((session) => {
       const view = peerpost.mailbox.view(session.address);
       const messages = Object.values(view.state.messages);
-      const lastRun = peerpost.wakes.fold().runsFor({ address: session.address })[0];
+      const lastRun = wakes.runsFor({ address: session.address })[0];
       return { address: session.address, alive: session.alive, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, unread: messages.filter((message) => message.to === session.address && !message.read).length, open: messages.filter((message) => message.to === session.address && !message.resolved && message.anticipation !== "fyi").length };
     });
     if (json) printJson({ ok: true, stateDir: peerpost.stateDir.path, sessions: counts });
