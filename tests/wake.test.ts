@@ -113,12 +113,14 @@ test("a request wakes the dormant session once, detached from `peerpost send`, i
   const fyi = await m.send("fyi only", "fyi");
   assert.equal(fyi.wake, undefined, "fyi never wakes");
   const sent = await m.send("What is 6 times 7?");
+  const sendExitedAt = Date.now();
   assert.equal(sent.wake, "started");
   // `send` has exited; the runner it started still runs the host and records its end.
   await m.runsEnded(1);
   const [run] = m.invocations();
   assert.ok(run, "the host was started");
   assert.equal(m.invocations().length, 1);
+  assert.ok(run.endedAt! > sendExitedAt, "the host ran on after `peerpost send` had exited");
   assert.equal(run.cwd, m.project);
   assert.equal(run.peerpostHome, m.stateDir);
   assert.equal(run.dropped, null, "only what a host run needs is kept from the captured environment");
