@@ -1,14 +1,17 @@
-// Addresses: `claude:<id>`, `codex:<id>`, `copilot:<id>`, `grok:<id>` for sessions, `role:<name>` for roles.
+// Addresses: `claude:<id>`, `codex:<id>`, `copilot:<id>`, `grok:<id>` for sessions, `role:<name>` for roles,
+// `user:<name>` for a person using the command line or the web view.
 // Parsing is strict: no trimming, no case folding, no partial matches.
 import { PeerpostError } from "./errors.js";
 
 export const SESSION_KINDS = ["claude", "codex", "copilot", "grok"] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
-export type AddressKind = SessionKind | "role";
+export type AddressKind = SessionKind | "role" | "user";
 
 /** Session ids and role names: letters, digits and . _ - only, starting with a letter or digit, 1–128 chars. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-export const ADDRESS_PATTERN = /^(claude|codex|copilot|grok|role):[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** Human names of sessions: letters, digits, spaces and . _ -, starting with a letter or digit, 1–64 chars. No path or control characters. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+export const ADDRESS_PATTERN = /^(claude|codex|copilot|grok|role|user):[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export interface Address {
   kind: AddressKind;
@@ -24,7 +27,7 @@ export function parseAddress(text: unknown, field = "address"): Address {
   if (!isAddress(text)) {
     throw new PeerpostError("invalid_arguments", `${field} ${JSON.stringify(text)} is not a peerpost address.`, {
       details: { field, value: typeof text === "string" ? text.slice(0, 200) : text },
-      hint: "Use claude:<id>, codex:<id>, copilot:<id>, grok:<id> or role:<name>; ids are letters, digits, '.', '_' and '-' (up to 128). The `agents` tool lists live sessions.",
+      hint: "Use claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name> or user:<name>; ids are letters, digits, '.', '_' and '-' (up to 128). The `agents` tool lists live sessions.",
     });
   }
   const colon = text.indexOf(":");

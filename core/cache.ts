@@ -9,8 +9,11 @@ import type { CorruptSummary } from "./view.js";
 import { FILE_MODE } from "./state-dir.js";
 import { ioError } from "./errors.js";
 
+/** Raised whenever the fold's state changes shape (2: run-time roles and role mail in every view). */
+export const SNAPSHOT_VERSION = 2;
+
 export interface Snapshot {
-  v: 1;
+  v: typeof SNAPSHOT_VERSION;
   kind: "mailbox-view";
   scope: string | null;
   log: { path: string; dev: number; ino: number; offset: number; tail: string };
@@ -50,7 +53,7 @@ export function loadSnapshot(snapshotPath: string, logPath: string, scope: strin
   } catch {
     return { status: "invalid", reason: "not JSON" };
   }
-  if (snapshot?.v !== 1 || snapshot.kind !== "mailbox-view" || snapshot.scope !== (scope ?? null)) return { status: "invalid", reason: "other version or scope" };
+  if (snapshot?.v !== SNAPSHOT_VERSION || snapshot.kind !== "mailbox-view" || snapshot.scope !== (scope ?? null)) return { status: "invalid", reason: "other version or scope" };
   if (!snapshot.log || snapshot.log.path !== logPath || typeof snapshot.log.offset !== "number" || typeof snapshot.state?.messages !== "object" || typeof snapshot.state?.idempotency !== "object")
     return { status: "invalid", reason: "malformed" };
   try {

@@ -62,6 +62,11 @@ export const VARIABLES = {
     ),
     help: "Comma-separated roles this session takes (reachable as role:<name>).",
   },
+  PEERPOST_USER: {
+    schema: () => z.string().check(z.regex(ID_PATTERN, { error: "may use only letters, digits, '.', '_' and '-' (up to 128), starting with a letter or digit" })),
+    help: "The person's name in user:<name>, the command line's default sender (default: the login name).",
+  },
+  PEERPOST_ROLE_ADMIN: { schema: () => flag(), help: "Give this server's agent the role tool, to set and clear roles (default off: only people change roles, with `peerpost role`)." },
   PEERPOST_HOST: { schema: () => z.enum(HOSTS, { error: `expected one of ${HOSTS.join(", ")}` }), help: "Host adapter for `peerpost serve` when --host is not given." },
   PEERPOST_MAX_HOPS: { schema: () => wholeNumber(1, 64), help: "Hop budget per conversation (default 4)." },
   PEERPOST_REMINDER_INTERVAL_MS: { schema: () => wholeNumber(1000, 86_400_000), help: "Least time between reminders for one open request (default 30000)." },
@@ -85,6 +90,8 @@ export interface Config {
   home: string | undefined;
   address: string | undefined;
   roles: string[];
+  user: string | undefined;
+  roleAdmin: boolean;
   host: HostName | undefined;
   maxHops: number;
   reminderIntervalMs: number;
@@ -120,6 +127,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     home: parsed.PEERPOST_HOME,
     address: parsed.PEERPOST_ADDRESS,
     roles: parsed.PEERPOST_ROLES ?? [],
+    user: parsed.PEERPOST_USER,
+    roleAdmin: parsed.PEERPOST_ROLE_ADMIN ?? false,
     host: parsed.PEERPOST_HOST,
     maxHops: parsed.PEERPOST_MAX_HOPS ?? 4,
     reminderIntervalMs: parsed.PEERPOST_REMINDER_INTERVAL_MS ?? 30_000,

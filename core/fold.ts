@@ -1,5 +1,5 @@
 // The pure fold of mailbox events into per-message state, and the status a message has at a given time.
-import type { Anticipation, MailboxEvent, MsgEvent, Resolution } from "./schemas.js";
+import type { Anticipation, MailboxEvent, MsgEvent, Resolution, RoleEvent } from "./schemas.js";
 
 export interface MessageState {
   id: string;
@@ -23,6 +23,23 @@ export interface MessageState {
   noticed?: { via: string; at: string };
   resolved?: { resolution: Resolution; replyId?: string; reason?: string; by: string; at: string };
   reminders: { count: number; lastAt?: string };
+  /** Each time the message followed its role to another holder (or to nobody, `role:<name>` itself). */
+  handovers?: Array<{ from: string; to: string; at: string }>;
+  /** The role procedure this message carries to its holder: the first message of each version each holder gets. */
+  procedure?: { role: string; version: string; offset: number };
+}
+
+/** A role given at run time (`role` events); the latest event wins. */
+export interface RoleState {
+  /** Undefined while nobody holds it: its mail waits, addressed to `role:<name>`. */
+  holder?: string;
+  since: string;
+  by: string;
+  /** Offset of the role event, so the procedure text is read only when shown. */
+  offset: number;
+  procedure?: { version: string; bytes: number; source: string };
+  /** `${holder}\n${version}` for every procedure version a holder has been given. */
+  shown: string[];
 }
 
 export type MessageStatus = "queued" | "delivered" | "read" | "replied" | "declined" | "done" | "unresolved" | "expired";
@@ -37,6 +54,8 @@ export interface MailboxState {
   messages: Record<string, MessageState>;
   /** `${from}\n${idempotencyKey}` → id of the first message sent with that key. */
   idempotency: Record<string, string>;
+  /** Roles set at run time, by name. Every view folds every role event and keeps all role mail. */
+  roles: Record<string, RoleState>;
 }
 
 /** Oldest first: ULID ids sort by time. */
@@ -45,7 +64,7 @@ export function byId(a: { id: string }, b: { id: string }): number {
 }
 
 export function emptyState(): MailboxState {
-  return { messages: {}, idempotency: {} };
+  return { messages: {}, idempotency: {}, roles: {} };
 }
 
 function messageFrom(event: MsgEvent, offset: number): MessageState {
@@ -74,9 +93,17 @@ function messageFrom(event: MsgEvent, offset: number): MessageState {
  * are ignored. The first event of each kind wins: a repeated `delivered`, `read` or `resolved` changes nothing.
  */
 export function applyEvent(state: MailboxState, event: MailboxEvent, offset: number, keep: (message: MsgEvent) => boolean): void {
+  if (event.type === "role") return applyRole(state, event, offset);
   if (event.type === "msg") {
     if (state.messages[event.id] || !keep(event)) return;
-    state.messages[event.id] = messageFrom(event, offset);
+    const message = messageFrom(event, offset);
+    state.messages[event.id] = message;
+    const role = event.via === undefined ? undefined : state.roles[event.via.slice("role:".length)];
+    if (role) {
+      // Role mail goes to whoever holds the role in log order, whatever the sender saw.
+      message.to = role.holder ?? event.via!;
+      attachProcedure(role, message);
+    }
     if (event.idempotencyKey !== undefined) {
       const key = `${event.from}\n${event.idempotencyKey}`;
       state.idempotency[key] ??= event.id;
@@ -93,13 +120,14 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
       if (message.delivered?.via === event.via) delete message.delivered;
       return;
     case "read":
-      message.read ??= { by: event.by, at: event.at };
+      // Only the current recipient reads: a former holder's late read does not count for the new one.
+      if (event.by === message.to) message.read ??= { by: event.by, at: event.at };
       return;
     case "noticed":
       message.noticed ??= { via: event.via, at: event.at };
       return;
     case "resolved":
-      if (message.resolved) return;
+      if (message.resolved || event.by !== message.to) return;
       message.resolved = { resolution: event.resolution, by: event.by, at: event.at };
       if (event.replyId !== undefined) message.resolved.replyId = event.replyId;
       if (event.reason !== undefined) message.resolved.reason = event.reason;
@@ -108,6 +136,39 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
       if (event.n <= message.reminders.count) return;
       message.reminders = { count: event.n, lastAt: event.at };
       return;
+  }
+}
+
+/** Gives the role's procedure to the first message of its version that reaches each holder. */
+function attachProcedure(role: RoleState, message: MessageState): void {
+  delete message.procedure;
+  if (role.holder === undefined || role.procedure === undefined || message.to !== role.holder) return;
+  const key = `${role.holder}\n${role.procedure.version}`;
+  if (role.shown.includes(key)) return;
+  role.shown.push(key);
+  message.procedure = { role: message.via!.slice("role:".length), version: role.procedure.version, offset: role.offset };
+}
+
+/**
+ * A role moves: its open reply and action mail follows the new holder as new mail (unread, undelivered,
+ * reminder count kept), and mail nobody held goes to whoever takes the role. fyi mail a holder already
+ * has and resolved messages stay where they are. Without a holder, moved mail waits at `role:<name>`.
+ */
+function applyRole(state: MailboxState, event: RoleEvent, offset: number): void {
+  const role: RoleState = { since: event.at, by: event.by, offset, shown: state.roles[event.role]?.shown ?? [] };
+  if (event.holder !== undefined) role.holder = event.holder;
+  if (event.procedure) role.procedure = { version: event.procedure.version, bytes: Buffer.byteLength(event.procedure.text, "utf8"), source: event.procedure.source };
+  state.roles[event.role] = role;
+  const roleAddress = `role:${event.role}`;
+  const target = event.holder ?? roleAddress;
+  for (const message of Object.values(state.messages).sort(byId)) {
+    if (message.via !== roleAddress || message.resolved || message.to === target) continue;
+    if (!expectsResolution(message) && message.to !== roleAddress) continue;
+    (message.handovers ??= []).push({ from: message.to, to: target, at: event.at });
+    message.to = target;
+    delete message.delivered;
+    delete message.read;
+    attachProcedure(role, message);
   }
 }
 

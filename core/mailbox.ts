@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { JsonlLog, type LogOptions } from "./log.js";
 import { MailboxView } from "./view.js";
 import { snapshotFileName } from "./cache.js";
+import type { ProcedureText } from "./envelope.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
 import { applyEvent, byId, emptyState, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
 import { dueReminder } from "./reminders.js";
@@ -66,6 +67,17 @@ export function checkBody(body: string, field = "message"): void {
       details: { field, bytes, limit: MAX_BODY_BYTES },
       hint: "Shorten it, or put the long content in a file both agents can read and send its path.",
     });
+}
+
+/**
+ * The request a message without replyToMessageId answers, for the hop count: the newest open reply or
+ * action request from the recipient that the sender has read (the turn that got a request answers it).
+ */
+function answeredRequest(view: MailboxView, input: SendInput): MessageState | undefined {
+  let found: MessageState | undefined;
+  for (const message of Object.values(view.state.messages))
+    if (message.to === input.from && message.from === input.to && message.read && !message.resolved && message.anticipation !== "fyi" && (!found || byId(found, message) < 0)) found = message;
+  return found;
 }
 
 /** A message this process just appended, from its refreshed view. */
@@ -131,7 +143,7 @@ export class Mailbox {
    * Appends what `decide` returns, deciding under the log's lock on `scope`'s view folded to the end of
    * the log; returns that view refreshed past the append.
    */
-  private async appendFor(scope: string, decide: (view: MailboxView) => MailboxEvent[]): Promise<MailboxView> {
+  async appendFor(scope: string, decide: (view: MailboxView) => MailboxEvent[]): Promise<MailboxView> {
     const view = this.view(scope);
     await this.log.transact(() => {
       view.refresh();
@@ -182,12 +194,15 @@ export class Mailbox {
     const id = newId(this.settings.now());
     let conversationId = id;
     let hop = 1;
-    if (input.replyToMessageId !== undefined) {
-      const parent = view.state.messages[input.replyToMessageId];
-      if (!parent) throw notFound(input.replyToMessageId);
+    const parent = input.replyToMessageId === undefined ? answeredRequest(view, input) : view.state.messages[input.replyToMessageId];
+    if (input.replyToMessageId !== undefined && !parent) throw notFound(input.replyToMessageId);
+    if (parent) {
       conversationId = parent.conversationId;
       hop = parent.hop + 1;
     }
+    // Role mail goes to the role's holder in the log, decided under the lock (nobody: it waits at the role).
+    const role = input.via === undefined ? undefined : view.state.roles[input.via.slice("role:".length)];
+    const to = role ? (role.holder ?? input.via!) : input.to;
     const anticipation = input.anticipation ?? "fyi";
     if (hop === this.settings.maxHops && anticipation !== "fyi")
       throw new PeerpostError("hop_limit", `Hop ${hop} is the last of this conversation's ${this.settings.maxHops}: no answer to it could be sent, so it cannot ask for one.`, {
@@ -205,7 +220,7 @@ export class Mailbox {
       id,
       from: input.from,
       fromVerified: input.fromVerified,
-      to: input.to,
+      to,
       sentAt: this.nowIso(),
       anticipation,
       conversationId,
@@ -218,6 +233,14 @@ export class Mailbox {
     if (input.replyToMessageId !== undefined) event.inReplyTo = input.replyToMessageId;
     if (input.idempotencyKey !== undefined) event.idempotencyKey = input.idempotencyKey;
     return event;
+  }
+
+  /** The role procedure a message carries, read from its role event; undefined for most messages. */
+  procedure(message: MessageState): ProcedureText | undefined {
+    if (!message.procedure) return undefined;
+    const record = this.log.readAt(message.procedure.offset);
+    if (!record || record.type !== "role" || !record.procedure || record.procedure.version !== message.procedure.version) return undefined;
+    return { role: message.procedure.role, version: record.procedure.version, text: record.procedure.text };
   }
 
   /** Messages addressed to `address`, oldest first, with bodies. */
@@ -297,6 +320,12 @@ export class Mailbox {
     let replyId: string | undefined;
     const view = await this.appendFor(input.by, (view) => {
       const message = view.state.messages[input.id] ?? known;
+      const handover = message.handovers?.find((step) => step.from === input.by);
+      if (message.to !== input.by && handover)
+        throw new PeerpostError("wrong_recipient", `Message ${input.id} followed ${message.via} to ${message.to} at ${handover.at}; it is no longer yours to resolve.`, {
+          details: { messageId: input.id, recipient: message.to, caller: input.by, role: message.via, handedOverAt: handover.at },
+          hint: "The role moved to another holder, who now has the message as new mail. `roles` shows who holds each role.",
+        });
       if (message.to !== input.by)
         throw new PeerpostError("wrong_recipient", `Message ${input.id} was sent to ${message.to}, not to ${input.by}; only its recipient can resolve it.`, {
           details: { messageId: input.id, recipient: message.to, caller: input.by },

@@ -9,6 +9,7 @@ import { Receipts } from "./receipts.js";
 import { Sessions } from "./sessions.js";
 import { Wakes } from "./wake/wakes.js";
 import type { LogOptions } from "./log.js";
+import type { Discover } from "./discovery.js";
 
 export interface Peerpost {
   config: Config;
@@ -17,6 +18,9 @@ export interface Peerpost {
   receipts: Receipts;
   sessions: Sessions;
   wakes: Wakes;
+  /** The hosts' session-file readers, when the entry point provides them. */
+  discover?: Discover;
+  env: NodeJS.ProcessEnv;
 }
 
 export interface OpenOptions {
@@ -28,6 +32,7 @@ export interface OpenOptions {
   now?: () => number;
   /** The lock wait to use unless PEERPOST_LOCK_TIMEOUT_MS sets one (hooks wait less than servers). */
   defaultLockTimeoutMs?: number;
+  discover?: Discover;
 }
 
 export function openPeerpost(options: OpenOptions & { create?: true }): Peerpost;
@@ -41,12 +46,15 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
   if (options.create === false && !existsSync(resolveStateDirPath(config.home, home).path)) return undefined;
   const stateDir = ensureStateDir(config.home, home);
   const logOptions: LogOptions = { lockStaleMs: config.lockStaleMs, lockTimeoutMs: config.lockTimeoutMs, fault: config.fault };
-  return {
+  const peerpost: Peerpost = {
     config,
     stateDir,
+    env,
     mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now }),
     receipts: new Receipts(stateDir.path, logOptions, config.now),
     sessions: new Sessions(stateDir.path, logOptions, config.now),
     wakes: new Wakes(stateDir.path, logOptions),
   };
+  if (options.discover) peerpost.discover = options.discover;
+  return peerpost;
 }

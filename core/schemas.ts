@@ -2,7 +2,7 @@
 // zod/mini keeps the hook bundles small, and every schema is built on first use: a prompt hook that
 // finds no new log lines never pays for building them.
 import { z, type Zod } from "./zod.js";
-import { ADDRESS_PATTERN, ID_PATTERN } from "./address.js";
+import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "./address.js";
 import type { RecordSchema } from "./log.js";
 
 /** Bodies are limited to 64 KiB of UTF-8. */
@@ -107,6 +107,27 @@ const reminderEvent = () =>
   at: isoTime(),
 });
 
+/** A role given to a holder (or cleared, without one) at run time, with the procedure that goes with it. */
+const roleEvent = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("role"),
+    id: ulidId(),
+    role: z.string().check(z.regex(ID_PATTERN)),
+    holder: z.optional(address()),
+    by: address(),
+    at: isoTime(),
+    procedure: z.optional(
+      z.strictObject({
+        /** SHA-256 of the text, hex: the procedure's version. */
+        version: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+        text: bodyText(),
+        /** Where it was read from (a path), for people. */
+        source: shortText(4096),
+      }),
+    ),
+  });
+
 export type MsgEvent = Zod.infer<ReturnType<typeof msgEvent>>;
 export type DeliveredEvent = Zod.infer<ReturnType<typeof deliveredEvent>>;
 export type UndeliveredEvent = Zod.infer<ReturnType<typeof undeliveredEvent>>;
@@ -114,9 +135,10 @@ export type ReadEvent = Zod.infer<ReturnType<typeof readEvent>>;
 export type NoticedEvent = Zod.infer<ReturnType<typeof noticedEvent>>;
 export type ResolvedEvent = Zod.infer<ReturnType<typeof resolvedEvent>>;
 export type ReminderEvent = Zod.infer<ReturnType<typeof reminderEvent>>;
-export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | NoticedEvent | ReadEvent | ResolvedEvent | ReminderEvent;
+export type RoleEvent = Zod.infer<ReturnType<typeof roleEvent>>;
+export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | NoticedEvent | ReadEvent | ResolvedEvent | ReminderEvent | RoleEvent;
 
-export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), noticedEvent(), readEvent(), resolvedEvent(), reminderEvent()]));
+export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), noticedEvent(), readEvent(), resolvedEvent(), reminderEvent(), roleEvent()]));
 
 export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
 export type OriginSource = (typeof ORIGIN_SOURCES)[number];
@@ -169,7 +191,9 @@ const sessionRecord = () =>
   cwd: z.optional(shortText(4096)),
   /** Free text from the host; untrusted. */
   title: z.optional(shortText(200)),
-  source: z.enum(["startup", "resume", "clear", "compact", "server", "cli"]),
+  source: z.enum(["startup", "resume", "clear", "compact", "server", "cli", "discovered"]),
+  /** A human name a person gave the session (`peerpost name`), or the host's own title for it. */
+  name: z.optional(z.string().check(z.regex(NAME_PATTERN))),
   roles: z.optional(z.array(z.string().check(z.regex(ID_PATTERN)))),
     /** The live push transport the session's server can use ("none" when mail waits for read and hooks). */
     push: z.optional(shortText(32)),

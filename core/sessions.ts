@@ -5,6 +5,7 @@ import { JsonlLog, type LogOptions } from "./log.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
 import { isSameProcess } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
+import type { DiscoveredSession } from "./discovery.js";
 
 export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid">;
 
@@ -17,6 +18,8 @@ export interface SessionEntry {
   cwd?: string;
   /** Set by the host from the session; untrusted text. */
   title?: string;
+  /** A human name: given with `peerpost name`, else the host's title when it has one. */
+  name?: string;
   roles: string[];
   /** Live push transport its server reported ("none" without one); undefined when no server reported yet. */
   push?: string;
@@ -52,7 +55,8 @@ export class Sessions {
         alive: false,
         source: record.source,
         firstSeen: previous?.firstSeen ?? record.at,
-        lastSeen: record.at,
+        // A person naming a session is not the session being seen.
+        lastSeen: record.source === "cli" && previous ? previous.lastSeen : record.at,
       };
       const hostPid = record.hostPid ?? previous?.hostPid;
       if (hostPid !== undefined) entry.hostPid = hostPid;
@@ -63,6 +67,8 @@ export class Sessions {
       if (cwd !== undefined) entry.cwd = cwd;
       const title = record.title ?? previous?.title;
       if (title !== undefined) entry.title = title;
+      const name = record.name ?? previous?.name;
+      if (name !== undefined) entry.name = name;
       const push = record.push ?? previous?.push;
       if (push !== undefined) entry.push = push;
       byAddress.set(record.address, entry);
@@ -85,16 +91,19 @@ export class Sessions {
    * Resolves a `to` address exactly, never by guessing: a session address must be registered (it may be
    * offline: mail waits, and `alive` says so); `role:<name>` must name exactly one live session.
    */
-  resolveRecipient(to: string): { address: string; via?: string; entry: SessionEntry } {
+  resolveRecipient(to: string, unseen?: () => DiscoveredSession | undefined): { address: string; via?: string; entry: SessionEntry; discovered?: DiscoveredSession } {
     const sessions = this.all();
     if (!to.startsWith("role:")) {
       const entry = sessions.find((session) => session.address === to);
       if (entry) return { address: to, entry };
+      // A session its host wrote files for but peerpost has not seen: exact address only, never a guess.
+      const found = unseen?.();
+      if (found) return { address: to, discovered: found, entry: { address: to, host: found.host, sessionId: found.sessionId, roles: [], alive: false, source: "discovered", firstSeen: found.lastActivity, lastSeen: found.lastActivity } };
       const [kind, id = ""] = to.split(":");
       const similar = sessions.filter((session) => session.address.startsWith(`${kind}:`) && (session.sessionId.startsWith(id.slice(0, 6)) || id.startsWith(session.sessionId.slice(0, 6))));
       throw new PeerpostError("not_found", `No session ${to} is known to peerpost.`, {
         details: { to, similar: similar.slice(0, 5).map((session) => session.address) },
-        hint: "Call `agents` to list sessions and use an address exactly as it appears there. A session becomes known when its host starts with the peerpost plugin, or at its first peerpost tool call.",
+        hint: "Call `agents` (includeUnseen lists sessions from the hosts' own files too) and use an address exactly as it appears there. A session becomes known when its host starts with the peerpost plugin, or at its first peerpost tool call.",
       });
     }
     const role = to.slice("role:".length);
@@ -103,7 +112,7 @@ export class Sessions {
     if (holders.length === 0)
       throw new PeerpostError("not_found", `No live session holds the role ${role}.`, {
         details: { to },
-        hint: "Call `agents` to see live sessions and their roles, then message one by its exact address. A session takes roles from PEERPOST_ROLES.",
+        hint: "Call `agents` to see live sessions and their roles, then message one by its exact address. A session takes roles from PEERPOST_ROLES, or from `peerpost role set`.",
       });
     throw new PeerpostError("ambiguous", `${holders.length} live sessions hold the role ${role}; refusing to guess.`, {
       details: { to, candidates: holders.map((entry) => ({ address: entry.address, cwd: entry.cwd ?? null, lastSeen: entry.lastSeen })) },

@@ -4,7 +4,7 @@
 import type { JsonlLog, CorruptLine } from "./log.js";
 import type { MailboxEvent, MsgEvent } from "./schemas.js";
 import { applyEvent, emptyState, type MailboxState } from "./fold.js";
-import { loadSnapshot, saveSnapshot, tailFingerprint, type Snapshot } from "./cache.js";
+import { loadSnapshot, saveSnapshot, tailFingerprint, SNAPSHOT_VERSION, type Snapshot } from "./cache.js";
 
 /** Corrupt lines seen so far: a total, and the most recent few with their offsets. */
 export interface CorruptSummary {
@@ -33,8 +33,9 @@ export class MailboxView {
     this.loadFromSnapshot();
   }
 
+  /** Role mail is kept by every view: a role can move to this scope's address at any later event. */
   keeps(message: MsgEvent): boolean {
-    return this.scope === undefined || message.to === this.scope || message.from === this.scope;
+    return this.scope === undefined || message.to === this.scope || message.from === this.scope || message.via !== undefined;
   }
 
   private reset(): void {
@@ -95,7 +96,7 @@ export class MailboxView {
   async save(): Promise<boolean> {
     if (!this.snapshotPath || !this.logIdentity || this.offset === this.savedOffset) return false;
     const snapshot: Snapshot = {
-      v: 1,
+      v: SNAPSHOT_VERSION,
       kind: "mailbox-view",
       scope: this.scope ?? null,
       log: { path: this.log.path, dev: this.logIdentity.dev, ino: this.logIdentity.ino, offset: this.offset, tail: tailFingerprint(this.log.path, this.offset) },

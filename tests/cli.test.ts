@@ -5,18 +5,11 @@ import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
-import { collect, type Collected } from "./helpers/children.js";
+import { cli, json } from "./helpers/cli.js";
+import { collect } from "./helpers/children.js";
 import { CLI } from "./helpers/mcp.js";
 import { openPeerpost } from "../core/peerpost.js";
 
-function cli(env: Record<string, string>, ...args: string[]): Promise<Collected> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: "/usr/bin:/bin", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  return collect(child);
-}
-
-function json(result: Collected): Record<string, unknown> {
-  return JSON.parse(result.stdout) as Record<string, unknown>;
-}
 
 test("send, inbox, reply, status and agents work end to end with --json", async (t) => {
   const home = tempDir(t);
@@ -61,7 +54,7 @@ test("errors print code, message and hint with exit 1; usage mistakes exit 2", a
   assert.equal(badAddress.code, 1);
   assert.equal((json(badAddress).error as { code: string }).code, "invalid_arguments");
   assert.equal((await cli(env, "frobnicate")).code, 2);
-  assert.equal((await cli(env, "send", "--to", "codex:x", "hi")).code, 2);
+  assert.equal((await cli(env, "send", "--to", "codex:x")).code, 2);
   assert.equal((await cli(env, "reply", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "--as", "codex:x", "--done", "--reply", "x")).code, 2);
   assert.equal((await cli(env, "--bogus-flag")).code, 2);
   const badHome = await cli({ ...env, PEERPOST_HOME: "relative" }, "agents");

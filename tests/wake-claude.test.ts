@@ -92,7 +92,7 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   const over = await collect(spawn(process.execPath, [CLI, "send", "--json", "--from", "codex:peer", "--to", address, "--anticipation", "reply", "one more?"], { env: { PATH: process.env.PATH ?? "", ...peerEnv, PEERPOST_WAKE_PER_HOUR: "1" }, stdio: ["ignore", "pipe", "pipe"] }));
   const overResult = JSON.parse(over.stdout) as { wake: string; warnings: Array<{ code: string; message: string }> };
   assert.equal(overResult.wake, "over_budget");
-  assert.match(overResult.warnings[0]!.message, /PEERPOST_WAKE_PER_HOUR=1/);
+  assert.match(overResult.warnings.find((entry) => entry.code === "wake_over_budget")?.message ?? "", /PEERPOST_WAKE_PER_HOUR=1/);
   assert.equal(store().wakes.fold().runsFor({ address }).length, runs.length, "no run started");
   assert.equal((await cli(["reply", (JSON.parse(over.stdout) as { messageId: string }).messageId, "--as", address, "--done"])).code, 0);
   // A host binary that fails: the message stays open, and the receipt says why.

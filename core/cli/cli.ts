@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { VERSION } from "../version.js";
 import { serveStdio } from "../server/server.js";
 import { ADAPTERS } from "../../plugins/hosts.js";
+import { discoverAll } from "../../plugins/discovery.js";
 import type { HostName } from "../config.js";
 import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
 import { doctor } from "./doctor.js";
@@ -11,24 +12,32 @@ import { hooksCommand } from "./hooks.js";
 import { launchCommand } from "./launch.js";
 import { wakeRunCommand } from "../wake/main.js";
 import { wakeDeps } from "../../plugins/wakers.js";
+import { role, roles } from "./role.js";
+import { name, resolve } from "./names.js";
 import { EXIT, printError, UsageError } from "./output.js";
 
 const USAGE = `peerpost ${VERSION} — messages between AI coding agents on this machine
 
 usage:
   peerpost serve [--host claude-code|codex|copilot|grok|generic]   MCP server on stdio
-  peerpost send --from ADDR --to ADDR [--anticipation reply|action|fyi] TEXT
+  peerpost send [--from ADDR] --to ADDR [--anticipation reply|action|fyi] TEXT   (--from: default user:<login name>)
   peerpost inbox ADDR [--all]                 show messages to ADDR (does not mark them read)
   peerpost reply ID --as ADDR (--reply TEXT | --decline REASON | --done)
   peerpost status [ID]                        one message, or a summary per session
-  peerpost agents [--all]                     sessions peerpost knows
+  peerpost agents [--all]                     sessions peerpost knows (--all: also ended ones and unseen ones from the hosts' files)
   peerpost tail [--from-start]                follow the mailbox live
   peerpost doctor                             check the state dir and each host's install
+  peerpost role set NAME ADDR [--procedure FILE]   give a role to a session (its open requests follow)
+  peerpost role clear NAME                    nobody holds the role; its mail waits
+  peerpost roles                              roles, holders, procedures, open requests
+  peerpost name ADDR NAME                     give a session a name people use
+  peerpost resolve QUERY                      sessions matching a name, dir, host or id, ranked with reasons
   peerpost wake [on|off all|HOST|ADDR]        resume dormant sessions to answer requests (off by default)
   peerpost launch --host H --cwd DIR --from ADDR TEXT   start a helper session (peerpost launch on|off)
   peerpost hooks install|uninstall grok       user-level hooks for Grok (it ignores a plugin's hooks)
 
-Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>.
+Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>,
+user:<name> (a person; PEERPOST_USER, else the login name).
 State dir: ~/.peerpost, or PEERPOST_HOME. Exit codes: 0 ok, 1 error, 2 usage.
 `;
 
@@ -45,6 +54,7 @@ const OPTIONS = {
   done: { type: "boolean" },
   "from-start": { type: "boolean" },
   cwd: { type: "string" },
+  procedure: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -74,7 +84,7 @@ async function run(argv: string[]): Promise<number> {
         const host = (values.host ?? process.env.PEERPOST_HOST ?? "generic") as HostName;
         if (!(host in ADAPTERS)) throw new UsageError(`--host must be one of ${Object.keys(ADAPTERS).join(", ")}`);
         // A host named here is taken as said; only the plugin bundles detect their host from the environment.
-        await serveStdio(ADAPTERS[host], process.env, wakeDeps());
+        await serveStdio(ADAPTERS[host], process.env, { discover: discoverAll, wake: wakeDeps() });
         return -1;
       }
       case "send":
@@ -111,6 +121,18 @@ async function run(argv: string[]): Promise<number> {
         return await wakeRunCommand(rest[0], wakeDeps());
       case "doctor":
         return doctor(json);
+      case "role":
+        await role(rest, flags, json);
+        return EXIT.ok;
+      case "roles":
+        roles(json);
+        return EXIT.ok;
+      case "name":
+        await name(rest, json);
+        return EXIT.ok;
+      case "resolve":
+        resolve(rest, json);
+        return EXIT.ok;
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }

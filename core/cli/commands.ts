@@ -2,16 +2,21 @@
 // and prints text or JSON.
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { parseAddress } from "../address.js";
-import { renderEnvelope } from "../envelope.js";
+import { renderEnvelope, visibleText } from "../envelope.js";
 import { PeerpostError } from "../errors.js";
 import { ANTICIPATIONS, type Anticipation } from "../schemas.js";
 import { describeMessage } from "../server/projection.js";
+import { recipientWarning, resolveRecipient } from "../recipients.js";
+import { userAddress } from "../user.js";
+import { roleState, rolesOf } from "../roles.js";
+import { withHostFiles } from "../discovery.js";
 import { printJson, table, UsageError } from "./output.js";
 import { requestWake } from "../wake/request.js";
 import { describeRun } from "../wake/describe.js";
 import { isStale, staleNote } from "../wake/stale.js";
 import { readSwitches, wakeSetting } from "../wake/switches.js";
 import type { WakeDeps } from "../wake/waker.js";
+import { discoverAll } from "../../plugins/discovery.js";
 
 export interface Flags {
   [name: string]: string | boolean | undefined;
@@ -24,27 +29,28 @@ function requireString(flags: Flags, name: string): string {
 }
 
 function open(): Peerpost {
-  return openPeerpost({});
+  return openPeerpost({ discover: discoverAll });
 }
 
 export async function send(flags: Flags, text: string | undefined, json: boolean, wake?: WakeDeps): Promise<void> {
-  const from = parseAddress(requireString(flags, "from"), "--from").text;
   const to = requireString(flags, "to");
   if (!text) throw new UsageError("send needs the message text");
   const anticipation = (flags.anticipation ?? "fyi") as Anticipation;
   if (!ANTICIPATIONS.includes(anticipation)) throw new UsageError(`--anticipation must be one of ${ANTICIPATIONS.join(", ")}`);
   const peerpost = open();
-  const recipient = peerpost.sessions.resolveRecipient(parseAddress(to, "--to").text);
+  // A person sends as themselves (user:<name>) unless they say otherwise.
+  const from = typeof flags.from === "string" ? parseAddress(flags.from, "--from").text : userAddress(peerpost.config);
+  const recipient = await resolveRecipient(peerpost, parseAddress(to, "--to").text);
+  const warning = recipientWarning(recipient);
   const { message } = await peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: text, anticipation });
-  await peerpost.receipts.record({ kind: "send", host: "cli", from, to: recipient.address, messageId: message.id, delivery: "queued", warnings: [], origin: { source: "explicit", detail: "--from", pid: process.pid, cwd: process.cwd() } });
+  await peerpost.receipts.record({ kind: "send", host: "cli", from, to: message.to, messageId: message.id, delivery: "queued", warnings: warning ? [warning.message] : [], origin: { source: "explicit", detail: typeof flags.from === "string" ? "--from" : "user", pid: process.pid, cwd: process.cwd() } });
   // The wake runner is detached: it outlives this command.
-  const decision = anticipation !== "fyi" && !recipient.entry.alive && wake ? await requestWake(peerpost, recipient.address, wake) : undefined;
-  const warnings = decision && "warning" in decision ? [decision.warning] : [];
-  const woken = decision?.outcome === "started" || decision?.outcome === "running" ? decision.outcome : undefined;
-  if (json) printJson({ ok: true, messageId: message.id, to: recipient.address, conversationId: message.conversationId, recipientAlive: recipient.entry.alive, ...(decision ? { wake: decision.outcome } : {}), warnings });
+  const decision = anticipation !== "fyi" && !recipient.alive && wake ? await requestWake(peerpost, message.to, wake) : undefined;
+  const warnings = [...(warning ? [warning] : []), ...(decision && "warning" in decision ? [decision.warning] : [])];
+  if (json) printJson({ ok: true, messageId: message.id, from, to: message.to, ...(recipient.via ? { via: recipient.via } : {}), conversationId: message.conversationId, recipientAlive: recipient.alive, ...(decision ? { wake: decision.outcome } : {}), ...(warnings.length > 0 ? { warnings } : {}) });
   else {
-    process.stdout.write(`sent ${message.id} to ${recipient.address}${recipient.entry.alive ? "" : woken === "started" ? " (not running now; waking it)" : " (not running now; it will wait)"}\n`);
-    for (const warning of warnings) process.stderr.write(`peerpost: warning ${warning.code}: ${warning.message}\n`);
+    process.stdout.write(`sent ${message.id} from ${from} to ${message.to}${warning ? ` (${warning.code}: ${warning.message})` : ""}${decision?.outcome === "started" ? " (waking it)" : ""}\n`);
+    for (const extra of decision && "warning" in decision ? [decision.warning] : []) process.stderr.write(`peerpost: warning ${extra.code}: ${extra.message}\n`);
   }
 }
 
@@ -53,11 +59,11 @@ export function inbox(address: string | undefined, flags: Flags, json: boolean):
   const peerpost = open();
   const entries = peerpost.mailbox.inbox(parseAddress(address).text, { unreadOnly: !flags.all });
   if (json) {
-    printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), envelope: renderEnvelope(entry.message, entry.body) })) });
+    printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })) });
     return;
   }
   if (entries.length === 0) process.stdout.write(flags.all ? "no messages\n" : "no unread messages\n");
-  for (const entry of entries) process.stdout.write(`${renderEnvelope(entry.message, entry.body)}\n\n`);
+  for (const entry of entries) process.stdout.write(`${renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message))}\n\n`);
 }
 
 export async function reply(id: string | undefined, flags: Flags, json: boolean): Promise<void> {
@@ -94,7 +100,7 @@ export function status(id: string | undefined, json: boolean): void {
   const now = peerpost.config.now();
   const stale = !message.read && !message.resolved && isStale(message, now, peerpost.config.staleMs);
   const wakes = peerpost.wakes.fold().runsFor({ messageId: message.id }).map((run) => describeRun(run, now));
-  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count, stale, wakes };
+  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count, handovers: message.handovers ?? [], stale, wakes };
   if (stale && !json) process.stderr.write(`peerpost: ${staleNote(message, peerpost.config.staleMs)}\n`);
   if (json) printJson({ ok: true, message: described });
   else process.stdout.write(table(Object.entries(described).map(([key, value]) => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])));
@@ -102,14 +108,19 @@ export function status(id: string | undefined, json: boolean): void {
 
 export function agents(flags: Flags, json: boolean): void {
   const peerpost = open();
+  const state = roleState(peerpost);
   const switches = readSwitches(peerpost.stateDir.path);
-  const sessions = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, wake: wakeSetting(switches, session).on }));
+  const listed = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session), wake: wakeSetting(switches, session).on }));
+  // --all also reads the hosts' own session files: their titles, and sessions peerpost has not seen yet.
+  const { sessions, unseen } = flags.all ? withHostFiles(peerpost.discover, peerpost.env, listed, peerpost.sessions.all().map((session) => session.address)) : { sessions: listed, unseen: [] };
   if (json) {
-    printJson({ ok: true, sessions });
+    printJson(flags.all ? { ok: true, sessions, unseen } : { ok: true, sessions });
     return;
   }
   if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (use --all to see ended ones)\n");
-  else process.stdout.write(table([["ADDRESS", "HOST", "RUNNING", "WAKE", "LAST SEEN", "CWD"], ...sessions.map((session) => [session.address, session.host, session.alive ? "yes" : "no", session.wake ? "on" : "off", session.lastSeen, session.cwd ?? ""])]));
+  else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "RUNNING", "WAKE", "ROLES", "LAST SEEN", "CWD", "TITLE"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.alive ? "yes" : "no", session.wake ? "on" : "off", session.roles.join(","), session.lastSeen, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
+  if (unseen.length > 0)
+    process.stdout.write(`\nnot seen by peerpost yet (from the hosts' own session files):\n` + table([["ADDRESS", "HOST", "LAST ACTIVITY", "CWD", "TITLE"], ...unseen.map((session) => [session.address, session.host, session.lastActivity, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
 }
 
 /** Follows the mailbox and prints each event as it is appended, until interrupted. */
@@ -126,6 +137,8 @@ export async function tail(flags: Flags, json: boolean, signal: AbortSignal): Pr
           ? `msg ${record.id} ${record.from} → ${record.to} [${record.anticipation}] ${JSON.stringify(record.body.length > 120 ? record.body.slice(0, 117) + "..." : record.body)}`
           : record.type === "resolved"
             ? `resolved ${record.id} ${record.resolution} by ${record.by}`
+            : record.type === "role"
+              ? `role ${record.role} → ${record.holder ?? "nobody"} by ${record.by}${record.procedure ? ` (procedure ${record.procedure.version.slice(0, 12)})` : ""}`
             : `${record.type} ${record.id}${"by" in record ? ` by ${record.by}` : ""}${"via" in record ? ` via ${record.via}` : ""}`;
       process.stdout.write(`${at}  ${line}\n`);
     });

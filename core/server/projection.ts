@@ -47,5 +47,5 @@ export function describeMessage(message: MessageState, status: MessageStatus): z
 }
 
 export function showMessage(mailbox: Mailbox, message: MessageState, body: string = mailbox.body(message)): z.infer<typeof shownMessage> {
-  return { ...describeMessage(message, mailbox.status(message)), envelope: renderEnvelope(message, body) };
+  return { ...describeMessage(message, mailbox.status(message)), envelope: renderEnvelope(message, body, mailbox.procedure(message)) };
 }

@@ -160,7 +160,7 @@ export class PushLoop {
     const warnings: string[] = [];
     let delivery: "delivered" | "failed" = "delivered";
     try {
-      await this.transport.deliver(message, renderEnvelope(message, mailbox.body(message)));
+      await this.transport.deliver(message, renderEnvelope(message, mailbox.body(message), mailbox.procedure(message)));
       this.counts.pushed++;
       this.retryAt.delete(message.id);
     } catch (error) {

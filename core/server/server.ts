@@ -14,6 +14,7 @@ import { IdentityResolver } from "./identity.js";
 import { PushLoop } from "./push.js";
 import type { HostAdapter } from "./adapter.js";
 import type { WakeDeps } from "../wake/waker.js";
+import type { Discover } from "../discovery.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
 import { messageTool } from "./tools/message.js";
 import { readTool } from "./tools/read.js";
@@ -24,11 +25,16 @@ import { agentsTool } from "./tools/agents.js";
 import { receiptsTool } from "./tools/receipts.js";
 import { healthTool } from "./tools/health.js";
 import { launchTool } from "./tools/launch.js";
+import { rolesTool } from "./tools/roles.js";
+import { resolveTool } from "./tools/resolve.js";
+import { roleTool } from "./tools/role.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, receiptsTool, healthTool, launchTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, receiptsTool, healthTool, launchTool];
+/** Tools a server offers only when the user started it with a switch for them. */
+const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
 
 const errorShape = z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional(), hint: z.string().optional() });
 const warningShape = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
@@ -61,8 +67,17 @@ export interface PeerpostServer {
   close(): Promise<void>;
 }
 
-export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, wake?: WakeDeps): PeerpostServer {
-  const peerpost = openPeerpost({ env });
+export interface ServerOptions {
+  /** Reads the hosts' own session files (agents with includeUnseen, messages to unseen sessions). */
+  discover?: Discover;
+  /** How a send may wake a dormant recipient (and launch start a session); absent where no runner can start. */
+  wake?: WakeDeps;
+}
+
+export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, options: ServerOptions = {}): PeerpostServer {
+  const { wake, ...openOptions } = options;
+  const peerpost = openPeerpost({ env, ...openOptions });
+  const tools = peerpost.config.roleAdmin ? [...TOOLS, ...ROLE_ADMIN_TOOLS] : TOOLS;
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;
   const instructions = adapter.instructions ? `${SERVER_INSTRUCTIONS} ${adapter.instructions}` : SERVER_INSTRUCTIONS;
@@ -77,10 +92,10 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       refreshIdentity: async () => void (await identity.resolve(undefined, true)),
     });
 
-  const schemas = new Map(TOOLS.map((tool) => [tool.name, { input: inputJsonSchema(tool), output: outputJsonSchema(tool) }]));
+  const schemas = new Map(tools.map((tool) => [tool.name, { input: inputJsonSchema(tool), output: outputJsonSchema(tool) }]));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map((tool) => ({
+    tools: tools.map((tool) => ({
       name: tool.name,
       title: tool.annotations.title,
       description: tool.description,
@@ -100,9 +115,9 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => track(callTool(request.params, extra.signal)));
 
   async function callTool(params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: unknown }, signal: AbortSignal) {
-    const tool = TOOLS.find((candidate) => candidate.name === params.name);
+    const tool = tools.find((candidate) => candidate.name === params.name);
     if (!tool)
-      return errorResult(new PeerpostError("not_found", `No tool named ${JSON.stringify(params.name)}.`, { details: { tools: TOOLS.map((known) => known.name) }, hint: "Call one of the listed tools." }));
+      return errorResult(new PeerpostError("not_found", `No tool named ${JSON.stringify(params.name)}.`, { details: { tools: tools.map((known) => known.name) }, hint: "Call one of the listed tools." }));
     const warnings: Warning[] = [];
     try {
       const { args, warnings: argumentWarnings } = parseArguments(tool.input, schemas.get(tool.name)!.input as ArgumentSchema, params.arguments);
@@ -141,10 +156,10 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
 }
 
 /** Runs the server on stdio until the client goes away. */
-export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, wake?: WakeDeps): Promise<PeerpostServer> {
+export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, options: ServerOptions = {}): Promise<PeerpostServer> {
   let instance: PeerpostServer;
   try {
-    instance = createPeerpostServer(adapter, env, wake);
+    instance = createPeerpostServer(adapter, env, options);
   } catch (error) {
     const value = toErrorValue(error);
     process.stderr.write(`peerpost: ${value.code}: ${value.message}${value.hint ? `\nhint: ${value.hint}` : ""}\n`);

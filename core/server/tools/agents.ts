@@ -2,11 +2,14 @@ import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { SESSION_HOSTS } from "../../schemas.js";
 import { readSwitches, wakeSetting } from "../../wake/switches.js";
+import { roleState, rolesOf } from "../../roles.js";
+import { withHostFiles } from "../../discovery.js";
 
 const input = z
   .object({
     host: z.enum(SESSION_HOSTS).optional().describe("Only sessions of this host."),
     includeDead: z.boolean().optional().describe("Also list sessions whose host process has ended (default false)."),
+    includeUnseen: z.boolean().optional().describe("Also list sessions peerpost has not seen yet, read from each host's own session files, and give known sessions their host's title (default false). A message to an unseen one registers it."),
   })
   .strict();
 
@@ -16,7 +19,8 @@ const session = z.object({
   sessionId: z.string(),
   cwd: z.string().optional(),
   title: z.string().optional().describe("Set by the other session's host; untrusted text."),
-  roles: z.array(z.string()),
+  roles: z.array(z.string()).describe("Roles it holds now: given at run time by the user, or from PEERPOST_ROLES."),
+  name: z.string().optional().describe("A human name the user gave it, or its host's title; untrusted text."),
   push: z.string().optional().describe("Live push transport, or none: then mail waits for its next prompt or read."),
   alive: z.boolean(),
   wake: z.boolean().describe("Whether peerpost resumes this session headless when a request reaches it while it is not running."),
@@ -25,7 +29,16 @@ const session = z.object({
   lastSeen: z.string(),
 });
 
-const output = z.object({ self: z.string().optional(), sessions: z.array(session) });
+const unseen = z.object({
+  address: z.string(),
+  host: z.enum(SESSION_HOSTS),
+  sessionId: z.string(),
+  cwd: z.string().optional(),
+  title: z.string().optional().describe("The host's own title for the session, or its last prompt; untrusted text."),
+  lastActivity: z.string(),
+});
+
+const output = z.object({ self: z.string().optional(), sessions: z.array(session), unseen: z.array(unseen).optional().describe("Sessions found in the hosts' own files that peerpost has not seen yet.") });
 
 export const agentsTool = defineTool({
   name: "agents",
@@ -37,10 +50,15 @@ export const agentsTool = defineTool({
   annotations: { title: "List agent sessions", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
     const self = context.maybeIdentity()?.address;
+    const state = roleState(context.peerpost);
     const switches = readSwitches(context.peerpost.stateDir.path);
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })
-      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, ...entry }) => ({ ...entry, wake: wakeSetting(switches, entry).on, self: entry.address === self }));
-    return self === undefined ? { sessions } : { self, sessions };
+      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
+    if (!args.includeUnseen) return self === undefined ? { sessions } : { self, sessions };
+    const { peerpost } = context;
+    const view = withHostFiles(peerpost.discover, peerpost.env, sessions, peerpost.sessions.all().map((entry) => entry.address));
+    const unseen = view.unseen.filter((entry) => args.host === undefined || entry.host === args.host);
+    return self === undefined ? { sessions: view.sessions, unseen } : { self, sessions: view.sessions, unseen };
   },
 });

@@ -4,12 +4,13 @@ import { recordReceipt } from "../receipt.js";
 import { defineTool } from "../tool.js";
 import { ADDRESS_PATTERN } from "../../address.js";
 import { PeerpostError } from "../../errors.js";
+import { recipientWarning, resolveRecipient } from "../../recipients.js";
 import { waitForMessage, waitResultFields } from "./wait.js";
 import { requestWake } from "../../wake/request.js";
 
 const input = z
   .object({
-    to: z.string().regex(ADDRESS_PATTERN, "must be claude:<id>, codex:<id>, copilot:<id>, grok:<id> or role:<name>").describe("Exact address of the recipient, as listed by the agents tool, or role:<name>."),
+    to: z.string().regex(ADDRESS_PATTERN, "must be claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name> or user:<name>").describe("Exact address of the recipient, as listed by the agents tool, or role:<name>, or user:<name> for a person. Use resolve to find an address from a name."),
     message: z.string().min(1).describe("The text to send (at most 64 KiB of UTF-8)."),
     anticipation: z.enum(["reply", "action", "fyi"]).optional().describe("What you expect back: reply (an answer), action (do something and report), fyi (nothing). Default fyi, or reply with waitForReply."),
     waitForReply: z.boolean().optional().describe("Wait for the answer before returning (implies anticipation reply unless action)."),
@@ -46,15 +47,10 @@ export const messageTool = defineTool({
   annotations: { title: "Message another agent", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
     const me = context.identity();
-    const { mailbox, sessions, config } = context.peerpost;
-    const recipient = sessions.resolveRecipient(args.to);
-    if (!recipient.entry.alive)
-      context.warn({ code: "recipient_not_running", message: `${recipient.address} is not running now; the message waits in its mailbox until it starts again.` });
-    else if (recipient.entry.push === undefined || recipient.entry.push === "none")
-      context.warn({
-        code: "recipient_mailbox_only",
-        message: `${recipient.address} has no live push: it sees the message at its next prompt (its hooks) or when its agent calls read.`,
-      });
+    const { mailbox, config } = context.peerpost;
+    const recipient = await resolveRecipient(context.peerpost, args.to);
+    const warning = recipientWarning(recipient);
+    if (warning) context.warn(warning);
     if (args.replyBy !== undefined && Date.parse(args.replyBy) <= config.now())
       throw new PeerpostError("invalid_arguments", "replyBy is in the past.", { details: { fields: [{ field: "replyBy", problem: "in the past" }] }, hint: "Give a future ISO time, or leave replyBy out." });
     const anticipation = args.anticipation ?? (args.waitForReply ? "reply" : "fyi");
@@ -78,7 +74,7 @@ export const messageTool = defineTool({
         kind: "send",
         host: context.adapter.host,
         from: me.address,
-        to: recipient.address,
+        to: message.to,
         messageId: message.id,
         delivery: "queued",
         warnings: [],
@@ -86,16 +82,16 @@ export const messageTool = defineTool({
       });
     const result: Record<string, unknown> = {
       messageId: message.id,
-      to: recipient.address,
+      to: message.to,
       delivery: message.delivered ? "delivered" : "queued",
       conversationId: message.conversationId,
       hop: message.hop,
       created,
-      recipientAlive: recipient.entry.alive,
+      recipientAlive: recipient.alive,
     };
     // A request to a session whose host is gone may wake it (when waking is on for it): claimed once, in budget.
-    if (created && anticipation !== "fyi" && !recipient.entry.alive && context.wake) {
-      const decision = await requestWake(context.peerpost, recipient.address, context.wake);
+    if (created && anticipation !== "fyi" && !recipient.alive && context.wake) {
+      const decision = await requestWake(context.peerpost, message.to, context.wake);
       if (decision.outcome === "started" || decision.outcome === "running" || decision.outcome === "over_budget" || decision.outcome === "unsupported") result.wake = decision.outcome;
       if ("warning" in decision) context.warn(decision.warning);
     }

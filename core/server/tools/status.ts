@@ -9,7 +9,7 @@ import { isStale, staleNote } from "../../wake/stale.js";
 
 const input = z.object({ messageId: z.string().describe("The id of a message you sent or received.") }).strict();
 
-const historyEntry = z.object({ event: z.enum(["sent", "delivered", "noticed", "woken", "read", "reminder", "resolved"]), at: z.string(), detail: z.string().optional() });
+const historyEntry = z.object({ event: z.enum(["sent", "handover", "delivered", "noticed", "woken", "read", "reminder", "resolved"]), at: z.string(), detail: z.string().optional() });
 
 const output = z.object({
   message: messageFields.extend({ history: z.array(historyEntry), reminders: z.number(), replyId: z.string().optional(), reason: z.string().optional(), stale: z.boolean() }),
@@ -18,7 +18,11 @@ const output = z.object({
 });
 
 function history(message: MessageState): z.infer<typeof historyEntry>[] {
-  const entries: z.infer<typeof historyEntry>[] = [{ event: "sent", at: message.sentAt, detail: `by ${message.from}` }];
+  // Where it went first: the holder before any handover.
+  const firstTo = message.handovers?.[0]?.from ?? message.to;
+  const entries: z.infer<typeof historyEntry>[] = [{ event: "sent", at: message.sentAt, detail: `by ${message.from} to ${message.via ? `${message.via} (held by ${firstTo === message.via ? "nobody" : firstTo})` : firstTo}` }];
+  for (const step of message.handovers ?? [])
+    entries.push({ event: "handover", at: step.at, detail: `${message.via} moved from ${step.from === message.via ? "nobody" : step.from} to ${step.to === message.via ? "nobody" : step.to}` });
   if (message.delivered) entries.push({ event: "delivered", at: message.delivered.at, detail: `via ${message.delivered.via}` });
   if (message.noticed) entries.push({ event: "noticed", at: message.noticed.at, detail: `told at a turn end (${message.noticed.via})` });
   if (message.read) entries.push({ event: "read", at: message.read.at, detail: `by ${message.read.by}` });

@@ -1,0 +1,38 @@
+// Claude Code sessions from its transcripts: $CLAUDE_CONFIG_DIR/projects/<cwd-slug>/<session-id>.jsonl
+// (verified with 2.1.332). The working dir is the first record's `cwd`; the title is the last
+// `custom-title` or `ai-title` record, else the last prompt.
+import { join } from "node:path";
+import type { DiscoveredSession } from "../../core/discovery.js";
+import { hostConfigDir } from "../shared/host-files.js";
+import { discovered, entries, HEAD_BYTES, newestFiles, readBounded, scanJsonLines, stringField, TAIL_BYTES } from "../shared/session-files.js";
+
+export function discoverClaudeSessions(env: NodeJS.ProcessEnv): DiscoveredSession[] {
+  const projects = join(hostConfigDir(env, "CLAUDE_CONFIG_DIR", ".claude"), "projects");
+  const paths = entries(projects, "dir").flatMap((project) =>
+    entries(join(projects, project), "file")
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) => join(projects, project, name)),
+  );
+  return newestFiles(paths).flatMap((file) => {
+    let sessionId: string | undefined;
+    let cwd: string | undefined;
+    scanJsonLines(readBounded(file.path, HEAD_BYTES), (record) => {
+      sessionId ??= stringField(record, "sessionId");
+      cwd ??= stringField(record, "cwd");
+      return sessionId !== undefined && cwd !== undefined;
+    });
+    let title: string | undefined;
+    let lastPrompt: string | undefined;
+    scanJsonLines(
+      readBounded(file.path, TAIL_BYTES, "tail"),
+      (record) => {
+        lastPrompt ??= stringField(record, "lastPrompt");
+        title = stringField(record, "customTitle") ?? stringField(record, "aiTitle");
+        return title !== undefined;
+      },
+      true,
+    );
+    const row = discovered("claude-code", "claude", sessionId, { cwd, title: title ?? lastPrompt, mtimeMs: file.mtimeMs });
+    return row && file.path.endsWith(`${row.sessionId}.jsonl`) ? [row] : [];
+  });
+}
