@@ -75,6 +75,10 @@ export const VARIABLES = {
   PEERPOST_LOCK_TIMEOUT_MS: { schema: () => wholeNumber(100, 600_000), help: "How long an append waits for the lock before state_io_error (default 15000: longer than the stale window, so a dead holder's lock is taken over first)." },
   PEERPOST_WAIT_POLL_MS: { schema: () => wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
   PEERPOST_PUSH: { schema: () => flag(), help: "Live push into the host session where the host has a transport (default on)." },
+  PEERPOST_WAKE_PER_HOUR: { schema: () => wholeNumber(0, 1000), help: "Wakes (and launches) per session per hour (default 6)." },
+  PEERPOST_WAKE_CONCURRENCY: { schema: () => wholeNumber(0, 64), help: "Woken or launched turns running at once on this machine (default 2)." },
+  PEERPOST_WAKE_TIMEOUT_MS: { schema: () => wholeNumber(1000, 86_400_000), help: "Longest a woken or launched turn may run before it is stopped (default 600000)." },
+  PEERPOST_STALE_MS: { schema: () => wholeNumber(1000, 2_592_000_000), help: "Age after which unread mail is stale: never woken for nor pushed, it waits for read (default 3600000)." },
   PEERPOST_NOW: { schema: () => instant(), help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
   PEERPOST_FAULT: { schema: () => z.enum(["pause-before-fsync", "partial-line"], { error: "expected pause-before-fsync or partial-line" }), help: "Fault injection for crash tests; never set it in normal use." },
 } as const;
@@ -96,6 +100,8 @@ export interface Config {
   lockTimeoutMs: number;
   waitPollMs: number;
   push: boolean;
+  wake: { perHour: number; concurrency: number; timeoutMs: number };
+  staleMs: number;
   fault: "pause-before-fsync" | "partial-line" | undefined;
   /** The clock every time-dependent decision reads. */
   now: () => number;
@@ -131,6 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lockTimeoutMs: parsed.PEERPOST_LOCK_TIMEOUT_MS ?? 15_000,
     waitPollMs: parsed.PEERPOST_WAIT_POLL_MS ?? 200,
     push: parsed.PEERPOST_PUSH ?? true,
+    wake: { perHour: parsed.PEERPOST_WAKE_PER_HOUR ?? 6, concurrency: parsed.PEERPOST_WAKE_CONCURRENCY ?? 2, timeoutMs: parsed.PEERPOST_WAKE_TIMEOUT_MS ?? 600_000 },
+    staleMs: parsed.PEERPOST_STALE_MS ?? 3_600_000,
     fault: parsed.PEERPOST_FAULT,
     now: fixedNow === undefined ? Date.now : () => fixedNow,
   };

@@ -19,6 +19,8 @@ export interface MessageState {
   offset: number;
   delivered?: { via: string; at: string };
   read?: { by: string; at: string };
+  /** When a turn-end hook first told the session about it. */
+  noticed?: { via: string; at: string };
   resolved?: { resolution: Resolution; replyId?: string; reason?: string; by: string; at: string };
   reminders: { count: number; lastAt?: string };
   /** Each time the message followed its role to another holder (or to nobody, `role:<name>` itself). */
@@ -120,6 +122,9 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
     case "read":
       // Only the current recipient reads: a former holder's late read does not count for the new one.
       if (event.by === message.to) message.read ??= { by: event.by, at: event.at };
+      return;
+    case "noticed":
+      message.noticed ??= { via: event.via, at: event.at };
       return;
     case "resolved":
       if (message.resolved || event.by !== message.to) return;

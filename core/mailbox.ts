@@ -278,6 +278,23 @@ export class Mailbox {
     return released;
   }
 
+  /**
+   * Claims telling `recipient` about these unread requests at a turn end: returns the ids this caller
+   * recorded. A request already noticed, read or resolved is skipped, so racing stop hooks tell it once.
+   */
+  async markNoticed(recipient: string, ids: string[], via: string): Promise<string[]> {
+    let marked: string[] = [];
+    await this.appendFor(recipient, (view) => {
+      marked = ids.filter((id) => {
+        const message = view.state.messages[id];
+        return message !== undefined && message.to === recipient && !message.read && !message.resolved && !message.noticed;
+      });
+      const at = this.nowIso();
+      return marked.map((id): MailboxEvent => ({ v: 1, type: "noticed", id, via, at }));
+    });
+    return marked;
+  }
+
   /** Records that `by` read these messages; ids already read are skipped. */
   async markRead(by: string, ids: string[]): Promise<string[]> {
     let marked: string[] = [];

@@ -7,6 +7,7 @@ import { ensureStateDir, resolveStateDirPath, type StateDirInfo } from "./state-
 import { Mailbox } from "./mailbox.js";
 import { Receipts } from "./receipts.js";
 import { Sessions } from "./sessions.js";
+import { Wakes } from "./wake/wakes.js";
 import type { LogOptions } from "./log.js";
 import type { Discover } from "./discovery.js";
 
@@ -16,6 +17,7 @@ export interface Peerpost {
   mailbox: Mailbox;
   receipts: Receipts;
   sessions: Sessions;
+  wakes: Wakes;
   /** The hosts' session-file readers, when the entry point provides them. */
   discover?: Discover;
   env: NodeJS.ProcessEnv;
@@ -51,6 +53,7 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
     mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now }),
     receipts: new Receipts(stateDir.path, logOptions, config.now),
     sessions: new Sessions(stateDir.path, logOptions, config.now),
+    wakes: new Wakes(stateDir.path, logOptions),
   };
   if (options.discover) peerpost.discover = options.discover;
   return peerpost;

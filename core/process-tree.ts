@@ -63,6 +63,35 @@ export function findAncestor(matches: (info: ProcessInfo) => boolean, pid: numbe
   return ancestors(pid).find(matches);
 }
 
+/**
+ * When the process started, in clock ticks since boot (Linux /proc; undefined elsewhere). A pid and its
+ * start time name one process: a later process that reuses the pid has another start time.
+ */
+export function processStartTime(pid: number): number | undefined {
+  if (process.platform !== "linux") return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const start = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    return Number.isFinite(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The registry's `hostStart` field for a host pid, when the system tells start times. */
+export function hostStartField(pid: number): { hostStart?: number } {
+  const start = processStartTime(pid);
+  return start === undefined ? {} : { hostStart: start };
+}
+
+/** Alive and, when its start time was recorded, still the same process (not a reused pid). */
+export function isSameProcess(pid: number, startTime: number | undefined): boolean {
+  if (!isAlive(pid)) return false;
+  if (startTime === undefined) return true;
+  const now = processStartTime(pid);
+  return now === undefined || now === startTime;
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -66,6 +66,16 @@ const undeliveredEvent = () =>
     at: isoTime(),
   });
 
+/** A turn-end hook told the session about this unread request (once: it never blocks a stop for it again). */
+const noticedEvent = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("noticed"),
+    id: ulidId(),
+    via: shortText(64),
+    at: isoTime(),
+  });
+
 const readEvent = () =>
   z.strictObject({
   v: z.literal(1),
@@ -122,17 +132,18 @@ export type MsgEvent = Zod.infer<ReturnType<typeof msgEvent>>;
 export type DeliveredEvent = Zod.infer<ReturnType<typeof deliveredEvent>>;
 export type UndeliveredEvent = Zod.infer<ReturnType<typeof undeliveredEvent>>;
 export type ReadEvent = Zod.infer<ReturnType<typeof readEvent>>;
+export type NoticedEvent = Zod.infer<ReturnType<typeof noticedEvent>>;
 export type ResolvedEvent = Zod.infer<ReturnType<typeof resolvedEvent>>;
 export type ReminderEvent = Zod.infer<ReturnType<typeof reminderEvent>>;
 export type RoleEvent = Zod.infer<ReturnType<typeof roleEvent>>;
-export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | ReadEvent | ResolvedEvent | ReminderEvent | RoleEvent;
+export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | NoticedEvent | ReadEvent | ResolvedEvent | ReminderEvent | RoleEvent;
 
-export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), readEvent(), resolvedEvent(), reminderEvent(), roleEvent()]));
+export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), noticedEvent(), readEvent(), resolvedEvent(), reminderEvent(), roleEvent()]));
 
 export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
 export type OriginSource = (typeof ORIGIN_SOURCES)[number];
 
-export const RECEIPT_KINDS = ["send", "reply", "push"] as const;
+export const RECEIPT_KINDS = ["send", "reply", "push", "wake", "launch"] as const;
 export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
 
 const receiptRecord = () =>
@@ -173,6 +184,8 @@ const sessionRecord = () =>
   sessionId: z.string().check(z.regex(ID_PATTERN)),
   /** The host CLI's process id: the common ancestor of its hooks and its MCP server. */
   hostPid: z.optional(z.number().check(z.int(), z.gte(1))),
+  /** The host process's start time (clock ticks since boot), so a reused pid is not taken for the session. */
+  hostStart: z.optional(z.number().check(z.int(), z.gte(0))),
   /** The process that wrote this record (a hook or a server). */
   writerPid: z.number().check(z.int(), z.gte(1)),
   cwd: z.optional(shortText(4096)),

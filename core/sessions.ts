@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { JsonlLog, type LogOptions } from "./log.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
-import { isAlive } from "./process-tree.js";
+import { isSameProcess } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
 import type { DiscoveredSession } from "./discovery.js";
 
@@ -14,6 +14,7 @@ export interface SessionEntry {
   host: SessionHost;
   sessionId: string;
   hostPid?: number;
+  hostStart?: number;
   cwd?: string;
   /** Set by the host from the session; untrusted text. */
   title?: string;
@@ -59,6 +60,9 @@ export class Sessions {
       };
       const hostPid = record.hostPid ?? previous?.hostPid;
       if (hostPid !== undefined) entry.hostPid = hostPid;
+      // A start time belongs to the pid it was recorded with.
+      const hostStart = record.hostPid !== undefined ? record.hostStart : previous?.hostStart;
+      if (hostStart !== undefined) entry.hostStart = hostStart;
       const cwd = record.cwd ?? previous?.cwd;
       if (cwd !== undefined) entry.cwd = cwd;
       const title = record.title ?? previous?.title;
@@ -70,7 +74,7 @@ export class Sessions {
       byAddress.set(record.address, entry);
     });
     const entries = [...byAddress.values()];
-    for (const entry of entries) entry.alive = entry.hostPid !== undefined && isAlive(entry.hostPid);
+    for (const entry of entries) entry.alive = entry.hostPid !== undefined && isSameProcess(entry.hostPid, entry.hostStart);
     return entries.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
   }
 

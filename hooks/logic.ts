@@ -4,8 +4,9 @@ import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/address.js";
 import { dueReminder } from "../core/reminders.js";
 import { mailNote } from "../core/notes.js";
-import { findAncestor } from "../core/process-tree.js";
-import { byId, type MessageState } from "../core/fold.js";
+import { findAncestor, hostStartField } from "../core/process-tree.js";
+import { captureHostEnv } from "../core/wake/host-env.js";
+import { byId, expectsResolution, type MessageState } from "../core/fold.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 
 /** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
@@ -49,11 +50,12 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
       host: dialect.host,
       address,
       sessionId: input.sessionId,
-      ...(hostPid !== undefined ? { hostPid } : {}),
+      ...(hostPid !== undefined ? { hostPid, ...hostStartField(hostPid) } : {}),
       ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
       source,
       roles: peerpost.config.roles,
     });
+    captureHostEnv(peerpost.stateDir.path, address, hostPid, env);
     const note = mailNote({ unread: (await pending(peerpost, address, via)).unread, reminders: [] });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
@@ -70,9 +72,12 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   }
   if (input.stopHookActive) return {};
   const mail = await pending(peerpost, address, via);
-  if (mail.reminders.length === 0) return {};
-  const reminders = await mail.record();
-  const note = mailNote({ unread: [], reminders });
+  // Requests (never fyi) this session has not been told about at a turn end yet: each blocks one stop.
+  const untold = mail.unread.filter((message) => expectsResolution(message) && !message.noticed);
+  if (mail.reminders.length === 0 && untold.length === 0) return {};
+  const noticedIds = untold.length > 0 ? new Set(await peerpost.mailbox.markNoticed(address, untold.map((message) => message.id), via)) : new Set<string>();
+  const reminders = mail.reminders.length > 0 ? await mail.record() : [];
+  const note = mailNote({ unread: untold.filter((message) => noticedIds.has(message.id)), reminders });
   const stdout = note === undefined ? undefined : dialect.block(note);
   return stdout === undefined ? {} : { stdout };
 }

@@ -5,6 +5,7 @@ import { delimiter, join } from "node:path";
 import { describeCodexHost } from "./codex/inspect.js";
 import { inspectCopilot } from "./copilot/inspect.js";
 import { inspectGrok, isOfficialGrok } from "./grok/inspect.js";
+import { grokUserHooksInstalled } from "./grok/user-hooks.js";
 import { hostConfigDir, readJsonOrUndefined } from "./shared/host-files.js";
 
 export interface HostReport {
@@ -98,6 +99,8 @@ function grokReport(env: NodeJS.ProcessEnv): HostReport {
   }
   if (cli && !grok.pluginInstalled) report.fixes.push("grok plugin marketplace add <path or owner/repo of peerpost> && grok plugin install peerpost --trust");
   else if (grok.pluginInstalled && !grok.pluginEnabled) report.fixes.push("grok plugin enable peerpost");
+  // Grok runs user-level hooks only: without them a session is registered at its first peerpost call, with no turn-end note.
+  if (installed && !grokUserHooksInstalled(env)) report.fixes.push("peerpost hooks install grok (Grok ignores a plugin's hooks; user-level ones register sessions with their directory and tell of mail at a turn end)");
   return report;
 }
 

@@ -8,7 +8,9 @@ import { PushLoop, type PushTransport } from "../core/server/push.js";
 import type { Identity } from "../core/server/adapter.js";
 
 test("a failed push releases its claim and is retried later; a working one delivers once", { timeout: 30_000 }, async (t) => {
-  const { peerpost, reopen } = tempPeerpost(t);
+  const { peerpost, reopen, clock } = tempPeerpost(t);
+  // Fresh mail: what is older than the staleness limit is never pushed.
+  clock.now = Date.now();
   peerpost.config.now = Date.now;
   const me: Identity = { address: "claude:pushed", sessionId: "pushed", source: "host-env", detail: "test", verified: true };
   let failing = true;
@@ -43,4 +45,28 @@ test("a failed push releases its claim and is retried later; a working one deliv
   assert.deepEqual(reopen().mailbox.view(me.address).state.messages[message.id]!.delivered?.via, "test-push");
   assert.deepEqual(receipts().map((receipt) => receipt.delivery), ["failed", "delivered"]);
   assert.deepEqual(reachability, ["test-push"], "reachability reported once");
+});
+
+test("stale mail is never pushed: past its replyBy or older than PEERPOST_STALE_MS it waits for read", { timeout: 30_000 }, async (t) => {
+  const { peerpost, reopen, clock } = tempPeerpost(t);
+  const me: Identity = { address: "claude:stale", sessionId: "stale", source: "host-env", detail: "test", verified: true };
+  const delivered: string[] = [];
+  const transport: PushTransport = { name: "test-push", availability: () => ({ available: true, reason: "always" }), deliver: async (message) => void delivered.push(message.id) };
+  clock.now = Date.now() - 3_600_001;
+  const old = await reopen().mailbox.send({ from: "codex:sender", fromVerified: true, to: me.address, body: "an hour ago" });
+  clock.now = Date.now() - 10_000;
+  const expired = await reopen().mailbox.send({ from: "codex:sender", fromVerified: true, to: me.address, body: "too late", anticipation: "reply", replyBy: new Date(Date.now() - 5000).toISOString() });
+  clock.now = Date.now();
+  const fresh = await reopen().mailbox.send({ from: "codex:sender", fromVerified: true, to: me.address, body: "now" });
+  peerpost.config.now = Date.now;
+  const loop = new PushLoop(peerpost, transport, "generic");
+  t.after(() => loop.stop());
+  loop.start(me);
+  await until(() => delivered.length === 1, 5000, "the fresh push");
+  loop.kick();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(delivered, [fresh.message.id]);
+  const state = reopen().mailbox.view(me.address).state.messages;
+  assert.equal(state[old.message.id]!.delivered, undefined);
+  assert.equal(state[expired.message.id]!.delivered, undefined);
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
 
-const TOOLS = ["message", "read", "reply", "wait", "status", "agents", "resolve", "roles", "receipts", "health"];
+const TOOLS = ["message", "read", "reply", "wait", "status", "agents", "resolve", "roles", "receipts", "health", "launch"];
 
 async function pair(t: Parameters<typeof tempDir>[0]): Promise<{ alice: Session; bob: Session; home: string; stateDir: string }> {
   const home = tempDir(t);
@@ -25,7 +25,7 @@ function error(result: Record<string, unknown>): { code: string; message: string
   return result.error as ReturnType<typeof error>;
 }
 
-test("tools/list declares the ten tools with input and output schemas and annotations", async (t) => {
+test("tools/list declares the eleven tools with input and output schemas and annotations", async (t) => {
   const { alice } = await pair(t);
   const { tools } = await alice.client.listTools();
   assert.deepEqual(tools.map((tool) => tool.name).sort(), [...TOOLS].sort());

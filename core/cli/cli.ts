@@ -7,6 +7,11 @@ import { discoverAll } from "../../plugins/discovery.js";
 import type { HostName } from "../config.js";
 import { agents, inbox, reply, send, status, tail, type Flags } from "./commands.js";
 import { doctor } from "./doctor.js";
+import { wakeCommand } from "./wake.js";
+import { hooksCommand } from "./hooks.js";
+import { launchCommand } from "./launch.js";
+import { wakeRunCommand } from "../wake/main.js";
+import { wakeDeps } from "../../plugins/wakers.js";
 import { role, roles } from "./role.js";
 import { name, resolve } from "./names.js";
 import { ui } from "./ui.js";
@@ -29,6 +34,9 @@ usage:
   peerpost name ADDR NAME                     give a session a name people use
   peerpost resolve QUERY                      sessions matching a name, dir, host or id, ranked with reasons
   peerpost ui [--port N] [--no-open] [--as ADDR]   live web view on 127.0.0.1 (URL with a token on stdout)
+  peerpost wake [on|off all|HOST|ADDR]        resume dormant sessions to answer requests (off by default)
+  peerpost launch --host H --cwd DIR --from ADDR TEXT   start a helper session (peerpost launch on|off)
+  peerpost hooks install|uninstall grok       user-level hooks for Grok (it ignores a plugin's hooks)
 
 Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>,
 user:<name> (a person; PEERPOST_USER, else the login name).
@@ -47,6 +55,7 @@ const OPTIONS = {
   decline: { type: "string" },
   done: { type: "boolean" },
   "from-start": { type: "boolean" },
+  cwd: { type: "string" },
   procedure: { type: "string" },
   port: { type: "string" },
   "no-open": { type: "boolean" },
@@ -79,11 +88,11 @@ async function run(argv: string[]): Promise<number> {
         const host = (values.host ?? process.env.PEERPOST_HOST ?? "generic") as HostName;
         if (!(host in ADAPTERS)) throw new UsageError(`--host must be one of ${Object.keys(ADAPTERS).join(", ")}`);
         // A host named here is taken as said; only the plugin bundles detect their host from the environment.
-        await serveStdio(ADAPTERS[host], process.env, { discover: discoverAll });
+        await serveStdio(ADAPTERS[host], process.env, { discover: discoverAll, wake: wakeDeps() });
         return -1;
       }
       case "send":
-        await send(flags, rest.join(" ") || undefined, json);
+        await send(flags, rest.join(" ") || undefined, json, wakeDeps());
         return EXIT.ok;
       case "inbox":
         inbox(rest[0], flags, json);
@@ -103,6 +112,17 @@ async function run(argv: string[]): Promise<number> {
         await tail(flags, json, controller.signal);
         return EXIT.ok;
       }
+      case "wake":
+        wakeCommand(rest, json);
+        return EXIT.ok;
+      case "launch":
+        await launchCommand(rest, flags, json, wakeDeps());
+        return EXIT.ok;
+      case "hooks":
+        hooksCommand(rest, json);
+        return EXIT.ok;
+      case "wake-run":
+        return await wakeRunCommand(rest[0], wakeDeps());
       case "doctor":
         return doctor(json);
       case "role":

@@ -11,6 +11,11 @@ import { userAddress } from "../user.js";
 import { roleState, rolesOf } from "../roles.js";
 import { withHostFiles } from "../discovery.js";
 import { printJson, table, UsageError } from "./output.js";
+import { requestWake } from "../wake/request.js";
+import { describeRun } from "../wake/describe.js";
+import { isStale, staleNote } from "../wake/stale.js";
+import { readSwitches, wakeSetting } from "../wake/switches.js";
+import type { WakeDeps } from "../wake/waker.js";
 import { discoverAll } from "../../plugins/discovery.js";
 
 export interface Flags {
@@ -27,7 +32,7 @@ function open(): Peerpost {
   return openPeerpost({ discover: discoverAll });
 }
 
-export async function send(flags: Flags, text: string | undefined, json: boolean): Promise<void> {
+export async function send(flags: Flags, text: string | undefined, json: boolean, wake?: WakeDeps): Promise<void> {
   const to = requireString(flags, "to");
   if (!text) throw new UsageError("send needs the message text");
   const anticipation = (flags.anticipation ?? "fyi") as Anticipation;
@@ -39,8 +44,14 @@ export async function send(flags: Flags, text: string | undefined, json: boolean
   const warning = recipientWarning(recipient);
   const { message } = await peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: text, anticipation });
   await peerpost.receipts.record({ kind: "send", host: "cli", from, to: message.to, messageId: message.id, delivery: "queued", warnings: warning ? [warning.message] : [], origin: { source: "explicit", detail: typeof flags.from === "string" ? "--from" : "user", pid: process.pid, cwd: process.cwd() } });
-  if (json) printJson({ ok: true, messageId: message.id, from, to: message.to, ...(recipient.via ? { via: recipient.via } : {}), conversationId: message.conversationId, recipientAlive: recipient.alive, ...(warning ? { warnings: [warning] } : {}) });
-  else process.stdout.write(`sent ${message.id} from ${from} to ${message.to}${warning ? ` (${warning.code}: ${warning.message})` : ""}\n`);
+  // The wake runner is detached: it outlives this command.
+  const decision = anticipation !== "fyi" && !recipient.alive && wake ? await requestWake(peerpost, message.to, wake) : undefined;
+  const warnings = [...(warning ? [warning] : []), ...(decision && "warning" in decision ? [decision.warning] : [])];
+  if (json) printJson({ ok: true, messageId: message.id, from, to: message.to, ...(recipient.via ? { via: recipient.via } : {}), conversationId: message.conversationId, recipientAlive: recipient.alive, ...(decision ? { wake: decision.outcome } : {}), ...(warnings.length > 0 ? { warnings } : {}) });
+  else {
+    process.stdout.write(`sent ${message.id} from ${from} to ${message.to}${warning ? ` (${warning.code}: ${warning.message})` : ""}${decision?.outcome === "started" ? " (waking it)" : ""}\n`);
+    for (const extra of decision && "warning" in decision ? [decision.warning] : []) process.stderr.write(`peerpost: warning ${extra.code}: ${extra.message}\n`);
+  }
 }
 
 export function inbox(address: string | undefined, flags: Flags, json: boolean): void {
@@ -73,18 +84,24 @@ export function status(id: string | undefined, json: boolean): void {
   const peerpost = open();
   if (!id) {
     const sessions = peerpost.sessions.list({ includeDead: true });
+    const wakes = peerpost.wakes.fold();
     const counts = sessions.map((session) => {
       const view = peerpost.mailbox.view(session.address);
       const messages = Object.values(view.state.messages);
-      return { address: session.address, alive: session.alive, unread: messages.filter((message) => message.to === session.address && !message.read).length, open: messages.filter((message) => message.to === session.address && !message.resolved && message.anticipation !== "fyi").length };
+      const lastRun = wakes.runsFor({ address: session.address })[0];
+      return { address: session.address, alive: session.alive, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, unread: messages.filter((message) => message.to === session.address && !message.read).length, open: messages.filter((message) => message.to === session.address && !message.resolved && message.anticipation !== "fyi").length };
     });
     if (json) printJson({ ok: true, stateDir: peerpost.stateDir.path, sessions: counts });
-    else process.stdout.write(`state dir ${peerpost.stateDir.path}\n` + table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS"], ...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open)])]));
+    else process.stdout.write(`state dir ${peerpost.stateDir.path}\n` + table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS", "LAST WAKE"], ...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open), row.lastWake ? `${row.lastWake.state}${row.lastWake.reason ? `: ${row.lastWake.reason}` : ""}` : ""])]));
     return;
   }
   const message = peerpost.mailbox.find(id);
   if (!message) throw new PeerpostError("not_found", `No message ${id} in the mailbox.`, { details: { messageId: id }, hint: "Ids appear in `peerpost inbox` and `peerpost tail`." });
-  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count, handovers: message.handovers ?? [] };
+  const now = peerpost.config.now();
+  const stale = !message.read && !message.resolved && isStale(message, now, peerpost.config.staleMs);
+  const wakes = peerpost.wakes.fold().runsFor({ messageId: message.id }).map((run) => describeRun(run, now));
+  const described = { ...describeMessage(message, peerpost.mailbox.status(message)), delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, reminders: message.reminders.count, handovers: message.handovers ?? [], stale, wakes };
+  if (stale && !json) process.stderr.write(`peerpost: ${staleNote(message, peerpost.config.staleMs)}\n`);
   if (json) printJson({ ok: true, message: described });
   else process.stdout.write(table(Object.entries(described).map(([key, value]) => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])));
 }
@@ -92,7 +109,8 @@ export function status(id: string | undefined, json: boolean): void {
 export function agents(flags: Flags, json: boolean): void {
   const peerpost = open();
   const state = roleState(peerpost);
-  const listed = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session) }));
+  const switches = readSwitches(peerpost.stateDir.path);
+  const listed = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session), wake: wakeSetting(switches, session).on }));
   // --all also reads the hosts' own session files: their titles, and sessions peerpost has not seen yet.
   const { sessions, unseen } = flags.all ? withHostFiles(peerpost.discover, peerpost.env, listed, peerpost.sessions.all().map((session) => session.address)) : { sessions: listed, unseen: [] };
   if (json) {
@@ -100,7 +118,7 @@ export function agents(flags: Flags, json: boolean): void {
     return;
   }
   if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (use --all to see ended ones)\n");
-  else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "RUNNING", "ROLES", "LAST SEEN", "CWD", "TITLE"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.alive ? "yes" : "no", session.roles.join(","), session.lastSeen, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
+  else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "RUNNING", "WAKE", "ROLES", "LAST SEEN", "CWD", "TITLE"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.alive ? "yes" : "no", session.wake ? "on" : "off", session.roles.join(","), session.lastSeen, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
   if (unseen.length > 0)
     process.stdout.write(`\nnot seen by peerpost yet (from the hosts' own session files):\n` + table([["ADDRESS", "HOST", "LAST ACTIVITY", "CWD", "TITLE"], ...unseen.map((session) => [session.address, session.host, session.lastActivity, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
 }

@@ -6,6 +6,9 @@ import { toErrorValue } from "../errors.js";
 import { VERSION } from "../version.js";
 import { inspectHosts, type HostReport } from "../../plugins/inspect.js";
 import { printJson } from "./output.js";
+import { wakeReport } from "../wake/report.js";
+import { readSwitches, wakeSetting } from "../wake/switches.js";
+import type { SessionHost } from "../schemas.js";
 
 export interface Problem {
   problem: string;
@@ -38,8 +41,16 @@ export function doctor(json: boolean): number {
   }
   const hosts: HostReport[] = inspectHosts();
   for (const host of hosts) for (const fix of host.fixes) problems.push({ problem: `${host.host}: needs attention`, fix });
+  // The wake set-up per host: the switch as a host-wide rule sets it, and whether the CLI a wake runs is there.
+  const peerpost = state ? openPeerpost({}) : undefined;
+  const switches = peerpost ? readSwitches(peerpost.stateDir.path) : { wake: {}, launch: false };
+  const wake = hosts.map((host) => ({ host: host.host, ...wakeSetting(switches, { address: "", host: host.host as SessionHost }) }));
+  for (const entry of wake) {
+    const host = hosts.find((candidate) => candidate.host === entry.host);
+    if (entry.on && host && host.cli === null) problems.push({ problem: `${entry.host}: waking is on, but its CLI is not on PATH, so a wake would fail`, fix: `Install the ${entry.host} CLI, or turn waking off: peerpost wake off ${entry.host}` });
+  }
   if (json) {
-    printJson({ ok: problems.length === 0, version: VERSION, state: state ?? null, hosts, problems });
+    printJson({ ok: problems.length === 0, version: VERSION, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, problems });
   } else {
     process.stdout.write(`peerpost ${VERSION}\n`);
     if (state) {
@@ -49,6 +60,7 @@ export function doctor(json: boolean): number {
     process.stdout.write("hosts\n");
     for (const host of hosts)
       process.stdout.write(`  ${host.host.padEnd(11)} cli ${host.cli ?? "not on PATH"}${host.official === false ? " (not the official CLI)" : ""}; plugin ${host.pluginInstalled === null ? "unknown" : host.pluginInstalled ? `installed${host.pluginVersion ? ` ${host.pluginVersion}` : ""}` : "not installed"}; hooks: ${host.hooks}; push: ${host.push}\n`);
+    process.stdout.write(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; launch ${switches.launch ? "on" : "off"} (peerpost wake on|off all|HOST|ADDR)\n`);
     process.stdout.write(problems.length === 0 ? "no problems found\n" : `${problems.length} problem(s):\n${problems.map((item) => `  - ${item.problem}\n    fix: ${item.fix}`).join("\n")}\n`);
   }
   return problems.length === 0 ? 0 : 1;

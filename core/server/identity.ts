@@ -3,7 +3,8 @@
 // so a peer is reachable even when the host's hooks are off.
 import { parseAddress, type SessionKind } from "../address.js";
 import { PeerpostError } from "../errors.js";
-import { findAncestor, type ProcessInfo } from "../process-tree.js";
+import { findAncestor, hostStartField, type ProcessInfo } from "../process-tree.js";
+import { captureHostEnv } from "../wake/host-env.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionHost } from "../schemas.js";
 import type { HostAdapter, Identity, IdentityContext } from "./adapter.js";
@@ -61,7 +62,11 @@ export class IdentityResolver {
   private async register(identity: Identity): Promise<void> {
     if (this.registered.has(identity.address)) return;
     // A server without a push transport is mailbox-only from the start; one with a transport reports itself.
-    if (await this.record(identity, this.adapter.createPush ? {} : { push: "none" })) this.registered.add(identity.address);
+    if (await this.record(identity, this.adapter.createPush ? {} : { push: "none" })) {
+      this.registered.add(identity.address);
+      // What a wake of this session will need; the host's own start-up environment where /proc shows it.
+      captureHostEnv(this.peerpost.stateDir.path, identity.address, this.host()?.pid, this.env);
+    }
   }
 
   /** Records in the registry which live push this session has ("none" when mail waits for read and hooks). */
@@ -78,7 +83,7 @@ export class IdentityResolver {
         host,
         address: identity.address,
         sessionId: identity.sessionId,
-        ...(this.host()?.pid !== undefined ? { hostPid: this.host()!.pid } : known?.hostPid !== undefined ? {} : { hostPid: process.ppid }),
+        ...(this.host()?.pid !== undefined ? { hostPid: this.host()!.pid, ...hostStartField(this.host()!.pid) } : known?.hostPid !== undefined ? {} : { hostPid: process.ppid, ...hostStartField(process.ppid) }),
         // A hook's record knows the session's directory; a server's cwd may be the plugin's own.
         ...(known?.cwd !== undefined ? {} : { cwd: process.cwd() }),
         source: "server",

@@ -10,6 +10,7 @@ import { dueReminder } from "../reminders.js";
 import { mailNote } from "../notes.js";
 import { toErrorValue } from "../errors.js";
 import { receiptOrigin, type Identity } from "./adapter.js";
+import { isStale } from "../wake/stale.js";
 
 const RETRY_FIRST_MS = 2000;
 const RETRY_MAX_MS = 5 * 60_000;
@@ -135,7 +136,8 @@ export class PushLoop {
     try {
       const view = mailbox.view(identity.address);
       const now = this.peerpost.config.now();
-      const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved);
+      // Stale mail (past replyBy, or unread too long) is never pushed: it waits for read.
+      const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, this.peerpost.config.staleMs));
       for (const message of pending.sort(byId)) await this.pushOne(identity, message);
       if (this.transport.remind) {
         for (const message of Object.values(view.state.messages)) {

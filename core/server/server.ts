@@ -13,6 +13,7 @@ import { errorResult, okResult, type Warning } from "./results.js";
 import { IdentityResolver } from "./identity.js";
 import { PushLoop } from "./push.js";
 import type { HostAdapter } from "./adapter.js";
+import type { WakeDeps } from "../wake/waker.js";
 import type { Discover } from "../discovery.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
 import { messageTool } from "./tools/message.js";
@@ -23,6 +24,7 @@ import { statusTool } from "./tools/status.js";
 import { agentsTool } from "./tools/agents.js";
 import { receiptsTool } from "./tools/receipts.js";
 import { healthTool } from "./tools/health.js";
+import { launchTool } from "./tools/launch.js";
 import { rolesTool } from "./tools/roles.js";
 import { resolveTool } from "./tools/resolve.js";
 import { roleTool } from "./tools/role.js";
@@ -30,7 +32,7 @@ import { roleTool } from "./tools/role.js";
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, receiptsTool, healthTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, receiptsTool, healthTool, launchTool];
 /** Tools a server offers only when the user started it with a switch for them. */
 const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
 
@@ -68,10 +70,13 @@ export interface PeerpostServer {
 export interface ServerOptions {
   /** Reads the hosts' own session files (agents with includeUnseen, messages to unseen sessions). */
   discover?: Discover;
+  /** How a send may wake a dormant recipient (and launch start a session); absent where no runner can start. */
+  wake?: WakeDeps;
 }
 
 export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, options: ServerOptions = {}): PeerpostServer {
-  const peerpost = openPeerpost({ env, ...options });
+  const { wake, ...openOptions } = options;
+  const peerpost = openPeerpost({ env, ...openOptions });
   const tools = peerpost.config.roleAdmin ? [...TOOLS, ...ROLE_ADMIN_TOOLS] : TOOLS;
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;
@@ -125,6 +130,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
         maybeIdentity: () => caller,
         identityReport: () => identity.report(),
         push,
+        wake,
         signal: AbortSignal.any([signal, stopping.signal]),
         warn: (warning) => warnings.push(warning),
       };

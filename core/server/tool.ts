@@ -4,6 +4,7 @@ import type { Peerpost } from "../peerpost.js";
 import type { HostAdapter, Identity } from "./adapter.js";
 import type { Warning } from "./results.js";
 import type { PushLoop } from "./push.js";
+import type { WakeDeps } from "../wake/waker.js";
 
 export interface ToolContext {
   peerpost: Peerpost;
@@ -15,6 +16,8 @@ export interface ToolContext {
   /** How the identity was looked for, for `health`. */
   identityReport(): Record<string, unknown>;
   push: PushLoop | undefined;
+  /** How a send may wake a dormant recipient; absent where the process cannot start a runner. */
+  wake?: WakeDeps | undefined;
   signal: AbortSignal;
   warn(warning: Warning): void;
 }

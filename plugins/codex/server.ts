@@ -1,6 +1,4 @@
-// Entry of dist/codex/server.mjs: the peerpost MCP server as Codex launches it.
-import { serveStdio } from "../../core/server/server.js";
-import { discoverAll } from "../discovery.js";
-import { adapterFor } from "../hosts.js";
+// Entry of dist/codex/server.mjs (see plugins/shared/server-entry.ts).
+import { runServerEntry } from "../shared/server-entry.js";
 
-await serveStdio(adapterFor("codex", process.env), process.env, { discover: discoverAll });
+await runServerEntry("codex");

@@ -1,6 +1,4 @@
-// Entry of dist/grok/server.mjs: the peerpost MCP server as Grok Build launches it.
-import { serveStdio } from "../../core/server/server.js";
-import { discoverAll } from "../discovery.js";
-import { adapterFor } from "../hosts.js";
+// Entry of dist/grok/server.mjs (see plugins/shared/server-entry.ts).
+import { runServerEntry } from "../shared/server-entry.js";
 
-await serveStdio(adapterFor("grok", process.env), process.env, { discover: discoverAll });
+await runServerEntry("grok");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { SESSION_HOSTS } from "../../schemas.js";
+import { readSwitches, wakeSetting } from "../../wake/switches.js";
 import { roleState, rolesOf } from "../../roles.js";
 import { withHostFiles } from "../../discovery.js";
 
@@ -22,6 +23,7 @@ const session = z.object({
   name: z.string().optional().describe("A human name the user gave it, or its host's title; untrusted text."),
   push: z.string().optional().describe("Live push transport, or none: then mail waits for its next prompt or read."),
   alive: z.boolean(),
+  wake: z.boolean().describe("Whether peerpost resumes this session headless when a request reaches it while it is not running."),
   self: z.boolean(),
   firstSeen: z.string(),
   lastSeen: z.string(),
@@ -49,9 +51,10 @@ export const agentsTool = defineTool({
   async run(args, context) {
     const self = context.maybeIdentity()?.address;
     const state = roleState(context.peerpost);
+    const switches = readSwitches(context.peerpost.stateDir.path);
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })
-      .map(({ hostPid: _hostPid, source: _source, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), self: entry.address === self }));
+      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
     if (!args.includeUnseen) return self === undefined ? { sessions } : { self, sessions };
     const { peerpost } = context;
     const view = withHostFiles(peerpost.discover, peerpost.env, sessions, peerpost.sessions.all().map((entry) => entry.address));

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { inspectState } from "../../health.js";
 import { VERSION } from "../../version.js";
+import { wakeReport } from "../../wake/report.js";
 
 const input = z.object({}).strict();
 
@@ -12,6 +13,7 @@ const output = z.object({
   push: z.record(z.string(), z.unknown()),
   state: z.record(z.string(), z.unknown()),
   cache: z.record(z.string(), z.unknown()),
+  wake: z.record(z.string(), z.unknown()),
 });
 
 export const healthTool = defineTool({
@@ -34,6 +36,7 @@ export const healthTool = defineTool({
       host: { adapter: context.adapter.host, sessionHost: context.adapter.sessionHost ?? null, ...(context.adapter.describe?.({ env: process.env, meta: undefined, hostProcess: undefined, sessions: peerpost.sessions }) ?? {}) },
       push: context.push ? { ...context.push.state() } : { transport: "none", available: false, reason: "this host has no push transport; mail waits for read and the hooks" },
       state: { ...state },
+      wake: wakeReport(peerpost, identity?.address),
       cache: view ? { scope: view.scope ?? null, state: view.cacheState, offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },
       warnings,
     };

@@ -6,6 +6,7 @@ import { ADDRESS_PATTERN } from "../../address.js";
 import { PeerpostError } from "../../errors.js";
 import { recipientWarning, resolveRecipient } from "../../recipients.js";
 import { waitForMessage, waitResultFields } from "./wait.js";
+import { requestWake } from "../../wake/request.js";
 
 const input = z
   .object({
@@ -31,6 +32,7 @@ const output = z.object({
   hop: z.number(),
   created: z.boolean(),
   recipientAlive: z.boolean(),
+  wake: z.enum(["started", "running", "over_budget", "unsupported"]).optional().describe("Whether peerpost woke the dormant recipient to answer (see the warnings when it did not)."),
   wait: waitResultFields.optional(),
 });
 
@@ -87,6 +89,12 @@ export const messageTool = defineTool({
       created,
       recipientAlive: recipient.alive,
     };
+    // A request to a session whose host is gone may wake it (when waking is on for it): claimed once, in budget.
+    if (created && anticipation !== "fyi" && !recipient.alive && context.wake) {
+      const decision = await requestWake(context.peerpost, message.to, context.wake);
+      if (decision.outcome === "started" || decision.outcome === "running" || decision.outcome === "over_budget" || decision.outcome === "unsupported") result.wake = decision.outcome;
+      if ("warning" in decision) context.warn(decision.warning);
+    }
     if (recipient.via !== undefined) result.via = recipient.via;
     if (message.delivered) result.deliveredVia = message.delivered.via;
     if (args.waitForReply) result.wait = await waitForMessage(context, { messageId: message.id, timeoutMs: args.timeoutMs ?? 60_000 });

@@ -6,6 +6,7 @@ import { waitFor } from "../../wait.js";
 import { renderReason } from "../../envelope.js";
 import { byId, type MessageStatus } from "../../fold.js";
 import { MESSAGE_STATUSES, showMessage, shownMessage } from "../projection.js";
+import { isStale, staleNote } from "../../wake/stale.js";
 
 export const WAIT_OUTCOMES = ["reply", "declined", "done", "unresolved", "expired", "message", "timeout"] as const;
 
@@ -71,7 +72,9 @@ export async function waitForMessage(context: ToolContext, query: { messageId?: 
     const result: WaitResult = { outcome: "timeout" };
     if (query.messageId !== undefined) {
       result.messageId = query.messageId;
-      result.messageStatus = mailbox.status(mailbox.view(me.address).state.messages[query.messageId]!);
+      const sent = mailbox.view(me.address).state.messages[query.messageId]!;
+      result.messageStatus = mailbox.status(sent);
+      if (!sent.read && !sent.resolved && isStale(sent, config.now(), config.staleMs)) context.warn({ code: "stale", message: staleNote(sent, config.staleMs) });
     }
     return result;
   }

@@ -1,0 +1,33 @@
+// `peerpost launch on|off` (the launch switch, off by default) and
+// `peerpost launch --host H --cwd DIR --from ADDR TEXT` (start a helper session; prints its address).
+import { resolve } from "node:path";
+import { openPeerpost } from "../peerpost.js";
+import { parseAddress } from "../address.js";
+import { SESSION_HOSTS, type SessionHost } from "../schemas.js";
+import { readSwitches, writeSwitches } from "../wake/switches.js";
+import { launchSession } from "../wake/launch.js";
+import type { WakeDeps } from "../wake/waker.js";
+import type { Flags } from "./commands.js";
+import { printJson, UsageError } from "./output.js";
+
+export async function launchCommand(args: string[], flags: Flags, json: boolean, deps: WakeDeps): Promise<void> {
+  const peerpost = openPeerpost({});
+  if (flags.host === undefined && (args[0] === "on" || args[0] === "off") && args.length === 1) {
+    const switches = readSwitches(peerpost.stateDir.path);
+    switches.launch = args[0] === "on";
+    writeSwitches(peerpost.stateDir.path, switches);
+    if (json) printJson({ ok: true, launch: switches.launch });
+    else process.stdout.write(`launch: ${switches.launch ? "on" : "off"}\n`);
+    return;
+  }
+  const host = flags.host;
+  if (typeof host !== "string" || !SESSION_HOSTS.includes(host as SessionHost)) throw new UsageError(`launch needs --host ${SESSION_HOSTS.join("|")}`);
+  if (typeof flags.cwd !== "string") throw new UsageError("launch needs --cwd DIR");
+  const text = args.join(" ");
+  if (!text) throw new UsageError("launch needs the message text");
+  if (typeof flags.from !== "string") throw new UsageError("launch needs --from ADDR (the address the answer goes to)");
+  const from = parseAddress(flags.from, "--from").text;
+  const launched = await launchSession(peerpost, deps, { from, fromVerified: false, host: host as SessionHost, cwd: resolve(flags.cwd), text });
+  if (json) printJson({ ok: true, ...launched });
+  else process.stdout.write(`launched ${launched.address} (message ${launched.messageId}); follow it with: peerpost status ${launched.messageId}\n`);
+}

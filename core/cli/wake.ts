@@ -1,0 +1,44 @@
+// `peerpost wake [on|off all|HOST|ADDR]`: the wake switch (off by default) and the runs so far.
+import { openPeerpost, type Peerpost } from "../peerpost.js";
+import { parseAddress } from "../address.js";
+import { SESSION_HOSTS, type SessionHost } from "../schemas.js";
+import { readSwitches, wakeSetting, writeSwitches } from "../wake/switches.js";
+import { describeRun } from "../wake/describe.js";
+import { printJson, table, UsageError } from "./output.js";
+
+function checkTarget(target: string | undefined): string {
+  if (target === undefined) throw new UsageError("wake on|off needs a target: all, a host (claude-code, codex, copilot, grok) or an address");
+  if (target === "all" || SESSION_HOSTS.includes(target as SessionHost)) return target;
+  return parseAddress(target, "target").text;
+}
+
+export function wakeList(peerpost: Peerpost): { switches: Record<string, boolean>; launch: boolean; sessions: Array<{ address: string; wake: boolean; rule: string }>; runs: Array<Record<string, unknown>> } {
+  const switches = readSwitches(peerpost.stateDir.path);
+  const now = peerpost.config.now();
+  return {
+    switches: switches.wake,
+    launch: switches.launch,
+    sessions: peerpost.sessions.list({ includeDead: true }).map((session) => {
+      const setting = wakeSetting(switches, session);
+      return { address: session.address, wake: setting.on, rule: setting.rule };
+    }),
+    runs: peerpost.wakes.fold().runsFor({}).slice(0, 20).map((run) => describeRun(run, now)),
+  };
+}
+
+export function wakeCommand(args: string[], json: boolean): void {
+  const peerpost = openPeerpost({});
+  const [action, target] = args;
+  if (action !== undefined) {
+    if (action !== "on" && action !== "off") throw new UsageError("usage: peerpost wake [on|off all|HOST|ADDR]");
+    const switches = readSwitches(peerpost.stateDir.path);
+    switches.wake[checkTarget(target)] = action === "on";
+    writeSwitches(peerpost.stateDir.path, switches);
+  }
+  const listed = wakeList(peerpost);
+  if (json) return printJson({ ok: true, ...listed });
+  const rules = Object.entries(listed.switches);
+  process.stdout.write(`wake: ${rules.length === 0 ? "off everywhere (the default)" : rules.map(([rule, on]) => `${rule} ${on ? "on" : "off"}`).join(", ")}; launch: ${listed.launch ? "on" : "off"}\n`);
+  if (listed.sessions.length > 0) process.stdout.write(table([["ADDRESS", "WAKE", "RULE"], ...listed.sessions.map((session) => [session.address, session.wake ? "on" : "off", session.rule])]));
+  if (listed.runs.length > 0) process.stdout.write("recent runs\n" + table([["ID", "KIND", "ADDRESS", "STATE", "DETAIL"], ...listed.runs.map((run) => [String(run.id), String(run.kind), String(run.address), String(run.state), String(run.reason ?? run.report ?? "")])]));
+}

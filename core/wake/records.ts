@@ -1,0 +1,67 @@
+// Records of the wakes log (wakes.jsonl): a claim made under the lock before anything starts, the
+// runner that took it, and the outcome. A claim without an outcome holds until its deadline.
+import { z, type Zod } from "../zod.js";
+import { ADDRESS_PATTERN, ID_PATTERN } from "../address.js";
+import { SESSION_HOSTS, ULID_PATTERN } from "../schemas.js";
+import type { RecordSchema } from "../log.js";
+
+export const WAKE_OUTCOMES = ["ok", "failed", "timeout", "abandoned", "refused"] as const;
+export type WakeOutcomeKind = (typeof WAKE_OUTCOMES)[number];
+
+const ulid = () => z.string().check(z.regex(ULID_PATTERN));
+const text = (max: number) => z.string().check(z.maxLength(max));
+
+const claimRecord = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("wake"),
+    id: ulid(),
+    /** wake: resume a dormant session; launch: start a new one. */
+    kind: z.enum(["wake", "launch"]),
+    address: z.string().check(z.regex(ADDRESS_PATTERN)),
+    host: z.enum(SESSION_HOSTS),
+    sessionId: z.string().check(z.regex(ID_PATTERN)),
+    cwd: text(4096),
+    /** The messages this run carries (for a launch: its first prompt). */
+    messageIds: z.array(ulid()),
+    at: z.iso.datetime(),
+    /** Past this, a claim without an outcome is released (its runner died). */
+    deadline: z.iso.datetime(),
+    by: z.number().check(z.int()),
+  });
+
+const startedRecord = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("wake-started"),
+    id: ulid(),
+    runnerPid: z.number().check(z.int()),
+    command: text(200),
+    at: z.iso.datetime(),
+  });
+
+const endedRecord = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("wake-ended"),
+    id: ulid(),
+    outcome: z.enum(WAKE_OUTCOMES),
+    exitCode: z.optional(z.number().check(z.int())),
+    signal: z.optional(text(32)),
+    durationMs: z.optional(z.number().check(z.gte(0))),
+    reason: z.optional(text(2000)),
+    /** What the host said about the turn (its final result line), escaped on display. */
+    report: z.optional(text(2000)),
+    logPath: z.optional(text(4096)),
+    at: z.iso.datetime(),
+  });
+
+export type WakeClaim = Zod.infer<ReturnType<typeof claimRecord>>;
+export type WakeStarted = Zod.infer<ReturnType<typeof startedRecord>>;
+export type WakeEnded = Zod.infer<ReturnType<typeof endedRecord>>;
+export type WakeRecord = WakeClaim | WakeStarted | WakeEnded;
+
+let schema: RecordSchema<WakeRecord> | undefined;
+export const wakeRecordSchema: RecordSchema<WakeRecord> = {
+  safeParse: (input) => (schema ??= z.discriminatedUnion("type", [claimRecord(), startedRecord(), endedRecord()])).safeParse(input),
+};

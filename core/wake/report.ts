@@ -1,0 +1,17 @@
+// The wake set-up for `health` and `doctor`: switches, settings, runs under way, and this session's setting.
+import type { Peerpost } from "../peerpost.js";
+import { readSwitches, wakeSetting } from "./switches.js";
+
+export function wakeReport(peerpost: Peerpost, address?: string): Record<string, unknown> {
+  const switches = readSwitches(peerpost.stateDir.path);
+  const now = peerpost.config.now();
+  const report: Record<string, unknown> = {
+    switches: switches.wake,
+    launch: switches.launch,
+    settings: { ...peerpost.config.wake, staleMs: peerpost.config.staleMs },
+    running: peerpost.wakes.fold().active(now).map((run) => ({ id: run.claim.id, kind: run.claim.kind, address: run.claim.address, since: run.claim.at })),
+  };
+  const entry = address === undefined ? undefined : peerpost.sessions.all().find((session) => session.address === address);
+  if (entry) report.self = wakeSetting(switches, entry);
+  return report;
+}

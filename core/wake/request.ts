@@ -1,0 +1,105 @@
+// Deciding a wake: a request (reply/action) to a session whose host process is gone, with waking on for
+// it, within budget. The claim is appended to the wakes log under its lock before anything starts, so two
+// senders (or two servers) never start two runs for one session; the loser hears "running".
+import { spawn } from "node:child_process";
+import type { Peerpost } from "../peerpost.js";
+import { byId, expectsResolution, type MessageState } from "../fold.js";
+import { idFactory } from "../ids.js";
+import type { Warning } from "../server/results.js";
+import { readSwitches, wakeSetting } from "./switches.js";
+import { isStale } from "./stale.js";
+import type { WakeDeps } from "./waker.js";
+import type { WakeClaim, WakeRecord } from "./records.js";
+import type { WakeFold } from "./wakes.js";
+
+/** A runner that died is given this long past the turn's timeout before its claim is released. */
+export const CLAIM_GRACE_MS = 30_000;
+const HOUR_MS = 3_600_000;
+
+export type WakeDecision =
+  | { outcome: "started"; claimId: string }
+  | { outcome: "running"; claimId: string; warning: Warning }
+  | { outcome: "over_budget"; warning: Warning }
+  | { outcome: "unsupported"; warning: Warning }
+  | { outcome: "off" | "alive" | "nothing" | "unknown" };
+
+/** The requests a wake of `address` would carry: unread, open, not stale, oldest first. */
+export function wakeCandidates(peerpost: Peerpost, address: string): MessageState[] {
+  const now = peerpost.config.now();
+  return Object.values(peerpost.mailbox.view(address).state.messages)
+    .filter((message) => message.to === address && expectsResolution(message) && !message.read && !message.resolved && !isStale(message, now, peerpost.config.staleMs))
+    .sort(byId);
+}
+
+/** Claims past their deadline with no outcome get one ("abandoned"), written by whoever decides next. */
+export function releaseAbandoned(fold: WakeFold, now: number): WakeRecord[] {
+  return fold.abandoned(now).map((run) => ({ v: 1, type: "wake-ended", id: run.claim.id, outcome: "abandoned", reason: "the run never reported an outcome before its deadline (its runner died); the claim is released", at: new Date(now).toISOString() }));
+}
+
+/** Budget left for one more run of `address` on this machine, or the warning that says why not. */
+export function budgetRefusal(peerpost: Peerpost, fold: WakeFold, address: string, now: number): Warning | undefined {
+  const { perHour, concurrency } = peerpost.config.wake;
+  const recent = fold.claimsSince(address, now - HOUR_MS).length;
+  if (recent >= perHour)
+    return { code: "wake_over_budget", message: `${address} was already woken ${recent} time(s) in the last hour (PEERPOST_WAKE_PER_HOUR=${perHour}); the message waits for its next prompt or read.` };
+  const running = fold.active(now).length;
+  if (running >= concurrency)
+    return { code: "wake_over_budget", message: `${running} woken or launched turn(s) already run on this machine (PEERPOST_WAKE_CONCURRENCY=${concurrency}); the message waits for its next prompt or read.` };
+  return undefined;
+}
+
+export function claimDeadline(peerpost: Peerpost, now: number): string {
+  return new Date(now + peerpost.config.wake.timeoutMs + CLAIM_GRACE_MS).toISOString();
+}
+
+/** Starts `wake-run <id>` detached, in its own process group, so it outlives a short-lived sender. */
+export function startRunner(peerpost: Peerpost, deps: WakeDeps, claimId: string): void {
+  const child = spawn(process.execPath, [deps.runnerEntry, "wake-run", claimId], {
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, PEERPOST_HOME: peerpost.stateDir.path },
+  });
+  child.on("error", () => undefined);
+  child.unref();
+}
+
+/**
+ * Wakes `address` if it should be: called after a send. `start` runs the claimed wake (by default a
+ * detached runner); a wake runner that finds more mail after its turn passes itself.
+ */
+export async function requestWake(peerpost: Peerpost, address: string, deps: WakeDeps, start: (claimId: string) => void | Promise<void> = (id) => startRunner(peerpost, deps, id)): Promise<WakeDecision> {
+  const entry = peerpost.sessions.all().find((session) => session.address === address);
+  if (!entry) return { outcome: "unknown" };
+  if (!wakeSetting(readSwitches(peerpost.stateDir.path), entry).on) return { outcome: "off" };
+  // Never a second writer on one transcript: a live session gets push or its hooks.
+  if (entry.alive) return { outcome: "alive" };
+  if (!deps.wakers[entry.host]) return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `peerpost cannot wake ${entry.host} sessions from here; the message waits for ${address}'s next prompt or read.` } };
+  if (entry.cwd === undefined) return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `${address} has no recorded working directory, so it cannot be resumed; the message waits.` } };
+  const candidates = wakeCandidates(peerpost, address);
+  if (candidates.length === 0) return { outcome: "nothing" };
+  let decision: WakeDecision = { outcome: "nothing" };
+  const newId = await idFactory();
+  await peerpost.wakes.decide((fold) => {
+    const now = peerpost.config.now();
+    const records = releaseAbandoned(fold, now);
+    const running = fold.active(now).find((run) => run.claim.address === address);
+    if (running) {
+      decision = { outcome: "running", claimId: running.claim.id, warning: { code: "wake_running", message: `${address} is being woken already (run ${running.claim.id}); that run or the next one takes this message.` } };
+      return records;
+    }
+    const refusal = budgetRefusal(peerpost, fold, address, now);
+    if (refusal) {
+      decision = { outcome: "over_budget", warning: refusal };
+      return records;
+    }
+    const carried = fold.carried(now);
+    const messageIds = candidates.filter((message) => !carried.has(message.id)).map((message) => message.id);
+    if (messageIds.length === 0) return records;
+    const claim: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "wake", address, host: entry.host, sessionId: entry.sessionId, cwd: entry.cwd!, messageIds, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
+    decision = { outcome: "started", claimId: claim.id };
+    return [...records, claim];
+  });
+  const decided = decision as WakeDecision;
+  if (decided.outcome === "started") await start(decided.claimId);
+  return decided;
+}

@@ -1,0 +1,35 @@
+// What core needs from a host to run it headless: the command that resumes a session with a prompt,
+// and the one that starts a new session. Each host plugin provides one (plugins/<host>/wake.ts); core
+// never imports them: the entry points hand them in.
+import type { SessionHost } from "../schemas.js";
+
+export interface HostCommand {
+  command: string;
+  args: string[];
+}
+
+export interface LaunchInput {
+  /** The new session's id, chosen by peerpost so the address is known before the host starts. */
+  sessionId: string;
+  prompt: string;
+  /** The peerpost MCP server to pass on the host's command line, so the new session has the tools without the plugin. */
+  server: { command: string; args: string[]; env: Record<string, string> };
+}
+
+export interface Waker {
+  host: SessionHost;
+  resume(input: { sessionId: string; prompt: string }): HostCommand;
+  /** Starts a new session with the given id (only hosts that let the caller choose it). */
+  launch?(input: LaunchInput): HostCommand;
+  /** What the host reported about the turn, from its output (e.g. its final result line). */
+  report?(stdout: string): string | undefined;
+}
+
+export type Wakers = Partial<Record<SessionHost, Waker>>;
+
+/** What a server or the CLI hands core so a send can wake its recipient. */
+export interface WakeDeps {
+  wakers: Wakers;
+  /** The script that runs `wake-run <claim id>` (the bundle this process runs from). */
+  runnerEntry: string;
+}

@@ -1,0 +1,82 @@
+// The wakes log and its fold: which runs are claimed, running, or ended, and how many a session had.
+import { join } from "node:path";
+import { JsonlLog, type LogOptions } from "../log.js";
+import { wakeRecordSchema, type WakeClaim, type WakeEnded, type WakeRecord, type WakeStarted } from "./records.js";
+
+export interface WakeState {
+  claim: WakeClaim;
+  started?: WakeStarted;
+  ended?: WakeEnded;
+}
+
+export class WakeFold {
+  readonly runs = new Map<string, WakeState>();
+
+  apply(record: WakeRecord): void {
+    if (record.type === "wake") {
+      if (!this.runs.has(record.id)) this.runs.set(record.id, { claim: record });
+      return;
+    }
+    const run = this.runs.get(record.id);
+    if (!run) return;
+    // The first outcome in log order wins.
+    if (record.type === "wake-started") run.started ??= record;
+    else run.ended ??= record;
+  }
+
+  /** Claims with no outcome whose deadline has not passed. */
+  active(now: number): WakeState[] {
+    return [...this.runs.values()].filter((run) => !run.ended && Date.parse(run.claim.deadline) > now);
+  }
+
+  /** Claims with no outcome past their deadline: their runner died. */
+  abandoned(now: number): WakeState[] {
+    return [...this.runs.values()].filter((run) => !run.ended && Date.parse(run.claim.deadline) <= now);
+  }
+
+  claimsSince(address: string, since: number): WakeState[] {
+    return [...this.runs.values()].filter((run) => run.claim.address === address && Date.parse(run.claim.at) >= since);
+  }
+
+  /** Message ids a running or successful run already carries: a new wake does not carry them again. */
+  carried(now: number): Set<string> {
+    const ids = new Set<string>();
+    for (const run of this.runs.values()) {
+      const live = !run.ended && Date.parse(run.claim.deadline) > now;
+      if (live || run.ended?.outcome === "ok") for (const id of run.claim.messageIds) ids.add(id);
+    }
+    return ids;
+  }
+
+  /** Runs of one address (or carrying one message), newest first. */
+  runsFor(filter: { address?: string; messageId?: string }): WakeState[] {
+    return [...this.runs.values()]
+      .filter((run) => (filter.address === undefined || run.claim.address === filter.address) && (filter.messageId === undefined || run.claim.messageIds.includes(filter.messageId)))
+      .sort((a, b) => (a.claim.id < b.claim.id ? 1 : -1));
+  }
+}
+
+export class Wakes {
+  readonly log: JsonlLog<WakeRecord>;
+  readonly outputDir: string;
+
+  constructor(stateDir: string, logOptions: LogOptions) {
+    this.log = new JsonlLog(join(stateDir, "wakes.jsonl"), wakeRecordSchema, logOptions);
+    this.outputDir = join(stateDir, "wakes");
+  }
+
+  fold(): WakeFold {
+    const fold = new WakeFold();
+    this.log.scan(0, ({ record }) => fold.apply(record));
+    return fold;
+  }
+
+  /** Decides under the log's lock on the fold up to the end of the log, and appends what `decide` returns. */
+  async decide(decide: (fold: WakeFold) => WakeRecord[]): Promise<void> {
+    await this.log.transact(() => decide(this.fold()));
+  }
+
+  async append(record: WakeRecord): Promise<void> {
+    await this.log.append([record]);
+  }
+}

@@ -1,0 +1,72 @@
+// Copilot CLI offline: a `copilot -p` run creates a session (its plugin's sessionStart hook registers
+// it and peerpost captures the copilot process's own environment, provider variables included, which
+// Copilot strips from hooks and servers) and ends; a request wakes it with `copilot -p <prompt>
+// --resume=<id> --allow-tool=peerpost`; the fake model reads and replies; the answer reaches wait.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { spawn } from "node:child_process";
+import { CLI, connect } from "./helpers/mcp.js";
+import { collect } from "./helpers/children.js";
+import { onCleanup } from "./helpers/temp.js";
+import { chatAnswerMail } from "./helpers/answer-mail.js";
+import { until } from "./helpers/poll.js";
+import { startFakeOpenAIChat, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
+import { copilotBinary, copilotPrompt, copilotUnavailable, installCopilotPlugin, makeCopilotHome, repoRoot } from "./helpers/copilot-cli.js";
+import { openPeerpost } from "../core/peerpost.js";
+
+const unavailable = copilotUnavailable();
+const call = (tool: string, args: unknown): Turn => ({ toolCall: { name: `peerpost-${tool}`, arguments: args } });
+
+test("copilot: a request wakes an ended session headless; the model reads and replies; the answer reaches the sender's wait", { skip: unavailable ? `copilot CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
+  let script: ChatScript = () => ({ text: "hi" });
+  const fake = await startFakeOpenAIChat({ script: (request) => script(request) });
+  onCleanup(t, () => fake.close());
+  const copilot = makeCopilotHome();
+  onCleanup(t, () => copilot.cleanup());
+  const stateDir = join(copilot.root, "peerpost");
+  // `copilot` on the session's PATH: the wake runs it from there.
+  Object.assign(copilot.env, { PEERPOST_HOME: stateDir, PATH: `${dirname(copilotBinary())}:${copilot.env.PATH ?? process.env.PATH ?? ""}` });
+  await installCopilotPlugin(copilot, repoRoot(), "peerpost@peerpost");
+  const sessionId = randomUUID();
+  const address = `copilot:${sessionId}`;
+  const first = await copilotPrompt("hello", { home: copilot, provider: { baseUrl: fake.baseUrl }, sessionId });
+  assert.equal(first.code, 0, first.stderr.slice(-2000));
+  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: copilot.home });
+  const entry = store().sessions.all().find((session) => session.address === address);
+  assert.ok(entry?.cwd !== undefined && entry.alive === false, JSON.stringify(entry));
+  const captured = JSON.parse(readFileSync(join(stateDir, "wake-env", `copilot_${sessionId}.json`), "utf8")) as { env: Record<string, string> };
+  assert.equal(captured.env.COPILOT_PROVIDER_BASE_URL, fake.baseUrl, "the provider variables come from the copilot process itself");
+
+  const peerEnv = { HOME: copilot.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:peer" };
+  const peer = await connect(t, peerEnv);
+  await peer.call("health");
+  const on = await collect(spawn(process.execPath, [CLI, "wake", "on", "copilot"], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(on.code, 0, on.stderr);
+  script = chatAnswerMail(call, "copilot answers");
+  const asked = await peer.call("message", { to: address, message: "Did the tests pass?", anticipation: "reply" });
+  assert.equal(asked.wake, "started", JSON.stringify(asked));
+  const waited = await peer.call("wait", { messageId: asked.messageId, timeoutMs: 60_000 });
+  const runs = store().wakes.fold().runsFor({ address });
+  const log = runs[0]?.ended?.logPath && existsSync(runs[0].ended.logPath) ? readFileSync(runs[0].ended.logPath, "utf8").slice(-2000) : "";
+  assert.equal(waited.outcome, "reply", JSON.stringify({ waited, runs, log }));
+  assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`from="${address}" fromVerified="true"[\\s\\S]*copilot answers ${String(asked.messageId)}`));
+  // The run ends after the reply: its outcome is a receipt.
+  await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the woken run to end");
+  assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
+
+  // Launch: a new Copilot session in the same dir, peerpost's server on its command line; the newest
+  // Copilot session's captured environment gives it the provider.
+  assert.equal((await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }))).code, 0);
+  script = chatAnswerMail(call, "copilot helper");
+  const launched = await peer.call("launch", { host: "copilot", cwd: copilot.workDir, message: "Summarise the work dir." });
+  assert.match(String(launched.address), /^copilot:[0-9a-f-]{36}$/, JSON.stringify(launched));
+  const helped = await peer.call("wait", { messageId: launched.messageId, timeoutMs: 60_000 });
+  const launchRuns = store().wakes.fold().runsFor({ address: String(launched.address) });
+  const launchLog = launchRuns[0]?.ended?.logPath && existsSync(launchRuns[0].ended.logPath) ? readFileSync(launchRuns[0].ended.logPath, "utf8").slice(-2000) : "";
+  assert.equal(helped.outcome, "reply", JSON.stringify({ helped, launchRuns, launchLog }));
+  assert.match(String((helped.reply as { envelope: string }).envelope), new RegExp(`from="${String(launched.address)}" fromVerified="true"[\\s\\S]*copilot helper`));
+  await until(() => store().wakes.fold().runsFor({ address: String(launched.address) })[0]?.ended !== undefined, 60_000, "the launched run to end");
+});

@@ -1,0 +1,264 @@
+// Waking a dormant session, with a stand-in host binary on the session's PATH (the real hosts run in
+// wake-<host>.test.ts): the switch, exactly one run per session, budget, a detached runner that
+// outlives `peerpost send`, the capped output log, receipts, failures, live sessions and stale mail.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { tempDir } from "./helpers/temp.js";
+import { CLI, connect } from "./helpers/mcp.js";
+import { collect } from "./helpers/children.js";
+import { until } from "./helpers/poll.js";
+import { openPeerpost, type Peerpost } from "../core/peerpost.js";
+import { captureHostEnv } from "../core/wake/host-env.js";
+import { requestWake } from "../core/wake/request.js";
+import { WAKERS } from "../plugins/wakers.js";
+
+interface Invocation {
+  pid: number;
+  argv: string[];
+  cwd: string;
+  startedAt: number;
+  endedAt?: number;
+  peerpostHome?: string;
+  dropped: string | null;
+}
+
+/**
+ * A dormant Claude Code session `claude:dormant` whose PATH holds a stand-in `claude`: it records each
+ * start (argv, cwd, times), may sleep, print a lot or fail, as its fake.json says.
+ */
+function machine(t: TestContext, fake: Record<string, string> = {}, settings: Record<string, string> = {}) {
+  const home = tempDir(t, "peerpost-wake-");
+  const stateDir = join(home, "state");
+  const project = join(home, "project");
+  const bin = join(home, "bin");
+  const record = join(home, "invocations.jsonl");
+  mkdirSync(project);
+  mkdirSync(bin);
+  writeFileSync(
+    join(bin, "claude"),
+    `#!${process.execPath}
+const fs = require("node:fs");
+const fake = JSON.parse(fs.readFileSync(${JSON.stringify(join(home, "fake.json"))}, "utf8"));
+const entry = { pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd(), startedAt: Date.now(), peerpostHome: process.env.PEERPOST_HOME, dropped: process.env.FAKE_DROPPED ?? null };
+fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ ...entry, phase: "start" }) + "\\n");
+setTimeout(() => {
+  if (fake.FAKE_OUTPUT_BYTES) fs.writeSync(1, "x".repeat(Number(fake.FAKE_OUTPUT_BYTES)) + "\\n");
+  fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ ...entry, phase: "end", endedAt: Date.now() }) + "\\n");
+  if (fake.FAKE_FAIL) { process.stderr.write(fake.FAKE_FAIL + "\\n"); process.exit(3); }
+  process.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 2, result: "answered", session_id: "dormant" }) + "\\n");
+}, Number(fake.FAKE_SLEEP_MS || 0));
+`,
+  );
+  chmodSync(join(bin, "claude"), 0o755);
+  writeFileSync(join(home, "fake.json"), JSON.stringify(fake));
+  const env = { HOME: home, PEERPOST_HOME: stateDir, ...settings };
+  const store = (): Peerpost => openPeerpost({ env, home });
+  const address = "claude:dormant";
+  const register = async (hostPid?: number) => {
+    const peerpost = store();
+    await peerpost.sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", ...(hostPid !== undefined ? { hostPid } : {}) });
+    await peerpost.sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
+    captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, FAKE_DROPPED: "x" });
+  };
+  const cli = async (args: string[]) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    return collect(child);
+  };
+  const send = async (body: string, anticipation = "reply") => {
+    const result = await cli(["send", "--json", "--from", "codex:asker", "--to", address, "--anticipation", anticipation, body]);
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    return JSON.parse(result.stdout) as { messageId: string; wake?: string; warnings: Array<{ code: string; message: string }> };
+  };
+  const invocations = (): Invocation[] => {
+    if (!existsSync(record)) return [];
+    const lines = readFileSync(record, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Invocation & { phase: string });
+    return lines.filter((line) => line.phase === "start").map((start) => ({ ...start, ...lines.find((line) => line.phase === "end" && line.pid === start.pid) }));
+  };
+  const runsEnded = (count: number) => until(() => store().wakes.fold().runsFor({}).filter((run) => run.ended).length >= count, 20_000, `${count} wake run(s) to end`);
+  return { home, stateDir, project, env, store, address, register, cli, send, invocations, runsEnded };
+}
+
+test("waking is off by default; `peerpost wake on ADDR` turns it on, and agents and health show it", async (t) => {
+  const m = machine(t);
+  await m.register();
+  const quiet = await m.send("are you there?");
+  assert.equal(quiet.wake, "off");
+  assert.equal(m.invocations().length, 0);
+  const on = await m.cli(["wake", "on", m.address, "--json"]);
+  assert.equal(on.code, 0, on.stderr);
+  assert.deepEqual((JSON.parse(on.stdout) as { switches: unknown }).switches, { [m.address]: true });
+  const agents = JSON.parse((await m.cli(["agents", "--all", "--json"])).stdout) as { sessions: Array<{ address: string; wake: boolean }> };
+  assert.equal(agents.sessions.find((session) => session.address === m.address)?.wake, true);
+  assert.equal(agents.sessions.find((session) => session.address === "codex:asker")?.wake, false);
+  const listed = (await m.cli(["wake"])).stdout;
+  assert.match(listed, /claude:dormant\s+on\s+claude:dormant/);
+  const session = await connect(t, { HOME: m.home, PEERPOST_HOME: m.stateDir, PEERPOST_ADDRESS: m.address });
+  const health = await session.call("health");
+  assert.deepEqual((health.wake as { self: unknown }).self, { on: true, rule: m.address });
+  // The most specific rule wins: a host-wide off does not override the address's on.
+  assert.equal((await m.cli(["wake", "off", "claude-code"])).code, 0);
+  const after = JSON.parse((await m.cli(["wake", "--json"])).stdout) as { sessions: Array<{ address: string; wake: boolean; rule: string }> };
+  assert.deepEqual(after.sessions.find((entry) => entry.address === m.address), { address: m.address, wake: true, rule: m.address });
+  assert.equal((await m.cli(["wake", "on", "nonsense"])).code, 1);
+});
+
+test("a request wakes the dormant session once, detached from `peerpost send`, in its dir with the host's captured environment; status shows the receipt", async (t) => {
+  const m = machine(t, { FAKE_SLEEP_MS: "300" });
+  await m.register();
+  assert.equal((await m.cli(["wake", "on", "all"])).code, 0);
+  const fyi = await m.send("fyi only", "fyi");
+  assert.equal(fyi.wake, undefined, "fyi never wakes");
+  const sent = await m.send("What is 6 times 7?");
+  const sendExitedAt = Date.now();
+  assert.equal(sent.wake, "started");
+  // `send` has exited; the runner it started still runs the host and records its end.
+  await m.runsEnded(1);
+  const [run] = m.invocations();
+  assert.ok(run, "the host was started");
+  assert.equal(m.invocations().length, 1);
+  assert.ok(run.endedAt! > sendExitedAt, "the host ran on after `peerpost send` had exited");
+  assert.equal(run.cwd, m.project);
+  assert.equal(run.peerpostHome, m.stateDir);
+  assert.equal(run.dropped, null, "only what a host run needs is kept from the captured environment");
+  const flags = run.argv.filter((arg) => arg.startsWith("-"));
+  assert.deepEqual(flags, ["-p", "--resume", "--output-format", "--allowedTools"]);
+  assert.equal(run.argv[run.argv.indexOf("--resume") + 1], "dormant");
+  assert.equal(run.argv[run.argv.indexOf("--allowedTools") + 1], "mcp__plugin_peerpost_peerpost__read,mcp__plugin_peerpost_peerpost__reply");
+  const prompt = run.argv[1]!;
+  assert.match(prompt, /reply tool/);
+  assert.match(prompt, new RegExp(`<peerpost-message id="${sent.messageId}"`));
+  assert.match(prompt, /What is 6 times 7\?/);
+  assert.ok(!prompt.includes("fyi only"), "only the request is carried");
+  const status = JSON.parse((await m.cli(["status", sent.messageId, "--json"])).stdout) as { message: { wakes: Array<Record<string, unknown>> } };
+  const [wake] = status.message.wakes;
+  assert.equal(wake?.state, "ok");
+  assert.equal(wake?.exitCode, 0);
+  assert.match(String(wake?.report), /success, 2 turn\(s\): answered/);
+  assert.ok(typeof wake?.durationMs === "number");
+  const logPath = String(wake?.logPath);
+  assert.ok(logPath.startsWith(join(m.stateDir, "wakes")));
+  assert.equal((readFileSync(logPath).length > 0), true);
+  const receipts = m.store().receipts.query({ kind: "wake" }).receipts;
+  assert.equal(receipts.length, 1);
+  assert.equal(receipts[0]!.delivery, "delivered");
+  assert.equal(receipts[0]!.messageId, sent.messageId);
+  const summary = (await m.cli(["status"])).stdout;
+  assert.match(summary, /claude:dormant.*ok/);
+});
+
+test("a second sender during a wake starts no second process: it hears running, and its message is carried by the next run", async (t) => {
+  const m = machine(t, { FAKE_SLEEP_MS: "1500" });
+  await m.register();
+  assert.equal((await m.cli(["wake", "on", "claude-code"])).code, 0);
+  const [first, second] = await Promise.all([m.send("first question?"), m.send("second question?")]);
+  const outcomes = [first!.wake, second!.wake].sort();
+  assert.deepEqual(outcomes, ["running", "started"]);
+  const loser = first!.wake === "running" ? first! : second!;
+  assert.ok(loser.warnings.some((warning) => warning.code === "wake_running"), JSON.stringify(loser));
+  await m.runsEnded(1);
+  // While the first run lasted, exactly one host process ran.
+  await until(() => m.invocations().length === 2 && m.invocations().every((run) => run.endedAt !== undefined), 20_000, "the follow-up run");
+  const [a, b] = m.invocations();
+  assert.ok(b!.startedAt >= a!.endedAt!, "runs never overlap");
+  const carried = m.store().wakes.fold().runsFor({}).map((run) => run.claim.messageIds);
+  assert.equal(carried.flat().length, 2, "each message carried once");
+  assert.equal(new Set(carried.flat()).size, 2);
+});
+
+test("over budget (per session per hour, and at once on the machine) the send says why with a warning code", async (t) => {
+  const m = machine(t, {}, { PEERPOST_WAKE_PER_HOUR: "1" });
+  await m.register();
+  assert.equal((await m.cli(["wake", "on", m.address])).code, 0);
+  assert.equal((await m.send("one?")).wake, "started");
+  await m.runsEnded(1);
+  const over = await m.send("two?");
+  assert.equal(over.wake, "over_budget");
+  const warning = over.warnings.find((entry) => entry.code === "wake_over_budget");
+  assert.match(warning?.message ?? "", /PEERPOST_WAKE_PER_HOUR=1/);
+  assert.equal(m.invocations().length, 1);
+  // The MCP tool says the same in its result.
+  const session = await connect(t, { ...m.env, PEERPOST_ADDRESS: "codex:asker" });
+  const sent = await session.call("message", { to: m.address, message: "three?", anticipation: "reply" });
+  assert.equal(sent.wake, "over_budget");
+  assert.ok((sent.warnings as Array<{ code: string }>).some((entry) => entry.code === "wake_over_budget"));
+  const zero = machine(t, {}, { PEERPOST_WAKE_CONCURRENCY: "0" });
+  await zero.register();
+  await zero.cli(["wake", "on", "all"]);
+  const busy = await zero.send("q?");
+  assert.equal(busy.wake, "over_budget");
+  assert.match(busy.warnings.find((entry) => entry.code === "wake_over_budget")?.message ?? "", /PEERPOST_WAKE_CONCURRENCY=0/);
+});
+
+test("a host binary that fails leaves the message open, with a receipt that says why; output past the cap is dropped", async (t) => {
+  const m = machine(t, { FAKE_FAIL: "error: model not available", FAKE_OUTPUT_BYTES: String(300 * 1024) });
+  await m.register();
+  await m.cli(["wake", "on", "all"]);
+  const sent = await m.send("q?");
+  await m.runsEnded(1);
+  const status = JSON.parse((await m.cli(["status", sent.messageId, "--json"])).stdout) as { message: { status: string; read: unknown; wakes: Array<Record<string, unknown>> } };
+  assert.equal(status.message.status, "queued");
+  assert.equal(status.message.read, null);
+  assert.equal(status.message.wakes[0]?.state, "failed");
+  assert.equal(status.message.wakes[0]?.exitCode, 3);
+  assert.match(String(status.message.wakes[0]?.reason), /claude exited 3: error: model not available/);
+  const receipt = m.store().receipts.query({ kind: "wake" }).receipts[0]!;
+  assert.equal(receipt.delivery, "failed");
+  assert.match(receipt.warnings[0]!, /model not available/);
+  const log = readFileSync(String(status.message.wakes[0]?.logPath), "utf8");
+  assert.ok(log.length < 300 * 1024, `log is capped (${log.length})`);
+  assert.ok(log.includes("output capped at 262144 bytes"), "the log says it was capped");
+  // A host that is not there at all is a failure with a reason too.
+  const missing = machine(t);
+  await missing.register();
+  captureHostEnv(missing.stateDir, missing.address, undefined, { PATH: "/nonexistent", HOME: missing.home });
+  await missing.cli(["wake", "on", "all"]);
+  const lost = await missing.send("q?");
+  await missing.runsEnded(1);
+  const run = missing.store().wakes.fold().runsFor({ messageId: lost.messageId })[0]!;
+  assert.equal(run.ended?.outcome, "failed");
+  assert.match(run.ended?.reason ?? "", /could not start claude: spawn claude ENOENT/);
+});
+
+test("never a second writer or stale mail: a live session is not woken, nor mail past replyBy or the staleness limit; a dead runner's claim is released", async (t) => {
+  const m = machine(t);
+  await m.register(process.pid);
+  await m.cli(["wake", "on", "all"]);
+  assert.equal((await m.send("q?")).wake, undefined, "a live session gets push or its hooks");
+  assert.equal(m.invocations().length, 0);
+  // In-process decisions with a moving clock.
+  const clock = { now: Date.parse("2026-05-01T10:00:00Z") };
+  const stale = machine(t);
+  await stale.register();
+  await stale.cli(["wake", "on", "all"]);
+  const store = () => openPeerpost({ env: stale.env, home: stale.home, now: () => clock.now });
+  const started: string[] = [];
+  const deps = { wakers: WAKERS, runnerEntry: CLI };
+  const { message } = await store().mailbox.send({ from: "codex:asker", fromVerified: true, to: stale.address, body: "old?", anticipation: "reply" });
+  clock.now += 3_600_001;
+  assert.equal((await requestWake(store(), stale.address, deps, (id) => void started.push(id))).outcome, "nothing", "older than PEERPOST_STALE_MS");
+  const session = await connect(t, { HOME: stale.home, PEERPOST_HOME: stale.stateDir, PEERPOST_ADDRESS: "codex:asker", PEERPOST_NOW: String(clock.now) });
+  const status = await session.raw("status", { messageId: message.id });
+  assert.equal(status.structuredContent?.message && (status.structuredContent.message as { stale: boolean }).stale, true);
+  assert.ok((status.structuredContent?.warnings as Array<{ code: string }>).some((warning) => warning.code === "stale"));
+  const waited = await session.call("wait", { messageId: message.id, timeoutMs: 0 });
+  assert.ok((waited.warnings as Array<{ code: string }>).some((warning) => warning.code === "stale"));
+  await store().mailbox.send({ from: "codex:asker", fromVerified: true, to: stale.address, body: "soon?", anticipation: "reply", replyBy: new Date(clock.now + 1000).toISOString() });
+  clock.now += 2000;
+  assert.equal((await requestWake(store(), stale.address, deps, (id) => void started.push(id))).outcome, "nothing", "past replyBy");
+  // A fresh request is claimed; its runner never starts (as if it died); past the deadline the claim is released.
+  await store().mailbox.send({ from: "codex:asker", fromVerified: true, to: stale.address, body: "now?", anticipation: "reply" });
+  assert.equal((await requestWake(store(), stale.address, deps, (id) => void started.push(id))).outcome, "started");
+  assert.equal((await requestWake(store(), stale.address, deps, (id) => void started.push(id))).outcome, "running");
+  clock.now += 600_000 + 30_001;
+  await store().mailbox.send({ from: "codex:asker", fromVerified: true, to: stale.address, body: "again?", anticipation: "reply" });
+  assert.equal((await requestWake(store(), stale.address, deps, (id) => void started.push(id))).outcome, "started");
+  const runs = store().wakes.fold().runsFor({});
+  assert.equal(runs.length, 2);
+  assert.equal(runs[1]!.ended?.outcome, "abandoned");
+  assert.equal(runs[0]!.claim.messageIds.length, 2, "the dead run's message is carried again with the new one");
+  assert.equal(started.length, 2);
+});
