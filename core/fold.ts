@@ -90,12 +90,19 @@ function messageFrom(event: MsgEvent, offset: number): MessageState {
 
 /**
  * Applies one event. `keep` decides which messages this state tracks; events about untracked messages
- * are ignored. The first event of each kind wins: a repeated `delivered`, `read` or `resolved` changes nothing.
+ * are ignored. The first event of each kind wins in log order: a repeated `delivered`, `read` or `resolved`
+ * changes nothing, and the reply a losing `resolved` carried is dropped with it.
  */
 export function applyEvent(state: MailboxState, event: MailboxEvent, offset: number, keep: (message: MsgEvent) => boolean): void {
   if (event.type === "role") return applyRole(state, event, offset);
   if (event.type === "msg") {
     if (state.messages[event.id] || !keep(event)) return;
+    if (event.idempotencyKey !== undefined) {
+      // A second send with a key already used lost in log order (its sender was told so): not a message.
+      const key = `${event.from}\n${event.idempotencyKey}`;
+      if (state.idempotency[key] !== undefined) return;
+      state.idempotency[key] = event.id;
+    }
     const message = messageFrom(event, offset);
     state.messages[event.id] = message;
     const role = event.via === undefined ? undefined : state.roles[event.via.slice("role:".length)];
@@ -103,10 +110,6 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
       // Role mail goes to whoever holds the role in log order, whatever the sender saw.
       message.to = role.holder ?? event.via!;
       attachProcedure(role, message);
-    }
-    if (event.idempotencyKey !== undefined) {
-      const key = `${event.from}\n${event.idempotencyKey}`;
-      state.idempotency[key] ??= event.id;
     }
     return;
   }
@@ -127,7 +130,12 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
       message.noticed ??= { via: event.via, at: event.at };
       return;
     case "resolved":
-      if (message.resolved || event.by !== message.to) return;
+      if (message.resolved) {
+        // A later resolution lost in log order: the reply written with it was never acknowledged, so it is not mail.
+        if (event.replyId !== undefined && event.replyId !== message.resolved.replyId && state.messages[event.replyId]?.inReplyTo === event.id) delete state.messages[event.replyId];
+        return;
+      }
+      if (event.by !== message.to) return;
       message.resolved = { resolution: event.resolution, by: event.by, at: event.at };
       if (event.replyId !== undefined) message.resolved.replyId = event.replyId;
       if (event.reason !== undefined) message.resolved.reason = event.reason;

@@ -1,7 +1,10 @@
-// A generic append-only JSONL log. Appends are serialised by a proper-lockfile lock, written as whole lines
-// and fsynced before the lock is released. Readers stream from an offset, never parse a torn last line,
-// and report (but keep) complete lines that are not valid records.
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, statSync, writeSync } from "node:fs";
+// A generic append-only JSONL log, the file store's engine. Every append is one whole-line write() on an
+// O_APPEND descriptor, then an fsync that the kernel shares between concurrent writers (group commit).
+// Plain appends take no lock. Deciding appends take a proper-lockfile lock only to decide and write, and
+// then confirm by log order: records other writers slipped in after the decision (a lock taken over from
+// a stopped holder) are re-read before acknowledging, and the first conflicting record wins.
+// Readers stream from an offset, never parse a torn last line, and report (but keep) invalid lines.
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, rmdirSync, statSync, writeSync } from "node:fs";
 import { PeerpostError, ioError } from "./errors.js";
 import { FILE_MODE } from "./state-dir.js";
 
@@ -35,6 +38,8 @@ export interface ScanResult {
 export interface ScanLimits {
   /** Stop after this many complete lines (valid or not). */
   maxLines?: number;
+  /** Stop before the line that starts at or after this offset. */
+  until?: number;
   chunkBytes?: number;
 }
 
@@ -50,7 +55,18 @@ export interface FileIdentity {
   size: number;
 }
 
+/** What a deciding append's `decide` returns: records, optionally with the check for an earlier conflicting record. */
+export type Decided<T> = T[] | { records: T[]; conflicts?: ((earlier: T) => boolean) | undefined };
+
+export interface Transacted<T> {
+  entries: LogEntry<T>[];
+  /** An earlier record in log order that voids this decision; its entries are in the log but lost. */
+  conflict?: LogEntry<T>;
+}
+
 const CHUNK_BYTES = 1024 * 1024;
+/** Slack for clock granularity before a lock's mtime counts as in the future. */
+const FUTURE_LOCK_SLACK_MS = 2000;
 /** Longest line a reader will parse; longer lines are skipped and reported, never buffered whole. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -77,35 +93,64 @@ export class JsonlLog<T> {
     }
   }
 
-  /** Appends records as whole lines; see `transact` for appends that depend on the log's current state. */
+  /** Appends records that depend on nothing: no lock; returns once they are durable. */
   async append(records: T[]): Promise<LogEntry<T>[]> {
-    return this.transact(() => records);
+    if (records.length === 0) return [];
+    const data = this.encode(records);
+    const fd = this.openForAppend();
+    try {
+      const start = fstatSync(fd).size;
+      this.write(fd, data);
+      const entries = this.locate(fd, start, data, records);
+      this.sync(fd);
+      return entries;
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /**
-   * Takes the lock, repairs a torn tail, asks `decide` what to append (it may read the log first: no one
-   * else can append meanwhile), then writes, fsyncs and releases. Returns the appended entries.
+   * Takes the lock, closes off a torn tail, asks `decide` what to append (no other decider appends
+   * meanwhile), writes and releases; then fsyncs, finds its own lines, and re-reads from the decision's
+   * end to them: a record there that `conflicts` matches came first in log order and wins.
    */
-  async transact(decide: (end: number) => T[] | Promise<T[]>): Promise<LogEntry<T>[]> {
+  async transact(decide: (end: number) => Decided<T> | Promise<Decided<T>>): Promise<Transacted<T>> {
     const fd = this.openForAppend();
-    let release: (() => Promise<void>) | undefined;
     try {
-      release = await this.lock();
-      const end = this.repairTail(fd);
-      const records = await decide(end);
-      if (records.length === 0) return [];
-      return this.writeLines(fd, end, records);
+      let end: number;
+      let decision: { records: T[]; conflicts?: ((earlier: T) => boolean) | undefined };
+      let entries: LogEntry<T>[];
+      const release = await this.lock();
+      try {
+        end = fstatSync(fd).size;
+        const decided = await decide(end);
+        decision = Array.isArray(decided) ? { records: decided } : decided;
+        if (decision.records.length === 0) return { entries: [] };
+        const data = this.encode(decision.records);
+        this.write(fd, data);
+        entries = this.locate(fd, end, data, decision.records);
+      } finally {
+        await release().catch(() => undefined);
+      }
+      // Outside the lock: the next decider writes while this fsync (which covers its pages too) runs.
+      this.sync(fd);
+      const first = Math.min(...entries.map((entry) => entry.offset));
+      const conflicts = decision.conflicts;
+      let conflict: LogEntry<T> | undefined;
+      if (conflicts && first > end)
+        this.scan(end, (entry) => {
+          if (!conflict && conflicts(entry.record)) conflict = entry;
+        }, { until: first });
+      return conflict ? { entries, conflict } : { entries };
     } finally {
       closeSync(fd);
-      if (release) await release().catch(() => undefined);
     }
   }
 
   private openForAppend(): number {
     let fd: number;
     try {
-      // O_APPEND: even if two writers ever held the lock at once (a stale-lock takeover race), their
-      // lines would land one after the other instead of overwriting each other.
+      // O_APPEND: every write lands whole at the end, after any other writer's, lock or no lock.
       fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND, FILE_MODE);
     } catch (error) {
       throw ioError("open", this.path, error);
@@ -120,7 +165,7 @@ export class JsonlLog<T> {
   }
 
   private async lock(): Promise<() => Promise<void>> {
-    // Loaded on first append only: readers (every prompt hook) never pay for it.
+    // Loaded on first deciding append only: readers (every prompt hook) never pay for it.
     const { default: lockfile } = await import("proper-lockfile");
     const deadline = Date.now() + this.options.lockTimeoutMs;
     for (;;) {
@@ -130,13 +175,15 @@ export class JsonlLog<T> {
           update: Math.max(1000, Math.floor(this.options.lockStaleMs / 2)),
           retries: 0,
           realpath: false,
-          // A compromised lock (we stalled past the stale window) must not crash the process from a timer.
+          // A compromised lock (we stalled past the stale window) must not crash the process from a timer;
+          // the log-order check after the write keeps the outcome right.
           onCompromised: () => undefined,
         });
       } catch (error) {
         // ENOENT: the lock dir vanished while it was being taken (another process cleared it as stale).
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "ELOCKED" && code !== "ENOENT") throw ioError("lock", this.path, error);
+        if (this.clearFutureLock()) continue;
         if (Date.now() >= deadline)
           throw new PeerpostError("state_io_error", `Timed out after ${this.options.lockTimeoutMs} ms waiting for the lock on ${this.path}.`, {
             details: { path: this.path, lock: `${this.path}.lock`, timeoutMs: this.options.lockTimeoutMs },
@@ -147,45 +194,21 @@ export class JsonlLog<T> {
     }
   }
 
-  /**
-   * A file that does not end in a newline has a torn tail: a writer died mid-line, before its append
-   * returned. We truncate it back to the last newline, so the unacknowledged fragment is dropped and
-   * later records are never glued onto it. Returns the (new) end of the file.
-   */
-  private repairTail(fd: number): number {
-    const size = fstatSync(fd).size;
-    if (size === 0) return 0;
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    if (last[0] === NEWLINE) return size;
-    const keep = this.lastNewlineBefore(fd, size) + 1;
+  /** A lock dated in the future was not written by a live holder on this clock: it would never go stale, so it is removed at once. */
+  private clearFutureLock(): boolean {
+    const lockPath = `${this.path}.lock`;
     try {
-      ftruncateSync(fd, keep);
-      fsyncSync(fd);
-    } catch (error) {
-      throw ioError("repair the torn tail of", this.path, error);
+      if (statSync(lockPath).mtimeMs <= Date.now() + FUTURE_LOCK_SLACK_MS) return false;
+      rmdirSync(lockPath);
+      return true;
+    } catch {
+      return false;
     }
-    return keep;
   }
 
-  /** Offset of the last newline before `size`, or -1. Reads backwards in chunks. */
-  private lastNewlineBefore(fd: number, size: number): number {
-    const buffer = Buffer.alloc(64 * 1024);
-    let position = size;
-    while (position > 0) {
-      const length = Math.min(buffer.length, position);
-      position -= length;
-      readSync(fd, buffer, 0, length, position);
-      const index = buffer.subarray(0, length).lastIndexOf(NEWLINE);
-      if (index >= 0) return position + index;
-    }
-    return -1;
-  }
-
-  private writeLines(fd: number, start: number, records: T[]): LogEntry<T>[] {
-    const entries: LogEntry<T>[] = [];
+  /** Whole lines of the records, each checked against the log's schema first. */
+  private encode(records: T[]): Buffer {
     const lines: Buffer[] = [];
-    let offset = start;
     for (const record of records) {
       // Never write what readers would skip as corrupt: that would be a stored record nobody sees.
       const checked = this.schema.safeParse(record);
@@ -196,30 +219,87 @@ export class JsonlLog<T> {
           hint: "This is a bug in peerpost; nothing was written.",
         });
       }
-      const line = Buffer.from(JSON.stringify(record) + "\n", "utf8");
-      entries.push({ offset, end: offset + line.length, record });
-      lines.push(line);
-      offset += line.length;
+      lines.push(Buffer.from(JSON.stringify(record) + "\n", "utf8"));
     }
-    const data = Buffer.concat(lines);
+    return Buffer.concat(lines);
+  }
+
+  /** One write() of whole lines (looped only if the kernel writes less, which regular files do not). */
+  private write(fd: number, data: Buffer): void {
     try {
-      if (this.options.fault === "partial-line") {
+      if (this.options.fault === "partial-line" && data.length > 1) {
         writeSync(fd, data, 0, Math.max(1, Math.floor(data.length / 2)));
         process.kill(process.pid, "SIGKILL");
       }
       let written = 0;
       while (written < data.length) written += writeSync(fd, data, written, data.length - written);
-      if (this.options.fault === "pause-before-fsync") {
-        process.stderr.write("peerpost-fault: paused before fsync\n");
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
-      }
-      fsyncSync(fd);
     } catch (error) {
-      // Leave no partial line behind for the next writer to glue onto.
-      try { ftruncateSync(fd, start); } catch { /* the next writer repairs the tail */ }
+      // No truncation: it could cut a line another writer appended meanwhile. A partial line is closed off by the next writer.
       throw ioError("append to", this.path, error);
     }
+  }
+
+  private sync(fd: number): void {
+    if (this.options.fault === "pause-before-fsync") {
+      process.stderr.write("peerpost-fault: paused before fsync\n");
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+    }
+    try {
+      fsyncSync(fd);
+    } catch (error) {
+      throw ioError("fsync", this.path, error);
+    }
+  }
+
+  /**
+   * Where this writer's lines landed: O_APPEND put them whole at or after `from`, maybe after other
+   * writers' lines. If they landed right after a torn tail (a writer that died mid-line), their first line
+   * was glued onto that fragment into one corrupt line, which closes the fragment off: the first line is
+   * written again. Truncating the fragment instead could cut a line another writer is still writing.
+   */
+  private locate(fd: number, from: number, data: Buffer, records: T[]): LogEntry<T>[] {
+    let found = this.find(fd, from, data);
+    const entries: LogEntry<T>[] = [];
+    let offset = found.offset;
+    let lineStart = 0;
+    for (const record of records) {
+      const lineEnd = data.indexOf(NEWLINE, lineStart) + 1;
+      entries.push({ offset, end: offset + (lineEnd - lineStart), record });
+      offset += lineEnd - lineStart;
+      lineStart = lineEnd;
+    }
+    const firstLine = data.subarray(0, entries[0]!.end - entries[0]!.offset);
+    for (let attempt = 0; found.glued; attempt++) {
+      if (attempt === 3) throw this.lost(records.length, from);
+      const retryFrom = fstatSync(fd).size;
+      this.write(fd, firstLine);
+      found = this.find(fd, retryFrom, firstLine);
+      entries[0] = { offset: found.offset, end: found.offset + firstLine.length, record: records[0]! };
+    }
     return entries;
+  }
+
+  /** The first place at or after `from` holding `data`, and whether it starts mid-line. */
+  private find(fd: number, from: number, data: Buffer): { offset: number; glued: boolean } {
+    // From one byte early, to see whether the match starts a line.
+    const base = Math.max(0, from - 1);
+    const region = Buffer.allocUnsafe(fstatSync(fd).size - base);
+    let read = 0;
+    while (read < region.length) {
+      const n = readSync(fd, region, read, region.length - read, base + read);
+      if (n === 0) break;
+      read += n;
+    }
+    const index = region.indexOf(data, from - base);
+    if (index < 0) throw this.lost(1, from);
+    return { offset: base + index, glued: base + index > 0 && region[index - 1] !== NEWLINE };
+  }
+
+  private lost(count: number, from: number): PeerpostError {
+    return new PeerpostError("state_io_error", `Appended ${count} record(s) to ${this.path} but could not find them whole afterwards.`, {
+      details: { path: this.path, from },
+      hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it.",
+    });
   }
 
   /**
@@ -253,6 +333,7 @@ export class JsonlLog<T> {
     }
     const chunk = Buffer.allocUnsafe(Math.max(4096, Math.min(limits.chunkBytes ?? CHUNK_BYTES, available + 1)));
     const maxLines = limits.maxLines ?? Infinity;
+    const until = limits.until ?? Infinity;
     let lines = 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -285,6 +366,7 @@ export class JsonlLog<T> {
           break;
         }
         const lineEnd = position + newline + 1;
+        if (lineOffset >= until) return;
         if (skipping) {
           result.corrupt.push({ offset: lineOffset, length: lineEnd - lineOffset, reason: "line longer than 1 MiB" });
           skipping = false;

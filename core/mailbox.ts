@@ -1,10 +1,14 @@
 // The mailbox: send, inbox, deliver, read, resolve, remind, status and thread, all as appended events.
 // Every decision that depends on the log (idempotency, double resolution, delivery claims, reminder
-// numbers) is made under the log's lock, after folding the events appended so far.
+// numbers) is a deciding append: made under the store's exclusion after folding the events so far, and
+// confirmed by log order before it is acknowledged (the first conflicting record wins, as in the fold).
+// Appends that decide nothing (a plain send, read marks) take no lock.
 import { idFactory } from "./ids.js";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
-import { JsonlLog, type LogOptions } from "./log.js";
+import type { JsonlLog, LogOptions } from "./log.js";
+import { FileStore } from "./store/file.js";
+import type { AppendItem } from "./store/types.js";
 import { MailboxView } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
@@ -91,6 +95,13 @@ function readBack(view: MailboxView, id: string): MessageState {
   return message;
 }
 
+function alreadyResolved(id: string, resolved: { resolution: Resolution; at: string }): PeerpostError {
+  return new PeerpostError("already_resolved", `Message ${id} was already resolved (${resolved.resolution}) at ${resolved.at}.`, {
+    details: { messageId: id, resolution: resolved.resolution, at: resolved.at },
+    hint: "Nothing more to do for it. To add something, send a new message with replyToMessageId.",
+  });
+}
+
 function notFound(id: string): PeerpostError {
   return new PeerpostError("not_found", `No message ${id} in the mailbox.`, {
     details: { messageId: id },
@@ -98,8 +109,30 @@ function notFound(id: string): PeerpostError {
   });
 }
 
+/** The addresses a scoped read must return a message's records for. */
+function scopesOf(message: { to: string; from: string; via?: string | undefined }): string[] {
+  return message.via === undefined ? [message.to, message.from] : [message.to, message.from, message.via];
+}
+
+/** A scoped read without an index: a message is in scope by its addresses, an event by its message. */
+function mailboxScopeFilter(scope: string): (event: MailboxEvent) => boolean {
+  const inScope = new Set<string>();
+  return (event) => {
+    if (event.type !== "msg") return inScope.has(event.id);
+    if (!scopesOf(event).includes(scope)) return false;
+    inScope.add(event.id);
+    return true;
+  };
+}
+
+interface MailboxDecision {
+  events: MailboxEvent[];
+  /** Matches an earlier record that, landing first in log order, voids this decision. */
+  conflicts?: (earlier: MailboxEvent) => boolean;
+}
+
 export class Mailbox {
-  readonly log: JsonlLog<MailboxEvent>;
+  readonly store: FileStore<MailboxEvent>;
   private readonly cacheDir: string;
   private readonly views = new Map<string, MailboxView>();
 
@@ -108,8 +141,21 @@ export class Mailbox {
     logOptions: LogOptions,
     readonly settings: MailboxSettings,
   ) {
-    this.log = new JsonlLog(join(stateDir, "mailbox.jsonl"), mailboxEvent, logOptions);
+    this.store = new FileStore(stateDir, "mailbox", mailboxEvent, logOptions, mailboxScopeFilter);
     this.cacheDir = join(stateDir, "cache");
+  }
+
+  /** The mailbox file, for synchronous folds and inspection. */
+  get log(): JsonlLog<MailboxEvent> {
+    return this.store.log;
+  }
+
+  /** Store items for events, each scoped like the message it is, or is about. */
+  private items(view: MailboxView, events: MailboxEvent[]): AppendItem<MailboxEvent>[] {
+    return events.map((record) => {
+      const message = record.type === "msg" ? record : view.state.messages[record.id];
+      return message ? { record, scopes: scopesOf(message) } : { record };
+    });
   }
 
   private nowIso(): string {
@@ -140,15 +186,29 @@ export class Mailbox {
   }
 
   /**
-   * Appends what `decide` returns, deciding under the log's lock on `scope`'s view folded to the end of
-   * the log; returns that view refreshed past the append.
+   * Appends what `decide` returns, deciding under the store's exclusion on `scope`'s view folded to the
+   * end of the log. Returns that view refreshed past the append, and the earlier record that won over
+   * this decision in log order, if one did (its events are then in the log, and lose in every fold).
    */
-  async appendFor(scope: string, decide: (view: MailboxView) => MailboxEvent[]): Promise<MailboxView> {
+  private async appendDeciding(scope: string, decide: (view: MailboxView) => MailboxDecision): Promise<{ view: MailboxView; conflict?: MailboxEvent }> {
     const view = this.view(scope);
-    await this.log.transact(() => {
+    const outcome = await this.store.appendDeciding(() => {
       view.refresh();
-      return decide(view);
+      const decision = decide(view);
+      return decision.conflicts ? { items: this.items(view, decision.events), conflicts: decision.conflicts } : { items: this.items(view, decision.events) };
     });
+    view.refresh();
+    return outcome.conflict ? { view, conflict: outcome.conflict.record } : { view };
+  }
+
+  /** A deciding append whose events nothing earlier can void (role changes: the latest one wins). */
+  async appendFor(scope: string, decide: (view: MailboxView) => MailboxEvent[]): Promise<MailboxView> {
+    return (await this.appendDeciding(scope, (view) => ({ events: decide(view) }))).view;
+  }
+
+  /** Appends events that decide nothing (no lock); returns the view refreshed past them. */
+  private async appendPlain(view: MailboxView, events: MailboxEvent[]): Promise<MailboxView> {
+    if (events.length > 0) await this.store.append(this.items(view, events));
     view.refresh();
     return view;
   }
@@ -177,16 +237,24 @@ export class Mailbox {
         hint: "Pick another session from `agents`, or pass allowSelf: true if you really mean to message yourself.",
       });
     const newId = await idFactory();
+    const key = input.idempotencyKey;
+    if (key === undefined) {
+      const view = this.view(input.from);
+      const event = this.newMessage(view, input, newId);
+      return { message: readBack(await this.appendPlain(view, [event]), event.id), created: true };
+    }
     let id: string | undefined;
     let created = false;
-    const view = await this.appendFor(input.from, (view) => {
-      id = input.idempotencyKey === undefined ? undefined : view.state.idempotency[`${input.from}\n${input.idempotencyKey}`];
-      if (id !== undefined) return [];
+    const { view, conflict } = await this.appendDeciding(input.from, (view) => {
+      id = view.state.idempotency[`${input.from}\n${key}`];
+      if (id !== undefined) return { events: [] };
       const event = this.newMessage(view, input, newId);
       id = event.id;
       created = true;
-      return [event];
+      return { events: [event], conflicts: (earlier) => earlier.type === "msg" && earlier.from === input.from && earlier.idempotencyKey === key };
     });
+    // An earlier send with the same key came first in log order: it is the message, this one a duplicate the fold drops.
+    if (conflict) return { message: readBack(view, conflict.id), created: false };
     return { message: readBack(view, id!), created };
   }
 
@@ -257,23 +325,23 @@ export class Mailbox {
   /** Claims delivery of a message to its recipient: true for the one caller that recorded it. */
   async markDelivered(recipient: string, id: string, via: string): Promise<boolean> {
     let claimed = false;
-    await this.appendFor(recipient, (view) => {
+    const { conflict } = await this.appendDeciding(recipient, (view) => {
       const message = view.state.messages[id];
-      if (!message || message.to !== recipient || message.delivered) return [];
+      if (!message || message.to !== recipient || message.delivered) return { events: [] };
       claimed = true;
-      return [{ v: 1, type: "delivered", id, via, at: this.nowIso() }];
+      return { events: [{ v: 1, type: "delivered", id, via, at: this.nowIso() }], conflicts: (earlier) => earlier.type === "delivered" && earlier.id === id };
     });
-    return claimed;
+    return claimed && !conflict;
   }
 
   /** Gives back a delivery claim whose push failed, so a later push may deliver the message. */
   async releaseDelivery(recipient: string, id: string, via: string): Promise<boolean> {
     let released = false;
-    await this.appendFor(recipient, (view) => {
+    await this.appendDeciding(recipient, (view) => {
       const message = view.state.messages[id];
-      if (!message || message.delivered?.via !== via || message.read) return [];
+      if (!message || message.delivered?.via !== via || message.read) return { events: [] };
       released = true;
-      return [{ v: 1, type: "undelivered", id, via, at: this.nowIso() }];
+      return { events: [{ v: 1, type: "undelivered", id, via, at: this.nowIso() }] };
     });
     return released;
   }
@@ -284,28 +352,27 @@ export class Mailbox {
    */
   async markNoticed(recipient: string, ids: string[], via: string): Promise<string[]> {
     let marked: string[] = [];
-    await this.appendFor(recipient, (view) => {
+    const { conflict } = await this.appendDeciding(recipient, (view) => {
       marked = ids.filter((id) => {
         const message = view.state.messages[id];
         return message !== undefined && message.to === recipient && !message.read && !message.resolved && !message.noticed;
       });
       const at = this.nowIso();
-      return marked.map((id): MailboxEvent => ({ v: 1, type: "noticed", id, via, at }));
+      return { events: marked.map((id): MailboxEvent => ({ v: 1, type: "noticed", id, via, at })), conflicts: (earlier) => earlier.type === "noticed" && marked.includes(earlier.id) };
     });
-    return marked;
+    // Another hook's claim came first in log order (a lock taken over mid-way): that one tells it.
+    return conflict ? marked.filter((id) => id !== conflict.id) : marked;
   }
 
-  /** Records that `by` read these messages; ids already read are skipped. */
+  /** Records that `by` read these messages; ids already read are skipped. No lock: a second read mark changes nothing. */
   async markRead(by: string, ids: string[]): Promise<string[]> {
-    let marked: string[] = [];
-    await this.appendFor(by, (view) => {
-      marked = ids.filter((id) => {
-        const message = view.state.messages[id];
-        return message !== undefined && message.to === by && !message.read;
-      });
-      const at = this.nowIso();
-      return marked.map((id): MailboxEvent => ({ v: 1, type: "read", id, by, at }));
+    const view = this.view(by);
+    const marked = ids.filter((id) => {
+      const message = view.state.messages[id];
+      return message !== undefined && message.to === by && !message.read;
     });
+    const at = this.nowIso();
+    await this.appendPlain(view, marked.map((id): MailboxEvent => ({ v: 1, type: "read", id, by, at })));
     return marked;
   }
 
@@ -318,7 +385,7 @@ export class Mailbox {
     if (!known) throw notFound(input.id);
     const newId = await idFactory();
     let replyId: string | undefined;
-    const view = await this.appendFor(input.by, (view) => {
+    const { view, conflict } = await this.appendDeciding(input.by, (view) => {
       const message = view.state.messages[input.id] ?? known;
       const handover = message.handovers?.find((step) => step.from === input.by);
       if (message.to !== input.by && handover)
@@ -331,11 +398,7 @@ export class Mailbox {
           details: { messageId: input.id, recipient: message.to, caller: input.by },
           hint: "Use `wait` or `status` to follow a message you sent; `reply` is for messages in your own inbox.",
         });
-      if (message.resolved)
-        throw new PeerpostError("already_resolved", `Message ${input.id} was already resolved (${message.resolved.resolution}) at ${message.resolved.at}.`, {
-          details: { messageId: input.id, resolution: message.resolved.resolution, at: message.resolved.at },
-          hint: "Nothing more to do for it. To add something, send a new message with replyToMessageId.",
-        });
+      if (message.resolved) throw alreadyResolved(input.id, message.resolved);
       const at = this.nowIso();
       const events: MailboxEvent[] = [];
       if (input.resolution === "reply") {
@@ -347,8 +410,10 @@ export class Mailbox {
       if (replyId !== undefined) resolved.replyId = replyId;
       if (input.resolution !== "reply" && input.text !== undefined) resolved.reason = input.text;
       events.push(resolved);
-      return events;
+      return { events, conflicts: (earlier) => earlier.type === "resolved" && earlier.id === input.id };
     });
+    // Another resolution came first in log order (a lock taken over mid-way): it is the one that counts.
+    if (conflict?.type === "resolved") throw alreadyResolved(input.id, conflict);
     const result: ResolveResult = { message: readBack(view, input.id) };
     if (replyId !== undefined) result.reply = readBack(view, replyId);
     return result;
@@ -377,14 +442,14 @@ export class Mailbox {
   /** Records the next reminder for a message if one is due; returns its number, or undefined. */
   async remind(recipient: string, id: string, via: string): Promise<number | undefined> {
     let n: number | undefined;
-    await this.appendFor(recipient, (view) => {
+    const { conflict } = await this.appendDeciding(recipient, (view) => {
       const message = view.state.messages[id];
       const due = message && message.to === recipient ? dueReminder(message, this.settings.now(), this.settings) : undefined;
-      if (!due) return [];
+      if (!due) return { events: [] };
       n = due.n;
-      return [{ v: 1, type: "reminder", id, n: due.n, via, at: this.nowIso() }];
+      return { events: [{ v: 1, type: "reminder", id, n: due.n, via, at: this.nowIso() }], conflicts: (earlier) => earlier.type === "reminder" && earlier.id === id && earlier.n >= due.n };
     });
-    return n;
+    return conflict ? undefined : n;
   }
 
   /** Every message of a conversation, oldest first (a full scan: conversations are looked at rarely). */

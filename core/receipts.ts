@@ -1,8 +1,8 @@
 // Receipts: one record per side-effecting action (send, reply, push attempt), with the origin of the
 // sender's identity. Queried with filters and cursor paging (the cursor is a log offset).
-import { join } from "node:path";
 import { idFactory } from "./ids.js";
-import { JsonlLog, type LogOptions } from "./log.js";
+import type { JsonlLog, LogOptions } from "./log.js";
+import { FileStore } from "./store/file.js";
 import { receiptSchema, type ReceiptKind, type ReceiptRecord } from "./schemas.js";
 import { PeerpostError } from "./errors.js";
 
@@ -34,18 +34,26 @@ function parseCursor(cursor: string | undefined): number {
   return Number(cursor);
 }
 
+function receiptScopes(receipt: ReceiptRecord): string[] {
+  return [receipt.from, receipt.to].filter((address): address is string => typeof address === "string");
+}
+
 export class Receipts {
-  readonly log: JsonlLog<ReceiptRecord>;
+  readonly store: FileStore<ReceiptRecord>;
 
   constructor(stateDir: string, logOptions: LogOptions, private readonly now: () => number) {
-    this.log = new JsonlLog(join(stateDir, "receipts.jsonl"), receiptSchema, logOptions);
+    this.store = new FileStore(stateDir, "receipts", receiptSchema, logOptions, (scope) => (receipt) => receiptScopes(receipt).includes(scope));
+  }
+
+  get log(): JsonlLog<ReceiptRecord> {
+    return this.store.log;
   }
 
   async record(input: ReceiptInput): Promise<ReceiptRecord> {
     const at = this.now();
     const newId = await idFactory();
     const record: ReceiptRecord = { v: 1, type: "receipt", id: newId(at), at: new Date(at).toISOString(), ...input };
-    await this.log.append([record]);
+    await this.store.append([{ record, scopes: receiptScopes(record) }]);
     return record;
   }
 

@@ -1,7 +1,7 @@
 // The sessions registry: who is running where. Written by every host's SessionStart hook and by each
 // server once it knows its address; the latest record per address wins; liveness is the host process.
-import { join } from "node:path";
-import { JsonlLog, type LogOptions } from "./log.js";
+import type { JsonlLog, LogOptions } from "./log.js";
+import { FileStore } from "./store/file.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
 import { isSameProcess } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
@@ -30,15 +30,19 @@ export interface SessionEntry {
 }
 
 export class Sessions {
-  readonly log: JsonlLog<SessionRecord>;
+  readonly store: FileStore<SessionRecord>;
 
   constructor(stateDir: string, logOptions: LogOptions, private readonly now: () => number) {
-    this.log = new JsonlLog(join(stateDir, "sessions.jsonl"), sessionSchema, logOptions);
+    this.store = new FileStore(stateDir, "sessions", sessionSchema, logOptions, (scope) => (record) => record.address === scope);
+  }
+
+  get log(): JsonlLog<SessionRecord> {
+    return this.store.log;
   }
 
   async register(input: SessionInput): Promise<SessionRecord> {
     const record: SessionRecord = { v: 1, type: "session", at: new Date(this.now()).toISOString(), writerPid: process.pid, ...input };
-    await this.log.append([record]);
+    await this.store.append([{ record, scopes: [record.address] }]);
     return record;
   }
 

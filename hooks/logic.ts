@@ -28,16 +28,21 @@ async function pending(peerpost: Peerpost, address: string, via: string): Promis
     unread,
     reminders: due,
     // Records each reminder under the lock; a concurrent hook that already reminded wins, and this one stays quiet.
+    // A lock busy past the hook's short wait postpones the reminders to a later hook, never the note.
     record: async () => {
       const recorded: MessageState[] = [];
-      for (const message of due) if ((await peerpost.mailbox.remind(address, message.id, via)) !== undefined) recorded.push(message);
+      try {
+        for (const message of due) if ((await peerpost.mailbox.remind(address, message.id, via)) !== undefined) recorded.push(message);
+      } catch (error) {
+        if ((error as { code?: string }).code !== "state_io_error") throw error;
+      }
       return recorded;
     },
   };
 }
 
-/** Hooks wait at most this long for a busy lock (unless PEERPOST_LOCK_TIMEOUT_MS says otherwise). */
-const HOOK_LOCK_TIMEOUT_MS = 2000;
+/** Hooks wait at most this long for a busy lock (unless PEERPOST_LOCK_TIMEOUT_MS says otherwise), then postpone what needed it. */
+const HOOK_LOCK_TIMEOUT_MS = 250;
 
 export async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
   const address = formatAddress(dialect.kind, input.sessionId);

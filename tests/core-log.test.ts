@@ -65,7 +65,7 @@ test("poison rows are skipped and reported with offsets; the file is untouched a
   }
 });
 
-test("a torn last line is never parsed, then truncated by the next writer so records are not glued onto it", async (t) => {
+test("a torn last line is never parsed, then closed off by the next writer and never glued onto a record", async (t) => {
   const dir = tempDir(t);
   const log = new JsonlLog(join(dir, "mailbox.jsonl"), mailboxEvent, options);
   await log.append([validMessage(1)]);
@@ -82,13 +82,26 @@ test("a torn last line is never parsed, then truncated by the next writer so rec
   const resumed: string[] = [];
   log.scan(first.next, (entry) => resumed.push(entry.record.type === "msg" ? entry.record.id : ""));
   assert.deepEqual(resumed, [validMessage(2).id]);
-  // A writer that finds a torn tail drops the fragment (it was never acknowledged).
-  appendFileSync(log.path, '{"v":1,"type":"msg","id":"01J');
-  await log.append([validMessage(3)]);
-  const final = readAll(log);
-  assert.deepEqual(final.records.map((record) => record.id), [validMessage(1).id, validMessage(2).id, validMessage(3).id]);
-  assert.equal(final.corrupt.length, 0);
-  assert.equal(final.tornTail, false);
+  // A writer whose line lands after a torn tail finds it glued onto the fragment and writes it again: the
+  // fragment (never acknowledged) stays as one reported line, and is never cut, since another writer may
+  // still be writing it. Both append paths do it, for every record of a batch.
+  const cases = [
+    [[3, 4], () => log.append([validMessage(3), validMessage(4)])],
+    [[5], () => log.transact(() => [validMessage(5)])],
+  ] as const;
+  for (const [numbers, append] of cases) {
+    const fragmentAt = statSync(log.path).size;
+    appendFileSync(log.path, '{"v":1,"type":"msg","id":"01J');
+    const entries = await append();
+    const final = readAll(log);
+    assert.deepEqual(final.records.slice(-numbers.length).map((record) => record.id).sort(), numbers.map((n) => validMessage(n).id).sort());
+    assert.equal(final.corrupt.at(-1)!.offset, fragmentAt);
+    assert.match(final.corrupt.at(-1)!.reason, /not valid JSON/);
+    assert.equal(final.tornTail, false);
+    const found = Array.isArray(entries) ? entries : entries.entries;
+    for (const entry of found) assert.deepEqual(log.readAt(entry.offset), entry.record, "each entry points at its whole line");
+  }
+  assert.deepEqual(readAll(log).records.map((record) => record.id).sort(), [1, 2, 3, 4, 5].map((n) => validMessage(n).id).sort());
 });
 
 test("files are created 0600 and a looser mode is tightened on append", async (t) => {
