@@ -39,6 +39,10 @@ const instant = () =>
   }),
 );
 
+/** Crash-test fault points: stop before an fsync, die mid-line, or stop (SIGSTOP) between deciding and writing. */
+export const FAULTS = ["pause-before-fsync", "partial-line", "stop-after-decide"] as const;
+export type Fault = (typeof FAULTS)[number];
+
 const HOSTS = ["claude-code", "codex", "copilot", "grok", "generic"] as const;
 export type HostName = (typeof HOSTS)[number];
 
@@ -80,7 +84,7 @@ export const VARIABLES = {
   PEERPOST_WAKE_TIMEOUT_MS: { schema: () => wholeNumber(1000, 86_400_000), help: "Longest a woken or launched turn may run before it is stopped (default 600000)." },
   PEERPOST_STALE_MS: { schema: () => wholeNumber(1000, 2_592_000_000), help: "Age after which unread mail is stale: never woken for nor pushed, it waits for read (default 3600000)." },
   PEERPOST_NOW: { schema: () => instant(), help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
-  PEERPOST_FAULT: { schema: () => z.enum(["pause-before-fsync", "partial-line"], { error: "expected pause-before-fsync or partial-line" }), help: "Fault injection for crash tests; never set it in normal use." },
+  PEERPOST_FAULT: { schema: () => z.enum(FAULTS, { error: `expected one of ${FAULTS.join(", ")}` }), help: "Fault injection for crash tests; never set it in normal use." },
 } as const;
 
 type Variables = typeof VARIABLES;
@@ -102,7 +106,7 @@ export interface Config {
   push: boolean;
   wake: { perHour: number; concurrency: number; timeoutMs: number };
   staleMs: number;
-  fault: "pause-before-fsync" | "partial-line" | undefined;
+  fault: Fault | undefined;
   /** The clock every time-dependent decision reads. */
   now: () => number;
 }

@@ -7,6 +7,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, rmdirSync, statSync, writeSync } from "node:fs";
 import { PeerpostError, ioError } from "./errors.js";
 import { FILE_MODE } from "./state-dir.js";
+import type { Fault } from "./config.js";
 
 /** Anything with zod's safeParse: the record schema of this log. */
 export interface RecordSchema<T> {
@@ -46,7 +47,7 @@ export interface ScanLimits {
 export interface LogOptions {
   lockStaleMs: number;
   lockTimeoutMs: number;
-  fault?: "pause-before-fsync" | "partial-line" | undefined;
+  fault?: Fault | undefined;
 }
 
 export interface FileIdentity {
@@ -126,6 +127,7 @@ export class JsonlLog<T> {
         const decided = await decide(end);
         decision = Array.isArray(decided) ? { records: decided } : decided;
         if (decision.records.length === 0) return { entries: [] };
+        if (this.options.fault === "stop-after-decide") process.kill(process.pid, "SIGSTOP");
         const data = this.encode(decision.records);
         this.write(fd, data);
         entries = this.locate(fd, end, data, decision.records);
