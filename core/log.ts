@@ -411,6 +411,46 @@ export class JsonlLog<T> {
     visit({ offset, end: offset + length, record: parsed.data });
   }
 
+  /**
+   * Visits the records whose lines start at these offsets (ascending), through one descriptor, reading
+   * each line alone: the cost follows the lines read, not the log. Lines that are not valid are skipped.
+   */
+  readLinesAt(offsets: readonly number[], visit: (entry: LogEntry<T>) => void): void {
+    if (offsets.length === 0) return;
+    let fd: number;
+    try {
+      fd = openSync(this.path, "r");
+    } catch (error) {
+      throw ioError("open", this.path, error);
+    }
+    const ignored: ScanResult = { next: 0, corrupt: [], tornTail: false };
+    let buffer = Buffer.allocUnsafe(4096);
+    try {
+      for (const offset of offsets) {
+        let length = 0;
+        let newline = -1;
+        while (newline < 0) {
+          if (length === buffer.length) {
+            if (buffer.length > MAX_LINE_BYTES) break;
+            const larger = Buffer.allocUnsafe(buffer.length * 4);
+            buffer.copy(larger, 0, 0, length);
+            buffer = larger;
+          }
+          const read = readSync(fd, buffer, length, buffer.length - length, offset + length);
+          if (read === 0) break;
+          newline = buffer.indexOf(NEWLINE, length);
+          length += read;
+          if (newline >= length) newline = -1;
+        }
+        if (newline >= 0) this.parseLine(buffer.subarray(0, newline), offset, visit, ignored);
+      }
+    } catch (error) {
+      throw ioError("read", this.path, error);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   /** Reads the one record whose line starts at `offset` (used to fetch a body without folding). */
   readAt(offset: number): T | undefined {
     let found: T | undefined;

@@ -5,10 +5,11 @@
 // Appends that decide nothing (a plain send, read marks) take no lock.
 import { idFactory } from "./ids.js";
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import type { JsonlLog, LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
 import type { AppendItem } from "./store/types.js";
+import { EVERY_SCOPE, ScopeIndex } from "./store/scope-index.js";
 import { MailboxView } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
@@ -125,6 +126,24 @@ function mailboxScopeFilter(scope: string): (event: MailboxEvent) => boolean {
   };
 }
 
+/**
+ * Index scopes: a message by its addresses, an event by its message's. Role events and role mail are in
+ * every view (a role can move to any address), so they go to the scope every lookup includes.
+ */
+function indexScopes(event: MailboxEvent, scopesOfMessage: (id: string) => readonly string[] | undefined): { id?: string; scopes: readonly string[] } {
+  if (event.type === "role") return { scopes: [EVERY_SCOPE] };
+  if (event.type === "msg") return { id: event.id, scopes: event.via === undefined ? scopesOf(event) : [...scopesOf(event), EVERY_SCOPE] };
+  return { scopes: scopesOfMessage(event.id) ?? [] };
+}
+
+/**
+ * How far behind the index a reader extends it on the way (a prompt hook's budget). A log that far
+ * ahead of its index (an old log, never indexed) is folded as before until a rebuild indexes it.
+ */
+const INDEX_EXTEND_LIMIT_BYTES = 8 * 1024 * 1024;
+/** Less than this is cheaper to fold than to index: small state dirs never get an index written. */
+const INDEX_MIN_LAG_BYTES = 64 * 1024;
+
 interface MailboxDecision {
   events: MailboxEvent[];
   /** Matches an earlier record that, landing first in log order, voids this decision. */
@@ -135,6 +154,7 @@ export class Mailbox {
   readonly store: FileStore<MailboxEvent>;
   private readonly cacheDir: string;
   private readonly views = new Map<string, MailboxView>();
+  readonly index: ScopeIndex<MailboxEvent>;
 
   constructor(
     readonly stateDir: string,
@@ -143,6 +163,22 @@ export class Mailbox {
   ) {
     this.store = new FileStore(stateDir, "mailbox", mailboxEvent, logOptions, mailboxScopeFilter);
     this.cacheDir = join(stateDir, "cache");
+    this.index = new ScopeIndex(this.store.log, join(stateDir, "index", "mailbox"), indexScopes);
+  }
+
+  /** Extends the per-address index when it lags by `minBytes` or more, but not past the hook's budget. */
+  extendIndex(minBytes = 0): void {
+    try {
+      const lag = this.index.lag();
+      if (lag > 0 && lag >= minBytes && lag <= INDEX_EXTEND_LIMIT_BYTES) this.index.extend();
+    } catch {
+      // Derived data: a read without the index folds the log as before.
+    }
+  }
+
+  /** Indexes all the log the index does not cover, however much: the one step that may read all of it. */
+  indexAll(): number | undefined {
+    return this.index.extend();
   }
 
   /** The mailbox file, for synchronous folds and inspection. */
@@ -167,7 +203,10 @@ export class Mailbox {
     const key = scope;
     let view = this.views.get(key);
     if (!view) {
-      view = new MailboxView(this.log, scope, join(this.cacheDir, snapshotFileName(scope)));
+      const snapshotPath = join(this.cacheDir, snapshotFileName(scope));
+      // A scope never folded before (a new session) starts from the index instead of the whole log.
+      if (!existsSync(snapshotPath)) this.extendIndex(INDEX_MIN_LAG_BYTES);
+      view = new MailboxView(this.log, scope, snapshotPath, this.index);
       this.views.set(key, view);
     }
     view.refresh();
@@ -176,6 +215,7 @@ export class Mailbox {
 
   /** Persists a view's snapshot when it moved on by at least `minBytes` since the last one. */
   async persist(view: MailboxView, minBytes = 0): Promise<boolean> {
+    this.extendIndex(Math.max(minBytes, INDEX_MIN_LAG_BYTES));
     if (view.unsavedBytes() < minBytes || view.unsavedBytes() === 0) return false;
     try {
       mkdirSync(this.cacheDir, { recursive: true, mode: DIR_MODE });

@@ -5,6 +5,7 @@ import type { JsonlLog, CorruptLine } from "./log.js";
 import type { MailboxEvent, MsgEvent } from "./schemas.js";
 import { applyEvent, emptyState, type MailboxState } from "./fold.js";
 import { loadSnapshot, saveSnapshot, tailFingerprint, SNAPSHOT_VERSION, type Snapshot } from "./cache.js";
+import type { ScopeIndex } from "./store/scope-index.js";
 
 /** Corrupt lines seen so far: a total, and the most recent few with their offsets. */
 export interface CorruptSummary {
@@ -23,14 +24,19 @@ export class MailboxView {
   private logIdentity: { dev: number; ino: number } | undefined;
   private savedOffset = -1;
   cacheState: "none" | "loaded" | "rebuilt" | "invalid" = "none";
+  /** Whether the view started from the per-address index (no usable snapshot) rather than the whole log. */
+  fromIndex = false;
 
   constructor(
     private readonly log: JsonlLog<MailboxEvent>,
     /** The address whose messages (to or from it) this view keeps; undefined keeps everything. */
     readonly scope: string | undefined,
     private readonly snapshotPath: string | undefined,
+    /** Lets a view without a snapshot read only its scope's lines (a new session: O(own mail)). */
+    private readonly index?: ScopeIndex<MailboxEvent> | undefined,
   ) {
     this.loadFromSnapshot();
+    if (this.cacheState !== "loaded") this.loadFromIndex();
   }
 
   /** Role mail is kept by every view: a role can move to this scope's address at any later event. */
@@ -58,6 +64,19 @@ export class MailboxView {
     } else {
       this.cacheState = snapshot.status === "missing" ? "none" : "invalid";
     }
+  }
+
+  /** Folds the scope's indexed lines; the refresh then reads only what the index does not cover yet. */
+  private loadFromIndex(): void {
+    if (!this.index || this.scope === undefined) return;
+    const identity = this.log.identity();
+    const indexed = identity ? this.index.lookup(this.scope) : undefined;
+    if (!identity || !indexed) return;
+    this.log.readLinesAt(indexed.offsets, (entry) => applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message)));
+    this.offset = indexed.covered;
+    this.corrupt = { count: indexed.corrupt.count, recent: [...indexed.corrupt.recent] };
+    this.logIdentity = { dev: identity.dev, ino: identity.ino };
+    this.fromIndex = true;
   }
 
   /** Folds the events appended since the last refresh. Returns how many lines were read. */

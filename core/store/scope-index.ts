@@ -1,0 +1,214 @@
+// The file store's per-address index: for each scope (address), the offsets of the log lines in it, so
+// a view nobody has folded yet (a new session) reads only its own records instead of the whole log.
+// Derived data, extended incrementally by whoever reads the tail, rebuilt from the log when in doubt:
+// - meta.json: the log it covers (device, inode, a fingerprint of the bytes before `covered`), `covered`
+//   (every line before it is indexed), and the corrupt lines seen there;
+// - scopes/<hash>.offs: offsets of one scope's lines, one per line, in log order;
+// - ids/<hash prefix>.json: message id → its msg line's offset and scopes, to place later events about it.
+// Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
+// offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
+import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fnv1a64 } from "../hash.js";
+import { tailFingerprint } from "../cache.js";
+import type { CorruptLine, JsonlLog } from "../log.js";
+import { DIR_MODE, FILE_MODE } from "../state-dir.js";
+
+/** The scopes of a record, given a way to look up the scopes of an earlier message by id. */
+export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[] };
+
+interface Meta {
+  v: 1;
+  dev: number;
+  ino: number;
+  covered: number;
+  tail: string;
+  corrupt: { count: number; recent: CorruptLine[] };
+}
+
+interface IdEntry {
+  /** Offset of the message's msg line. */
+  o: number;
+  s: readonly string[];
+}
+
+const RECENT_CORRUPT = 20;
+/** A scope whose lines every lookup includes (records every view folds). Not an address: it has no colon. */
+export const EVERY_SCOPE = "*";
+/** A lock on extending older than this was left by a process that died. */
+const STALE_LOCK_MS = 30_000;
+
+export interface IndexedScope {
+  /** Offsets of the scope's lines before `covered`, in log order. */
+  offsets: number[];
+  covered: number;
+  corrupt: { count: number; recent: CorruptLine[] };
+}
+
+export class ScopeIndex<T> {
+  private readonly metaPath: string;
+
+  constructor(
+    private readonly log: JsonlLog<T>,
+    readonly dir: string,
+    private readonly scopesOf: ScopesOf<T>,
+  ) {
+    this.metaPath = join(dir, "meta.json");
+  }
+
+  /** The index's meta when it still describes this log, else undefined (missing, other file, rewritten). */
+  private meta(): Meta | undefined {
+    let meta: Meta;
+    try {
+      meta = JSON.parse(readFileSync(this.metaPath, "utf8")) as Meta;
+    } catch {
+      return undefined;
+    }
+    if (meta?.v !== 1 || typeof meta.covered !== "number" || !meta.corrupt) return undefined;
+    try {
+      const stat = statSync(this.log.path);
+      if (stat.ino !== meta.ino || stat.dev !== meta.dev || stat.size < meta.covered) return undefined;
+      if (tailFingerprint(this.log.path, meta.covered) !== meta.tail) return undefined;
+    } catch {
+      return undefined;
+    }
+    return meta;
+  }
+
+  /** Bytes of the log the index does not cover yet (all of it when there is no valid index). */
+  lag(): number {
+    const size = this.log.identity()?.size ?? 0;
+    return size - (this.meta()?.covered ?? 0);
+  }
+
+  /** The indexed lines of `scope` (and of EVERY_SCOPE), or undefined when there is no valid index. */
+  lookup(scope: string): IndexedScope | undefined {
+    const meta = this.meta();
+    if (!meta) return undefined;
+    const seen = new Set<number>();
+    for (const name of scope === EVERY_SCOPE ? [scope] : [scope, EVERY_SCOPE]) {
+      let text = "";
+      try {
+        text = readFileSync(this.scopePath(name), "utf8");
+      } catch {
+        // No line in this scope yet.
+      }
+      for (const line of text.split("\n")) {
+        const offset = Number(line);
+        if (line !== "" && offset < meta.covered) seen.add(offset);
+      }
+    }
+    return { offsets: [...seen].sort((a, b) => a - b), covered: meta.covered, corrupt: meta.corrupt };
+  }
+
+  /** Offset and scopes of a message's msg line, from the index (undefined when not indexed). */
+  message(id: string): IdEntry | undefined {
+    const meta = this.meta();
+    const entry = meta ? this.readBucket(id)[id] : undefined;
+    return entry && entry.o < meta!.covered ? entry : undefined;
+  }
+
+  /**
+   * Indexes the lines after `covered` up to the end of the log; returns the new `covered`, or undefined
+   * when another process is extending it right now. Starts over when the index does not match the log.
+   */
+  extend(): number | undefined {
+    if (!this.log.identity()) return undefined;
+    mkdirSync(join(this.dir, "scopes"), { recursive: true, mode: DIR_MODE });
+    mkdirSync(join(this.dir, "ids"), { recursive: true, mode: DIR_MODE });
+    const lockPath = join(this.dir, "extending.lock");
+    if (!this.tryLock(lockPath)) return undefined;
+    try {
+      let meta = this.meta();
+      if (!meta) {
+        this.clear();
+        const identity = this.log.identity()!;
+        meta = { v: 1, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
+      }
+      if (this.log.identity()!.size === meta.covered) return meta.covered;
+      const appended = new Map<string, number[]>();
+      const buckets = new Map<string, Record<string, IdEntry>>();
+      const dirty = new Set<string>();
+      const bucketOf = (id: string) => {
+        const key = this.bucketKey(id);
+        let bucket = buckets.get(key);
+        if (!bucket) buckets.set(key, (bucket = this.readBucket(id)));
+        return { key, bucket };
+      };
+      const result = this.log.scan(meta.covered, (entry) => {
+        const { id, scopes } = this.scopesOf(entry.record, (messageId) => bucketOf(messageId).bucket[messageId]?.s);
+        if (id !== undefined) {
+          const { key, bucket } = bucketOf(id);
+          bucket[id] ??= { o: entry.offset, s: scopes };
+          dirty.add(key);
+        }
+        for (const scope of scopes) {
+          const list = appended.get(scope);
+          if (list) list.push(entry.offset);
+          else appended.set(scope, [entry.offset]);
+        }
+      });
+      for (const [scope, offsets] of appended) appendFileSync(this.scopePath(scope), offsets.join("\n") + "\n", { mode: FILE_MODE });
+      for (const key of dirty) this.writeAtomic(join(this.dir, "ids", `${key}.json`), JSON.stringify(buckets.get(key)));
+      const corrupt = { count: meta.corrupt.count + result.corrupt.length, recent: [...meta.corrupt.recent, ...result.corrupt].slice(-RECENT_CORRUPT) };
+      const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt };
+      this.writeAtomic(this.metaPath, JSON.stringify(next));
+      return next.covered;
+    } finally {
+      try {
+        rmdirSync(lockPath);
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
+  private tryLock(lockPath: string): boolean {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        mkdirSync(lockPath, { mode: DIR_MODE });
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
+        try {
+          if (Math.abs(Date.now() - statSync(lockPath).mtimeMs) < STALE_LOCK_MS) return false;
+          rmdirSync(lockPath);
+        } catch {
+          return false;
+        }
+      }
+    }
+    return false;
+  }
+
+  private clear(): void {
+    rmSync(this.metaPath, { force: true });
+    rmSync(join(this.dir, "scopes"), { recursive: true, force: true });
+    rmSync(join(this.dir, "ids"), { recursive: true, force: true });
+    mkdirSync(join(this.dir, "scopes"), { recursive: true, mode: DIR_MODE });
+    mkdirSync(join(this.dir, "ids"), { recursive: true, mode: DIR_MODE });
+  }
+
+  private scopePath(scope: string): string {
+    return join(this.dir, "scopes", `${fnv1a64(scope)}.offs`);
+  }
+
+  /** 4096 buckets: at a million messages each holds a few hundred ids, a few tens of KiB. */
+  private bucketKey(id: string): string {
+    return fnv1a64(id).slice(0, 3);
+  }
+
+  private readBucket(id: string): Record<string, IdEntry> {
+    try {
+      return JSON.parse(readFileSync(join(this.dir, "ids", `${this.bucketKey(id)}.json`), "utf8")) as Record<string, IdEntry>;
+    } catch {
+      return {};
+    }
+  }
+
+  private writeAtomic(path: string, text: string): void {
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, text, { mode: FILE_MODE });
+    renameSync(temporary, path);
+  }
+}

@@ -1,0 +1,94 @@
+// The per-address index: a view nobody folded before (a new session) starts from its own indexed lines
+// and equals the fold of the whole log; interrupted extensions, replaced logs and other writers' lines
+// change no result.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempPeerpost } from "./helpers/temp.js";
+import { MailboxView } from "../core/view.js";
+import { tailFingerprint } from "../core/cache.js";
+import type { Peerpost } from "../core/peerpost.js";
+
+const ADDRESSES = ["claude:a", "codex:b", "copilot:c", "grok:d"];
+
+/** A deterministic mix of sends, replies, read marks, delivery claims and reminders between the addresses. */
+async function traffic(peerpost: Peerpost, rounds: number, clock: { now: number }): Promise<void> {
+  const { mailbox } = peerpost;
+  for (let i = 0; i < rounds; i++) {
+    const from = ADDRESSES[i % 4]!;
+    const to = ADDRESSES[(i * 3 + 1) % 4]!;
+    if (from === to) continue;
+    clock.now += 1000;
+    const { message, created } = await mailbox.send({ from, fromVerified: true, to, body: `#${i}`, anticipation: i % 3 === 0 ? "reply" : "fyi", ...(i % 5 === 0 ? { idempotencyKey: `k${i % 7}` } : {}) });
+    if (!created) continue;
+    if (i % 2 === 0) await mailbox.markDelivered(to, message.id, "test");
+    if (i % 3 === 0 && i % 6 !== 0) await mailbox.resolve({ id: message.id, by: to, resolution: "reply", text: `re #${i}` });
+    if (i % 4 === 1) await mailbox.markRead(to, [message.id]);
+  }
+}
+
+function folded(peerpost: Peerpost, scope: string): MailboxView {
+  const view = new MailboxView(peerpost.mailbox.log, scope, undefined);
+  view.refresh();
+  return view;
+}
+
+test("views started from the index equal views folded from the whole log, and read only the tail after it", async (t) => {
+  const { peerpost, stateDir, clock, reopen } = tempPeerpost(t);
+  await traffic(peerpost, 120, clock);
+  assert.ok(reopen().mailbox.indexAll()! > 0);
+  await traffic(peerpost, 17, clock);
+  for (const address of ADDRESSES) {
+    const tailStart = reopen().mailbox.index.lookup(address)!.covered;
+    rmSync(join(stateDir, "cache"), { recursive: true, force: true });
+    const fresh = reopen();
+    const view = new MailboxView(fresh.mailbox.log, address, undefined, fresh.mailbox.index);
+    assert.equal(view.fromIndex, true);
+    assert.equal(view.offset, tailStart, "the index covers everything before the tail");
+    view.refresh();
+    assert.deepEqual(view.state, folded(fresh, address).state, address);
+    // Through the mailbox, a view with no snapshot extends the index on the way, then reads nothing more.
+    const viaMailbox = reopen().mailbox.view(address);
+    assert.equal(viaMailbox.fromIndex, true);
+    assert.equal(viaMailbox.refresh(), 0);
+    assert.deepEqual(viaMailbox.state, folded(fresh, address).state, address);
+  }
+  const stranger = reopen().mailbox.view("claude:never-seen");
+  assert.deepEqual(stranger.state.messages, {});
+  assert.equal(stranger.fromIndex, true);
+});
+
+test("an interrupted extension, a stale extension lock and a replaced log change no view", async (t) => {
+  const { peerpost, stateDir, clock, reopen } = tempPeerpost(t);
+  await traffic(peerpost, 60, clock);
+  reopen().mailbox.indexAll();
+  await traffic(peerpost, 30, clock);
+  const index = join(stateDir, "index", "mailbox");
+  const log = join(stateDir, "mailbox.jsonl");
+  const covered = reopen().mailbox.index.lookup("codex:b")!.covered;
+  reopen().mailbox.index.extend();
+  // Put `covered` back, as if the extension died before its last rename: its offsets get appended twice.
+  const meta = join(index, "meta.json");
+  const parsed = JSON.parse(readFileSync(meta, "utf8")) as Record<string, unknown>;
+  writeFileSync(meta, JSON.stringify({ ...parsed, covered, tail: tailFingerprint(log, covered) }));
+  // And a lock left by a process that died while extending.
+  mkdirSync(join(index, "extending.lock"));
+  const longAgo = new Date(Date.now() - 3_600_000);
+  utimesSync(join(index, "extending.lock"), longAgo, longAgo);
+  reopen().mailbox.index.extend();
+  assert.equal(existsSync(join(index, "extending.lock")), false, "a stale extension lock is taken over");
+  for (const address of ADDRESSES) {
+    const fresh = reopen();
+    const view = new MailboxView(fresh.mailbox.log, address, undefined, fresh.mailbox.index);
+    view.refresh();
+    assert.deepEqual(view.state, folded(fresh, address).state, address);
+  }
+  // A log replaced by another file (a restore, a compaction) makes the index start over.
+  const copy = readFileSync(log);
+  rmSync(log);
+  appendFileSync(log, copy.subarray(0, copy.indexOf(0x0a) + 1), { mode: 0o600 });
+  assert.equal(reopen().mailbox.index.lookup("claude:a"), undefined, "the index no longer describes the log");
+  rmSync(join(stateDir, "cache"), { recursive: true, force: true });
+  for (const address of ADDRESSES) assert.deepEqual(reopen().mailbox.view(address).state, folded(reopen(), address).state);
+});
