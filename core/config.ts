@@ -39,8 +39,8 @@ const instant = () =>
   }),
 );
 
-/** Crash-test fault points: stop before an fsync, die mid-line, or stop (SIGSTOP) between deciding and writing. */
-export const FAULTS = ["pause-before-fsync", "partial-line", "stop-after-decide"] as const;
+/** Crash-test fault points: stop before an fsync, die mid-line, stop (SIGSTOP) between deciding and writing, die at a compaction step. */
+export const FAULTS = ["pause-before-fsync", "partial-line", "stop-after-decide", "compact-after-marker", "compact-after-archive", "compact-after-rename"] as const;
 export type Fault = (typeof FAULTS)[number];
 
 const HOSTS = ["claude-code", "codex", "copilot", "grok", "generic"] as const;
@@ -77,6 +77,8 @@ export const VARIABLES = {
   PEERPOST_REMINDER_LIMIT: { schema: () => wholeNumber(0, 100), help: "Reminders per open request before it shows as unresolved (default 3)." },
   PEERPOST_LOCK_STALE_MS: { schema: () => wholeNumber(2000, 600_000), help: "Age after which a lock whose holder stopped updating it is taken over (default 10000)." },
   PEERPOST_LOCK_TIMEOUT_MS: { schema: () => wholeNumber(100, 600_000), help: "How long an append waits for the lock before state_io_error (default 15000: longer than the stale window, so a dead holder's lock is taken over first)." },
+  PEERPOST_RETENTION_DAYS: { schema: () => wholeNumber(0, 36_500), help: "Days a resolved, expired or read fyi message stays in the live mailbox before compaction archives it (default 30)." },
+  PEERPOST_COMPACT_AT_BYTES: { schema: () => wholeNumber(65_536, 2 ** 40), help: "Live mailbox size past which a server compacts it by itself (default 67108864, 64 MiB)." },
   PEERPOST_WAIT_POLL_MS: { schema: () => wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
   PEERPOST_PUSH: { schema: () => flag(), help: "Live push into the host session where the host has a transport (default on)." },
   PEERPOST_WAKE_PER_HOUR: { schema: () => wholeNumber(0, 1000), help: "Wakes (and launches) per session per hour (default 6)." },
@@ -103,6 +105,8 @@ export interface Config {
   lockStaleMs: number;
   lockTimeoutMs: number;
   waitPollMs: number;
+  retentionDays: number;
+  compactAtBytes: number;
   push: boolean;
   wake: { perHour: number; concurrency: number; timeoutMs: number };
   staleMs: number;
@@ -140,6 +144,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lockStaleMs: parsed.PEERPOST_LOCK_STALE_MS ?? 10_000,
     lockTimeoutMs: parsed.PEERPOST_LOCK_TIMEOUT_MS ?? 15_000,
     waitPollMs: parsed.PEERPOST_WAIT_POLL_MS ?? 200,
+    retentionDays: parsed.PEERPOST_RETENTION_DAYS ?? 30,
+    compactAtBytes: parsed.PEERPOST_COMPACT_AT_BYTES ?? 64 * 1024 * 1024,
     push: parsed.PEERPOST_PUSH ?? true,
     wake: { perHour: parsed.PEERPOST_WAKE_PER_HOUR ?? 6, concurrency: parsed.PEERPOST_WAKE_CONCURRENCY ?? 2, timeoutMs: parsed.PEERPOST_WAKE_TIMEOUT_MS ?? 600_000 },
     staleMs: parsed.PEERPOST_STALE_MS ?? 3_600_000,

@@ -104,9 +104,23 @@ export class JsonlLog<T> {
       this.write(fd, data);
       const entries = this.locate(fd, start, data, records);
       this.sync(fd);
+      // A compaction replaced the file after this one was opened: write the lines again into the live one
+      // (a compaction that copied them too leaves a duplicate, which every fold ignores).
+      if (this.replaced(fd)) return await this.append(records);
       return entries;
     } finally {
       closeSync(fd);
+    }
+  }
+
+  /** Whether the path now names another file than the open descriptor (a compaction renamed a new one in). */
+  private replaced(fd: number): boolean {
+    try {
+      const open = fstatSync(fd);
+      const current = statSync(this.path);
+      return open.ino !== current.ino || open.dev !== current.dev;
+    } catch {
+      return true;
     }
   }
 
@@ -116,13 +130,15 @@ export class JsonlLog<T> {
    * end to them: a record there that `conflicts` matches came first in log order and wins.
    */
   async transact(decide: (end: number) => Decided<T> | Promise<Decided<T>>): Promise<Transacted<T>> {
-    const fd = this.openForAppend();
+    let fd: number | undefined;
     try {
       let end: number;
       let decision: { records: T[]; conflicts?: ((earlier: T) => boolean) | undefined };
       let entries: LogEntry<T>[];
       const release = await this.lock();
       try {
+        // Opened under the lock: a compaction (which holds it) cannot replace the file under this writer.
+        fd = this.openForAppend();
         end = fstatSync(fd).size;
         const decided = await decide(end);
         decision = Array.isArray(decided) ? { records: decided } : decided;
@@ -145,7 +161,17 @@ export class JsonlLog<T> {
         }, { until: first });
       return conflict ? { entries, conflict } : { entries };
     } finally {
-      closeSync(fd);
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  /** Runs `work` holding the log's lock: no deciding append runs meanwhile (plain appends still may). */
+  async exclusive<R>(work: () => R | Promise<R>): Promise<R> {
+    const release = await this.lock();
+    try {
+      return await work();
+    } finally {
+      await release().catch(() => undefined);
     }
   }
 

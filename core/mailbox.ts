@@ -6,10 +6,11 @@
 import { idFactory } from "./ids.js";
 import { join } from "node:path";
 import { existsSync, mkdirSync } from "node:fs";
-import type { JsonlLog, LogOptions } from "./log.js";
+import { JsonlLog, type LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
 import type { AppendItem } from "./store/types.js";
 import { EVERY_SCOPE, ScopeIndex } from "./store/scope-index.js";
+import { compactLog, compactionPaths, committedArchiveBytes, finishRenamedCompaction, type CompactionFault, type CompactionPaths, type CompactionResult } from "./store/compaction.js";
 import { MailboxView } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
@@ -23,7 +24,13 @@ import { DIR_MODE } from "./state-dir.js";
 export interface MailboxSettings extends ReminderSettings {
   maxHops: number;
   now: () => number;
+  /** How long a finished message stays in the live log (default 30 days). */
+  retentionMs?: number;
+  /** Live log size past which a long-running process compacts it by itself (default 64 MiB). */
+  compactAtBytes?: number;
 }
+
+const DAY_MS = 86_400_000;
 
 export interface SendInput {
   from: string;
@@ -86,7 +93,7 @@ function answeredRequest(view: MailboxView, input: SendInput): MessageState | un
 }
 
 /** A message this process just appended, from its refreshed view. */
-function readBack(view: MailboxView, id: string): MessageState {
+function readBackFrom(view: MailboxView, id: string): MessageState {
   const message = view.state.messages[id];
   if (!message)
     throw new PeerpostError("state_io_error", `Message ${id} was written but cannot be read back from the mailbox.`, {
@@ -155,6 +162,10 @@ export class Mailbox {
   private readonly cacheDir: string;
   private readonly views = new Map<string, MailboxView>();
   readonly index: ScopeIndex<MailboxEvent>;
+  /** Where compaction moves finished messages; read for status, threads, bodies and `tail --from-start`. */
+  readonly archive: JsonlLog<MailboxEvent>;
+  readonly compaction: CompactionPaths;
+  private compacting: Promise<CompactionResult> | undefined;
 
   constructor(
     readonly stateDir: string,
@@ -164,6 +175,34 @@ export class Mailbox {
     this.store = new FileStore(stateDir, "mailbox", mailboxEvent, logOptions, mailboxScopeFilter);
     this.cacheDir = join(stateDir, "cache");
     this.index = new ScopeIndex(this.store.log, join(stateDir, "index", "mailbox"), indexScopes);
+    this.compaction = compactionPaths(this.store.log.path);
+    this.archive = new JsonlLog(this.compaction.archive, mailboxEvent, logOptions);
+    this.fault = logOptions.fault;
+  }
+
+  private readonly fault: LogOptions["fault"];
+
+  /** Moves finished messages older than the retention to the archive, under the log's lock. */
+  async compact(): Promise<CompactionResult> {
+    this.compacting ??= this.log
+      .exclusive(() => {
+        const fault = this.fault?.startsWith("compact-") ? (this.fault.slice("compact-".length) as CompactionFault) : undefined;
+        return compactLog(this.log, { retentionMs: this.settings.retentionMs ?? 30 * DAY_MS, now: this.settings.now(), fault });
+      })
+      .finally(() => (this.compacting = undefined));
+    return this.compacting;
+  }
+
+  /** Past the size setting, compacts in the background of a long-running process (a CLI exits first). */
+  private compactWhenLarge(end: number): void {
+    if (this.compacting || end < (this.settings.compactAtBytes ?? 64 * 1024 * 1024)) return;
+    setTimeout(() => void this.compact().catch(() => undefined), 0).unref();
+  }
+
+  /** Visits the archive's committed records (a compaction under way has not committed its additions yet). */
+  scanArchive(visit: (entry: { offset: number; record: MailboxEvent }) => void): void {
+    const committed = committedArchiveBytes(this.compaction);
+    if (committed > 0) this.archive.scan(0, visit, { until: committed });
   }
 
   /** Extends the per-address index when it lags by `minBytes` or more, but not past the hook's budget. */
@@ -200,6 +239,8 @@ export class Mailbox {
 
   /** The view of an address's inbox and outbox, refreshed to the end of the log. */
   view(scope: string): MailboxView {
+    // A compaction that died after swapping files in still has lines to bring over: readers finish it.
+    if (existsSync(this.compaction.marker)) finishRenamedCompaction(this.compaction);
     const key = scope;
     let view = this.views.get(key);
     if (!view) {
@@ -253,12 +294,25 @@ export class Mailbox {
     return view;
   }
 
+  /**
+   * A message this process just appended. Missing only while a compaction swaps files (its line was
+   * copied into the old file's tail, not yet brought over): finish that step, catch up, look again.
+   */
+  private readBack(view: MailboxView, id: string): MessageState {
+    if (view.state.messages[id]) return view.state.messages[id];
+    finishRenamedCompaction(this.compaction);
+    view.refresh();
+    return readBackFrom(view, id);
+  }
+
   status(message: MessageState): MessageStatus {
     return messageStatus(message, this.settings.now(), this.settings);
   }
 
   body(message: MessageState): string {
-    const record = this.log.readAt(message.offset);
+    let record = this.log.readAt(message.offset);
+    // A message found in the archive has its offset there.
+    if (record?.type !== "msg" || record.id !== message.id) record = this.archive.readAt(message.offset);
     if (!record || record.type !== "msg" || record.id !== message.id)
       throw new PeerpostError("state_io_error", `The mailbox line of message ${message.id} could not be read at offset ${message.offset}.`, {
         details: { messageId: message.id, offset: message.offset },
@@ -281,7 +335,9 @@ export class Mailbox {
     if (key === undefined) {
       const view = this.view(input.from);
       const event = this.newMessage(view, input, newId);
-      return { message: readBack(await this.appendPlain(view, [event]), event.id), created: true };
+      const message = this.readBack(await this.appendPlain(view, [event]), event.id);
+      this.compactWhenLarge(view.offset);
+      return { message, created: true };
     }
     let id: string | undefined;
     let created = false;
@@ -294,8 +350,8 @@ export class Mailbox {
       return { events: [event], conflicts: (earlier) => earlier.type === "msg" && earlier.from === input.from && earlier.idempotencyKey === key };
     });
     // An earlier send with the same key came first in log order: it is the message, this one a duplicate the fold drops.
-    if (conflict) return { message: readBack(view, conflict.id), created: false };
-    return { message: readBack(view, id!), created };
+    if (conflict) return { message: this.readBack(view, conflict.id), created: false };
+    return { message: this.readBack(view, id!), created };
   }
 
   private newMessage(view: MailboxView, input: SendInput, newId: (seedTime?: number) => string): MsgEvent {
@@ -454,8 +510,8 @@ export class Mailbox {
     });
     // Another resolution came first in log order (a lock taken over mid-way): it is the one that counts.
     if (conflict?.type === "resolved") throw alreadyResolved(input.id, conflict);
-    const result: ResolveResult = { message: readBack(view, input.id) };
-    if (replyId !== undefined) result.reply = readBack(view, replyId);
+    const result: ResolveResult = { message: this.readBack(view, input.id) };
+    if (replyId !== undefined) result.reply = this.readBack(view, replyId);
     return result;
   }
 
@@ -468,13 +524,19 @@ export class Mailbox {
     return undefined;
   }
 
+  /** A message by id: from a view, else through the index to a view of its recipient, else by scanning archive and log. */
   find(id: string): MessageState | undefined {
-    return this.findElsewhere(id) ?? this.scanFor((message) => message.id === id)[0];
+    const found = this.findElsewhere(id);
+    if (found) return found;
+    const indexed = this.index.message(id);
+    const viaIndex = indexed?.s[0] === undefined ? undefined : this.view(indexed.s[0]).state.messages[id];
+    return viaIndex ?? this.scanFor((message) => message.id === id)[0];
   }
 
-  /** A one-off fold of the whole log, keeping only matching messages (memory stays bounded by the matches). */
+  /** A one-off fold of the archive and the live log, keeping only matching messages (memory stays bounded by the matches). */
   private scanFor(keep: (message: MsgEvent) => boolean): MessageState[] {
     const state = emptyState();
+    this.scanArchive((entry) => applyEvent(state, entry.record, entry.offset, keep));
     this.log.scan(0, (entry) => applyEvent(state, entry.record, entry.offset, keep));
     return Object.values(state.messages).sort(byId);
   }

@@ -50,7 +50,7 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
     config,
     stateDir,
     env,
-    mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now }),
+    mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
     receipts: new Receipts(stateDir.path, logOptions, config.now),
     sessions: new Sessions(stateDir.path, logOptions, config.now),
     wakes: new Wakes(stateDir.path, logOptions),

@@ -15,6 +15,7 @@ import { wakeDeps } from "../../plugins/wakers.js";
 import { role, roles } from "./role.js";
 import { name, resolve } from "./names.js";
 import { ui } from "./ui.js";
+import { compact } from "./compact.js";
 import { EXIT, printError, UsageError } from "./output.js";
 
 const USAGE = `peerpost ${VERSION} — messages between AI coding agents on this machine
@@ -37,6 +38,7 @@ usage:
   peerpost wake [on|off all|HOST|ADDR]        resume dormant sessions to answer requests (off by default)
   peerpost launch --host H --cwd DIR --from ADDR TEXT   start a helper session (peerpost launch on|off)
   peerpost hooks install|uninstall grok       user-level hooks for Grok (it ignores a plugin's hooks)
+  peerpost compact                            archive finished messages older than the retention
 
 Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>,
 user:<name> (a person; PEERPOST_USER, else the login name).
@@ -139,6 +141,9 @@ async function run(argv: string[]): Promise<number> {
         return EXIT.ok;
       case "ui":
         await ui({ port: values.port, open: !values["no-open"], as: values.as });
+        return EXIT.ok;
+      case "compact":
+        await compact(json);
         return EXIT.ok;
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);

@@ -4,7 +4,7 @@ import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { parseAddress } from "../address.js";
 import { renderEnvelope, visibleText } from "../envelope.js";
 import { PeerpostError } from "../errors.js";
-import { ANTICIPATIONS, type Anticipation } from "../schemas.js";
+import { ANTICIPATIONS, type Anticipation, type MailboxEvent } from "../schemas.js";
 import { describeMessage } from "../server/projection.js";
 import { recipientWarning, resolveRecipient } from "../recipients.js";
 import { userAddress } from "../user.js";
@@ -128,22 +128,24 @@ export async function tail(flags: Flags, json: boolean, signal: AbortSignal): Pr
   const peerpost = open();
   const log = peerpost.mailbox.log;
   let offset = flags["from-start"] ? 0 : (log.identity()?.size ?? 0);
-  const print = () => {
-    const result = log.scan(offset, ({ record }) => {
-      if (json) return printJson(record);
-      const at = record.type === "msg" ? record.sentAt : record.at;
-      const line =
-        record.type === "msg"
-          ? `msg ${record.id} ${record.from} → ${record.to} [${record.anticipation}] ${JSON.stringify(record.body.length > 120 ? record.body.slice(0, 117) + "..." : record.body)}`
-          : record.type === "resolved"
-            ? `resolved ${record.id} ${record.resolution} by ${record.by}`
-            : record.type === "role"
-              ? `role ${record.role} → ${record.holder ?? "nobody"} by ${record.by}${record.procedure ? ` (procedure ${record.procedure.version.slice(0, 12)})` : ""}`
-            : `${record.type} ${record.id}${"by" in record ? ` by ${record.by}` : ""}${"via" in record ? ` via ${record.via}` : ""}`;
-      process.stdout.write(`${at}  ${line}\n`);
-    });
-    offset = result.next;
+  const show = ({ record }: { record: MailboxEvent }) => {
+    if (json) return printJson(record);
+    const at = record.type === "msg" ? record.sentAt : record.at;
+    const line =
+      record.type === "msg"
+        ? `msg ${record.id} ${record.from} → ${record.to} [${record.anticipation}] ${JSON.stringify(record.body.length > 120 ? record.body.slice(0, 117) + "..." : record.body)}`
+        : record.type === "resolved"
+          ? `resolved ${record.id} ${record.resolution} by ${record.by}`
+          : record.type === "role"
+            ? `role ${record.role} → ${record.holder ?? "nobody"} by ${record.by}${record.procedure ? ` (procedure ${record.procedure.version.slice(0, 12)})` : ""}`
+          : `${record.type} ${record.id}${"by" in record ? ` by ${record.by}` : ""}${"via" in record ? ` via ${record.via}` : ""}`;
+    process.stdout.write(`${at}  ${line}\n`);
   };
+  const print = () => {
+    offset = log.scan(offset, show).next;
+  };
+  // From the start means from the oldest message, which compaction may have moved to the archive.
+  if (flags["from-start"]) peerpost.mailbox.scanArchive(show);
   print();
   const { waitFor } = await import("../wait.js");
   while (!signal.aborted) await waitFor(() => (print(), undefined), { timeoutMs: 60_000, pollMs: 500, watchDir: peerpost.stateDir.path, signal });

@@ -1,0 +1,258 @@
+// Compaction of the file store's mailbox: messages that are resolved, expired, or read fyi, with their
+// last activity older than the retention, move with all their events from mailbox.jsonl into
+// mailbox.archive.jsonl. Open messages never move. Crash-safe by a marker and an atomic rename:
+//   1. marker {archive size before, live file's inode};
+//   2. the moved lines appended to the archive, the kept lines written to a new file;
+//   3. the old file hard-linked as mailbox.jsonl.old, lines appended meanwhile copied, the new file renamed in;
+//   4. lines that plain appenders wrote to the old file after that copy appended to the new one; marker removed.
+// Readers read the archive only up to the marker's size until the rename, so a kill -9 at any step reads
+// as before (no rename yet) or after (renamed; `recover` finishes step 4). Duplicated lines are harmless:
+// every fold keeps the first line of a message and the first of each decision.
+import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import type { JsonlLog } from "../log.js";
+import type { MailboxEvent } from "../schemas.js";
+import { applyEvent, emptyState, type MessageState } from "../fold.js";
+import { FILE_MODE } from "../state-dir.js";
+import { ioError } from "../errors.js";
+
+export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
+
+export interface CompactionOptions {
+  retentionMs: number;
+  now: number;
+  /** Crash tests: SIGKILL this process at that step. */
+  fault?: CompactionFault | undefined;
+}
+
+export interface CompactionResult {
+  movedMessages: number;
+  movedLines: number;
+  keptLines: number;
+  liveBytesBefore: number;
+  liveBytesAfter: number;
+  archiveBytes: number;
+}
+
+interface Marker {
+  v: 1;
+  archiveBytes: number;
+  liveIno: number;
+  /** Set just before the rename: how much of the old file the new one holds. */
+  copiedUpTo?: number;
+}
+
+export interface CompactionPaths {
+  live: string;
+  archive: string;
+  marker: string;
+  old: string;
+  next: string;
+}
+
+export function compactionPaths(livePath: string): CompactionPaths {
+  const base = livePath.replace(/\.jsonl$/, "");
+  return { live: livePath, archive: `${base}.archive.jsonl`, marker: `${livePath}.compacting.json`, old: `${livePath}.old`, next: `${livePath}.next` };
+}
+
+function readMarker(paths: CompactionPaths): Marker | undefined {
+  try {
+    return JSON.parse(readFileSync(paths.marker, "utf8")) as Marker;
+  } catch {
+    return undefined;
+  }
+}
+
+function inode(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How much of the archive readers may read: all of it, except during a compaction not yet renamed in. */
+export function committedArchiveBytes(paths: CompactionPaths): number {
+  let size = 0;
+  try {
+    size = statSync(paths.archive).size;
+  } catch {
+    return 0;
+  }
+  const marker = readMarker(paths);
+  if (marker && inode(paths.live) === marker.liveIno) return Math.min(size, marker.archiveBytes);
+  return size;
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Appends the bytes of `from` between `start` and its end to the file open as `fd`; returns the end copied to. */
+function copyTail(from: string, start: number, fd: number): number {
+  const source = openSync(from, "r");
+  try {
+    const end = fstatSync(source).size;
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let position = start;
+    while (position < end) {
+      const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
+      if (read === 0) break;
+      let written = 0;
+      while (written < read) written += writeSync(fd, buffer, written, read - written);
+      position += read;
+    }
+    return position;
+  } finally {
+    closeSync(source);
+  }
+}
+
+/** Finishes a compaction that died after its rename (step 4); safe without the lock, as lines copied twice are harmless. */
+export function finishRenamedCompaction(paths: CompactionPaths): void {
+  const marker = readMarker(paths);
+  if (marker && inode(paths.live) !== marker.liveIno) recoverCompaction(paths);
+}
+
+/**
+ * Finishes or undoes a compaction that died. Before its rename: the archive is cut back to its size before
+ * (only compaction writes it) and the new file dropped. After: step 4 is done again. Idempotent.
+ */
+export function recoverCompaction(paths: CompactionPaths): void {
+  const marker = readMarker(paths);
+  if (!marker) return;
+  try {
+    if (inode(paths.live) === marker.liveIno) {
+      if (existsSync(paths.archive) && statSync(paths.archive).size > marker.archiveBytes) truncateSync(paths.archive, marker.archiveBytes);
+      rmSync(paths.next, { force: true });
+    } else if (existsSync(paths.old) && marker.copiedUpTo !== undefined) {
+      const fd = openSync(paths.live, "a");
+      try {
+        copyTail(paths.old, marker.copiedUpTo, fd);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    rmSync(paths.old, { force: true });
+    rmSync(paths.marker, { force: true });
+  } catch (error) {
+    throw ioError("recover the interrupted compaction of", paths.live, error);
+  }
+}
+
+function lastActivity(message: MessageState): number {
+  const times = [message.sentAt, message.read?.at, message.resolved?.at, message.reminders.lastAt, message.replyBy].filter((time): time is string => time !== undefined);
+  return Math.max(...times.map((time) => Date.parse(time)));
+}
+
+/** Whether a message is done with and old enough to leave the live log. */
+function movable(message: MessageState, cutoff: number, now: number): boolean {
+  if (lastActivity(message) >= cutoff) return false;
+  if (message.resolved) return true;
+  if (message.replyBy !== undefined && Date.parse(message.replyBy) < now) return true;
+  return message.anticipation === "fyi" && message.read !== undefined;
+}
+
+function die(fault: CompactionFault | undefined, at: CompactionFault): void {
+  if (fault === at) process.kill(process.pid, "SIGKILL");
+}
+
+/** Compacts the mailbox log; the caller holds the log's lock (no deciding append runs meanwhile). */
+export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptions): CompactionResult {
+  const paths = compactionPaths(log.path);
+  recoverCompaction(paths);
+  const liveBytesBefore = log.identity()?.size ?? 0;
+  const archiveBefore = existsSync(paths.archive) ? statSync(paths.archive).size : 0;
+  const result: CompactionResult = { movedMessages: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveBefore };
+  if (liveBytesBefore === 0) return result;
+  // Pass 1: which messages move. Events about messages not in this log (none normally) stay.
+  const state = emptyState();
+  const scanned = log.scan(0, (entry) => applyEvent(state, entry.record, entry.offset, () => true));
+  const end = scanned.next;
+  const cutoff = options.now - options.retentionMs;
+  const moving = new Set<string>();
+  for (const message of Object.values(state.messages)) if (movable(message, cutoff, options.now)) moving.add(message.id);
+  result.movedMessages = moving.size;
+  if (moving.size === 0) return result;
+  writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! } satisfies Marker), { mode: FILE_MODE });
+  fsyncPath(paths.marker);
+  die(options.fault, "after-marker");
+  // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new file.
+  const archiveFd = openSync(paths.archive, "a", FILE_MODE);
+  const nextFd = openSync(paths.next, "w", FILE_MODE);
+  try {
+    const source = openSync(paths.live, "r");
+    const moved: Buffer[] = [];
+    const kept: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = () => {
+      for (const [fd, lines] of [[archiveFd, moved], [nextFd, kept]] as const) {
+        const data = Buffer.concat(lines);
+        let written = 0;
+        while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+        lines.length = 0;
+      }
+      pendingBytes = 0;
+    };
+    try {
+      const ids = new Map<number, string>();
+      log.scan(0, (entry) => ids.set(entry.offset, entry.record.id), { until: end });
+      let position = 0;
+      const buffer = Buffer.allocUnsafe(1024 * 1024);
+      let carry = Buffer.alloc(0);
+      while (position < end) {
+        const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
+        if (read === 0) break;
+        const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+        const dataStart = position - carry.length;
+        let index = 0;
+        for (;;) {
+          const newline = data.indexOf(0x0a, index);
+          if (newline < 0) break;
+          const line = data.subarray(index, newline + 1);
+          const id = ids.get(dataStart + index);
+          if (id !== undefined && moving.has(id)) {
+            moved.push(Buffer.from(line));
+            result.movedLines++;
+          } else {
+            kept.push(Buffer.from(line));
+            result.keptLines++;
+          }
+          pendingBytes += line.length;
+          index = newline + 1;
+        }
+        carry = Buffer.from(data.subarray(index));
+        position += read;
+        if (pendingBytes > 4 * 1024 * 1024) flush();
+      }
+      flush();
+    } finally {
+      closeSync(source);
+    }
+    fsyncSync(archiveFd);
+    die(options.fault, "after-archive");
+    // Step 3: lines appended since pass 1, then the swap. The old file stays linked until step 4.
+    const copiedUpTo = copyTail(paths.live, end, nextFd);
+    fsyncSync(nextFd);
+    rmSync(paths.old, { force: true });
+    linkSync(paths.live, paths.old);
+    writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)!, copiedUpTo } satisfies Marker), { mode: FILE_MODE });
+    fsyncPath(paths.marker);
+    renameSync(paths.next, paths.live);
+    fsyncPath(dirname(paths.live));
+    die(options.fault, "after-rename");
+  } finally {
+    closeSync(archiveFd);
+    closeSync(nextFd);
+  }
+  recoverCompaction(paths);
+  result.liveBytesAfter = log.identity()?.size ?? 0;
+  result.archiveBytes = statSync(paths.archive).size;
+  return result;
+}

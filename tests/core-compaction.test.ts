@@ -1,0 +1,148 @@
+// Compaction: finished messages older than the retention move to the archive, open ones never move,
+// status/bodies/threads/tail read the archive, a kill -9 at each step reads as before or after, and
+// senders running through compactions lose and duplicate nothing.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { tempPeerpost } from "./helpers/temp.js";
+import { collect, spawnFixture } from "./helpers/children.js";
+import { until } from "./helpers/poll.js";
+import { CLI } from "./helpers/mcp.js";
+import { spawn } from "node:child_process";
+import type { Peerpost } from "../core/peerpost.js";
+
+const DAY = 86_400_000;
+
+/** Old traffic (resolved, declined, read fyi, expired, and open requests), then recent traffic. */
+async function traffic(peerpost: Peerpost, clock: { now: number }): Promise<string[]> {
+  const { mailbox } = peerpost;
+  const ids: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    clock.now += 1000;
+    const [from, to] = i % 2 === 0 ? ["claude:a", "codex:b"] : ["codex:b", "claude:a"];
+    const kind = i % 5;
+    const { message } = await mailbox.send({
+      from, fromVerified: true, to, body: `old #${i}`,
+      anticipation: kind === 2 ? "fyi" : "reply",
+      ...(kind === 3 ? { replyBy: new Date(clock.now + 60_000).toISOString() } : {}),
+    });
+    ids.push(message.id);
+    if (kind === 0) ids.push((await mailbox.resolve({ id: message.id, by: to, resolution: "reply", text: `answer #${i}` })).reply!.id);
+    if (kind === 1) await mailbox.resolve({ id: message.id, by: to, resolution: "decline", text: "no" });
+    if (kind === 2) await mailbox.markRead(to, [message.id]);
+    // kind 4 stays an open request: it must never move.
+  }
+  clock.now += 40 * DAY;
+  for (let i = 0; i < 5; i++) ids.push((await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: `new #${i}`, anticipation: "reply" })).message.id);
+  return ids;
+}
+
+/** What a reader sees: each message's status, resolution and body, unread inboxes, and the tail from the start. */
+function observe(peerpost: Peerpost, ids: string[]): unknown {
+  const { mailbox } = peerpost;
+  const messages = ids.map((id) => {
+    const message = mailbox.find(id);
+    assert.ok(message, `message ${id} is found`);
+    return { id, status: mailbox.status(message), resolved: message.resolved ?? null, body: mailbox.body(message), thread: mailbox.thread(message.conversationId).map((m) => m.id) };
+  });
+  // Unread and still waiting on its recipient: what inboxes and hooks flag (finished messages may move out).
+  const unread = ["claude:a", "codex:b"].map((address) => mailbox.inbox(address).filter((entry) => !["replied", "declined", "done", "expired"].includes(entry.status)).map((entry) => entry.message.id));
+  const lines: string[] = [];
+  mailbox.scanArchive(({ record }) => lines.push(JSON.stringify(record)));
+  mailbox.log.scan(0, ({ record }) => lines.push(JSON.stringify(record)));
+  return { messages, unread, lines: lines.sort() };
+}
+
+function openIds(peerpost: Peerpost, ids: string[]): string[] {
+  return ids.filter((id) => {
+    const message = peerpost.mailbox.find(id)!;
+    return !message.resolved && !(message.replyBy !== undefined && Date.parse(message.replyBy) < peerpost.config.now()) && !(message.anticipation === "fyi" && message.read);
+  });
+}
+
+test("compaction moves finished old messages to the archive, keeps open ones, and every read stays the same", async (t) => {
+  const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const ids = await traffic(peerpost, clock);
+  const before = observe(reopen(), ids);
+  const stillOpen = openIds(reopen(), ids);
+  const result = await reopen().mailbox.compact();
+  assert.ok(result.movedMessages > 0);
+  assert.ok(result.liveBytesAfter < result.liveBytesBefore / 2, `live log ${result.liveBytesBefore} → ${result.liveBytesAfter}`);
+  assert.deepEqual(observe(reopen(), ids), before);
+  const live = readFileSync(join(stateDir, "mailbox.jsonl"), "utf8");
+  for (const id of stillOpen) assert.ok(live.includes(`"id":"${id}"`), `open message ${id} stays in the live log`);
+  // A second compaction has nothing to move; the views of a new process match.
+  assert.equal((await reopen().mailbox.compact()).movedMessages, 0);
+  assert.deepEqual(observe(reopen(), ids), before);
+});
+
+for (const fault of ["compact-after-marker", "compact-after-archive", "compact-after-rename"]) {
+  test(`a compaction killed (${fault}) reads as before or after, and the next one completes it`, async (t) => {
+    const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+    const ids = await traffic(peerpost, clock);
+    const before = observe(reopen(), ids);
+    const liveBefore = statSync(join(stateDir, "mailbox.jsonl")).size;
+    const killed = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_FAULT: fault }));
+    assert.equal(killed.signal, "SIGKILL", killed.stderr);
+    assert.deepEqual(observe(reopen(), ids), before, "reads as before or after");
+    const done = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30" }));
+    assert.equal(done.code, 0, done.stderr);
+    assert.deepEqual(observe(reopen(), ids), before);
+    assert.ok(statSync(join(stateDir, "mailbox.jsonl")).size < liveBefore / 2);
+  });
+}
+
+test("senders running through repeated compactions lose and duplicate nothing", { timeout: 120_000 }, async (t) => {
+  const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  await traffic(peerpost, clock);
+  const senders = Array.from({ length: 4 }, (_, i) => collect(spawnFixture("append-worker", [stateDir, `claude:s${i}`, "codex:sink", "150"])));
+  for (let round = 0; round < 3; round++) {
+    const compaction = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now + round * DAY), PEERPOST_RETENTION_DAYS: "30" }));
+    assert.equal(compaction.code, 0, compaction.stderr);
+  }
+  const results = await Promise.all(senders);
+  const acknowledged = results.flatMap((result) => {
+    assert.equal(result.code, 0, result.stderr);
+    return result.stdout.trim().split("\n");
+  });
+  assert.equal(acknowledged.length, 600);
+  const inbox = reopen().mailbox.inbox("codex:sink").map((entry) => entry.message.id);
+  assert.equal(inbox.length, 600);
+  assert.deepEqual(new Set(inbox), new Set(acknowledged));
+});
+
+test("a process compacts by itself once the live log passes PEERPOST_COMPACT_AT_BYTES", async (t) => {
+  const { peerpost, clock, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "1", PEERPOST_COMPACT_AT_BYTES: "65536" });
+  const { mailbox } = peerpost;
+  for (let i = 0; i < 40; i++) {
+    const { message } = await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "x".repeat(2000), anticipation: "reply" });
+    await mailbox.resolve({ id: message.id, by: "codex:b", resolution: "done" });
+  }
+  clock.now += 2 * DAY;
+  const live = join(stateDir, "mailbox.jsonl");
+  const before = statSync(live).size;
+  assert.ok(before > 65536);
+  await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "the one past the size" });
+  await until(() => statSync(live).size < before / 10, 10_000, "the automatic compaction");
+  assert.deepEqual(mailbox.inbox("codex:b").map((entry) => entry.body), ["the one past the size"]);
+});
+
+test("peerpost compact --json reports what moved, and tail --from-start still prints the archived messages", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t);
+  const ids = await traffic(peerpost, clock);
+  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  const run = (...args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] }));
+  const result = await run("compact", "--json");
+  assert.equal(result.code, 0, result.stderr);
+  const report = JSON.parse(result.stdout) as { ok: boolean; movedMessages: number; liveBytesAfter: number; liveBytesBefore: number; retentionDays: number };
+  assert.equal(report.ok, true);
+  assert.equal(report.retentionDays, 30);
+  assert.ok(report.movedMessages > 0 && report.liveBytesAfter < report.liveBytesBefore);
+  const tail = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let printed = "";
+  tail.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+  await until(() => ids.every((id) => printed.includes(`"id": "${id}"`)), 10_000, "every message, archived or live, in tail --from-start");
+  tail.kill("SIGINT");
+  await collect(tail);
+});
