@@ -6,7 +6,9 @@ import { monotonicFactory } from "ulid";
 const newId = monotonicFactory();
 const KINDS = ["claude", "codex", "copilot", "grok"];
 
-export function generateMailbox(path, { messages, recipients = 1000, pendingFor }) {
+/** `openCount`: leave only that many messages unresolved (evenly spread) instead of every tenth. */
+export function generateMailbox(path, { messages, recipients = 1000, pendingFor, openCount }) {
+  const openEvery = openCount === undefined ? 10 : Math.max(1, Math.floor(messages / openCount));
   const fd = openSync(path, "w", 0o600);
   const start = Date.parse("2026-06-01T00:00:00Z");
   let buffer = [];
@@ -24,7 +26,7 @@ export function generateMailbox(path, { messages, recipients = 1000, pendingFor 
     const from = `${KINDS[(i + 1) % 4]}:session-${(i * 7 + 3) % recipients}`;
     const anticipation = i % 3 === 0 ? "fyi" : "reply";
     buffer.push(JSON.stringify({ v: 1, type: "msg", id, from, fromVerified: true, to, sentAt: at, anticipation, conversationId: id, hop: 1, body: `message ${i}: please look at src/module-${i % 97}.ts and tell me what you think of the change` }) + "\n");
-    if (i % 10 !== 9) {
+    if (i % openEvery !== openEvery - 1) {
       buffer.push(JSON.stringify({ v: 1, type: "read", id, by: to, at }) + "\n");
       buffer.push(JSON.stringify({ v: 1, type: "resolved", id, resolution: "done", by: to, at }) + "\n");
     }

@@ -1,0 +1,204 @@
+// Storage rows of `npm run bench`: SQLite WAL baseline, sends through 8 MCP servers, new sessions on a
+// large log, compaction, and server RSS as the log grows. Each row is a ratio to a baseline measured in
+// the same run, with its method printed beside it. Large logs are generated here, in the bench's temp dir.
+import { spawn } from "node:child_process";
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { generateMailbox } from "./mailbox-generator.mjs";
+
+const LINE = Buffer.from(JSON.stringify({ v: 1, type: "msg", body: "x".repeat(200) }) + "\n");
+
+/** One raw loop of whole-line appends, each fsynced: the floor a durable append cannot beat alone. */
+export function rawAppendRate(path, count) {
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) {
+    const fd = openSync(path, "a", 0o600);
+    writeSync(fd, LINE);
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+  return count / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+/** 8 processes, each committing `perWriter` single-row transactions to one SQLite file in WAL mode, synchronous=FULL. */
+async function sqliteRate(dir, perWriter) {
+  const require = createRequire(import.meta.url);
+  let Database;
+  try {
+    Database = require("better-sqlite3");
+  } catch {
+    return undefined;
+  }
+  const path = join(dir, "baseline.sqlite");
+  const setup = new Database(path);
+  setup.pragma("journal_mode = WAL");
+  setup.exec("CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY, line TEXT NOT NULL)");
+  setup.close();
+  const script = `
+    const Database = require(${JSON.stringify(require.resolve("better-sqlite3"))});
+    const db = new Database(${JSON.stringify(path)}, { timeout: 60000 });
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    const insert = db.prepare("INSERT INTO log (line) VALUES (?)");
+    const line = ${JSON.stringify(LINE.toString())};
+    for (let i = 0; i < ${perWriter}; i++) insert.run(line);
+    db.close();`;
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: 8 }, () => new Promise((resolve) => spawn(process.execPath, ["-e", script], { stdio: "inherit" }).on("close", resolve))));
+  return (8 * perWriter) / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+export async function benchSqlite({ work, report }) {
+  console.error("\nSQLite baseline: 8 processes × 250 commits (WAL, synchronous=FULL, one row each) vs one raw append+fsync loop of 2000 lines");
+  const dir = join(work, "sqlite");
+  mkdirSync(dir, { recursive: true });
+  const sqlite = await sqliteRate(dir, 250);
+  if (sqlite === undefined) {
+    console.error("  better-sqlite3 is not installed (a dev dependency); row skipped");
+    return undefined;
+  }
+  const raw = rawAppendRate(join(dir, "raw.jsonl"), 2000);
+  report("SQLite WAL FULL commits/s (8 processes)", sqlite, "raw appends/s", raw);
+  return sqlite;
+}
+
+async function connectServers(root, stateDir, count, env) {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const client = new Client({ name: "bench", version: "1" });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(root, "dist/cli.mjs"), "serve"], env: { ...env, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: `claude:server-${i}` }, stderr: "ignore" }));
+      return client;
+    }),
+  );
+}
+
+/** Calls/s when every client makes `perClient` calls back to back, all clients at once. */
+async function callRate(clients, perClient, call) {
+  const started = process.hrtime.bigint();
+  await Promise.all(clients.map(async (client, i) => {
+    for (let n = 0; n < perClient; n++) await call(client, i, n);
+  }));
+  return (clients.length * perClient) / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+export async function benchMcpSends({ root, work, report }) {
+  console.error("\n8 MCP servers (dist/cli.mjs serve), each sent 100 `message` calls by its own client, all at once, vs the same servers answering 100 calls each refused for their arguments (the protocol's ceiling)");
+  const stateDir = join(work, "mcp");
+  const clients = await connectServers(root, stateDir, 8, { ...process.env, HOME: work });
+  try {
+    // The recipient must be known: one server registers it by its first call.
+    await clients[0].callTool({ name: "health", arguments: {} });
+    for (const client of clients) await client.callTool({ name: "health", arguments: {} });
+    const refused = await callRate(clients, 100, async (client) => {
+      const result = await client.callTool({ name: "message", arguments: { to: "claude:server-0", message: "x", bogus: 1 } });
+      if (!result.isError) throw new Error("the refused call was accepted");
+    });
+    const sends = await callRate(clients, 100, async (client, i, n) => {
+      const result = await client.callTool({ name: "message", arguments: { to: `claude:server-${(i + 1) % 8}`, message: `bench ${i}/${n}` } });
+      if (result.isError) throw new Error(`send failed: ${JSON.stringify(result.structuredContent)}`);
+    });
+    report("MCP sends/s (8 servers)", sends, "refused calls/s", refused);
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+  }
+}
+
+/** A generated log with one pending request for each of `count` sessions peerpost has never seen. */
+function prepareNewSessions(work, size, count) {
+  const home = join(work, `new-${size}`);
+  const stateDir = join(home, ".peerpost");
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const log = join(stateDir, "mailbox.jsonl");
+  const started = Date.now();
+  generateMailbox(log, { messages: size, pendingFor: "claude:bench-me" });
+  const lines = [];
+  for (let i = 0; i < count; i++) {
+    const id = `01NEWSESS${String(i).padStart(3, "0")}${"0".repeat(14)}`;
+    lines.push(JSON.stringify({ v: 1, type: "msg", id, from: "codex:bench-peer", fromVerified: true, to: `claude:new-${i}`, sentAt: "2026-06-01T00:00:00.000Z", anticipation: "reply", conversationId: id, hop: 1, body: "for a new session" }) + "\n");
+  }
+  appendFileSync(log, lines.join(""));
+  console.error(`  generated ${size} messages (${(statSync(log).size / 1e6).toFixed(0)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { home, stateDir };
+}
+
+export async function benchNewSessions({ root, work, size, runs, report, timeProcess, median, openPeerpost }) {
+  console.error(`\nnew sessions on a ${size}-message log: SessionStart and then the first UserPromptSubmit of a session peerpost never saw (one pending request each), whole hook processes, vs bare node -e 0 (${runs} sessions, interleaved)`);
+  const { home, stateDir } = prepareNewSessions(work, size, runs);
+  try {
+    const env = { PATH: process.env.PATH, HOME: home };
+    // The explicit rebuild: the one step that reads the whole log, done once (peerpost compact does it too).
+    const indexStarted = Date.now();
+    openPeerpost({ env: { ...env, PEERPOST_HOME: stateDir }, home }).mailbox.indexAll();
+    console.error(`  index built once in ${((Date.now() - indexStarted) / 1000).toFixed(1)} s`);
+    const hook = join(root, "dist/claude-code/hooks.cjs");
+    const base = [];
+    const starts = [];
+    const prompts = [];
+    const rss = [];
+    for (let i = 0; i < runs; i++) {
+      base.push(timeProcess(process.execPath, ["-e", "0"], { env }).elapsed);
+      const sessionId = `new-${i}`;
+      const start = timeProcess(process.execPath, [hook, "session-start"], { input: JSON.stringify({ session_id: sessionId, hook_event_name: "SessionStart", source: "startup", cwd: work }), env });
+      if (!start.stdout.includes("1 new message")) throw new Error(`SessionStart did not flag the pending request: ${start.stdout}`);
+      const prompt = timeProcess(process.execPath, [hook, "user-prompt"], { input: JSON.stringify({ session_id: sessionId, hook_event_name: "UserPromptSubmit", prompt: "hi" }), env });
+      if (!prompt.stdout.includes("1 new message")) throw new Error(`the first prompt did not flag the pending request: ${prompt.stdout}`);
+      starts.push(start.elapsed);
+      prompts.push(prompt.elapsed);
+      rss.push(start.rss, prompt.rss);
+    }
+    report(`new session SessionStart ${size} ms`, median(starts), "node -e 0 median ms", median(base), `(peak RSS ${Math.max(...rss)} KiB)`);
+    report(`new session first prompt ${size} ms`, median(prompts), "node -e 0 median ms", median(base));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export async function benchCompaction({ root, work, size, report, timeProcess }) {
+  console.error(`\ncompaction: ${size} resolved messages older than the retention and 1000 open ones; live log size after \`peerpost compact\` vs before (one run, whole process)`);
+  const home = join(work, `compact-${size}`);
+  const stateDir = join(home, ".peerpost");
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const log = join(stateDir, "mailbox.jsonl");
+  try {
+    generateMailbox(log, { messages: size, pendingFor: "claude:bench-me", openCount: 1000 });
+    const before = statSync(log).size;
+    const env = { PATH: process.env.PATH, HOME: home, PEERPOST_NOW: "2030-01-01T00:00:00Z" };
+    const run = timeProcess(process.execPath, [join(root, "dist/cli.mjs"), "compact", "--json"], { env });
+    if (run.status !== 0) throw new Error(`compact failed: ${run.stdout}`);
+    const after = statSync(log).size;
+    report(`compaction ${size} live bytes after`, after, "live bytes before", before, `(${(run.elapsed / 1000).toFixed(1)} s, peak RSS ${(run.rss / 1024).toFixed(0)} MB, archive ${(statSync(join(stateDir, "mailbox.archive.jsonl")).size / 1e6).toFixed(0)} MB; target < 0.05×)`);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function rssKiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+}
+
+export async function benchServerRss({ root, work, report }) {
+  console.error("\nserver RSS as the log grows: one server (dist/cli.mjs serve) sends 4 × 1500 messages, VmRSS after the first and the last batch");
+  const stateDir = join(work, "rss");
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, "dist/cli.mjs"), "serve"], env: { ...process.env, HOME: work, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:rss" }, stderr: "ignore" });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(transport);
+  try {
+    await client.callTool({ name: "health", arguments: {} });
+    const samples = [];
+    for (let batch = 0; batch < 4; batch++) {
+      for (let n = 0; n < 1500; n++) await client.callTool({ name: "message", arguments: { to: "claude:rss", message: `to self ${batch}/${n}`, allowSelf: true } });
+      samples.push({ rss: rssKiB(transport.pid), bytes: statSync(join(stateDir, "mailbox.jsonl")).size });
+    }
+    const first = samples[0];
+    const last = samples.at(-1);
+    report("server RSS KiB, log grown 4×", last.rss, "RSS KiB after the first quarter", first.rss, `(log ${(first.bytes / 1e6).toFixed(1)} → ${(last.bytes / 1e6).toFixed(1)} MB)`);
+  } finally {
+    await client.close();
+  }
+}
