@@ -58,7 +58,7 @@ async function benchAppend() {
   const durable = 2000 / ((Date.now() - started) / 1000);
   const rawRate = rawAppendRate(join(work, "raw.jsonl"), 2000);
   report("durable sends/s (8 processes)", durable, "raw appends/s", rawRate, "(target ≥ 1.0×)");
-  return durable;
+  return { durable, raw: rawRate };
 }
 
 function prepareMailbox(size) {
@@ -236,9 +236,9 @@ async function benchUi() {
 }
 
 try {
-  const durable = only.has("append") ? await benchAppend() : undefined;
-  const sqlite = only.has("sqlite") ? await benchSqlite({ work, report }) : undefined;
-  if (durable !== undefined && sqlite !== undefined) report("durable sends/s (8 processes)", durable, "SQLite WAL FULL commits/s", sqlite, "(same run; target ≥ 2×)");
+  const append = only.has("append") ? await benchAppend() : undefined;
+  const sqlite = only.has("sqlite") ? await benchSqlite({ work, report, raw: append?.raw }) : undefined;
+  if (append !== undefined && sqlite !== undefined) report("durable sends/s (8 processes)", append.durable, "SQLite WAL FULL commits/s", sqlite, "(same run; target ≥ 2×)");
   if (only.has("ui")) await benchUi();
   if (only.has("mcp")) await benchMcpSends({ root, work, report });
   if (only.has("server")) await benchServer();
