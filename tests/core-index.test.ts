@@ -9,6 +9,7 @@ import { tempPeerpost } from "./helpers/temp.js";
 import { MailboxView } from "../core/view.js";
 import { tailFingerprint } from "../core/cache.js";
 import type { Peerpost } from "../core/peerpost.js";
+import { changeRole, ROLES_SCOPE } from "../core/roles.js";
 
 const ADDRESSES = ["claude:a", "codex:b", "copilot:c", "grok:d"];
 
@@ -37,9 +38,14 @@ function folded(peerpost: Peerpost, scope: string): MailboxView {
 test("views started from the index equal views folded from the whole log, and read only the tail after it", async (t) => {
   const { peerpost, stateDir, clock, reopen } = tempPeerpost(t);
   await traffic(peerpost, 120, clock);
+  // Role events and role mail belong to every view: a handover moves mail to an address that never had it.
+  for (const address of ADDRESSES) await peerpost.sessions.register({ host: "claude-code", address, sessionId: address.split(":")[1]!, source: "startup", roles: [] });
+  await changeRole(peerpost, { role: "reviewer", holder: "codex:b", by: "claude:a" });
+  await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", via: "role:reviewer", body: "review this", anticipation: "reply" });
+  await changeRole(peerpost, { role: "reviewer", holder: "grok:d", by: "claude:a" });
   assert.ok(reopen().mailbox.indexAll()! > 0);
   await traffic(peerpost, 17, clock);
-  for (const address of ADDRESSES) {
+  for (const address of [...ADDRESSES, ROLES_SCOPE]) {
     const tailStart = reopen().mailbox.index.lookup(address)!.covered;
     rmSync(join(stateDir, "cache"), { recursive: true, force: true });
     const fresh = reopen();
@@ -55,7 +61,9 @@ test("views started from the index equal views folded from the whole log, and re
     assert.deepEqual(viaMailbox.state, folded(fresh, address).state, address);
   }
   const stranger = reopen().mailbox.view("claude:never-seen");
-  assert.deepEqual(stranger.state.messages, {});
+  // It has no mail of its own; role mail is in every view.
+  assert.deepEqual(stranger.state, folded(reopen(), "claude:never-seen").state);
+  assert.ok(Object.values(stranger.state.messages).every((message) => message.via === "role:reviewer"));
   assert.equal(stranger.fromIndex, true);
 });
 
