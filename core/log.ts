@@ -94,8 +94,11 @@ export class JsonlLog<T> {
     }
   }
 
-  /** Appends records that depend on nothing: no lock; returns once they are durable. */
-  async append(records: T[]): Promise<LogEntry<T>[]> {
+  /**
+   * Appends records that depend on nothing: no lock; returns once they are durable, or with `syncLater`
+   * once they are written (readable by everyone), leaving the fsync to the kernel's own write-back.
+   */
+  async append(records: T[], options: { syncLater?: boolean } = {}): Promise<LogEntry<T>[]> {
     if (records.length === 0) return [];
     const data = this.encode(records);
     const fd = this.openForAppend();
@@ -103,10 +106,10 @@ export class JsonlLog<T> {
       const start = fstatSync(fd).size;
       this.write(fd, data);
       const entries = this.locate(fd, start, data, records);
-      this.sync(fd);
+      if (!options.syncLater) this.sync(fd);
       // A compaction replaced the file after this one was opened: write the lines again into the live one
       // (a compaction that copied them too leaves a duplicate, which every fold ignores).
-      if (this.replaced(fd)) return await this.append(records);
+      if (this.replaced(fd)) return await this.append(records, options);
       return entries;
     } finally {
       closeSync(fd);

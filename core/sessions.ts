@@ -40,9 +40,10 @@ export class Sessions {
     return this.store.log;
   }
 
-  async register(input: SessionInput): Promise<SessionRecord> {
+  /** `eventual`: return once written, not fsynced (a hook's registration, which the session's server repeats at start). */
+  async register(input: SessionInput, options: { eventual?: boolean } = {}): Promise<SessionRecord> {
     const record: SessionRecord = { v: 1, type: "session", at: new Date(this.now()).toISOString(), writerPid: process.pid, ...input };
-    await this.store.append([{ record, scopes: [record.address] }]);
+    await this.store.append([{ record, scopes: [record.address] }], options.eventual ? { durability: "eventual" } : {});
     return record;
   }
 

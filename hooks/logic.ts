@@ -51,6 +51,7 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
     const peerpost = openPeerpost({ env, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS });
     const hostPid = findAncestor((info) => dialect.isHostProcess(info))?.pid;
     const source = SESSION_SOURCES.find((known) => known === input.source) ?? "startup";
+    // Readable by everyone at once, but not fsynced within the hook's budget: the session's server registers it durably.
     await peerpost.sessions.register({
       host: dialect.host,
       address,
@@ -59,7 +60,7 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
       ...(input.cwd !== undefined ? { cwd: input.cwd } : {}),
       source,
       roles: peerpost.config.roles,
-    });
+    }, { eventual: true });
     captureHostEnv(peerpost.stateDir.path, address, hostPid, env);
     const note = mailNote({ unread: (await pending(peerpost, address, via)).unread, reminders: [] });
     const stdout = note === undefined ? undefined : dialect.context(event, note);

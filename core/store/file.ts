@@ -5,7 +5,7 @@ import { watch as watchFs } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { JsonlLog, type LogEntry, type LogOptions, type RecordSchema, type ScanResult } from "../log.js";
 import { PeerpostError } from "../errors.js";
-import type { AppendItem, AppendOutcome, Decision, DecideContext, Position, ReadLimits, ReadResult, Store, StoreStats, StoredRecord, Visit } from "./types.js";
+import type { AppendItem, AppendOptions, AppendOutcome, Decision, DecideContext, Position, ReadLimits, ReadResult, Store, StoreStats, StoredRecord, Visit } from "./types.js";
 
 /** Which scopes a record belongs to, for stores that derive them on a scoped read (the file store). */
 export type ScopeFilter<T> = (scope: string) => (record: T) => boolean;
@@ -49,8 +49,8 @@ export class FileStore<T> implements Store<T> {
     this.log = new JsonlLog(join(stateDir, `${name}.jsonl`), schema, options);
   }
 
-  async append(items: AppendItem<T>[]): Promise<AppendOutcome<T>> {
-    const entries = await this.log.append(items.map((item) => item.record));
+  async append(items: AppendItem<T>[], options: AppendOptions = {}): Promise<AppendOutcome<T>> {
+    const entries = await this.log.append(items.map((item) => item.record), options.durability === "eventual" ? { syncLater: true } : {});
     return { entries: entries.map(stored) };
   }
 

@@ -56,6 +56,16 @@ export interface AppendItem<T> {
   scopes?: readonly string[];
 }
 
+export interface AppendOptions {
+  /**
+   * "acknowledged" (the default): resolve once the records are durable. "eventual": resolve once they are
+   * written and readable by every reader, durable soon after; for records a power cut may lose at no cost
+   * to anything acknowledged (a session registration that its server repeats at start). A backend may
+   * always make them durable first.
+   */
+  durability?: "acknowledged" | "eventual";
+}
+
 export interface DecideContext<T> {
   /** The end of the log as the decision sees it: nothing before it can change while it decides. */
   end: Position;
@@ -94,7 +104,7 @@ export interface Store<T> {
   readonly origin: Position;
 
   /** Appends records that depend on nothing: no exclusion, one durable write shared with other writers. */
-  append(items: AppendItem<T>[]): Promise<AppendOutcome<T>>;
+  append(items: AppendItem<T>[], options?: AppendOptions): Promise<AppendOutcome<T>>;
   /** Appends what `decide` returns, deciding under the backend's exclusion; see the contract above. */
   appendDeciding(decide: (context: DecideContext<T>) => Decision<T> | Promise<Decision<T>>): Promise<AppendOutcome<T>>;
 
