@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateMailbox } from "./bench/mailbox-generator.mjs";
-import { benchCompaction, benchMcpSends, benchNewSessions, benchServerRss, benchSqlite, rawAppendRate } from "./bench/storage.mjs";
+import { benchCompaction, benchMcpSends, benchNewSessions, benchServerRss, benchSqlite, rawAppendRate, timeFromGo } from "./bench/storage.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
@@ -48,14 +48,11 @@ function timeProcess(command, commandArgs, { input, env } = {}) {
 }
 
 async function benchAppend() {
-  console.error("\nappend: 8 processes × 250 durable sends (group commit: no lock, one O_APPEND write, own fsync before the ack) vs one raw append+fsync loop of 2000 lines");
+  console.error("\nappend: 8 processes × 250 durable sends (group commit: no lock, one O_APPEND write, own fsync before the ack; timed from a start signal, after each opened the store) vs one raw append+fsync loop of 2000 lines");
   const stateDir = join(work, "append");
-  const worker = join(root, ".build/tests/fixtures/append-worker.js");
-  const started = Date.now();
-  await Promise.all(
-    Array.from({ length: 8 }, (_, i) => new Promise((resolve) => spawn(process.execPath, [worker, stateDir, `claude:w${i}`, "codex:sink", "250"], { env: { ...process.env, HOME: work } }).on("close", resolve))),
-  );
-  const durable = 2000 / ((Date.now() - started) / 1000);
+  const worker = join(root, "scripts/bench/send-worker.mjs");
+  const seconds = await timeFromGo(work, Array.from({ length: 8 }, (_, i) => [worker, join(root, ".build/core/peerpost.js"), stateDir, `claude:w${i}`, "codex:sink", "250"]));
+  const durable = 2000 / seconds;
   const rawRate = rawAppendRate(join(work, "raw.jsonl"), 2000);
   report("durable sends/s (8 processes)", durable, "raw appends/s", rawRate, "(target ≥ 1.0×)");
   return { durable, raw: rawRate };

@@ -2,12 +2,32 @@
 // large log, compaction, and server RSS as the log grows. Each row is a ratio to a baseline measured in
 // the same run, with its method printed beside it. Large logs are generated here, in the bench's temp dir.
 import { spawn } from "node:child_process";
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { generateMailbox } from "./mailbox-generator.mjs";
 
 const LINE = Buffer.from(JSON.stringify({ v: 1, type: "msg", body: "x".repeat(200) }) + "\n");
+
+/**
+ * Runs `count` workers (node -e scripts or module paths with args) that print "ready" once started,
+ * then wait for a go file; returns the seconds from go to the last one's exit. Start-up is not measured.
+ */
+export async function timeFromGo(dir, workers) {
+  const go = join(dir, `go-${Date.now()}`);
+  let started;
+  const ready = [];
+  const done = workers.map((args) => new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...args, go], { stdio: ["ignore", "pipe", "inherit"] });
+    ready.push(new Promise((ok) => child.stdout.on("data", (chunk) => chunk.toString().includes("ready") && ok())));
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`bench worker exited ${code}`))));
+  }));
+  await Promise.all(ready);
+  started = process.hrtime.bigint();
+  writeFileSync(go, "");
+  await Promise.all(done);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
 
 /** One raw loop of whole-line appends, each fsynced: the floor a durable append cannot beat alone. */
 export function rawAppendRate(path, count) {
@@ -37,20 +57,26 @@ async function sqliteRate(dir, perWriter) {
   setup.close();
   const script = `
     const Database = require(${JSON.stringify(require.resolve("better-sqlite3"))});
+    const { existsSync } = require("node:fs");
     const db = new Database(${JSON.stringify(path)}, { timeout: 60000 });
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
     const insert = db.prepare("INSERT INTO log (line) VALUES (?)");
     const line = ${JSON.stringify(LINE.toString())};
-    for (let i = 0; i < ${perWriter}; i++) insert.run(line);
-    db.close();`;
-  const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: 8 }, () => new Promise((resolve) => spawn(process.execPath, ["-e", script], { stdio: "inherit" }).on("close", resolve))));
-  return (8 * perWriter) / (Number(process.hrtime.bigint() - started) / 1e9);
+    insert.run(line);
+    process.stdout.write("ready\\n");
+    const go = process.argv.at(-1);
+    (async () => {
+      while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 1));
+      for (let i = 0; i < ${perWriter}; i++) insert.run(line);
+      db.close();
+    })();`;
+  const seconds = await timeFromGo(dir, Array.from({ length: 8 }, () => ["-e", script]));
+  return (8 * perWriter) / seconds;
 }
 
 export async function benchSqlite({ work, report, raw }) {
-  console.error("\nSQLite baseline: 8 processes × 250 commits (WAL, synchronous=FULL, one row each) vs the raw append+fsync loop of 2000 lines measured for the append row");
+  console.error("\nSQLite baseline: 8 processes × 250 commits (WAL, synchronous=FULL, one row each; timed from a start signal, after each opened the database) vs the raw append+fsync loop of 2000 lines measured for the append row");
   const dir = join(work, "sqlite");
   mkdirSync(dir, { recursive: true });
   const sqlite = await sqliteRate(dir, 250);
@@ -181,23 +207,29 @@ function rssKiB(pid) {
 }
 
 export async function benchServerRss({ root, work, report }) {
-  console.error("\nserver RSS as the log grows: one server (dist/cli.mjs serve) sends 4 × 1500 messages, VmRSS after the first and the last batch");
+  console.error("\nserver RSS as the log grows: one server (dist/cli.mjs serve) answering `read` while other sessions' mail grows the log by 4 × 25k messages; VmRSS after the first and the last batch");
   const stateDir = join(work, "rss");
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const log = join(stateDir, "mailbox.jsonl");
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, "dist/cli.mjs"), "serve"], env: { ...process.env, HOME: work, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:rss" }, stderr: "ignore" });
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(transport);
   try {
-    await client.callTool({ name: "health", arguments: {} });
     const samples = [];
     for (let batch = 0; batch < 4; batch++) {
-      for (let n = 0; n < 1500; n++) await client.callTool({ name: "message", arguments: { to: "claude:rss", message: `to self ${batch}/${n}`, allowSelf: true } });
-      samples.push({ rss: rssKiB(transport.pid), bytes: statSync(join(stateDir, "mailbox.jsonl")).size });
+      const part = join(work, `rss-part-${batch}.jsonl`);
+      generateMailbox(part, { messages: 25_000, pendingFor: "claude:rss" });
+      appendFileSync(log, readFileSync(part));
+      rmSync(part);
+      const result = await client.callTool({ name: "read", arguments: {} });
+      if (result.isError) throw new Error(`read failed: ${JSON.stringify(result.structuredContent)}`);
+      samples.push({ rss: rssKiB(transport.pid), bytes: statSync(log).size });
     }
     const first = samples[0];
     const last = samples.at(-1);
-    report("server RSS KiB, log grown 4×", last.rss, "RSS KiB after the first quarter", first.rss, `(log ${(first.bytes / 1e6).toFixed(1)} → ${(last.bytes / 1e6).toFixed(1)} MB)`);
+    report("server RSS KiB, log grown 4×", last.rss, "RSS KiB after the first quarter", first.rss, `(log ${(first.bytes / 1e6).toFixed(0)} → ${(last.bytes / 1e6).toFixed(0)} MB of other sessions' mail; target flat)`);
   } finally {
     await client.close();
   }
