@@ -45,6 +45,8 @@ export function parseCommandLine(command: Command, argv: string[]): Parsed {
     if (spec.choices && !spec.choices.includes(value)) throw fail(`--${name} must be one of ${spec.choices.join(", ")}, not ${JSON.stringify(value)}${didYouMean(value, spec.choices)}`);
     flags[name] = value;
   }
+  // Asking for help is never a usage mistake, whatever else the line lacks.
+  if (flags.help) return { flags, args };
   if (args.length < command.args.min) throw fail(`needs ${command.args.name}`);
   if (args.length > command.args.max)
     throw fail(command.args.max === 0 ? `takes no arguments (got ${JSON.stringify(args[0])})` : `takes at most ${command.args.max} argument${command.args.max === 1 ? "" : "s"} (${command.args.name}), got ${args.length}`);

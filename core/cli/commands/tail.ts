@@ -10,7 +10,7 @@ function line(record: MailboxEvent): string {
   const at = record.type === "msg" ? record.sentAt : record.at;
   if (record.type === "msg") {
     const preview = record.body.length > PREVIEW_CHARS ? `${record.body.slice(0, PREVIEW_CHARS - 1)}…` : record.body;
-    return `${at}  msg ${record.id} ${record.from} → ${record.to} [${record.anticipation}] ${visible(preview)}`;
+    return `${at}  msg ${record.id} ${record.from} → ${record.to} [${record.anticipation}] "${visible(preview)}"`;
   }
   if (record.type === "resolved") return `${at}  resolved ${record.id} ${record.resolution} by ${record.by}`;
   if (record.type === "role") return `${at}  role ${record.role} → ${record.holder ?? "nobody"} by ${record.by}${record.procedure ? ` (procedure ${record.procedure.version.slice(0, 12)})` : ""}`;
