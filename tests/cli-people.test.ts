@@ -239,16 +239,20 @@ test("a server with an address registers at start, and one told to stop right af
   }
   const registered = readFileSync(join(home, "state", "sessions.jsonl"), "utf8");
   for (let round = 0; round < 8; round++) assert.match(registered, new RegExp(`"address":"claude:quick-${round}"`));
-  // A server that keeps running is listed before any tool call.
-  const child = spawn(process.execPath, [CLI, "serve"], { env: { PATH: "/usr/bin:/bin", ...env, PEERPOST_ADDRESS: "claude:fresh" }, stdio: ["pipe", "pipe", "pipe"] });
-  const done = collect(child);
-  child.stdin!.write(initialize);
-  let listed = false;
-  for (let tries = 0; tries < 100 && !listed; tries++) {
-    listed = (await run(env, ["agents"])).stdout.includes("claude:fresh");
-    if (!listed) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Servers that keep running are listed before any tool call: one given its address, one whose host names the session in its environment.
+  const servers = [
+    spawn(process.execPath, [CLI, "serve"], { env: { PATH: "/usr/bin:/bin", ...env, PEERPOST_ADDRESS: "claude:fresh" }, stdio: ["pipe", "pipe", "pipe"] }),
+    spawn(process.execPath, [CLI, "serve", "--host", "copilot"], { env: { PATH: "/usr/bin:/bin", ...env, COPILOT_AGENT_SESSION_ID: "fresh-copilot" }, stdio: ["pipe", "pipe", "pipe"] }),
+  ];
+  const done = servers.map((child) => collect(child));
+  for (const child of servers) child.stdin!.write(initialize);
+  let listed = "";
+  for (let tries = 0; tries < 100 && !(listed.includes("claude:fresh") && listed.includes("copilot:fresh-copilot")); tries++) {
+    listed = (await run(env, ["agents"])).stdout;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  child.stdin!.end();
-  await done;
-  assert.ok(listed, "the fresh server shows in agents before its first tool call");
+  for (const child of servers) child.stdin!.end();
+  await Promise.all(done);
+  assert.match(listed, /claude:fresh /, "the fresh server shows in agents before its first tool call");
+  assert.match(listed, /copilot:fresh-copilot +copilot /);
 });
