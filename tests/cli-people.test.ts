@@ -89,7 +89,7 @@ test("inbox and status speak prose: sender, time, status, visible text, history,
   assert.equal(status.code, 0, status.stderr);
   assert.doesNotMatch(status.stdout, /null|\{"/);
   assert.match(status.stdout, /status replied/);
-  assert.match(status.stdout, /History\n  .* sent by claude:alice\n  .* resolved reply/);
+  assert.match(status.stdout, /History\n  .* sent by claude:alice\n  .* resolved: replied by codex:bob, answer [0-9A-Z]{26}\n/);
   assert.match(status.stdout, /Conversation [0-9A-Z]{26} \(2 messages\)\n→  /);
   assert.match(status.stdout, /codex:bob → claude:alice +fyi/);
   const raw = JSON.parse((await run(env, ["status", id, "--json"])).stdout) as { message: { resolved: { resolution: string }; history: unknown[] }; thread: unknown[] };

@@ -3,6 +3,7 @@ import { PeerpostError } from "../../errors.js";
 import { messageHistory } from "../../history.js";
 import { HINTS } from "../../hints.js";
 import type { Peerpost } from "../../peerpost.js";
+import type { MessageState } from "../../fold.js";
 import { describeMessage } from "../../server/projection.js";
 import { visible } from "../../visible.js";
 import { defineCommand } from "../command.js";
@@ -27,6 +28,13 @@ function summary(peerpost: Peerpost, json: boolean): number {
         (counts.length === 0 ? "no sessions registered yet\n" : table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS", "LAST WAKE"], ...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open), row.lastWake ? `${row.lastWake.state}${row.lastWake.reason ? `: ${row.lastWake.reason}` : ""}` : ""])])),
     );
   return 0;
+}
+
+/** "resolved: replied by codex:b, answer 01…": the outcome in the words `status` uses. */
+function resolvedLine(message: MessageState): string {
+  const resolved = message.resolved!;
+  const outcome = resolved.resolution === "reply" ? "replied" : resolved.resolution === "decline" ? "declined" : "done";
+  return `resolved: ${outcome} by ${resolved.by}${resolved.replyId ? `, answer ${resolved.replyId}` : ""}`;
 }
 
 export const statusCommand = defineCommand({
@@ -60,7 +68,7 @@ export const statusCommand = defineCommand({
     }
     if (stale) printWarning(staleNote(message, peerpost.config.staleMs));
     const lines = [messageBlock(message, mailbox.body(message), status, now, message.to), "", "History"];
-    for (const entry of history) lines.push(`  ${when(entry.at, now)}  ${entry.event}${entry.detail ? ` ${entry.detail}` : ""}`);
+    for (const entry of history) lines.push(`  ${when(entry.at, now)}  ${entry.event === "resolved" ? resolvedLine(message) : `${entry.event}${entry.detail ? ` ${entry.detail}` : ""}`}`);
     for (const run of wakes) lines.push(`  ${when(String(run.claimedAt), now)}  woken: ${String(run.kind)} ${String(run.id)}, ${String(run.state)}${run.reason ? ` (${String(run.reason)})` : ""}`);
     if (message.resolved?.reason !== undefined) lines.push(`  reason given: ${visible(message.resolved.reason)}`);
     lines.push("", `Conversation ${message.conversationId} (${thread.length} message${thread.length === 1 ? "" : "s"})`);
