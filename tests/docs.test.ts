@@ -4,10 +4,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { CLI, REPO_ROOT } from "./helpers/mcp.js";
+import { marketplaceSource } from "../core/cli/source.js";
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 const HOSTS = ["claude-code", "codex", "copilot", "grok"];
@@ -67,4 +68,11 @@ test("npm install -g . puts a working peerpost on PATH, offline", (t) => {
   const version = spawnSync("peerpost", ["--version"], { encoding: "utf8", env: { PATH: `${join(prefix, "bin")}:${process.env.PATH}` } });
   assert.equal(version.status, 0, version.stderr);
   assert.equal(version.stdout.trim(), (JSON.parse(read("package.json")) as { version: string }).version);
+});
+
+test("doctor's set-up commands name this clone's path, or the repository when installed from the package", (t) => {
+  assert.equal(marketplaceSource(REPO_ROOT.replace(/\/$/, "")), REPO_ROOT.replace(/\/$/, ""));
+  const packaged = tempDir(t);
+  writeFileSync(join(packaged, "package.json"), read("package.json"));
+  assert.equal(marketplaceSource(packaged), repository());
 });
