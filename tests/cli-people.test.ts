@@ -121,6 +121,8 @@ test("CLI errors name CLI commands and flags, never tool arguments, and say did 
   assert.match(typo.stderr, /Did you mean codex:bob\?/);
   assert.match(typo.stderr, /peerpost agents/);
   assert.doesNotMatch(typo.stderr, toolWords);
+  const midTypo = await run(env, ["send", "--from", "claude:alice", "--to", "claude:alcie", "hi"]);
+  assert.match(midTypo.stderr, /Did you mean claude:alice\?/);
   const badAddress = await run(env, ["inbox", "bob"]);
   assert.match(badAddress.stderr, /`peerpost agents`/);
   assert.doesNotMatch(badAddress.stderr, toolWords);

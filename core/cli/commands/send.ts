@@ -6,10 +6,30 @@ import type { Warning } from "../../server/results.js";
 import { defineCommand } from "../command.js";
 import { printJson, printWarning } from "../output.js";
 import { addressFlag, cliOrigin, openStore } from "../store.js";
-import { recipientWarning, resolveRecipient } from "../../recipients.js";
+import { recipientWarning, resolveRecipient, type Recipient } from "../../recipients.js";
 import { userAddress } from "../../user.js";
 import { requestWake } from "../../wake/request.js";
 import { wakeDeps } from "../../../plugins/wakers.js";
+import { closest } from "../suggest.js";
+import { PeerpostError } from "../../errors.js";
+import type { Peerpost } from "../../peerpost.js";
+
+/**
+ * Resolves --to exactly; when nothing matches, also offers the nearest known address as "did you mean"
+ * (the registry only suggests ids that share a prefix, and a typo can sit anywhere).
+ */
+async function withCloseAddress(peerpost: Peerpost, to: string): Promise<Recipient> {
+  try {
+    return await resolveRecipient(peerpost, to);
+  } catch (error) {
+    const details = error instanceof PeerpostError && error.code === "not_found" ? error.details : undefined;
+    if (Array.isArray(details?.similar) && details.similar.length === 0) {
+      const near = closest(to, peerpost.sessions.all().map((session) => session.address));
+      if (near !== undefined) details.similar.push(near);
+    }
+    throw error;
+  }
+}
 
 export const sendCommand = defineCommand({
   name: "send",
@@ -40,7 +60,7 @@ export const sendCommand = defineCommand({
     const peerpost = openStore();
     // A person sends as themselves (user:<name>) unless they say otherwise.
     const from = flags.from === undefined ? userAddress(peerpost.config) : addressFlag(flags.from, "--from");
-    const recipient = await resolveRecipient(peerpost, to);
+    const recipient = await withCloseAddress(peerpost, to);
     const notice = recipientWarning(recipient);
     const { message, created } = await peerpost.mailbox.send({
       from,
