@@ -43,7 +43,7 @@ test("help send and send --help show flags, the fyi default and an example; mist
   assert.match(help.stdout, /--idempotency-key KEY/);
   assert.match(help.stdout, /examples:\n  peerpost send --from /);
   const overview = await run(env, ["help"]);
-  for (const name of ["serve", "send", "inbox", "reply", "status", "agents", "tail", "doctor", "completion"]) assert.match(overview.stdout, new RegExp(`\\n  ${name} +\\S`));
+  for (const name of ["serve", "send", "inbox", "reply", "status", "agents", "tail", "role", "roles", "name", "resolve", "doctor", "completion"]) assert.match(overview.stdout, new RegExp(`\\n  ${name} +\\S`));
 
   const unknownFlag = await run(env, ["send", "--frm", "claude:alice", "--to", "codex:bob", "hi"]);
   assert.equal(unknownFlag.code, 2);
@@ -89,7 +89,7 @@ test("inbox and status speak prose: sender, time, status, visible text, history,
   assert.equal(status.code, 0, status.stderr);
   assert.doesNotMatch(status.stdout, /null|\{"/);
   assert.match(status.stdout, /status replied/);
-  assert.match(status.stdout, /History\n  .* sent by claude:alice\n  .* resolved: replied by codex:bob, answer [0-9A-Z]{26}\n/);
+  assert.match(status.stdout, /History\n  .* sent by claude:alice to codex:bob\n  .* resolved: replied by codex:bob, answer [0-9A-Z]{26}\n/);
   assert.match(status.stdout, /Conversation [0-9A-Z]{26} \(2 messages\)\n→  /);
   assert.match(status.stdout, /codex:bob → claude:alice +fyi/);
   const raw = JSON.parse((await run(env, ["status", id, "--json"])).stdout) as { message: { resolved: { resolution: string }; history: unknown[] }; thread: unknown[] };
@@ -102,7 +102,7 @@ test("agents shows NAME and ROLES columns, with dangerous characters in a workin
   const { env } = await setup(t);
   const agents = await run(env, ["agents", "--all"]);
   assert.equal(agents.code, 0);
-  assert.match(agents.stdout, /^ADDRESS +NAME +HOST +ROLES +RUNNING +LAST SEEN +CWD\n/);
+  assert.match(agents.stdout, /^ADDRESS +NAME +HOST +ROLES +RUNNING +LAST SEEN +CWD +TITLE\n/);
   assert.match(agents.stdout, /codex:bob +codex +reviewer +yes /);
   assert.ok(agents.stdout.includes("/work/⟨U+001B⟩[31mred"));
   assert.doesNotMatch(agents.stdout, /\u001b/);
