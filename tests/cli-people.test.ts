@@ -102,8 +102,8 @@ test("agents shows NAME and ROLES columns, with dangerous characters in a workin
   const { env } = await setup(t);
   const agents = await run(env, ["agents", "--all"]);
   assert.equal(agents.code, 0);
-  assert.match(agents.stdout, /^ADDRESS +NAME +HOST +ROLES +RUNNING +LAST SEEN +CWD +TITLE\n/);
-  assert.match(agents.stdout, /codex:bob +codex +reviewer +yes /);
+  assert.match(agents.stdout, /^ADDRESS +NAME +HOST +ROLES +RUNNING +WAKE +LAST SEEN +CWD +TITLE\n/);
+  assert.match(agents.stdout, /codex:bob +codex +reviewer +yes +off /);
   assert.ok(agents.stdout.includes("/work/⟨U+001B⟩[31mred"));
   assert.doesNotMatch(agents.stdout, /\u001b/);
 });
