@@ -2,6 +2,7 @@
 // `user:<name>` for a person using the command line or the web view.
 // Parsing is strict: no trimming, no case folding, no partial matches.
 import { PeerpostError } from "./errors.js";
+import { HINTS } from "./hints.js";
 
 export const SESSION_KINDS = ["claude", "codex", "copilot", "grok"] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
@@ -27,7 +28,7 @@ export function parseAddress(text: unknown, field = "address"): Address {
   if (!isAddress(text)) {
     throw new PeerpostError("invalid_arguments", `${field} ${JSON.stringify(text)} is not a peerpost address.`, {
       details: { field, value: typeof text === "string" ? text.slice(0, 200) : text },
-      hint: "Use claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name> or user:<name>; ids are letters, digits, '.', '_' and '-' (up to 128). The `agents` tool lists live sessions.",
+      hint: HINTS.badAddress,
     });
   }
   const colon = text.indexOf(":");

@@ -1,4 +1,6 @@
-// Errors are values: every failure peerpost reports carries a stable code, a message, details and a hint.
+// Errors are values: every failure peerpost reports carries a stable code, a message, details and a hint
+// (one text, or one per reader: see hints.ts).
+import { hintFor, type Audience, type Hint } from "./hints.js";
 
 export const ERROR_CODES = [
   "invalid_arguments",
@@ -27,9 +29,9 @@ export interface ErrorValue {
 export class PeerpostError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
-  readonly hint: string | undefined;
+  readonly hint: string | Hint | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { details?: Record<string, unknown>; hint?: string; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { details?: Record<string, unknown>; hint?: string | Hint; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "PeerpostError";
     this.code = code;
@@ -37,17 +39,19 @@ export class PeerpostError extends Error {
     this.hint = options.hint;
   }
 
-  toValue(): ErrorValue {
+  /** The error as a value for one reader: tool results are read by models, CLI output by people. */
+  toValue(audience: Audience = "model"): ErrorValue {
     const value: ErrorValue = { code: this.code, message: this.message };
     if (this.details !== undefined) value.details = this.details;
-    if (this.hint !== undefined) value.hint = this.hint;
+    const hint = hintFor(this.hint, audience);
+    if (hint !== undefined) value.hint = hint;
     return value;
   }
 }
 
 /** Turns anything thrown into an error value; unknown failures become `internal_error`. */
-export function toErrorValue(error: unknown): ErrorValue {
-  if (error instanceof PeerpostError) return error.toValue();
+export function toErrorValue(error: unknown, audience: Audience = "model"): ErrorValue {
+  if (error instanceof PeerpostError) return error.toValue(audience);
   const message = error instanceof Error ? error.message : String(error);
   return { code: "internal_error", message, hint: "This is a bug in peerpost; `peerpost doctor` shows the state, and the error log is under the state dir's logs/." };
 }

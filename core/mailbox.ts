@@ -18,6 +18,7 @@ import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, typ
 import { applyEvent, byId, emptyState, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
 import { dueReminder } from "./reminders.js";
 import { PeerpostError, ioError } from "./errors.js";
+import { HINTS } from "./hints.js";
 import { parseAddress } from "./address.js";
 import { DIR_MODE } from "./state-dir.js";
 
@@ -106,14 +107,14 @@ function readBackFrom(view: MailboxView, id: string): MessageState {
 function alreadyResolved(id: string, resolved: { resolution: Resolution; at: string }): PeerpostError {
   return new PeerpostError("already_resolved", `Message ${id} was already resolved (${resolved.resolution}) at ${resolved.at}.`, {
     details: { messageId: id, resolution: resolved.resolution, at: resolved.at },
-    hint: "Nothing more to do for it. To add something, send a new message with replyToMessageId.",
+    hint: HINTS.alreadyResolved,
   });
 }
 
 function notFound(id: string): PeerpostError {
   return new PeerpostError("not_found", `No message ${id} in the mailbox.`, {
     details: { messageId: id },
-    hint: "Message ids come from `message`, `read` and `wait` results; `receipts` lists what was sent.",
+    hint: HINTS.unknownMessage,
   });
 }
 
@@ -328,7 +329,7 @@ export class Mailbox {
     if (input.from === input.to && !input.allowSelf)
       throw new PeerpostError("invalid_arguments", `Refusing to send a message from ${input.from} to itself.`, {
         details: { field: "to", value: input.to },
-        hint: "Pick another session from `agents`, or pass allowSelf: true if you really mean to message yourself.",
+        hint: HINTS.selfSend,
       });
     const newId = await idFactory();
     const key = input.idempotencyKey;
@@ -371,12 +372,12 @@ export class Mailbox {
     if (hop === this.settings.maxHops && anticipation !== "fyi")
       throw new PeerpostError("hop_limit", `Hop ${hop} is the last of this conversation's ${this.settings.maxHops}: no answer to it could be sent, so it cannot ask for one.`, {
         details: { conversationId, hop, maxHops: this.settings.maxHops, anticipation },
-        hint: "Send it with anticipation fyi, or start a new conversation (no replyToMessageId) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",
+        hint: HINTS.lastHop,
       });
     if (hop > this.settings.maxHops)
       throw new PeerpostError("hop_limit", `This conversation has used its ${this.settings.maxHops} hops; refusing to send hop ${hop}.`, {
         details: { conversationId, hop, maxHops: this.settings.maxHops },
-        hint: "Stop the exchange here, or start a new conversation (no replyToMessageId) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",
+        hint: HINTS.hopsUsed,
       });
     const event: MsgEvent = {
       v: 1,
@@ -475,7 +476,7 @@ export class Mailbox {
   async resolve(input: ResolveInput): Promise<ResolveResult> {
     if (input.text !== undefined) checkBody(input.text, input.resolution === "reply" ? "message" : "reason");
     if (input.resolution === "reply" && (input.text === undefined || input.text.length === 0))
-      throw new PeerpostError("invalid_arguments", "A reply needs a message.", { details: { field: "message" }, hint: "Pass message: the text of your reply, or use resolution decline/done." });
+      throw new PeerpostError("invalid_arguments", "A reply needs a message.", { details: { field: "message" }, hint: HINTS.replyNeedsText });
     // A message outside the caller's view is someone else's (or nobody's): say which, before taking the lock.
     const known = this.view(input.by).state.messages[input.id] ?? this.find(input.id);
     if (!known) throw notFound(input.id);
@@ -487,12 +488,12 @@ export class Mailbox {
       if (message.to !== input.by && handover)
         throw new PeerpostError("wrong_recipient", `Message ${input.id} followed ${message.via} to ${message.to} at ${handover.at}; it is no longer yours to resolve.`, {
           details: { messageId: input.id, recipient: message.to, caller: input.by, role: message.via, handedOverAt: handover.at },
-          hint: "The role moved to another holder, who now has the message as new mail. `roles` shows who holds each role.",
+          hint: HINTS.roleMoved,
         });
       if (message.to !== input.by)
         throw new PeerpostError("wrong_recipient", `Message ${input.id} was sent to ${message.to}, not to ${input.by}; only its recipient can resolve it.`, {
           details: { messageId: input.id, recipient: message.to, caller: input.by },
-          hint: "Use `wait` or `status` to follow a message you sent; `reply` is for messages in your own inbox.",
+          hint: HINTS.wrongRecipient,
         });
       if (message.resolved) throw alreadyResolved(input.id, message.resolved);
       const at = this.nowIso();

@@ -6,6 +6,7 @@ import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.j
 import { isSameProcess } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
 import type { DiscoveredSession } from "./discovery.js";
+import { HINTS } from "./hints.js";
 
 export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid">;
 
@@ -108,7 +109,7 @@ export class Sessions {
       const similar = sessions.filter((session) => session.address.startsWith(`${kind}:`) && (session.sessionId.startsWith(id.slice(0, 6)) || id.startsWith(session.sessionId.slice(0, 6))));
       throw new PeerpostError("not_found", `No session ${to} is known to peerpost.`, {
         details: { to, similar: similar.slice(0, 5).map((session) => session.address) },
-        hint: "Call `agents` (includeUnseen lists sessions from the hosts' own files too) and use an address exactly as it appears there. A session becomes known when its host starts with the peerpost plugin, or at its first peerpost tool call.",
+        hint: HINTS.unknownSession,
       });
     }
     const role = to.slice("role:".length);
@@ -117,11 +118,11 @@ export class Sessions {
     if (holders.length === 0)
       throw new PeerpostError("not_found", `No live session holds the role ${role}.`, {
         details: { to },
-        hint: "Call `agents` to see live sessions and their roles, then message one by its exact address. A session takes roles from PEERPOST_ROLES, or from `peerpost role set`.",
+        hint: HINTS.noRoleHolder,
       });
     throw new PeerpostError("ambiguous", `${holders.length} live sessions hold the role ${role}; refusing to guess.`, {
       details: { to, candidates: holders.map((entry) => ({ address: entry.address, cwd: entry.cwd ?? null, lastSeen: entry.lastSeen })) },
-      hint: "Message one of the candidates by its exact address.",
+      hint: HINTS.ambiguousRole,
     });
   }
 }

@@ -16,7 +16,12 @@ export interface HostReport {
   pluginVersion?: string;
   hooks: string;
   push: string;
+  /** The command that sets peerpost up in this host, when its CLI is here but the plugin is not (information, not a problem). */
+  setUp?: string;
+  /** Problems with a set-up that exists, each as the fix to apply. */
   fixes: string[];
+  /** Facts worth knowing that need no fix. */
+  notes: string[];
 }
 
 export function which(name: string, env: NodeJS.ProcessEnv): string | null {
@@ -34,7 +39,7 @@ export function which(name: string, env: NodeJS.ProcessEnv): string | null {
 }
 
 
-function claudeReport(env: NodeJS.ProcessEnv): HostReport {
+function claudeReport(env: NodeJS.ProcessEnv, source: string): HostReport {
   const configDir = hostConfigDir(env, "CLAUDE_CONFIG_DIR", ".claude");
   const installed = readJsonOrUndefined(join(configDir, "plugins", "installed_plugins.json")) as { plugins?: Record<string, Array<{ version?: string }>> } | undefined;
   const entry = installed?.plugins?.["peerpost@peerpost"]?.[0];
@@ -46,13 +51,14 @@ function claudeReport(env: NodeJS.ProcessEnv): HostReport {
     hooks: entry ? "declared by the plugin (SessionStart, UserPromptSubmit, Stop); Claude Code runs them without a trust step" : "not installed",
     push: "channels, when Claude Code runs with --channels plugin:peerpost@peerpost (research preview, claude.ai login)",
     fixes: [],
+    notes: [],
   };
   if (entry?.version !== undefined) report.pluginVersion = entry.version;
-  if (cli && !entry) report.fixes.push("claude plugin marketplace add <path or owner/repo of peerpost> && claude plugin install peerpost@peerpost");
+  if (cli && !entry) report.setUp = `claude plugin marketplace add ${source} && claude plugin install peerpost@peerpost`;
   return report;
 }
 
-function codexReport(env: NodeJS.ProcessEnv): HostReport {
+function codexReport(env: NodeJS.ProcessEnv, source: string): HostReport {
   const cli = which("codex", env);
   const { codex } = describeCodexHost(env) as { codex: { pluginEnabled: boolean; hooksTrusted: Record<string, boolean>; hooksNote: string } };
   const trusted = Object.values(codex.hooksTrusted).every(Boolean);
@@ -63,24 +69,25 @@ function codexReport(env: NodeJS.ProcessEnv): HostReport {
     hooks: codex.pluginEnabled ? (trusted ? "declared and trusted" : "declared, not trusted yet") : "not installed",
     push: "codex app-server turns, for threads held by an app-server peerpost can reach",
     fixes: [],
+    notes: [],
   };
-  if (cli && !codex.pluginEnabled) report.fixes.push("codex plugin marketplace add <path or owner/repo of peerpost> && codex plugin add peerpost@peerpost");
+  if (cli && !codex.pluginEnabled) report.setUp = `codex plugin marketplace add ${source} && codex plugin add peerpost@peerpost`;
   if (codex.pluginEnabled && !trusted) report.fixes.push(codex.hooksNote);
   return report;
 }
 
 const NO_PUSH = "none: mail waits for read and the hooks";
 
-function copilotReport(env: NodeJS.ProcessEnv): HostReport {
+function copilotReport(env: NodeJS.ProcessEnv, source: string): HostReport {
   const cli = which("copilot", env);
   const copilot = inspectCopilot(env);
-  const report: HostReport = { host: "copilot", cli, pluginInstalled: copilot.pluginEnabled, hooks: copilot.hooks, push: NO_PUSH, fixes: [] };
-  if (cli && !copilot.pluginEnabled) report.fixes.push("copilot plugin marketplace add <path or owner/repo of peerpost> && copilot plugin install peerpost@peerpost");
+  const report: HostReport = { host: "copilot", cli, pluginInstalled: copilot.pluginEnabled, hooks: copilot.hooks, push: NO_PUSH, fixes: [], notes: [] };
+  if (cli && !copilot.pluginEnabled) report.setUp = `copilot plugin marketplace add ${source} && copilot plugin install peerpost@peerpost`;
   if (copilot.pluginEnabled && !copilot.hooksActive) report.fixes.push(`remove "disableAllHooks": true from ${join(copilot.copilotHome, "settings.json")} so peerpost's hooks can announce new mail`);
   return report;
 }
 
-function grokReport(env: NodeJS.ProcessEnv): HostReport {
+function grokReport(env: NodeJS.ProcessEnv, source: string): HostReport {
   const cli = which("grok", env);
   const grok = inspectGrok(env);
   const installed = grok.pluginInstalled && grok.pluginEnabled;
@@ -91,19 +98,22 @@ function grokReport(env: NodeJS.ProcessEnv): HostReport {
     hooks: installed ? grok.hooks : "not installed",
     push: "none: mail waits for read",
     fixes: [],
+    notes: [],
   };
   if (grok.pluginVersion !== null) report.pluginVersion = grok.pluginVersion;
   if (cli) {
     report.official = isOfficialGrok(cli);
-    if (!report.official) report.fixes.push(`${cli} is not the official @xai-official/grok CLI; install it with npm i -g @xai-official/grok`);
+    // Another program may be called grok: that is not peerpost's business, only worth a word.
+    if (!report.official) report.notes.push(`${cli} is not the official @xai-official/grok CLI; peerpost's Grok plugin needs that one (npm i -g @xai-official/grok)`);
   }
-  if (cli && !grok.pluginInstalled) report.fixes.push("grok plugin marketplace add <path or owner/repo of peerpost> && grok plugin install peerpost --trust");
+  if (cli && report.official && !grok.pluginInstalled) report.setUp = `grok plugin marketplace add ${source} && grok plugin install peerpost --trust`;
   else if (grok.pluginInstalled && !grok.pluginEnabled) report.fixes.push("grok plugin enable peerpost");
   // Grok runs user-level hooks only: without them a session is registered at its first peerpost call, with no turn-end note.
   if (installed && !grokUserHooksInstalled(env)) report.fixes.push("peerpost hooks install grok (Grok ignores a plugin's hooks; user-level ones register sessions with their directory and tell of mail at a turn end)");
   return report;
 }
 
-export function inspectHosts(env: NodeJS.ProcessEnv = process.env): HostReport[] {
-  return [claudeReport(env), codexReport(env), copilotReport(env), grokReport(env)];
+/** `source` is what a host's `plugin marketplace add` takes for this peerpost: a clone's path or owner/repo. */
+export function inspectHosts(source: string, env: NodeJS.ProcessEnv = process.env): HostReport[] {
+  return [claudeReport(env, source), codexReport(env, source), copilotReport(env, source), grokReport(env, source)];
 }

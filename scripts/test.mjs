@@ -1,11 +1,19 @@
-// The whole test suite, as `npm test` runs it: type check, dist freshness, transpile, then node --test.
+// The whole test suite, as `npm test` runs it (and CI): type check, host CLIs, dist freshness, transpile,
+// then node --test. `--quick` (npm run test:quick) skips the tests that drive the real host CLIs, and so
+// their download; any other argument keeps only test files whose name contains it.
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const only = process.argv.slice(2);
+const quick = process.argv.includes("--quick");
+const only = process.argv.slice(2).filter((arg) => arg !== "--quick");
+
+/** A test drives a real host CLI when it uses one of the tests/helpers/<host>-cli.ts drivers. */
+function drivesHostCli(name) {
+  return /helpers\/[a-z-]+-cli\.js"/.test(readFileSync(join(root, "tests", name.replace(/\.js$/, ".ts")), "utf8"));
+}
 
 function run(label, command, args) {
   console.error(`\n> ${label}`);
@@ -17,12 +25,13 @@ function run(label, command, args) {
 }
 
 run("type check", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."]);
-run("host CLIs for end-to-end tests", process.execPath, [join(root, "scripts/setup-hosts.mjs")]);
+if (!quick) run("host CLIs for end-to-end tests", process.execPath, [join(root, "scripts/setup-hosts.mjs")]);
 run("dist is up to date", process.execPath, [join(root, "scripts/build.mjs"), "--check"]);
 run("transpile", process.execPath, [join(root, "scripts/transpile.mjs")]);
 const testDir = join(root, ".build/tests");
 const files = readdirSync(testDir)
   .filter((name) => name.endsWith(".test.js"))
   .filter((name) => only.length === 0 || only.some((pattern) => name.includes(pattern)))
+  .filter((name) => !quick || !drivesHostCli(name))
   .map((name) => join(testDir, name));
 run("tests", process.execPath, ["--test", "--test-concurrency=2", "--test-timeout=600000", ...files]);

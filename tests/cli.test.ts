@@ -27,7 +27,8 @@ test("send, inbox, reply, status and agents work end to end with --json", async 
   assert.equal(messages.length, 1);
   assert.match(messages[0]!.envelope, /can you check &lt;this&gt;\?/);
   const human = await cli(env, "inbox", "codex:bob");
-  assert.match(human.stdout, /<peerpost-message id="/);
+  assert.match(human.stdout, /From claude:alice .* UTC/);
+  assert.match(human.stdout, /can you check <this>\?/);
   const replied = await cli(env, "reply", messageId, "--as", "codex:bob", "--reply", "checked", "--json");
   assert.equal(replied.code, 0, replied.stderr);
   assert.equal(json(replied).status, "replied");
@@ -62,7 +63,7 @@ test("errors print code, message and hint with exit 1; usage mistakes exit 2", a
   assert.match(badHome.stderr, /PEERPOST_HOME/);
   const help = await cli(env, "help");
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /peerpost serve/);
+  assert.match(help.stdout, /serve +run the MCP server/);
 });
 
 test("doctor reports the state dir, corrupt lines with offsets and host installs, with a fix for each problem", async (t) => {

@@ -16,7 +16,7 @@ async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Pee
   } catch (error) {
     assert.ok(error instanceof PeerpostError, `expected a PeerpostError, got ${String(error)}`);
     assert.equal(error.code, code, error.message);
-    assert.ok(error.hint && error.hint.length > 10, "every error carries a hint");
+    assert.ok((error.toValue().hint?.length ?? 0) > 10 && (error.toValue("cli").hint?.length ?? 0) > 10, "every error carries a hint for each reader");
     return error;
   }
   assert.fail(`expected ${code}`);

@@ -7,10 +7,10 @@ import { SESSION_HOSTS, type SessionHost } from "../schemas.js";
 import { readSwitches, writeSwitches } from "../wake/switches.js";
 import { launchSession } from "../wake/launch.js";
 import type { WakeDeps } from "../wake/waker.js";
-import type { Flags } from "./commands.js";
+import type { FlagValues, Flags } from "./command.js";
 import { printJson, UsageError } from "./output.js";
 
-export async function launchCommand(args: string[], flags: Flags, json: boolean, deps: WakeDeps): Promise<void> {
+export async function launchCommand(args: string[], flags: FlagValues<Flags>, json: boolean, deps: WakeDeps): Promise<void> {
   const peerpost = openPeerpost({});
   if (flags.host === undefined && (args[0] === "on" || args[0] === "off") && args.length === 1) {
     const switches = readSwitches(peerpost.stateDir.path);

@@ -1,28 +1,66 @@
-// CLI output: human text by default, JSON with --json; errors print code, message and hint.
+// CLI output: text for people by default, one JSON document with --json. Errors: with --json the error
+// object goes to stdout like any result (a script reads one stream); without it, to stderr.
 import { toErrorValue } from "../errors.js";
+import { visible } from "../visible.js";
 
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 
-export class UsageError extends Error {}
+/** A mistake in how a command was called: two lines, exit 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    /** The command whose help explains the right call; undefined for the overview. */
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
 
 export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + "\n");
 }
 
+export function printUsageError(error: UsageError, json: boolean): number {
+  const help = error.command ? `peerpost help ${error.command}` : "peerpost help";
+  if (json) printJson({ ok: false, error: { code: "invalid_arguments", message: error.message, hint: `Run \`${help}\` for usage.` } });
+  else process.stderr.write(`peerpost${error.command ? ` ${error.command}` : ""}: ${visible(error.message)}\nRun \`${help}\` for usage.\n`);
+  return EXIT.usage;
+}
+
 export function printError(error: unknown, json: boolean): number {
-  if (error instanceof UsageError) {
-    process.stderr.write(`peerpost: ${error.message}\nRun \`peerpost help\` for usage.\n`);
-    return EXIT.usage;
+  if (error instanceof UsageError) return printUsageError(error, json);
+  const value = toErrorValue(error, "cli");
+  if (json) {
+    printJson({ ok: false, error: value });
+    return EXIT.error;
   }
-  const value = toErrorValue(error);
-  if (json) printJson({ ok: false, error: value });
-  else process.stderr.write(`peerpost: ${value.code}: ${value.message}${value.hint ? `\nhint: ${value.hint}` : ""}\n`);
+  const similar = Array.isArray(value.details?.similar) ? (value.details.similar as string[]) : [];
+  const guess = similar.length > 0 ? ` Did you mean ${similar.join(" or ")}?` : "";
+  process.stderr.write(`peerpost: ${value.code}: ${visible(value.message)}${visible(guess)}${value.hint ? `\nhint: ${visible(value.hint)}` : ""}\n`);
   return EXIT.error;
 }
 
-/** One line per row, columns padded. */
+/** A warning about a command that did its work: on stderr, so the result on stdout stays clean. */
+export function printWarning(message: string): void {
+  process.stderr.write(`warning: ${visible(message)}\n`);
+}
+
+/** One line per row, columns padded; cells are shown with dangerous characters made visible. */
 export function table(rows: string[][]): string {
   if (rows.length === 0) return "";
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length)));
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  ")).join("\n") + "\n";
+  const shown = rows.map((row) => row.map((cell) => visible(cell)));
+  const widths = shown[0]!.map((_, column) => Math.max(...shown.map((row) => [...(row[column] ?? "")].length)));
+  return shown.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell + " ".repeat(widths[column]! - [...cell].length))).join("  ")).join("\n") + "\n";
+}
+
+/**
+ * A reader that closed the pipe (`peerpost tail | head`) ends the command quietly instead of with an
+ * EPIPE stack trace: there is nobody left to read the rest.
+ */
+export function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr])
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+      throw error;
+    });
 }

@@ -1,13 +1,22 @@
-// Receipts for side-effecting tools. The action itself is already committed when its receipt is written,
+// Receipts for side-effecting calls. The action itself is already committed when its receipt is written,
 // so a failed receipt is a warning, never an error: an error would invite a retry that sends twice.
 import { toErrorValue } from "../errors.js";
+import type { Peerpost } from "../peerpost.js";
 import type { ReceiptInput } from "../receipts.js";
+import type { Warning } from "./results.js";
 import type { ToolContext } from "./tool.js";
 
-export async function recordReceipt(context: ToolContext, input: ReceiptInput): Promise<void> {
+/** Writes a receipt; returns the warning to show when it could not be written. */
+export async function receiptWarning(peerpost: Peerpost, input: ReceiptInput): Promise<Warning | undefined> {
   try {
-    await context.peerpost.receipts.record(input);
+    await peerpost.receipts.record(input);
+    return undefined;
   } catch (error) {
-    context.warn({ code: "receipt_not_recorded", message: `The action succeeded, but its receipt could not be written: ${toErrorValue(error).message}` });
+    return { code: "receipt_not_recorded", message: `The action succeeded, but its receipt could not be written (${toErrorValue(error).message}); do not repeat it.` };
   }
+}
+
+export async function recordReceipt(context: ToolContext, input: ReceiptInput): Promise<void> {
+  const warning = await receiptWarning(context.peerpost, input);
+  if (warning) context.warn(warning);
 }

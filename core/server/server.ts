@@ -12,6 +12,7 @@ import { parseArguments, type JsonSchema as ArgumentSchema } from "./arguments.j
 import { errorResult, okResult, type Warning } from "./results.js";
 import { IdentityResolver } from "./identity.js";
 import { PushLoop } from "./push.js";
+import { hintOnTerminalInput } from "./terminal.js";
 import type { HostAdapter } from "./adapter.js";
 import type { WakeDeps } from "../wake/waker.js";
 import type { Discover } from "../discovery.js";
@@ -64,6 +65,8 @@ export interface PeerpostServer {
   peerpost: Peerpost;
   identity: IdentityResolver;
   push: PushLoop | undefined;
+  /** Registers the session at start when the host already names it; shutting down waits for it. */
+  registerAtStart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -146,6 +149,8 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
     peerpost,
     identity,
     push,
+    // Tracked like a tool call: a server told to stop right after start must not exit holding the lock.
+    registerAtStart: () => track(identity.resolve(undefined, true).then(() => undefined, () => undefined)),
     close: async () => {
       // Waits end at once (as timeouts); appends under way get a few seconds to finish.
       stopping.abort();
@@ -181,7 +186,8 @@ export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = 
   await instance.server.connect(transport);
   transport.onclose = shutdown;
   process.stdin.on("end", shutdown);
+  hintOnTerminalInput();
   // Hosts that name the session in the environment let the server register (and push) before any call.
-  await instance.identity.resolve(undefined, true).catch(() => undefined);
+  await instance.registerAtStart();
   return instance;
 }

@@ -1,0 +1,43 @@
+// peerpost agents: the sessions peerpost knows, as a table for people; --all adds ended ones and those
+// only the hosts' own session files show.
+import { roleState, rolesOf } from "../../roles.js";
+import { withHostFiles } from "../../discovery.js";
+import { readSwitches, wakeSetting } from "../../wake/switches.js";
+import { defineCommand } from "../command.js";
+import { printJson, table } from "../output.js";
+import { openStore } from "../store.js";
+
+export const agentsCommand = defineCommand({
+  name: "agents",
+  summary: "list the sessions peerpost knows (running ones, or --all)",
+  usage: "[--all]",
+  details: "ADDRESS is what --to takes. NAME is set with `peerpost name`. ROLES come from `peerpost role set` and the PEERPOST_ROLES a session was started with; a role is reached as role:NAME.",
+  flags: { all: { type: "boolean", help: "Include sessions that are not running now, and those peerpost has not seen yet (from the hosts' own session files)." } },
+  args: { min: 0, max: 0, name: "" },
+  examples: ["peerpost agents", "peerpost agents --all --json"],
+  run({ flags, json }) {
+    const peerpost = openStore();
+    const state = roleState(peerpost);
+    const switches = readSwitches(peerpost.stateDir.path);
+    const listed = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session), wake: wakeSetting(switches, session).on }));
+    const { sessions, unseen } = flags.all ? withHostFiles(peerpost.discover, peerpost.env, listed, peerpost.sessions.all().map((session) => session.address)) : { sessions: listed, unseen: [] };
+    if (json) {
+      printJson(flags.all ? { ok: true, sessions, unseen } : { ok: true, sessions });
+      return 0;
+    }
+    if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (--all shows ended ones too)\n");
+    else
+      process.stdout.write(
+        table([
+          ["ADDRESS", "NAME", "HOST", "ROLES", "RUNNING", "WAKE", "LAST SEEN", "CWD", "TITLE"],
+          ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.roles.join(","), session.alive ? "yes" : "no", session.wake ? "on" : "off", session.lastSeen, session.cwd ?? "", session.title ?? ""]),
+        ]),
+      );
+    if (unseen.length > 0)
+      process.stdout.write(
+        "\nnot seen by peerpost yet (from the hosts' own session files):\n" +
+          table([["ADDRESS", "HOST", "LAST ACTIVITY", "CWD", "TITLE"], ...unseen.map((session) => [session.address, session.host, session.lastActivity, session.cwd ?? "", session.title ?? ""])]),
+      );
+    return 0;
+  },
+});

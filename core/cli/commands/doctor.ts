@@ -1,0 +1,97 @@
+// peerpost doctor: the state dir, its logs and locks, recent errors, and each host: set up or not. A host
+// whose CLI is here but where peerpost is not set up is information (with the command that sets it up),
+// not a problem: only problems make doctor exit 1.
+import { openPeerpost } from "../../peerpost.js";
+import { inspectState } from "../../health.js";
+import { toErrorValue } from "../../errors.js";
+import { VERSION } from "../../version.js";
+import { inspectHosts, type HostReport } from "../../../plugins/inspect.js";
+import { defineCommand } from "../command.js";
+import { printJson } from "../output.js";
+import { marketplaceSource } from "../source.js";
+import { visible } from "../../visible.js";
+import { wakeReport } from "../../wake/report.js";
+import { readSwitches, wakeSetting } from "../../wake/switches.js";
+import type { SessionHost } from "../../schemas.js";
+
+interface Problem {
+  problem: string;
+  fix: string;
+}
+
+type State = ReturnType<typeof inspectState>;
+
+function stateProblems(state: State): Problem[] {
+  const problems: Problem[] = [];
+  if (!state.stateDir.private) problems.push({ problem: `state dir ${state.stateDir.path} has mode ${state.stateDir.mode}`, fix: `chmod 700 ${state.stateDir.path}` });
+  if (!state.stateDir.writable) problems.push({ problem: `state dir ${state.stateDir.path} is not writable`, fix: "Fix its owner and permissions, or point PEERPOST_HOME elsewhere." });
+  for (const [name, log] of Object.entries(state.logs)) {
+    if (log.mode !== undefined && log.mode !== "0600") problems.push({ problem: `${log.path} has mode ${log.mode}`, fix: `chmod 600 ${log.path}` });
+    if (log.corrupt > 0)
+      problems.push({
+        problem: `${name}: ${log.corrupt} line(s) are not valid records (first at byte ${log.recentCorrupt[0]?.offset ?? "?"}: ${log.recentCorrupt[0]?.reason ?? ""})`,
+        fix: "They are skipped and kept; nothing needs doing unless you edited the file by hand. Inspect them with: tail -c +<offset+1> " + log.path + " | head -1",
+      });
+    if (log.tornTail) problems.push({ problem: `${name}: the last line is incomplete (a writer stopped mid-line)`, fix: "The next write repairs it automatically." });
+    if (log.lock === "stale") problems.push({ problem: `${log.path}.lock is stale (its holder stopped)`, fix: "The next write takes it over; or remove it: rmdir " + log.path + ".lock" });
+  }
+  for (const line of state.recentErrors) problems.push({ problem: `recent error: ${line}`, fix: "Hooks and servers log failures here instead of breaking the prompt; report it if it repeats." });
+  return problems;
+}
+
+function hostLine(host: HostReport): string {
+  const name = host.host.padEnd(11);
+  if (host.cli === null && !host.pluginInstalled) return `  ${name} not installed (no ${host.host === "claude-code" ? "claude" : host.host} on PATH)`;
+  if (!host.pluginInstalled) return `  ${name} not set up${host.cli ? ` (${host.cli})` : ""}${host.setUp ? `\n  ${"".padEnd(11)} to set up: ${host.setUp}` : ""}`;
+  return `  ${name} set up: plugin${host.pluginVersion ? ` ${host.pluginVersion}` : ""}; hooks: ${host.hooks}; push: ${host.push}`;
+}
+
+export const doctorCommand = defineCommand({
+  name: "doctor",
+  summary: "check the state dir and each host's set-up, with a fix for every problem",
+  usage: "",
+  details: "Exits 1 only when something is wrong. A host whose CLI is installed but where peerpost is not set up is reported with the command that sets it up; it is not a problem.",
+  flags: {},
+  args: { min: 0, max: 0, name: "" },
+  examples: ["peerpost doctor", "peerpost doctor --json"],
+  run({ json }) {
+    const problems: Problem[] = [];
+    let state: State | undefined;
+    try {
+      state = inspectState(openPeerpost({}));
+      problems.push(...stateProblems(state));
+    } catch (error) {
+      const value = toErrorValue(error, "cli");
+      problems.push({ problem: `${value.code}: ${value.message}`, fix: value.hint ?? "See the error above." });
+    }
+    const hosts = inspectHosts(marketplaceSource());
+    for (const host of hosts) for (const fix of host.fixes) problems.push({ problem: `${host.host}: needs attention`, fix });
+    // The wake set-up per host: the switch as a host-wide rule sets it, and whether the CLI a wake runs is there.
+    const peerpost = state ? openPeerpost({}) : undefined;
+    const switches = peerpost ? readSwitches(peerpost.stateDir.path) : { wake: {}, launch: false };
+    const wake = hosts.map((host) => ({ host: host.host, ...wakeSetting(switches, { address: "", host: host.host as SessionHost }) }));
+    for (const entry of wake) {
+      const host = hosts.find((candidate) => candidate.host === entry.host);
+      if (entry.on && host && host.cli === null) problems.push({ problem: `${entry.host}: waking is on, but its CLI is not on PATH, so a wake would fail`, fix: `Install the ${entry.host} CLI, or turn waking off: peerpost wake off ${entry.host}` });
+    }
+    const setUp = hosts.filter((host) => host.pluginInstalled);
+    const notes = hosts.flatMap((host) => host.notes.map((note) => `${host.host}: ${note}`));
+    if (hosts.every((host) => host.cli === null) && setUp.length === 0) notes.push("No host CLI (claude, codex, copilot, grok) is on PATH, so nothing is set up. Install one, then run `peerpost doctor` again for the command that sets peerpost up in it.");
+    else if (setUp.length === 0) notes.push("peerpost is not set up in any host yet: run the \"to set up\" command above for the host you use.");
+    if (json) {
+      printJson({ ok: problems.length === 0, version: VERSION, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, notes, problems });
+      return problems.length === 0 ? 0 : 1;
+    }
+    const out: string[] = [`peerpost ${VERSION}`];
+    if (state) {
+      out.push(`state dir  ${state.stateDir.path} (${state.stateDir.source}, mode ${state.stateDir.mode}${state.stateDir.writable ? "" : ", NOT writable"})`);
+      for (const [name, log] of Object.entries(state.logs)) out.push(`  ${name.padEnd(9)} ${log.exists ? `${log.bytes} bytes, mode ${log.mode}, ${log.corrupt} corrupt, lock ${log.lock}` : "not created yet"}`);
+    }
+    out.push("hosts", ...hosts.map(hostLine));
+    out.push(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; launch ${switches.launch ? "on" : "off"} (peerpost wake on|off all|HOST|ADDR)`);
+    for (const note of notes) out.push(`note: ${note}`);
+    out.push(problems.length === 0 ? "no problems found" : `${problems.length} problem(s):\n${problems.map((item) => `  - ${item.problem}\n    fix: ${item.fix}`).join("\n")}`);
+    process.stdout.write(visible(`${out.join("\n")}\n`, true));
+    return problems.length === 0 ? 0 : 1;
+  },
+});

@@ -1,0 +1,35 @@
+// peerpost inbox: the messages sent to an address, written out for a person. It does not mark them read:
+// the session they are for still sees them as new.
+import { renderEnvelope } from "../../envelope.js";
+import { describeMessage } from "../../server/projection.js";
+import { defineCommand } from "../command.js";
+import { printJson } from "../output.js";
+import { messageBlock } from "../prose.js";
+import { addressFlag, openStore } from "../store.js";
+
+export const inboxCommand = defineCommand({
+  name: "inbox",
+  summary: "show the messages sent to an address (without marking them read)",
+  usage: "ADDR [--all]",
+  details: "Shows unread messages, oldest first: sender, time, what it asks for, status, the text, and the command that answers it. With --json each message carries the envelope a model would see.",
+  flags: { all: { type: "boolean", help: "Include messages already read." } },
+  args: { min: 1, max: 1, name: "the address whose inbox to show, e.g. claude:abc", complete: "address" },
+  examples: ["peerpost inbox codex:0199a2f3", "peerpost inbox claude:me --all --json"],
+  run({ flags, args, json }) {
+    const address = addressFlag(args[0]!, "address");
+    const peerpost = openStore();
+    const entries = peerpost.mailbox.inbox(address, { unreadOnly: !flags.all });
+    if (json) {
+      printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), body: entry.body, envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })) });
+      return 0;
+    }
+    if (entries.length === 0) {
+      process.stdout.write(flags.all ? `no messages to ${address}\n` : `no unread messages to ${address} (--all shows read ones too)\n`);
+      return 0;
+    }
+    const now = peerpost.config.now();
+    process.stdout.write(`${entries.length} ${flags.all ? "" : "unread "}message${entries.length === 1 ? "" : "s"} to ${address}\n\n`);
+    for (const entry of entries) process.stdout.write(`${messageBlock(entry.message, entry.body, entry.status, now, address)}\n\n`);
+    return 0;
+  },
+});

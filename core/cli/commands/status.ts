@@ -1,0 +1,79 @@
+// peerpost status: one message with its history and conversation, or a summary per session.
+import { PeerpostError } from "../../errors.js";
+import { messageHistory } from "../../history.js";
+import { HINTS } from "../../hints.js";
+import type { Peerpost } from "../../peerpost.js";
+import type { MessageState } from "../../fold.js";
+import { describeMessage } from "../../server/projection.js";
+import { visible } from "../../visible.js";
+import { defineCommand } from "../command.js";
+import { printJson, printWarning, table } from "../output.js";
+import { describeRun } from "../../wake/describe.js";
+import { isStale, staleNote } from "../../wake/stale.js";
+import { messageBlock, when } from "../prose.js";
+import { openStore } from "../store.js";
+
+function summary(peerpost: Peerpost, json: boolean): number {
+  const sessions = peerpost.sessions.list({ includeDead: true });
+  const wakes = peerpost.wakes.fold();
+  const counts = sessions.map((session) => {
+    const messages = Object.values(peerpost.mailbox.view(session.address).state.messages).filter((message) => message.to === session.address);
+    const lastRun = wakes.runsFor({ address: session.address })[0];
+    return { address: session.address, alive: session.alive, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, unread: messages.filter((message) => !message.read).length, open: messages.filter((message) => !message.resolved && message.anticipation !== "fyi").length };
+  });
+  if (json) printJson({ ok: true, stateDir: peerpost.stateDir.path, sessions: counts });
+  else
+    process.stdout.write(
+      `state dir ${peerpost.stateDir.path}\n` +
+        (counts.length === 0 ? "no sessions registered yet\n" : table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS", "LAST WAKE"], ...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open), row.lastWake ? `${row.lastWake.state}${row.lastWake.reason ? `: ${row.lastWake.reason}` : ""}` : ""])])),
+    );
+  return 0;
+}
+
+/** "resolved: replied by codex:b, answer 01…": the outcome in the words `status` uses. */
+function resolvedLine(message: MessageState): string {
+  const resolved = message.resolved!;
+  const outcome = resolved.resolution === "reply" ? "replied" : resolved.resolution === "decline" ? "declined" : "done";
+  return `resolved: ${outcome} by ${resolved.by}${resolved.replyId ? `, answer ${resolved.replyId}` : ""}`;
+}
+
+export const statusCommand = defineCommand({
+  name: "status",
+  summary: "one message with its history and conversation, or a summary per session",
+  usage: "[ID]",
+  details: "With an id: who sent it to whom and when, what it asks for, where it stands, its text, each event so far, and the other messages of its conversation. Without: unread and open requests per session.",
+  flags: {},
+  args: { min: 0, max: 1, name: "a message id" },
+  examples: ["peerpost status 01JF3Q0M9C6R2S3T4V5W6X7Y8Z", "peerpost status --json"],
+  run({ args, json }) {
+    const peerpost = openStore();
+    const id = args[0];
+    if (id === undefined) return summary(peerpost, json);
+    const message = peerpost.mailbox.find(id);
+    if (!message) throw new PeerpostError("not_found", `No message ${id} in the mailbox.`, { details: { messageId: id }, hint: HINTS.unknownMessage });
+    const { mailbox } = peerpost;
+    const status = mailbox.status(message);
+    const now = peerpost.config.now();
+    const stale = !message.read && !message.resolved && isStale(message, now, peerpost.config.staleMs);
+    const wakes = peerpost.wakes.fold().runsFor({ messageId: message.id }).map((run) => describeRun(run, now));
+    const history = messageHistory(message);
+    const thread = mailbox.thread(message.conversationId);
+    if (json) {
+      printJson({
+        ok: true,
+        message: { ...describeMessage(message, status), history, reminders: message.reminders.count, delivered: message.delivered ?? null, read: message.read ?? null, resolved: message.resolved ?? null, handovers: message.handovers ?? [], stale, wakes },
+        thread: thread.map((other) => describeMessage(other, mailbox.status(other))),
+      });
+      return 0;
+    }
+    if (stale) printWarning(staleNote(message, peerpost.config.staleMs));
+    const lines = [messageBlock(message, mailbox.body(message), status, now, message.to), "", "History"];
+    for (const entry of history) lines.push(`  ${when(entry.at, now)}  ${entry.event === "resolved" ? resolvedLine(message) : `${entry.event}${entry.detail ? ` ${entry.detail}` : ""}`}`);
+    for (const run of wakes) lines.push(`  ${when(String(run.claimedAt), now)}  woken: ${String(run.kind)} ${String(run.id)}, ${String(run.state)}${run.reason ? ` (${String(run.reason)})` : ""}`);
+    if (message.resolved?.reason !== undefined) lines.push(`  reason given: ${visible(message.resolved.reason)}`);
+    lines.push("", `Conversation ${message.conversationId} (${thread.length} message${thread.length === 1 ? "" : "s"})`);
+    lines.push(table(thread.map((other) => [other.id === message.id ? "→" : " ", other.id, `${other.from} → ${other.to}`, other.anticipation, mailbox.status(other), when(other.sentAt, now)])).trimEnd());
+    process.stdout.write(`${lines.join("\n")}\n`);
+    return 0;
+  },
+});

@@ -1,0 +1,50 @@
+// Every `peerpost` command, in the order `peerpost help` lists them.
+//
+// To add a command: write core/cli/commands/NAME.ts exporting `defineCommand({ name, summary, usage,
+// flags, args, examples, run })` (see commands/inbox.ts for a small one), then add one import and one
+// entry below. Help, `NAME --help`, usage errors with "did you mean", and bash/zsh completion come from
+// the declaration; nothing else needs changing.
+import type { Command } from "./command.js";
+import { serveCommand } from "./commands/serve.js";
+import { sendCommand } from "./commands/send.js";
+import { inboxCommand } from "./commands/inbox.js";
+import { replyCommand } from "./commands/reply.js";
+import { statusCommand } from "./commands/status.js";
+import { agentsCommand } from "./commands/agents.js";
+import { tailCommand } from "./commands/tail.js";
+import { doctorCommand } from "./commands/doctor.js";
+import { wakeCommand } from "./commands/wake.js";
+import { launchCommand } from "./commands/launch.js";
+import { hooksCommand } from "./commands/hooks.js";
+import { uiCommand } from "./commands/ui.js";
+import { wakeRunCommandLine } from "./commands/wake-run.js";
+import { roleCommand } from "./commands/role.js";
+import { rolesCommand } from "./commands/roles.js";
+import { nameCommand } from "./commands/name.js";
+import { resolveCommand } from "./commands/resolve.js";
+import { completionCommand } from "./commands/completion.js";
+import { helpCommand } from "./commands/help.js";
+import { compactCommand } from "./commands/compact.js";
+
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  sendCommand,
+  inboxCommand,
+  replyCommand,
+  statusCommand,
+  agentsCommand,
+  tailCommand,
+  roleCommand,
+  rolesCommand,
+  nameCommand,
+  resolveCommand,
+  wakeCommand,
+  launchCommand,
+  hooksCommand,
+  uiCommand,
+  compactCommand,
+  doctorCommand,
+  completionCommand,
+  helpCommand,
+  wakeRunCommandLine,
+];
