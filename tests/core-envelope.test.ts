@@ -1,7 +1,10 @@
 // The envelope: hostile bodies cannot close or forge it, and invisible or control characters become visible.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { renderEnvelope, escapeText, ENVELOPE_NOTICE } from "../core/envelope.js";
+import { renderEnvelope, ENVELOPE_NOTICE } from "../core/envelope.js";
+import { escapeForModel } from "../core/escape.js";
+
+const escapeText = (text: string) => escapeForModel(text, { multiline: true });
 import type { MessageState } from "../core/fold.js";
 
 const message: MessageState = {

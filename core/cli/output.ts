@@ -2,6 +2,7 @@
 // object goes to stdout like any result (a script reads one stream); without it, to stderr.
 import { toErrorValue } from "../errors.js";
 import { visible } from "../visible.js";
+import { safeJson } from "../escape.js";
 
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 
@@ -17,7 +18,7 @@ export class UsageError extends Error {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+  process.stdout.write(safeJson(value, 2) + "\n");
 }
 
 export function printUsageError(error: UsageError, json: boolean): number {

@@ -1,12 +1,9 @@
 // Makes untrusted text safe to show a person: characters that render invisibly, reorder text (bidi
-// controls) or are controls become a visible ⟨U+XXXX⟩ marker; tab and newline stay. Markup needs no
-// escaping here because the page only ever puts text into text nodes.
-import { CONTROLS, INVISIBLE, LONE_SURROGATES } from "../envelope.js";
-
-function marker(text: string): string {
-  return [...text].map((char) => `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`).join("");
-}
+// controls), are controls or are not text at all become a visible ⟨U+XXXX⟩ marker (the set is
+// core/escape.ts's, chosen by Unicode property); tab and newline stay. Markup needs no escaping here
+// because the page only ever puts text into text nodes.
+import { escapeVisible } from "../escape.js";
 
 export function markHidden(text: string): string {
-  return text.replace(LONE_SURROGATES, marker).replace(CONTROLS, marker).replace(INVISIBLE, marker);
+  return escapeVisible(text, { multiline: true });
 }

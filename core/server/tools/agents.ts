@@ -4,6 +4,7 @@ import { SESSION_HOSTS } from "../../schemas.js";
 import { readSwitches, wakeSetting } from "../../wake/switches.js";
 import { roleState, rolesOf } from "../../roles.js";
 import { withHostFiles } from "../../discovery.js";
+import { escapeVisible } from "../../escape.js";
 
 const input = z
   .object({
@@ -40,6 +41,16 @@ const unseen = z.object({
 
 const output = z.object({ self: z.string().optional(), sessions: z.array(session), unseen: z.array(unseen).optional().describe("Sessions found in the hosts' own files that peerpost has not seen yet.") });
 
+/** Text another session's host (or a person) wrote, shown with invisible and control characters made visible. */
+function shown<T extends { cwd?: string; title?: string; name?: string; push?: string }>(entry: T): T {
+  const copy = { ...entry };
+  for (const key of ["cwd", "title", "name", "push"] as const) {
+    const text = copy[key];
+    if (typeof text === "string") (copy as Record<string, unknown>)[key] = escapeVisible(text);
+  }
+  return copy;
+}
+
 export const agentsTool = defineTool({
   name: "agents",
   description:
@@ -55,10 +66,10 @@ export const agentsTool = defineTool({
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })
       .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
-    if (!args.includeUnseen) return self === undefined ? { sessions } : { self, sessions };
+    if (!args.includeUnseen) return self === undefined ? { sessions: sessions.map(shown) } : { self, sessions: sessions.map(shown) };
     const { peerpost } = context;
     const view = withHostFiles(peerpost.discover, peerpost.env, sessions, peerpost.sessions.all().map((entry) => entry.address));
-    const unseen = view.unseen.filter((entry) => args.host === undefined || entry.host === args.host);
-    return self === undefined ? { sessions: view.sessions, unseen } : { self, sessions: view.sessions, unseen };
+    const unseen = view.unseen.filter((entry) => args.host === undefined || entry.host === args.host).map(shown);
+    return self === undefined ? { sessions: view.sessions.map(shown), unseen } : { self, sessions: view.sessions.map(shown), unseen };
   },
 });

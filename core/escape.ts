@@ -1,0 +1,40 @@
+// Characters that must never reach a model or a terminal raw: they render invisibly, reorder or hide
+// text, drive a terminal, or are not text at all. Chosen by Unicode property, not by a list, so a new
+// invisible character is covered as soon as Node's Unicode data knows its category.
+//   Cc controls (C0, DEL, C1 incl. ESC and CSI), Cf format (zero-width, bidi, tags, shorthand format),
+//   Cs surrogates (lone halves), Co private use, Cn unassigned (incl. noncharacters), Zl/Zp line and
+//   paragraph separators, and every default-ignorable code point (variation selectors, fillers).
+// Two renderings: character references for text inside an envelope (`&#x1F;`) and a visible form for
+// terminals and CLI tables (`⟨U+001F⟩`).
+
+const DANGEROUS = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
+const MARKUP: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+export interface EscapeOptions {
+  /** Keep tab and newline as they are (message bodies); single-line fields such as a cwd escape them too. */
+  multiline?: boolean;
+}
+
+function keeps(char: string, options: EscapeOptions): boolean {
+  return options.multiline === true && (char === "\n" || char === "\t");
+}
+
+/** For text a model reads inside peerpost's envelope: markup and dangerous characters as `&#x…;` references. */
+export function escapeForModel(text: string, options: EscapeOptions = {}): string {
+  return text
+    .replace(/[&<>"']/g, (char) => MARKUP[char]!)
+    .replace(DANGEROUS, (char) => (keeps(char, options) ? char : `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`));
+}
+
+/** For text printed to a terminal or a CLI table: dangerous characters as a visible `⟨U+…⟩`, markup left alone. */
+export function escapeVisible(text: string, options: EscapeOptions = {}): string {
+  return text.replace(DANGEROUS, (char) => (keeps(char, options) ? char : `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`));
+}
+
+/** JSON whose strings carry dangerous characters only as `\u` escapes: the same value, safe on a terminal. */
+export function safeJson(value: unknown, indent?: number): string {
+  // JSON.stringify already escapes C0 controls inside strings; raw newlines left are JSON's own layout.
+  return JSON.stringify(value, null, indent).replace(DANGEROUS, (char) =>
+    char === "\n" ? char : Array.from({ length: char.length }, (_, index) => `\\u${char.charCodeAt(index).toString(16).padStart(4, "0")}`).join(""),
+  );
+}
