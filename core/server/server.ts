@@ -1,7 +1,6 @@
 // The peerpost MCP server: the same tools on every host; the host adapter tells it who it serves and
 // how (if at all) to push. Tool calls are validated here so every failure has peerpost's error shape.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { openPeerpost, type Peerpost } from "../peerpost.js";
@@ -13,6 +12,7 @@ import { errorResult, okResult, type Warning } from "./results.js";
 import { IdentityResolver } from "./identity.js";
 import { PushLoop } from "./push.js";
 import { hintOnTerminalInput } from "./terminal.js";
+import { LineStdioTransport } from "./stdio-transport.js";
 import type { HostAdapter } from "./adapter.js";
 import type { WakeDeps } from "../wake/waker.js";
 import type { Discover } from "../discovery.js";
@@ -175,7 +175,13 @@ export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = 
       `peerpost ${VERSION}: MCP server on stdio, state dir ${instance.peerpost.stateDir.path}, host adapter ${adapter.host}.\n` +
         "It speaks JSON-RPC to an MCP client: install the peerpost plugin in Claude Code, Codex, Copilot CLI or Grok (see README.md), or try `npm run demo`. Ctrl-C stops it.\n",
     );
-  const transport = new StdioServerTransport();
+  const transport = new LineStdioTransport({
+    // A line the server could not take is answered on stdout and recorded where `peerpost doctor` looks.
+    report: (problem) => {
+      process.stderr.write(`peerpost: ${problem}\n`);
+      logError(instance.peerpost.stateDir.path, "mcp stdio", new Error(problem));
+    },
+  });
   let closing = false;
   // Closing the server closes the transport, which reports close again: shut down once.
   const shutdown = () => {
