@@ -11,18 +11,52 @@ const EVENTS: HookEvent[] = ["session-start", "user-prompt", "stop"];
 /** A hook that has not answered by then gives up silently rather than hold the prompt. */
 const DEADLINE_MS = 5000;
 
-/**
- * Hosts pipe the event JSON and close stdin. Read it synchronously: the stream machinery behind
- * process.stdin costs a prompt hook more than the read. A terminal (or no stdin) gives nothing.
- */
-function readStdin(): string {
+/** Stdin larger than this is not a hook event; the hook gives up on it. */
+const MAX_STDIN_BYTES = 1024 * 1024;
+
+/** True once the text read so far is one whole JSON value: a host may leave stdin open after it. */
+function isWholeJson(text: string): boolean {
+  if (!text.trimEnd().endsWith("}")) return false;
   try {
-    const stat = fstatSync(0);
-    if (!stat.isFIFO() && !stat.isFile() && !stat.isSocket()) return "";
-    return readFileSync(0, "utf8");
+    JSON.parse(text);
+    return true;
   } catch {
-    return "";
+    return false;
   }
+}
+
+/**
+ * Hosts pipe the event JSON and usually close stdin. A file is read at once; a pipe, FIFO or socket is
+ * read without blocking the event loop, so the deadline still fires when the host leaves stdin open,
+ * and reading stops as soon as one whole JSON value is in. A terminal (or no stdin) gives nothing.
+ */
+function readStdin(): Promise<string> {
+  let stat;
+  try {
+    stat = fstatSync(0);
+  } catch {
+    return Promise.resolve("");
+  }
+  if (stat.isFile()) return Promise.resolve(readFileSync(0, "utf8"));
+  if (!stat.isFIFO() && !stat.isSocket()) return Promise.resolve("");
+  return new Promise((resolve) => {
+    const stdin = process.stdin;
+    let text = "";
+    const finish = (result: string) => {
+      // Destroyed, not paused: an open stdin handle would keep the hook alive until the deadline.
+      stdin.removeAllListeners("data").removeAllListeners("end");
+      stdin.destroy();
+      resolve(result);
+    };
+    stdin.setEncoding("utf8");
+    stdin.on("data", (chunk: string) => {
+      text += chunk;
+      if (text.length > MAX_STDIN_BYTES) finish("");
+      else if (isWholeJson(text)) finish(text);
+    });
+    stdin.on("end", () => finish(text));
+    stdin.on("error", () => finish(""));
+  });
 }
 
 /** Logs under the state dir, but only into one that exists: prompt and stop hooks never create it. */
@@ -42,7 +76,7 @@ export async function runHook(dialect: HookDialect, argv: string[] = process.arg
   const event = argv[0] as HookEvent;
   try {
     if (!EVENTS.includes(event)) throw new Error(`unknown hook event ${JSON.stringify(argv[0])}`);
-    const raw = readStdin();
+    const raw = await readStdin();
     if (raw.trim() === "") return;
     let parsed: unknown;
     try {
