@@ -1,13 +1,15 @@
-// Snapshots of mailbox views. A snapshot is derived data: it is trusted only while the log it was taken
-// from is the same file (device + inode), at least as long as the snapshot's offset, and has the same bytes
-// just before that offset. Anything else — missing, corrupt, other version, replaced or truncated log —
-// makes the reader rebuild from the log.
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+// Snapshots of mailbox views. A snapshot is derived data: it is trusted only when every field is valid
+// and consistent (snapshot-check.ts) and the log it was taken from is the same file (device + inode), at
+// least as long as the snapshot's offset, with the same bytes just before that offset. Anything else —
+// missing, corrupt, malformed, replaced or truncated log — makes the reader rebuild from the log.
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { fnv1a64 } from "./hash.js";
 import type { MailboxState } from "./fold.js";
 import type { CorruptSummary } from "./view.js";
 import { FILE_MODE } from "./state-dir.js";
 import { ioError } from "./errors.js";
+import { snapshotProblem } from "./snapshot-check.js";
 
 /** Raised whenever the fold's state changes shape (2: run-time roles and role mail in every view). */
 export const SNAPSHOT_VERSION = 2;
@@ -47,15 +49,15 @@ export function loadSnapshot(snapshotPath: string, logPath: string, scope: strin
   } catch {
     return { status: "missing" };
   }
-  let snapshot: Snapshot;
+  let value: unknown;
   try {
-    snapshot = JSON.parse(text) as Snapshot;
+    value = JSON.parse(text);
   } catch {
     return { status: "invalid", reason: "not JSON" };
   }
-  if (snapshot?.v !== SNAPSHOT_VERSION || snapshot.kind !== "mailbox-view" || snapshot.scope !== (scope ?? null)) return { status: "invalid", reason: "other version or scope" };
-  if (!snapshot.log || snapshot.log.path !== logPath || typeof snapshot.log.offset !== "number" || typeof snapshot.state?.messages !== "object" || typeof snapshot.state?.idempotency !== "object")
-    return { status: "invalid", reason: "malformed" };
+  const problem = snapshotProblem(value, logPath, scope ?? null);
+  if (problem) return { status: "invalid", reason: problem };
+  const snapshot = value as Snapshot;
   try {
     const stat = statSync(logPath);
     if (stat.ino !== snapshot.log.ino || stat.dev !== snapshot.log.dev) return { status: "invalid", reason: "log replaced" };
@@ -81,4 +83,38 @@ export async function saveSnapshot(snapshotPath: string, snapshot: Snapshot): Pr
 /** File name of a scope's snapshot: a hash, so no address ever becomes a path. */
 export function snapshotFileName(scope: string | undefined): string {
   return `view-${fnv1a64(scope ?? "*")}.json`;
+}
+
+export interface InvalidSnapshot {
+  path: string;
+  reason: string;
+}
+
+/** Every snapshot in the cache dir that a reader would not trust (for `peerpost doctor`); read-only. */
+export function invalidSnapshots(cacheDir: string, logPath: string): { checked: number; invalid: InvalidSnapshot[] } {
+  let names: string[];
+  try {
+    names = readdirSync(cacheDir).filter((name) => /^view-[0-9a-f]+\.json$/.test(name));
+  } catch {
+    return { checked: 0, invalid: [] };
+  }
+  const invalid: InvalidSnapshot[] = [];
+  for (const name of names) {
+    const path = join(cacheDir, name);
+    let scope: unknown;
+    try {
+      scope = (JSON.parse(readFileSync(path, "utf8")) as { scope?: unknown } | null)?.scope;
+    } catch {
+      scope = undefined;
+    }
+    // A snapshot is read only under the name its scope hashes to; one under another name is never used.
+    const claimed = typeof scope === "string" ? scope : undefined;
+    if ((typeof scope !== "string" && scope !== null) || snapshotFileName(claimed) !== name) {
+      invalid.push({ path, reason: "not a snapshot of any scope under this name" });
+      continue;
+    }
+    const loaded = loadSnapshot(path, logPath, claimed);
+    if (loaded.status === "invalid") invalid.push({ path, reason: loaded.reason });
+  }
+  return { checked: names.length, invalid };
 }

@@ -4,6 +4,7 @@ import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import type { Peerpost } from "./peerpost.js";
 import type { JsonlLog, CorruptLine } from "./log.js";
 import { errorLogPath } from "./error-log.js";
+import { invalidSnapshots, type InvalidSnapshot } from "./cache.js";
 
 export interface LogReport {
   path: string;
@@ -19,6 +20,8 @@ export interface LogReport {
 export interface StateReport {
   stateDir: { path: string; source: string; mode: string; private: boolean; writable: boolean; tightened: boolean };
   logs: { mailbox: LogReport; receipts: LogReport; sessions: LogReport };
+  /** Cached views a reader would not trust (it rebuilds them from the log). */
+  snapshots: { checked: number; invalid: InvalidSnapshot[] };
   recentErrors: string[];
 }
 
@@ -83,6 +86,7 @@ export function inspectState(peerpost: Peerpost, mailboxCorrupt?: { count: numbe
       receipts: inspectLog(peerpost.receipts.log, config.lockStaleMs),
       sessions: inspectLog(peerpost.sessions.log, config.lockStaleMs),
     },
+    snapshots: invalidSnapshots(peerpost.mailbox.cacheDir, peerpost.mailbox.log.path),
     recentErrors: recentErrors(stateDir.path),
   };
 }

@@ -160,7 +160,7 @@ interface MailboxDecision {
 
 export class Mailbox {
   readonly store: FileStore<MailboxEvent>;
-  private readonly cacheDir: string;
+  readonly cacheDir: string;
   private readonly views = new Map<string, MailboxView>();
   readonly index: ScopeIndex<MailboxEvent>;
   /** Where compaction moves finished messages; read for status, threads, bodies and `tail --from-start`. */

@@ -26,6 +26,8 @@ export class MailboxView {
   cacheState: "none" | "loaded" | "rebuilt" | "invalid" = "none";
   /** Whether the view started from the per-address index (no usable snapshot) rather than the whole log. */
   fromIndex = false;
+  /** Why the snapshot on disk was not trusted (the view was rebuilt from the log instead). */
+  cacheProblem: string | undefined;
 
   constructor(
     private readonly log: JsonlLog<MailboxEvent>,
@@ -63,6 +65,7 @@ export class MailboxView {
       this.cacheState = "loaded";
     } else {
       this.cacheState = snapshot.status === "missing" ? "none" : "invalid";
+      if (snapshot.status === "invalid") this.cacheProblem = snapshot.reason;
     }
   }
 
@@ -89,7 +92,10 @@ export class MailboxView {
     const replaced = this.logIdentity !== undefined && (this.logIdentity.ino !== identity.ino || this.logIdentity.dev !== identity.dev);
     if (replaced || identity.size < this.offset) {
       this.reset();
-      if (this.cacheState === "loaded") this.cacheState = "rebuilt";
+      if (this.cacheState === "loaded") {
+        this.cacheState = "rebuilt";
+        this.cacheProblem = replaced ? "log replaced" : "log truncated";
+      }
     }
     this.logIdentity = { dev: identity.dev, ino: identity.ino };
     if (identity.size === this.offset) {

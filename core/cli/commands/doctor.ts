@@ -35,6 +35,8 @@ function stateProblems(state: State): Problem[] {
     if (log.tornTail) problems.push({ problem: `${name}: the last line is incomplete (a writer stopped mid-line)`, fix: "The next write repairs it automatically." });
     if (log.lock === "stale") problems.push({ problem: `${log.path}.lock is stale (its holder stopped)`, fix: "The next write takes it over; or remove it: rmdir " + log.path + ".lock" });
   }
+  for (const snapshot of state.snapshots.invalid)
+    problems.push({ problem: `cached view ${snapshot.path} is invalid (${snapshot.reason})`, fix: `Readers ignore it and rebuild from the mailbox log; remove it to stop the rebuild: rm ${snapshot.path}` });
   for (const line of state.recentErrors) problems.push({ problem: `recent error: ${line}`, fix: "Hooks and servers log failures here instead of breaking the prompt; report it if it repeats." });
   return problems;
 }

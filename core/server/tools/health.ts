@@ -30,6 +30,8 @@ export const healthTool = defineTool({
     const warnings = [];
     if (!state.stateDir.private) warnings.push({ code: "state_dir_not_private", message: `The state dir's mode is ${state.stateDir.mode}, not 0700.` });
     if (state.logs.mailbox.corrupt > 0) warnings.push({ code: "corrupt_lines", message: `${state.logs.mailbox.corrupt} mailbox lines are not valid records; they are skipped and kept. \`peerpost doctor\` lists them.` });
+    if (view?.cacheProblem !== undefined)
+      warnings.push({ code: "snapshot_rebuilt", message: `This session's cached view could not be trusted (${view.cacheProblem}); it was rebuilt from the mailbox log, which is unaffected. \`peerpost doctor\` lists invalid snapshots.` });
     return {
       version: VERSION,
       identity: context.identityReport(),
@@ -37,7 +39,7 @@ export const healthTool = defineTool({
       push: context.push ? { ...context.push.state() } : { transport: "none", available: false, reason: "this host has no push transport; mail waits for read and the hooks" },
       state: { ...state },
       wake: wakeReport(peerpost, identity?.address),
-      cache: view ? { scope: view.scope ?? null, state: view.cacheState, offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },
+      cache: view ? { scope: view.scope ?? null, state: view.cacheState, ...(view.cacheProblem !== undefined ? { problem: view.cacheProblem } : {}), offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },
       warnings,
     };
   },
