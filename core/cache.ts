@@ -2,12 +2,12 @@
 // and consistent (snapshot-check.ts) and the log it was taken from is the same file (device + inode), at
 // least as long as the snapshot's offset, with the same bytes just before that offset. Anything else —
 // missing, corrupt, malformed, replaced or truncated log — makes the reader rebuild from the log.
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fnv1a64 } from "./hash.js";
 import type { MailboxState } from "./fold.js";
 import type { CorruptSummary } from "./view.js";
-import { FILE_MODE } from "./state-dir.js";
+import { FILE_MODE, openStateFile, readStateFile } from "./trust.js";
 import { ioError } from "./errors.js";
 import { snapshotProblem } from "./snapshot-check.js";
 
@@ -30,7 +30,7 @@ export function tailFingerprint(logPath: string, offset: number): string {
   const length = Math.min(TAIL_BYTES, offset);
   const buffer = Buffer.alloc(length);
   if (length > 0) {
-    const fd = openSync(logPath, "r");
+    const fd = openStateFile(logPath, constants.O_RDONLY);
     try {
       readSync(fd, buffer, 0, length, offset - length);
     } finally {
@@ -45,7 +45,7 @@ export type SnapshotLoad = { status: "valid"; snapshot: Snapshot } | { status: "
 export function loadSnapshot(snapshotPath: string, logPath: string, scope: string | undefined): SnapshotLoad {
   let text: string;
   try {
-    text = readFileSync(snapshotPath, "utf8");
+    text = readStateFile(snapshotPath);
   } catch {
     return { status: "missing" };
   }
@@ -103,7 +103,7 @@ export function invalidSnapshots(cacheDir: string, logPath: string): { checked: 
     const path = join(cacheDir, name);
     let scope: unknown;
     try {
-      scope = (JSON.parse(readFileSync(path, "utf8")) as { scope?: unknown } | null)?.scope;
+      scope = (JSON.parse(readStateFile(path)) as { scope?: unknown } | null)?.scope;
     } catch {
       scope = undefined;
     }

@@ -1,8 +1,8 @@
 // A small, size-capped error log under the state dir (logs/errors.log, 0600) for failures that must
 // stay silent where they happen (hooks), so `peerpost doctor` can show them.
-import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { closeSync, constants, renameSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { DIR_MODE, FILE_MODE } from "./state-dir.js";
+import { ensurePrivateDir, openStateFile } from "./trust.js";
 
 export const ERROR_LOG_MAX_BYTES = 256 * 1024;
 
@@ -14,7 +14,7 @@ export function errorLogPath(stateDir: string): string {
 export function logError(stateDir: string, where: string, error: unknown): void {
   try {
     const path = errorLogPath(stateDir);
-    mkdirSync(join(stateDir, "logs"), { recursive: true, mode: DIR_MODE });
+    ensurePrivateDir(join(stateDir, "logs"));
     try {
       if (statSync(path).size > ERROR_LOG_MAX_BYTES) renameSync(path, `${path}.1`);
     } catch {
@@ -23,7 +23,12 @@ export function logError(stateDir: string, where: string, error: unknown): void 
     const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     const code = (error as { code?: unknown } | undefined)?.code;
     const line = JSON.stringify({ at: new Date().toISOString(), where, code: typeof code === "string" ? code : undefined, error: detail.slice(0, 2000), pid: process.pid });
-    appendFileSync(path, line + "\n", { mode: FILE_MODE });
+    const fd = openStateFile(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND);
+    try {
+      writeSync(fd, line + "\n");
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     // Nowhere left to report to.
   }

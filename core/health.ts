@@ -1,6 +1,7 @@
 // Inspects the state dir for `health` and `peerpost doctor`: permissions, log sizes, corrupt lines,
 // torn tails, stale locks and recent hook errors. Read-only.
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
+import { readStateFile } from "./trust.js";
 import type { Peerpost } from "./peerpost.js";
 import type { JsonlLog, CorruptLine } from "./log.js";
 import { errorLogPath } from "./error-log.js";
@@ -18,7 +19,7 @@ export interface LogReport {
 }
 
 export interface StateReport {
-  stateDir: { path: string; source: string; mode: string; private: boolean; writable: boolean; tightened: boolean };
+  stateDir: { path: string; source: string; mode: string; private: boolean; writable: boolean };
   logs: { mailbox: LogReport; receipts: LogReport; sessions: LogReport };
   /** Cached views a reader would not trust (it rebuilds them from the log). */
   snapshots: { checked: number; invalid: InvalidSnapshot[] };
@@ -63,7 +64,7 @@ export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: { cou
 
 export function recentErrors(stateDir: string, count = 10): string[] {
   try {
-    return readFileSync(errorLogPath(stateDir), "utf8").trim().split("\n").filter(Boolean).slice(-count);
+    return readStateFile(errorLogPath(stateDir)).trim().split("\n").filter(Boolean).slice(-count);
   } catch {
     return [];
   }
@@ -80,7 +81,7 @@ export function inspectState(peerpost: Peerpost, mailboxCorrupt?: { count: numbe
   }
   const mode = modeOf(stateDir.path) ?? stateDir.mode;
   return {
-    stateDir: { path: stateDir.path, source: stateDir.source, mode, private: mode === "0700", writable, tightened: stateDir.tightened },
+    stateDir: { path: stateDir.path, source: stateDir.source, mode, private: mode === "0700", writable },
     logs: {
       mailbox: inspectLog(peerpost.mailbox.log, config.lockStaleMs, mailboxCorrupt),
       receipts: inspectLog(peerpost.receipts.log, config.lockStaleMs),

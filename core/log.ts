@@ -4,9 +4,9 @@
 // then confirm by log order: records other writers slipped in after the decision (a lock taken over from
 // a stopped holder) are re-read before acknowledging, and the first conflicting record wins.
 // Readers stream from an offset, never parse a torn last line, and report (but keep) invalid lines.
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, rmdirSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, readSync, rmdirSync, statSync, writeSync } from "node:fs";
 import { PeerpostError, ioError } from "./errors.js";
-import { FILE_MODE } from "./state-dir.js";
+import { openStateFile } from "./trust.js";
 import type { Fault } from "./config.js";
 
 /** Anything with zod's safeParse: the record schema of this log. */
@@ -182,15 +182,11 @@ export class JsonlLog<T> {
     let fd: number;
     try {
       // O_APPEND: every write lands whole at the end, after any other writer's, lock or no lock.
-      fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND, FILE_MODE);
+      // Never through a link, and only a regular file of ours that no one else can write (trust.ts).
+      fd = openStateFile(this.path, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND);
     } catch (error) {
+      if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
-    }
-    try {
-      if ((fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, FILE_MODE);
-    } catch (error) {
-      closeSync(fd);
-      throw ioError("restrict the permissions of", this.path, error);
     }
     return fd;
   }
@@ -341,9 +337,10 @@ export class JsonlLog<T> {
     const result: ScanResult = { next: offset, corrupt: [], tornTail: false };
     let fd: number;
     try {
-      fd = openSync(this.path, "r");
+      fd = openStateFile(this.path, constants.O_RDONLY);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return result;
+      if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
     }
     try {
@@ -448,8 +445,9 @@ export class JsonlLog<T> {
     if (offsets.length === 0) return;
     let fd: number;
     try {
-      fd = openSync(this.path, "r");
+      fd = openStateFile(this.path, constants.O_RDONLY);
     } catch (error) {
+      if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
     }
     const ignored: ScanResult = { next: 0, corrupt: [], tornTail: false };

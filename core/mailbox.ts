@@ -5,7 +5,7 @@
 // Appends that decide nothing (a plain send, read marks) take no lock.
 import { idFactory } from "./ids.js";
 import { join } from "node:path";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { JsonlLog, type LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
 import type { AppendItem } from "./store/types.js";
@@ -20,7 +20,7 @@ import { dueReminder } from "./reminders.js";
 import { PeerpostError, ioError } from "./errors.js";
 import { HINTS } from "./hints.js";
 import { parseAddress } from "./address.js";
-import { DIR_MODE } from "./state-dir.js";
+import { ensurePrivateDir } from "./trust.js";
 
 export interface MailboxSettings extends ReminderSettings {
   maxHops: number;
@@ -260,8 +260,9 @@ export class Mailbox {
     this.extendIndex(Math.max(minBytes, INDEX_MIN_LAG_BYTES));
     if (view.unsavedBytes() < minBytes || view.unsavedBytes() === 0) return false;
     try {
-      mkdirSync(this.cacheDir, { recursive: true, mode: DIR_MODE });
+      ensurePrivateDir(this.cacheDir);
     } catch (error) {
+      if (error instanceof PeerpostError) throw error;
       throw ioError("create", this.cacheDir, error);
     }
     return await view.save();
