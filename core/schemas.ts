@@ -197,6 +197,8 @@ const sessionRecord = () =>
   roles: z.optional(z.array(z.string().check(z.regex(ID_PATTERN)))),
     /** The live push transport the session's server can use ("none" when mail waits for read and hooks). */
     push: z.optional(shortText(32)),
+  /** Set by the writer when the session's own host (this pid) was still running: the record is a claim, not a move. */
+  claimFrom: z.optional(z.number().check(z.int(), z.gte(1))),
 });
 export type SessionRecord = Zod.infer<ReturnType<typeof sessionRecord>>;
 export const sessionSchema = lazy<SessionRecord>(sessionRecord);

@@ -1,5 +1,7 @@
 // The sessions registry: who is running where. Written by every host's SessionStart hook and by each
-// server once it knows its address; the latest record per address wins; liveness is the host process.
+// server once it knows its address; the latest record per address wins, except that a record cannot
+// move a session away from a host process that is still running: it is written as a claim and kept
+// aside (anyone can run a hook from a shell inside their own host). Liveness is the host process.
 import type { JsonlLog, LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
@@ -8,7 +10,7 @@ import { PeerpostError } from "./errors.js";
 import type { DiscoveredSession } from "./discovery.js";
 import { HINTS } from "./hints.js";
 
-export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid">;
+export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid" | "claimFrom">;
 
 export interface SessionEntry {
   address: string;
@@ -24,10 +26,19 @@ export interface SessionEntry {
   roles: string[];
   /** Live push transport its server reported ("none" without one); undefined when no server reported yet. */
   push?: string;
+  /** The latest record that named another host process while this session's own host was running. */
+  claim?: SessionClaim;
   alive: boolean;
   source: SessionRecord["source"];
   firstSeen: string;
   lastSeen: string;
+}
+
+export interface SessionClaim {
+  hostPid: number;
+  /** The host process the session stayed with. */
+  ownerPid: number;
+  at: string;
 }
 
 export class Sessions {
@@ -41,11 +52,26 @@ export class Sessions {
     return this.store.log;
   }
 
-  /** `eventual`: return once written, not fsynced (a hook's registration, which the session's server repeats at start). */
+  /**
+   * `eventual`: return once written, not fsynced (a hook's registration, which the session's server
+   * repeats at start). When the session's own host is another process and still running, the record is
+   * written as a claim (`claimFrom`), which never moves the session: liveness is judged now, when it is
+   * known, since a reader later cannot tell when that host ended. Judged without a lock: a registration
+   * racing the owner's own can at worst be recorded as a move, as before this rule.
+   */
   async register(input: SessionInput, options: { eventual?: boolean } = {}): Promise<SessionRecord> {
-    const record: SessionRecord = { v: 1, type: "session", at: new Date(this.now()).toISOString(), writerPid: process.pid, ...input };
+    const claimFrom = this.ownerElsewhere(input);
+    const record: SessionRecord = { v: 1, type: "session", at: new Date(this.now()).toISOString(), writerPid: process.pid, ...input, ...(claimFrom !== undefined ? { claimFrom } : {}) };
     await this.store.append([{ record, scopes: [record.address] }], options.eventual ? { durability: "eventual" } : {});
     return record;
+  }
+
+  /** The running host process that holds this session, when it is not the registering one. */
+  private ownerElsewhere(input: SessionInput): number | undefined {
+    if (input.hostPid === undefined) return undefined;
+    const owner = this.all().find((entry) => entry.address === input.address);
+    // `alive` guards against a reused pid with the host's start time.
+    return owner?.hostPid !== undefined && owner.hostPid !== input.hostPid && owner.alive ? owner.hostPid : undefined;
   }
 
   /** Every session ever registered, latest record per address, most recently seen first. */
@@ -53,6 +79,10 @@ export class Sessions {
     const byAddress = new Map<string, SessionEntry>();
     this.log.scan(0, ({ record }) => {
       const previous = byAddress.get(record.address);
+      if (record.claimFrom !== undefined && record.hostPid !== undefined) {
+        if (previous) previous.claim = { hostPid: record.hostPid, ownerPid: record.claimFrom, at: record.at };
+        return;
+      }
       const entry: SessionEntry = {
         address: record.address,
         host: record.host,
@@ -77,6 +107,7 @@ export class Sessions {
       if (name !== undefined) entry.name = name;
       const push = record.push ?? previous?.push;
       if (push !== undefined) entry.push = push;
+      if (previous?.claim !== undefined) entry.claim = previous.claim;
       byAddress.set(record.address, entry);
     });
     const entries = [...byAddress.values()];
@@ -91,6 +122,13 @@ export class Sessions {
   /** The most recent session registered for a host process (how a server finds the session its hooks saw). */
   byHostPid(host: SessionHost, hostPid: number): SessionEntry | undefined {
     return this.all().find((entry) => entry.host === host && entry.hostPid === hostPid);
+  }
+
+  /** The session a host process most recently claimed from another running host, if any. */
+  claimedBy(host: SessionHost, hostPid: number): SessionEntry | undefined {
+    return this.all()
+      .filter((entry) => entry.host === host && entry.claim?.hostPid === hostPid)
+      .sort((a, b) => (a.claim!.at < b.claim!.at ? 1 : a.claim!.at > b.claim!.at ? -1 : 0))[0];
   }
 
   /**

@@ -19,6 +19,8 @@ export interface Identity {
   /** e.g. the variable or _meta key that carried it. */
   detail: string;
   verified: boolean;
+  /** Set when the identity is a session claimed from another running host: why it is not verified. */
+  claim?: string;
 }
 
 export interface IdentityContext {

@@ -16,6 +16,8 @@ export class IdentityResolver {
   private hostProcess: ProcessInfo | undefined | null = null;
   private readonly registered = new Set<string>();
   private lastError: string | undefined;
+  /** A claimed session this server did not switch to, because it already served another. */
+  private refusedClaim: string | undefined;
 
   constructor(
     private readonly peerpost: Peerpost,
@@ -43,8 +45,14 @@ export class IdentityResolver {
     const identity = this.find(meta);
     if (!identity) return this.current;
     if (background && this.current?.source === "mcp-meta" && identity.source !== "mcp-meta") return this.current;
+    // A claim never moves a server off the session it serves: the claimant could be anything in its host.
+    if (identity.claim !== undefined && this.current !== undefined && this.current.address !== identity.address) {
+      this.refusedClaim = identity.claim;
+      return this.current;
+    }
     this.current = identity;
-    await this.register(identity);
+    // A claimed session is served unverified and not registered: its record stays with its own host.
+    if (identity.claim === undefined) await this.register(identity);
     this.onIdentity(identity);
     return identity;
   }
@@ -123,6 +131,8 @@ export class IdentityResolver {
       hostProcess: this.host() ? { pid: this.host()!.pid, name: this.host()!.name } : null,
     };
     if (this.lastError !== undefined) report.registrationError = this.lastError;
+    if (this.current?.claim !== undefined) report.claim = `Serving a claimed session, unverified: ${this.current.claim}.`;
+    if (this.refusedClaim !== undefined) report.refusedClaim = `Not switched: ${this.refusedClaim}.`;
     return report;
   }
 }

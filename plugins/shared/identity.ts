@@ -5,12 +5,27 @@ import type { Identity, IdentityContext } from "../../core/server/adapter.js";
 import { sessionIdFromEnv } from "../../core/server/adapter.js";
 import type { SessionHost } from "../../core/schemas.js";
 
-/** The session the host's SessionStart hook registered for this host process (updated on clear/resume). */
+/**
+ * The session the host's SessionStart hook registered for this host process (updated on clear/resume).
+ * A more recent record naming a session whose own host still runs is a claim: anything running inside
+ * this host (an agent's shell tool too) can write one, so it is returned unverified, with the reason.
+ */
 export function identityFromRegistry(context: IdentityContext, host: SessionHost): Identity | undefined {
   if (!context.hostProcess) return undefined;
-  const entry = context.sessions.byHostPid(host, context.hostProcess.pid);
+  const pid = context.hostProcess.pid;
+  const entry = context.sessions.byHostPid(host, pid);
+  const claimed = context.sessions.claimedBy(host, pid);
+  if (claimed?.claim && (!entry || claimed.claim.at > entry.lastSeen))
+    return {
+      address: claimed.address,
+      sessionId: claimed.sessionId,
+      source: "registry",
+      detail: `sessions registry, host pid ${pid}`,
+      verified: false,
+      claim: `${claimed.address} was registered for host pid ${pid} at ${claimed.claim.at} while its own host (pid ${claimed.claim.ownerPid}) was still running`,
+    };
   if (!entry) return undefined;
-  return { address: entry.address, sessionId: entry.sessionId, source: "registry", detail: `sessions registry, host pid ${context.hostProcess.pid}`, verified: true };
+  return { address: entry.address, sessionId: entry.sessionId, source: "registry", detail: `sessions registry, host pid ${pid}`, verified: true };
 }
 
 export function identityFromEnv(context: IdentityContext, kind: SessionKind, variable: string): Identity | undefined {

@@ -30,11 +30,14 @@ export const healthTool = defineTool({
     const warnings = [];
     if (!state.stateDir.private) warnings.push({ code: "state_dir_not_private", message: `The state dir's mode is ${state.stateDir.mode}, not 0700.` });
     if (state.logs.mailbox.corrupt > 0) warnings.push({ code: "corrupt_lines", message: `${state.logs.mailbox.corrupt} mailbox lines are not valid records; they are skipped and kept. \`peerpost doctor\` lists them.` });
+    const report = context.identityReport();
+    for (const key of ["claim", "refusedClaim"] as const)
+      if (typeof report[key] === "string") warnings.push({ code: "identity_claimed", message: `${report[key]} A session moves to another host only when its own host has ended.` });
     if (view?.cacheProblem !== undefined)
       warnings.push({ code: "snapshot_rebuilt", message: `This session's cached view could not be trusted (${view.cacheProblem}); it was rebuilt from the mailbox log, which is unaffected. \`peerpost doctor\` lists invalid snapshots.` });
     return {
       version: VERSION,
-      identity: context.identityReport(),
+      identity: report,
       host: { adapter: context.adapter.host, sessionHost: context.adapter.sessionHost ?? null, ...(context.adapter.describe?.({ env: process.env, meta: undefined, hostProcess: undefined, sessions: peerpost.sessions }) ?? {}) },
       push: context.push ? { ...context.push.state() } : { transport: "none", available: false, reason: "this host has no push transport; mail waits for read and the hooks" },
       state: { ...state },
