@@ -25,11 +25,11 @@ function refuse(path: string, why: string): PeerpostError {
   });
 }
 
-/** Where the state dir is, without touching the disk. */
+/** Where the state dir is, with links resolved, without creating anything. */
 export function resolveStateDirPath(configured: string | undefined, home: string = homedir()): { path: string; source: StateDirInfo["source"] } {
-  if (configured === undefined) return { path: realPath(join(home, ".peerpost")), source: "default" };
   let path: string;
-  if (configured === "~" || configured.startsWith("~/")) path = join(home, configured.slice(1));
+  if (configured === undefined) path = join(home, ".peerpost");
+  else if (configured === "~" || configured.startsWith("~/")) path = join(home, configured.slice(1));
   else if (isAbsolute(configured)) path = configured;
   else
     throw new PeerpostError("invalid_arguments", `PEERPOST_HOME=${JSON.stringify(configured)} is a relative path.`, {
@@ -45,7 +45,7 @@ export function resolveStateDirPath(configured: string | undefined, home: string
     const hostPath = realPath(join(bareHome, hostDir));
     if (path === hostPath || path.startsWith(hostPath + sep)) throw refuse(path, `it is inside a host's configuration directory (~/${hostDir})`);
   }
-  return { path, source: "PEERPOST_HOME" };
+  return { path, source: configured === undefined ? "default" : "PEERPOST_HOME" };
 }
 
 function realPath(path: string): string {

@@ -43,6 +43,11 @@ test("a PEERPOST_HOME that is a link to the home dir or a host's config dir is r
     assert.equal(errorOf(result).code, "state_io_error", name);
     assert.match(errorOf(result).message, /home directory itself|host's configuration directory/, name);
   }
+  // The default ~/.peerpost as a link to the home dir is refused the same way.
+  symlinkSync(home, join(home, ".peerpost"));
+  const viaDefault = await cli({ HOME: home }, ["agents", "--json"]);
+  assert.equal(viaDefault.code, 1);
+  assert.match(errorOf(viaDefault).message, /home directory itself/);
   assert.equal(mode(home), 0o755, "HOME was not chmodded");
 });
 
