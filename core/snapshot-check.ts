@@ -5,34 +5,55 @@
 import { ADDRESS_PATTERN } from "./address.js";
 import { ANTICIPATIONS, RESOLUTIONS, ULID_PATTERN } from "./schemas.js";
 
-type Check = (value: unknown, where: string) => string | undefined;
+/** A problem relative to the value checked: "is not a string", or ".field is missing" / ".field is not …". */
+type Check = (value: unknown) => string | undefined;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-const string: Check = (value, where) => (typeof value === "string" ? undefined : `${where} is not a string`);
-const pattern = (regex: RegExp, what: string): Check => (value, where) => (typeof value === "string" && regex.test(value) ? undefined : `${where} is not ${what}`);
+/** The problem of a field, seen from the object holding it. Paths are built only for a problem, never on the way. */
+function at(key: string | number, problem: string): string {
+  const step = typeof key === "number" ? `[${key}]` : `.${key}`;
+  return problem.startsWith(".") || problem.startsWith("[") ? step + problem : `${step} ${problem}`;
+}
+
+const string: Check = (value) => (typeof value === "string" ? undefined : "is not a string");
+const pattern = (regex: RegExp, what: string): Check => (value) => (typeof value === "string" && regex.test(value) ? undefined : `is not ${what}`);
 const address = pattern(ADDRESS_PATTERN, "an address");
 const ulid = pattern(ULID_PATTERN, "a message id");
 const time = pattern(ISO_TIME, "a UTC time");
-const boolean: Check = (value, where) => (typeof value === "boolean" ? undefined : `${where} is not a boolean`);
-const count = (min: number): Check => (value, where) => (Number.isSafeInteger(value) && (value as number) >= min ? undefined : `${where} is not an integer ≥ ${min}`);
-const number: Check = (value, where) => (typeof value === "number" && Number.isFinite(value) ? undefined : `${where} is not a number`);
-const oneOf = (options: readonly string[]): Check => (value, where) => (typeof value === "string" && options.includes(value) ? undefined : `${where} is not one of ${options.join(", ")}`);
+const boolean: Check = (value) => (typeof value === "boolean" ? undefined : "is not a boolean");
+const count = (min: number): Check => (value) => (Number.isSafeInteger(value) && (value as number) >= min ? undefined : `is not an integer ≥ ${min}`);
+const number: Check = (value) => (typeof value === "number" && Number.isFinite(value) ? undefined : "is not a number");
+const object: Check = (value) => (isObject(value) ? undefined : "is not an object");
+const oneOf = (options: readonly string[]): Check => (value) => (typeof value === "string" && options.includes(value) ? undefined : `is not one of ${options.join(", ")}`);
+const arrayOf = (item: Check): Check => (value) => {
+  if (!Array.isArray(value)) return "is not an array";
+  for (let index = 0; index < value.length; index++) {
+    const problem = item(value[index]);
+    if (problem) return at(index, problem);
+  }
+  return undefined;
+};
 
 /** An object with exactly these fields (those marked optional may be absent), each passing its check. */
 function shape(fields: Record<string, Check>, optional: string[] = []): Check {
-  return (value, where) => {
-    if (!isObject(value)) return `${where} is not an object`;
-    for (const key of Object.keys(value)) if (!(key in fields)) return `${where}.${key} is not a known field`;
-    for (const [key, check] of Object.entries(fields)) {
-      if (!(key in value)) {
-        if (optional.includes(key)) continue;
-        return `${where}.${key} is missing`;
+  // Built once per shape: this runs for every message of a snapshot on every prompt hook.
+  const checks = Object.entries(fields).map(([key, check]) => ({ key, check, optional: optional.includes(key) }));
+  return (value) => {
+    if (!isObject(value)) return "is not an object";
+    let present = 0;
+    for (const { key, check, optional: mayBeAbsent } of checks) {
+      const field = value[key];
+      if (field === undefined) {
+        if (mayBeAbsent && !(key in value)) continue;
+        if (!mayBeAbsent) return at(key, "is missing");
       }
-      const problem = check(value[key], `${where}.${key}`);
-      if (problem) return problem;
+      present++;
+      const problem = check(field);
+      if (problem) return at(key, problem);
     }
+    if (Object.keys(value).length !== present) return "has a field that is not known";
     return undefined;
   };
 }
@@ -64,30 +85,28 @@ const messageShape = shape(
 const corruptLine = shape({ offset: count(0), length: count(1), reason: string });
 
 const snapshotShape = shape({
-  v: (value, where) => (value === 1 ? undefined : `${where} is not 1`),
-  kind: (value, where) => (value === "mailbox-view" ? undefined : `${where} is not mailbox-view`),
-  scope: (value, where) => (value === null ? undefined : address(value, where)),
+  v: (value) => (value === 1 ? undefined : "is not 1"),
+  kind: (value) => (value === "mailbox-view" ? undefined : "is not mailbox-view"),
+  scope: (value) => (value === null ? undefined : address(value)),
   log: shape({ path: string, dev: number, ino: number, offset: count(0), tail: string }),
-  state: shape({ messages: (value, where) => (isObject(value) ? undefined : `${where} is not an object`), idempotency: (value, where) => (isObject(value) ? undefined : `${where} is not an object`) }),
-  corrupt: shape({ count: count(0), recent: (value, where) => (Array.isArray(value) ? value.map((line, index) => corruptLine(line, `${where}[${index}]`)).find(Boolean) : `${where} is not an array`) }),
+  state: shape({ messages: object, idempotency: object }),
+  corrupt: shape({ count: count(0), recent: arrayOf(corruptLine) }),
 });
 
 /** The first reason not to trust `value` as the snapshot of `logPath` for `scope`, or undefined. */
 export function snapshotProblem(value: unknown, logPath: string, scope: string | null): string | undefined {
-  const problem = snapshotShape(value, "snapshot");
-  if (problem) return problem;
+  const problem = snapshotShape(value);
+  if (problem) return `snapshot${problem}`;
   const snapshot = value as { scope: string | null; log: { path: string; offset: number }; state: { messages: Record<string, unknown>; idempotency: Record<string, unknown> }; corrupt: { count: number; recent: Array<{ offset: number }> } };
   if (snapshot.scope !== scope) return "snapshot is of another scope";
   if (snapshot.log.path !== logPath) return "snapshot is of another log";
   const end = snapshot.log.offset;
-  for (const [key, message] of Object.entries(snapshot.state.messages)) {
-    const where = `snapshot.state.messages.${key}`;
-    const invalid = messageShape(message, where);
-    if (invalid) return invalid;
-    const held = message as { id: string; from: string; to: string; offset: number };
-    if (held.id !== key) return `${where} holds message ${held.id}`;
-    if (held.offset >= end) return `${where}.offset is past the snapshot's position`;
-    if (scope !== null && held.to !== scope && held.from !== scope) return `${where} is outside the scope`;
+  const messages = snapshot.state.messages;
+  for (const key in messages) {
+    const invalid = messageShape(messages[key]);
+    const held = messages[key] as { id: string; from: string; to: string; offset: number };
+    const problem = invalid ?? (held.id !== key ? `holds message ${held.id}` : held.offset >= end ? ".offset is past the snapshot's position" : scope !== null && held.to !== scope && held.from !== scope ? "is outside the scope" : undefined);
+    if (problem) return `snapshot.state.messages${at(key, problem)}`;
   }
   for (const [key, id] of Object.entries(snapshot.state.idempotency)) {
     const message = typeof id === "string" ? (snapshot.state.messages[id] as { from: string; idempotencyKey?: string } | undefined) : undefined;
