@@ -52,7 +52,7 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
     const hostPid = findAncestor((info) => dialect.isHostProcess(info))?.pid;
     const source = SESSION_SOURCES.find((known) => known === input.source) ?? "startup";
     // Readable by everyone at once, but not fsynced within the hook's budget: the session's server registers it durably.
-    await peerpost.sessions.register({
+    const registered = await peerpost.sessions.register({
       host: dialect.host,
       address,
       sessionId: input.sessionId,
@@ -61,6 +61,9 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
       source,
       roles: peerpost.config.roles,
     }, { eventual: true });
+    // A claim on a session another running host holds tells nothing about that session's mail, and
+    // lends it no environment to be woken with.
+    if (registered.claimFrom !== undefined) return {};
     captureHostEnv(peerpost.stateDir.path, address, hostPid, env);
     const note = mailNote({ unread: (await pending(peerpost, address, via)).unread, reminders: [] });
     const stdout = note === undefined ? undefined : dialect.context(event, note);

@@ -61,6 +61,7 @@ test("a hook run from one host's shell with another live session's id neither re
   // Alice's agent runs the hook from its shell, naming Bob's session.
   process.kill(aliceHost.pid(), "SIGUSR1");
   await until(() => aliceHost.stderr().includes(`hook ran: ${bob}`), 30_000, "the claim hook ran");
+  assert.ok(aliceHost.stderr().includes(`hook ran: ${bob} printed ""`), `the claim learns nothing of Bob's mail: ${aliceHost.stderr()}`);
   const after = (await aliceHost.call("health")) as Health;
   assert.equal(after.identity.address, `claude:${alice}`, "the server still serves its own session");
   assert.equal(after.identity.verified, true);

@@ -67,7 +67,7 @@ test("bad lines get JSON-RPC errors, an oversized request is answered and logged
   const invalidParams = await server.next();
   assert.equal(invalidParams.id, 2);
   assert.equal(invalidParams.error?.code, -32602);
-  assert.match(invalidParams.error!.message, /^Invalid params for tools\/call: params\.arguments: expected record, received array\.$/);
+  assert.match(invalidParams.error!.message, /^Invalid params for tools\/call: params\.arguments: expected object, received array\.$/);
 
   server.send(JSON.stringify({ jsonrpc: "2.0", id: 3, wat: true }));
   const invalidRequest = await server.next();

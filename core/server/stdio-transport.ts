@@ -19,11 +19,11 @@ const PARAMS_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boo
 
 type RequestId = string | number | null;
 
-/** `params.arguments: expected record, received array`, one issue per field. */
+/** `params.arguments: expected object, received array`, one issue per field (zod's "record" is a JSON object). */
 function readableIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
   return issues
     .slice(0, 5)
-    .map((issue) => `${issue.path.map(String).join(".") || "(message)"}: ${issue.message.replace(/^Invalid input: /, "")}`)
+    .map((issue) => `${issue.path.map(String).join(".") || "(message)"}: ${issue.message.replace(/^Invalid input: /, "").replace(/\bexpected record\b/, "expected object")}`)
     .join("; ");
 }
 
