@@ -9,6 +9,7 @@ import { isSameProcess } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
 import type { DiscoveredSession } from "./discovery.js";
 import { HINTS } from "./hints.js";
+import { escapeVisible } from "./escape.js";
 
 export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid" | "claimFrom">;
 
@@ -159,7 +160,7 @@ export class Sessions {
         hint: HINTS.noRoleHolder,
       });
     throw new PeerpostError("ambiguous", `${holders.length} live sessions hold the role ${role}; refusing to guess.`, {
-      details: { to, candidates: holders.map((entry) => ({ address: entry.address, cwd: entry.cwd ?? null, lastSeen: entry.lastSeen })) },
+      details: { to, candidates: holders.map((entry) => ({ address: entry.address, cwd: entry.cwd === undefined ? null : escapeVisible(entry.cwd), lastSeen: entry.lastSeen })) },
       hint: HINTS.ambiguousRole,
     });
   }

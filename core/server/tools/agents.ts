@@ -65,7 +65,7 @@ export const agentsTool = defineTool({
     const switches = readSwitches(context.peerpost.stateDir.path);
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })
-      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
+      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, claim: _claim, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
     if (!args.includeUnseen) return self === undefined ? { sessions: sessions.map(shown) } : { self, sessions: sessions.map(shown) };
     const { peerpost } = context;
     const view = withHostFiles(peerpost.discover, peerpost.env, sessions, peerpost.sessions.all().map((entry) => entry.address));

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
+import { escapeVisible } from "../../escape.js";
 import { ADDRESS_PATTERN } from "../../address.js";
 import { RECEIPT_KINDS } from "../../schemas.js";
 
@@ -37,6 +38,8 @@ export const receiptsTool = defineTool({
   annotations: { title: "Delivery receipts", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
     const page = context.peerpost.receipts.query(args);
-    return { receipts: page.receipts.map(({ v: _v, type: _type, ...receipt }) => receipt), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+    // Receipts of any session may be listed; the working dir each sender recorded is shown escaped.
+    const receipts = page.receipts.map(({ v: _v, type: _type, ...receipt }) => (receipt.origin.cwd === undefined ? receipt : { ...receipt, origin: { ...receipt.origin, cwd: escapeVisible(receipt.origin.cwd) } }));
+    return { receipts, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
   },
 });
