@@ -55,7 +55,7 @@ export function loadSnapshot(snapshotPath: string, logPath: string, scope: strin
   } catch {
     return { status: "invalid", reason: "not JSON" };
   }
-  const problem = snapshotProblem(value, logPath, scope ?? null);
+  const problem = snapshotProblem(value, { logPath, scope: scope ?? null, version: SNAPSHOT_VERSION });
   if (problem) return { status: "invalid", reason: problem };
   const snapshot = value as Snapshot;
   try {

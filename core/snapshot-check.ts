@@ -1,8 +1,8 @@
-// Full validation of a mailbox-view snapshot before it is trusted: every field of every message, and
-// consistency with itself (key = id, offsets before the snapshot's position, idempotency keys naming
-// held messages, messages inside the scope). Hand-written rather than zod: a prompt hook loads a
+// Full validation of a mailbox-view snapshot before it is trusted: every field of every message and
+// role, and consistency with itself (key = id, offsets before the snapshot's position, idempotency keys
+// naming held messages, messages inside the scope: to or from it, or role mail). Hand-written rather than zod: a prompt hook loads a
 // snapshot on every prompt and must not pay for building schemas. Returns the first problem found.
-import { ADDRESS_PATTERN } from "./address.js";
+import { ADDRESS_PATTERN, ID_PATTERN } from "./address.js";
 import { ANTICIPATIONS, RESOLUTIONS, ULID_PATTERN } from "./schemas.js";
 
 /** A problem relative to the value checked: "is not a string", or ".field is missing" / ".field is not …". */
@@ -20,6 +20,7 @@ function at(key: string | number, problem: string): string {
 const string: Check = (value) => (typeof value === "string" ? undefined : "is not a string");
 const pattern = (regex: RegExp, what: string): Check => (value) => (typeof value === "string" && regex.test(value) ? undefined : `is not ${what}`);
 const address = pattern(ADDRESS_PATTERN, "an address");
+const name = pattern(ID_PATTERN, "a name");
 const ulid = pattern(ULID_PATTERN, "a message id");
 const time = pattern(ISO_TIME, "a UTC time");
 const boolean: Check = (value) => (typeof value === "boolean" ? undefined : "is not a boolean");
@@ -78,35 +79,70 @@ const messageShape = shape(
     read: shape({ by: address, at: time }),
     resolved: shape({ resolution: oneOf(RESOLUTIONS), replyId: ulid, reason: string, by: address, at: time }, ["replyId", "reason"]),
     reminders: shape({ count: count(0), lastAt: time }, ["lastAt"]),
+    handovers: arrayOf(shape({ from: address, to: address, at: time })),
+    procedure: shape({ role: name, version: string, offset: count(0) }),
   },
-  ["via", "replyBy", "inReplyTo", "idempotencyKey", "delivered", "read", "resolved"],
+  ["via", "replyBy", "inReplyTo", "idempotencyKey", "delivered", "read", "resolved", "handovers", "procedure"],
+);
+
+const roleShape = shape(
+  {
+    holder: address,
+    since: time,
+    by: address,
+    offset: count(0),
+    procedure: shape({ version: string, bytes: count(0), source: string }),
+    shown: arrayOf(string),
+  },
+  ["holder", "procedure"],
 );
 
 const corruptLine = shape({ offset: count(0), length: count(1), reason: string });
 
 const snapshotShape = shape({
-  v: (value) => (value === 1 ? undefined : "is not 1"),
+  v: count(1),
   kind: (value) => (value === "mailbox-view" ? undefined : "is not mailbox-view"),
   scope: (value) => (value === null ? undefined : address(value)),
   log: shape({ path: string, dev: number, ino: number, offset: count(0), tail: string }),
-  state: shape({ messages: object, idempotency: object }),
+  state: shape({ messages: object, idempotency: object, roles: object }),
   corrupt: shape({ count: count(0), recent: arrayOf(corruptLine) }),
 });
 
+export interface SnapshotExpectation {
+  logPath: string;
+  scope: string | null;
+  /** The snapshot format this build writes; any other is rebuilt. */
+  version: number;
+}
+
 /** The first reason not to trust `value` as the snapshot of `logPath` for `scope`, or undefined. */
-export function snapshotProblem(value: unknown, logPath: string, scope: string | null): string | undefined {
+export function snapshotProblem(value: unknown, { logPath, scope, version }: SnapshotExpectation): string | undefined {
   const problem = snapshotShape(value);
   if (problem) return `snapshot${problem}`;
-  const snapshot = value as { scope: string | null; log: { path: string; offset: number }; state: { messages: Record<string, unknown>; idempotency: Record<string, unknown> }; corrupt: { count: number; recent: Array<{ offset: number }> } };
+  const snapshot = value as { v: number; scope: string | null; log: { path: string; offset: number }; state: { messages: Record<string, unknown>; idempotency: Record<string, unknown>; roles: Record<string, unknown> }; corrupt: { count: number; recent: Array<{ offset: number }> } };
+  if (snapshot.v !== version) return `snapshot is of format ${snapshot.v}, not ${version}`;
   if (snapshot.scope !== scope) return "snapshot is of another scope";
   if (snapshot.log.path !== logPath) return "snapshot is of another log";
   const end = snapshot.log.offset;
   const messages = snapshot.state.messages;
   for (const key in messages) {
     const invalid = messageShape(messages[key]);
-    const held = messages[key] as { id: string; from: string; to: string; offset: number };
-    const problem = invalid ?? (held.id !== key ? `holds message ${held.id}` : held.offset >= end ? ".offset is past the snapshot's position" : scope !== null && held.to !== scope && held.from !== scope ? "is outside the scope" : undefined);
+    const held = messages[key] as { id: string; from: string; to: string; via?: string; offset: number; procedure?: { offset: number } };
+    const problem =
+      invalid ??
+      (held.id !== key
+        ? `holds message ${held.id}`
+        : held.offset >= end || (held.procedure?.offset ?? 0) >= end
+          ? "has an offset past the snapshot's position"
+          : scope !== null && held.to !== scope && held.from !== scope && held.via === undefined
+            ? "is outside the scope"
+            : undefined);
     if (problem) return `snapshot.state.messages${at(key, problem)}`;
+  }
+  const roles = snapshot.state.roles;
+  for (const key in roles) {
+    const problem = (ID_PATTERN.test(key) ? undefined : "is not a role name") ?? roleShape(roles[key]) ?? ((roles[key] as { offset: number }).offset >= end ? "has an offset past the snapshot's position" : undefined);
+    if (problem) return `snapshot.state.roles${at(key, problem)}`;
   }
   for (const [key, id] of Object.entries(snapshot.state.idempotency)) {
     const message = typeof id === "string" ? (snapshot.state.messages[id] as { from: string; idempotencyKey?: string } | undefined) : undefined;
