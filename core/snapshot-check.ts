@@ -77,12 +77,13 @@ const messageShape = shape(
     offset: count(0),
     delivered: shape({ via: string, at: time }),
     read: shape({ by: address, at: time }),
+    noticed: shape({ via: string, at: time }),
     resolved: shape({ resolution: oneOf(RESOLUTIONS), replyId: ulid, reason: string, by: address, at: time }, ["replyId", "reason"]),
     reminders: shape({ count: count(0), lastAt: time }, ["lastAt"]),
     handovers: arrayOf(shape({ from: address, to: address, at: time })),
     procedure: shape({ role: name, version: string, offset: count(0) }),
   },
-  ["via", "replyBy", "inReplyTo", "idempotencyKey", "delivered", "read", "resolved", "handovers", "procedure"],
+  ["via", "replyBy", "inReplyTo", "idempotencyKey", "delivered", "read", "noticed", "resolved", "handovers", "procedure"],
 );
 
 const roleShape = shape(

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
 import { collect } from "./helpers/children.js";
 import { CLI, connect } from "./helpers/mcp.js";
+import { changeRole } from "../core/roles.js";
 
 type Snapshot = { log: { offset: number }; state: { messages: Record<string, Record<string, unknown>>; idempotency: Record<string, string> } };
 
@@ -39,6 +40,31 @@ async function seeded(t: Parameters<typeof tempPeerpost>[0]) {
   const file = join(cache, readdirSync(cache)[0]!);
   return { ...store, file, original: readFileSync(file, "utf8") };
 }
+
+test("a snapshot holding every kind of state the fold makes is trusted as it is (a new field must be added to the check)", async (t) => {
+  const { peerpost, stateDir, reopen, clock } = tempPeerpost(t);
+  for (const address of ["codex:b", "claude:c"]) await peerpost.sessions.register({ host: address.startsWith("codex") ? "codex" : "claude-code", address, sessionId: address.split(":")[1]!, source: "startup" });
+  writeFileSync(join(stateDir, "procedure.md"), "review carefully");
+  await changeRole(peerpost, { role: "reviewer", holder: "codex:b", by: "user:pat", procedureFile: join(stateDir, "procedure.md") });
+  const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", via: "role:reviewer", body: "please review", anticipation: "reply", idempotencyKey: "k1" });
+  const second = (await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "and this", anticipation: "action" })).message;
+  await peerpost.mailbox.markDelivered("codex:b", second.id, "test");
+  await peerpost.mailbox.markNoticed("codex:b", [second.id], "hook:stop");
+  await peerpost.mailbox.markRead("codex:b", [second.id]);
+  clock.now += 60_000;
+  await peerpost.mailbox.remind("codex:b", second.id, "hook:stop");
+  await peerpost.mailbox.resolve({ id: second.id, by: "codex:b", resolution: "decline", text: "no" });
+  await changeRole(peerpost, { role: "reviewer", holder: "claude:c", by: "user:pat" });
+  for (const scope of ["codex:b", "claude:c", "claude:a"]) await peerpost.mailbox.persist(peerpost.mailbox.view(scope));
+  const moved = reopen().mailbox.view("claude:c");
+  assert.ok(moved.state.messages[message.id]?.handovers?.length, "the role mail was handed over");
+  for (const scope of ["codex:b", "claude:c", "claude:a"]) {
+    const view = reopen().mailbox.view(scope);
+    assert.equal(view.cacheState, "loaded", `${scope}: ${view.cacheProblem}`);
+  }
+  const held = reopen().mailbox.view("codex:b").state.messages[second.id]!;
+  assert.ok(held.delivered && held.noticed && held.read && held.resolved && held.reminders.count === 1, JSON.stringify(held));
+});
 
 test("every kind of wrong-but-valid-JSON snapshot is rebuilt from the log with the same result", async (t) => {
   const { reopen, file, original } = await seeded(t);
