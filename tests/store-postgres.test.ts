@@ -3,7 +3,8 @@
 // schema versions, masked credentials, and watchers that re-read after the server restarts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PostgresStore, type PgEntry } from "../core/store/postgres/store.js";
+import { PostgresDatabase } from "../core/store/postgres/store.js";
+import type { StoredRecord } from "../core/store/types.js";
 import { SCHEMA_VERSION } from "../core/store/postgres/schema.js";
 import { PeerpostError } from "../core/errors.js";
 import type { RecordSchema } from "../core/log.js";
@@ -24,15 +25,17 @@ const noteSchema: RecordSchema<Note> = {
   },
 };
 
-function openStore(t: import("node:test").TestContext, url: string, poolSize = 4): PostgresStore {
-  const store = new PostgresStore({ url, connectTimeoutMs: 2000, statementTimeoutMs: 10_000, poolSize });
+function openStore(t: import("node:test").TestContext, url: string, poolSize = 4): PostgresDatabase {
+  const store = new PostgresDatabase({ url, connectTimeoutMs: 2000, statementTimeoutMs: 10_000, poolSize });
   onCleanup(t, () => store.close());
   return store;
 }
 
-async function readAll(store: PostgresStore, options: { scopes?: string[] } = {}): Promise<PgEntry<Note>[]> {
-  const entries: PgEntry<Note>[] = [];
-  await store.log("mailbox", noteSchema).readFrom(0, (entry) => entries.push(entry), options);
+async function readAll(store: PostgresDatabase, scope?: string): Promise<StoredRecord<Note>[]> {
+  const entries: StoredRecord<Note>[] = [];
+  const log = store.log("mailbox", noteSchema);
+  const visit = (entry: StoredRecord<Note>) => void entries.push(entry);
+  await (scope === undefined ? log.read(log.origin, visit) : log.readScope(scope, log.origin, visit));
   return entries;
 }
 
@@ -41,17 +44,19 @@ test("appends keep their order, read from a position, and a key makes an append 
   if (!url) return t.skip(NO_POSTGRES);
   const store = openStore(t, url);
   const log = store.log("mailbox", noteSchema);
-  const first = await log.append([{ record: { n: 1, text: "a" } }, { record: { n: 2, text: "b" }, key: "k2" }]);
+  const first = (await log.append([{ record: { n: 1, text: "a" } }, { record: { n: 2, text: "b" }, key: "k2" }])).entries;
   assert.deepEqual(first.map((entry) => entry.record.n), [1, 2]);
-  assert.deepEqual(await log.append([{ record: { n: 99, text: "again" }, key: "k2" }]), [], "a repeated key stores nothing");
+  assert.deepEqual((await log.append([{ record: { n: 99, text: "again" }, key: "k2" }])).entries, [], "a repeated key stores nothing");
   await log.append([{ record: { n: 3, text: "ünïcode \u0000 and \u202e" } }]);
   const after: Note[] = [];
-  const read = await log.readFrom(first[0]!.seq, (entry) => after.push(entry.record));
+  const read = await log.read(first[0]!.next, (entry) => after.push(entry.record));
   assert.deepEqual(after.map((note) => note.n), [2, 3]);
   assert.equal(after[1]!.text, "ünïcode \u0000 and \u202e", "any character survives, NUL included");
   assert.equal(read.next, await log.end());
-  const nothing = await log.readFrom(read.next, () => assert.fail("nothing after the end"));
+  const nothing = await log.read(read.next, () => assert.fail("nothing after the end"));
   assert.equal(nothing.next, read.next);
+  assert.equal((await log.readAt(first[1]!.position))?.text, "b");
+  assert.ok(log.compare(first[0]!.position, first[1]!.position) < 0);
 });
 
 test("the decide step runs under the log's lock: 3 connections × 20 read-then-append steps never interleave", async (t) => {
@@ -62,11 +67,11 @@ test("the decide step runs under the log's lock: 3 connections × 20 read-then-a
     stores.map(async (store, writer) => {
       const log = store.log("mailbox", noteSchema);
       for (let i = 0; i < 20; i++)
-        await log.transact(async () => {
+        await log.appendDeciding(async (context) => {
           // Whoever decides sees every earlier decision: the next number is always the count so far.
           let count = 0;
-          await log.readFrom(0, () => count++);
-          return [{ record: { n: count, text: `writer ${writer}` } }];
+          await context.read(log.origin, () => count++);
+          return { items: [{ record: { n: count, text: `writer ${writer}` } }] };
         });
     }),
   );
@@ -84,8 +89,8 @@ test("scoped reads return only the records that concern an address", async (t) =
     { record: { n: 3, text: "b→a" }, scopes: ["codex:b", "claude:a"] },
   ]);
   const store = openStore(t, url);
-  assert.deepEqual((await readAll(store, { scopes: ["claude:a"] })).map((entry) => entry.record.n), [1, 3]);
-  assert.deepEqual((await readAll(store, { scopes: ["grok:d"] })).map((entry) => entry.record.n), [2]);
+  assert.deepEqual((await readAll(store, "claude:a")).map((entry) => entry.record.n), [1, 3]);
+  assert.deepEqual((await readAll(store, "grok:d")).map((entry) => entry.record.n), [2]);
 });
 
 test("a row that is not a valid record is reported and skipped, never dropped; an invalid append writes nothing", async (t) => {
@@ -97,7 +102,7 @@ test("a row that is not a valid record is reported and skipped, never dropped; a
   await sql(url, `INSERT INTO peerpost_log_mailbox (record) VALUES ('{"n":"two"}'), ('[1,2]')`);
   await log.append([{ record: { n: 4, text: "ok" } }]);
   const seen: number[] = [];
-  const result = await log.readFrom(0, (entry) => seen.push(entry.record.n));
+  const result = await log.read(log.origin, (entry) => void seen.push(entry.record.n));
   assert.deepEqual(seen, [1, 4]);
   assert.equal(result.corrupt.length, 2);
   assert.match(result.corrupt[0]!.reason, /not a valid record at n/);
@@ -117,7 +122,7 @@ test("watchers wake on a committed append and not on a rolled-back one", async (
   await until(() => wakes >= 1, 5000, "the wake after LISTEN is set up");
   const before = wakes;
   await assert.rejects(
-    writer.transact(() => {
+    writer.appendDeciding(() => {
       throw new Error("changed my mind");
     }),
   );
@@ -173,14 +178,14 @@ test("after the server restarts, a watcher reconnects and re-reads from its last
   const writeLog = writer.log("mailbox", noteSchema);
   const readLog = reader.log("mailbox", noteSchema);
   await writeLog.append([{ record: { n: 1, text: "before" } }]);
-  let position = 0;
+  let position = readLog.origin;
   const seen: number[] = [];
   let reading = Promise.resolve();
   // A reader as the server's views are: on every wake, read on from the last position (a failed read moves nothing).
   const unwatch = readLog.watch(() => {
     reading = reading.then(async () => {
       try {
-        position = (await readLog.readFrom(position, (entry) => seen.push(entry.record.n))).next;
+        position = (await readLog.read(position, (entry) => void seen.push(entry.record.n))).next;
       } catch {
         // The database is away; the wake after reconnecting reads on.
       }
