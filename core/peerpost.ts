@@ -10,6 +10,7 @@ import { Sessions } from "./sessions.js";
 import { Wakes } from "./wake/wakes.js";
 import type { LogOptions } from "./log.js";
 import type { Discover } from "./discovery.js";
+import { machineId } from "./machine.js";
 
 export interface Peerpost {
   config: Config;
@@ -21,6 +22,8 @@ export interface Peerpost {
   /** The hosts' session-file readers, when the entry point provides them. */
   discover?: Discover;
   env: NodeJS.ProcessEnv;
+  /** This machine's id, kept in the state dir. */
+  machine: () => string;
 }
 
 export interface OpenOptions {
@@ -46,13 +49,16 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
   if (options.create === false && !existsSync(resolveStateDirPath(config.home, home).path)) return undefined;
   const stateDir = ensureStateDir(config.home, home);
   const logOptions: LogOptions = { lockStaleMs: config.lockStaleMs, lockTimeoutMs: config.lockTimeoutMs, fault: config.fault };
+  let machine: string | undefined;
+  const thisMachine = () => (machine ??= machineId(stateDir.path));
   const peerpost: Peerpost = {
+    machine: thisMachine,
     config,
     stateDir,
     env,
     mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
     receipts: new Receipts(stateDir.path, logOptions, config.now),
-    sessions: new Sessions(stateDir.path, logOptions, config.now),
+    sessions: new Sessions(stateDir.path, logOptions, config.now, thisMachine),
     wakes: new Wakes(stateDir.path, logOptions),
   };
   if (options.discover) peerpost.discover = options.discover;

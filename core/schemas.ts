@@ -4,6 +4,7 @@
 import { z, type Zod } from "./zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "./address.js";
 import type { RecordSchema } from "./log.js";
+import { MACHINE_PATTERN } from "./machine.js";
 
 /** Bodies are limited to 64 KiB of UTF-8. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -197,6 +198,8 @@ const sessionRecord = () =>
   roles: z.optional(z.array(z.string().check(z.regex(ID_PATTERN)))),
     /** The live push transport the session's server can use ("none" when mail waits for read and hooks). */
     push: z.optional(shortText(32)),
+    /** The machine the session runs on (core/machine.ts); records written before machines existed have none. */
+    machine: z.optional(z.string().check(z.regex(MACHINE_PATTERN))),
 });
 export type SessionRecord = Zod.infer<ReturnType<typeof sessionRecord>>;
 export const sessionSchema = lazy<SessionRecord>(sessionRecord);

@@ -118,7 +118,7 @@ export function agents(flags: Flags, json: boolean): void {
     return;
   }
   if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (use --all to see ended ones)\n");
-  else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "RUNNING", "WAKE", "ROLES", "LAST SEEN", "CWD", "TITLE"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.alive ? "yes" : "no", session.wake ? "on" : "off", session.roles.join(","), session.lastSeen, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
+  else process.stdout.write(table([["ADDRESS", "NAME", "HOST", "MACHINE", "RUNNING", "WAKE", "ROLES", "LAST SEEN", "CWD", "TITLE"], ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.machine ?? "", session.local ? (session.alive ? "yes" : "no") : "?", session.wake ? "on" : "off", session.roles.join(","), session.lastSeen, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
   if (unseen.length > 0)
     process.stdout.write(`\nnot seen by peerpost yet (from the hosts' own session files):\n` + table([["ADDRESS", "HOST", "LAST ACTIVITY", "CWD", "TITLE"], ...unseen.map((session) => [session.address, session.host, session.lastActivity, visibleText(session.cwd ?? ""), visibleText(session.title ?? "")])]));
 }
