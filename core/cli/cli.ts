@@ -39,6 +39,7 @@ usage:
   peerpost launch --host H --cwd DIR --from ADDR TEXT   start a helper session (peerpost launch on|off)
   peerpost hooks install|uninstall grok       user-level hooks for Grok (it ignores a plugin's hooks)
   peerpost compact                            archive finished messages older than the retention
+  peerpost migrate --to postgres://…          copy this state dir's history into PostgreSQL (once)
 
 Every command takes --json. Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>,
 user:<name> (a person; PEERPOST_USER, else the login name).
@@ -145,6 +146,11 @@ async function run(argv: string[]): Promise<number> {
       case "compact":
         await compact(json);
         return EXIT.ok;
+      case "migrate": {
+        const { migrate } = await import("./migrate.js");
+        await migrate(flags, json);
+        return EXIT.ok;
+      }
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }

@@ -2,6 +2,7 @@
 // with a fix for every problem found.
 import { openPeerpost } from "../peerpost.js";
 import { inspectState } from "../health.js";
+import { inspectStore, storeProblems, type StoreReport } from "../store/report.js";
 import { toErrorValue } from "../errors.js";
 import { VERSION } from "../version.js";
 import { inspectHosts, type HostReport } from "../../plugins/inspect.js";
@@ -15,11 +16,15 @@ export interface Problem {
   fix: string;
 }
 
-export function doctor(json: boolean): number {
+export async function doctor(json: boolean): Promise<number> {
   const problems: Problem[] = [];
   let state: ReturnType<typeof inspectState> | undefined;
+  let store: StoreReport | undefined;
   try {
-    state = inspectState(openPeerpost({}));
+    const peerpost = openPeerpost({});
+    state = inspectState(peerpost);
+    store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
+    problems.push(...storeProblems(store));
   } catch (error) {
     const value = toErrorValue(error);
     problems.push({ problem: `${value.code}: ${value.message}`, fix: value.hint ?? "See the error above." });
@@ -50,9 +55,13 @@ export function doctor(json: boolean): number {
     if (entry.on && host && host.cli === null) problems.push({ problem: `${entry.host}: waking is on, but its CLI is not on PATH, so a wake would fail`, fix: `Install the ${entry.host} CLI, or turn waking off: peerpost wake off ${entry.host}` });
   }
   if (json) {
-    printJson({ ok: problems.length === 0, version: VERSION, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, problems });
+    printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, problems });
   } else {
     process.stdout.write(`peerpost ${VERSION}\n`);
+    if (store)
+      process.stdout.write(
+        `store      ${store.kind} ${store.location}: ${store.reachable ? "reachable" : "NOT reachable"}${store.schemaVersion !== null ? `, schema ${store.schemaVersion}` : ""}; machine ${store.machine}\n`,
+      );
     if (state) {
       process.stdout.write(`state dir  ${state.stateDir.path} (${state.stateDir.source}, mode ${state.stateDir.mode}${state.stateDir.writable ? "" : ", NOT writable"})\n`);
       for (const [name, log] of Object.entries(state.logs)) process.stdout.write(`  ${name.padEnd(9)} ${log.exists ? `${log.bytes} bytes, mode ${log.mode}, ${log.corrupt} corrupt, lock ${log.lock}` : "not created yet"}\n`);
