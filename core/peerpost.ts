@@ -11,6 +11,8 @@ import { Wakes } from "./wake/wakes.js";
 import type { LogOptions } from "./log.js";
 import type { Discover } from "./discovery.js";
 import { machineId } from "./machine.js";
+import { openBackend, type Backend } from "./store/open.js";
+import type { ProcessKind } from "./store/postgres/open.js";
 
 export interface Peerpost {
   config: Config;
@@ -24,6 +26,8 @@ export interface Peerpost {
   env: NodeJS.ProcessEnv;
   /** This machine's id, kept in the state dir. */
   machine: () => string;
+  /** Where the logs live; `sync` brings a PostgreSQL store's local mirrors up to date before reading. */
+  backend: Backend;
 }
 
 export interface OpenOptions {
@@ -36,6 +40,8 @@ export interface OpenOptions {
   /** The lock wait to use unless PEERPOST_LOCK_TIMEOUT_MS sets one (hooks wait less than servers). */
   defaultLockTimeoutMs?: number;
   discover?: Discover;
+  /** Which kind of process opens the store (a hook gives up on a database fastest). Default cli. */
+  kind?: ProcessKind;
 }
 
 export function openPeerpost(options: OpenOptions & { create?: true }): Peerpost;
@@ -51,14 +57,17 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
   const logOptions: LogOptions = { lockStaleMs: config.lockStaleMs, lockTimeoutMs: config.lockTimeoutMs, fault: config.fault };
   let machine: string | undefined;
   const thisMachine = () => (machine ??= machineId(stateDir.path));
+  const backend = openBackend(config, stateDir.path, logOptions, options.kind ?? "cli");
   const peerpost: Peerpost = {
     machine: thisMachine,
+    backend,
     config,
     stateDir,
     env,
-    mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
-    receipts: new Receipts(stateDir.path, logOptions, config.now),
-    sessions: new Sessions(stateDir.path, logOptions, config.now, thisMachine),
+    mailbox: new Mailbox(stateDir.path, backend.open, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
+    receipts: new Receipts(backend.open, config.now),
+    sessions: new Sessions(backend.open, config.now, thisMachine),
+    // Wakes start processes on this machine: their log stays in the state dir, whatever the store.
     wakes: new Wakes(stateDir.path, logOptions),
   };
   if (options.discover) peerpost.discover = options.discover;

@@ -1,7 +1,7 @@
 // The sessions registry: who is running where. Written by every host's SessionStart hook and by each
 // server once it knows its address; the latest record per address wins; liveness is the host process.
-import type { JsonlLog, LogOptions } from "./log.js";
-import { FileStore } from "./store/file.js";
+import type { JsonlLog } from "./log.js";
+import type { LocalStore, StoreFactory } from "./store/local.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
 import { isSameProcess } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
@@ -34,16 +34,15 @@ export interface SessionEntry {
 }
 
 export class Sessions {
-  readonly store: FileStore<SessionRecord>;
+  readonly store: LocalStore<SessionRecord>;
 
   constructor(
-    stateDir: string,
-    logOptions: LogOptions,
+    open: StoreFactory,
     private readonly now: () => number,
     /** This machine's id (read on first use: most hooks never register or list). */
     private readonly machine: () => string,
   ) {
-    this.store = new FileStore(stateDir, "sessions", sessionSchema, logOptions, (scope) => (record) => record.address === scope);
+    this.store = open("sessions", sessionSchema, (scope) => (record) => record.address === scope);
   }
 
   get log(): JsonlLog<SessionRecord> {

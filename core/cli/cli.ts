@@ -98,16 +98,16 @@ async function run(argv: string[]): Promise<number> {
         await send(flags, rest.join(" ") || undefined, json, wakeDeps());
         return EXIT.ok;
       case "inbox":
-        inbox(rest[0], flags, json);
+        await inbox(rest[0], flags, json);
         return EXIT.ok;
       case "reply":
         await reply(rest[0], flags, json);
         return EXIT.ok;
       case "status":
-        status(rest[0], json);
+        await status(rest[0], json);
         return EXIT.ok;
       case "agents":
-        agents(flags, json);
+        await agents(flags, json);
         return EXIT.ok;
       case "tail": {
         const controller = new AbortController();

@@ -28,8 +28,11 @@ function requireString(flags: Flags, name: string): string {
   return value;
 }
 
-function open(): Peerpost {
-  return openPeerpost({ discover: discoverAll });
+/** The store, with a shared (PostgreSQL) store's local mirrors brought up to date first. */
+async function open(): Promise<Peerpost> {
+  const peerpost = openPeerpost({ discover: discoverAll });
+  await peerpost.backend.sync();
+  return peerpost;
 }
 
 export async function send(flags: Flags, text: string | undefined, json: boolean, wake?: WakeDeps): Promise<void> {
@@ -37,7 +40,7 @@ export async function send(flags: Flags, text: string | undefined, json: boolean
   if (!text) throw new UsageError("send needs the message text");
   const anticipation = (flags.anticipation ?? "fyi") as Anticipation;
   if (!ANTICIPATIONS.includes(anticipation)) throw new UsageError(`--anticipation must be one of ${ANTICIPATIONS.join(", ")}`);
-  const peerpost = open();
+  const peerpost = await open();
   // A person sends as themselves (user:<name>) unless they say otherwise.
   const from = typeof flags.from === "string" ? parseAddress(flags.from, "--from").text : userAddress(peerpost.config);
   const recipient = await resolveRecipient(peerpost, parseAddress(to, "--to").text);
@@ -54,9 +57,9 @@ export async function send(flags: Flags, text: string | undefined, json: boolean
   }
 }
 
-export function inbox(address: string | undefined, flags: Flags, json: boolean): void {
+export async function inbox(address: string | undefined, flags: Flags, json: boolean): Promise<void> {
   if (!address) throw new UsageError("inbox needs an address, e.g. peerpost inbox claude:abc");
-  const peerpost = open();
+  const peerpost = await open();
   const entries = peerpost.mailbox.inbox(parseAddress(address).text, { unreadOnly: !flags.all });
   if (json) {
     printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })) });
@@ -73,15 +76,15 @@ export async function reply(id: string | undefined, flags: Flags, json: boolean)
   if (chosen.length !== 1) throw new UsageError("reply needs exactly one of --reply TEXT, --decline REASON, --done");
   const resolution = chosen[0]!;
   const text = typeof flags[resolution] === "string" ? (flags[resolution] as string) : undefined;
-  const peerpost = open();
+  const peerpost = await open();
   const { message, reply: sent } = await peerpost.mailbox.resolve({ id, by, byVerified: false, resolution, text });
   await peerpost.receipts.record({ kind: "reply", host: "cli", from: by, to: message.from, messageId: sent?.id ?? message.id, delivery: "queued", warnings: [], origin: { source: "explicit", detail: "--as", pid: process.pid, cwd: process.cwd() } });
   if (json) printJson({ ok: true, messageId: message.id, resolution, replyId: sent?.id ?? null, status: peerpost.mailbox.status(message) });
   else process.stdout.write(`${resolution === "reply" ? "replied to" : resolution === "decline" ? "declined" : "marked done"} ${message.id}${sent ? ` (reply ${sent.id})` : ""}\n`);
 }
 
-export function status(id: string | undefined, json: boolean): void {
-  const peerpost = open();
+export async function status(id: string | undefined, json: boolean): Promise<void> {
+  const peerpost = await open();
   if (!id) {
     const sessions = peerpost.sessions.list({ includeDead: true });
     const wakes = peerpost.wakes.fold();
@@ -106,8 +109,8 @@ export function status(id: string | undefined, json: boolean): void {
   else process.stdout.write(table(Object.entries(described).map(([key, value]) => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])));
 }
 
-export function agents(flags: Flags, json: boolean): void {
-  const peerpost = open();
+export async function agents(flags: Flags, json: boolean): Promise<void> {
+  const peerpost = await open();
   const state = roleState(peerpost);
   const switches = readSwitches(peerpost.stateDir.path);
   const listed = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session), wake: wakeSetting(switches, session).on }));
@@ -125,7 +128,10 @@ export function agents(flags: Flags, json: boolean): void {
 
 /** Follows the mailbox and prints each event as it is appended, until interrupted. */
 export async function tail(flags: Flags, json: boolean, signal: AbortSignal): Promise<void> {
-  const peerpost = open();
+  const peerpost = await open();
+  // With PostgreSQL, follow the database: its NOTIFYs grow the local mirror that this tail watches.
+  const unfollow = peerpost.backend.follow();
+  signal.addEventListener("abort", unfollow);
   const log = peerpost.mailbox.log;
   let offset = flags["from-start"] ? 0 : (log.identity()?.size ?? 0);
   const show = ({ record }: { record: MailboxEvent }) => {

@@ -10,7 +10,8 @@ export async function migrate(flags: Flags, json: boolean): Promise<void> {
   if (typeof to !== "string" || to.length === 0) throw new UsageError("migrate needs --to postgres://user@host:port/database");
   const problem = storeUrlProblem(to);
   if (problem !== undefined) throw new UsageError(`--to ${maskStoreUrl(to)}: ${problem}`);
-  const peerpost = openPeerpost({});
+  // The file store of this state dir, whatever PEERPOST_STORE says.
+  const peerpost = openPeerpost({ env: { ...process.env, PEERPOST_STORE: "file" } });
   const [{ openDatabase }, { copyFileStore }] = await Promise.all([import("../store/postgres/open.js"), import("../store/postgres/migrate.js")]);
   const database = openDatabase(to, "cli");
   try {

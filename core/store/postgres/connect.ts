@@ -55,7 +55,8 @@ export async function connectClient(options: ConnectOptions): Promise<Client> {
 
 export async function createPool(options: ConnectOptions, max: number): Promise<Pool> {
   const pg = await loadDriver();
-  const pool = new pg.Pool({ ...clientConfig(options), max, idleTimeoutMillis: 30_000 });
+  // allowExitOnIdle: a CLI command or hook that is done exits without closing the pool first.
+  const pool = new pg.Pool({ ...clientConfig(options), max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
   // A server that goes away fails idle and checked-out clients alike; the query under way reports it.
   pool.on("error", () => undefined);
   pool.on("connect", (client) => client.on("error", () => undefined));

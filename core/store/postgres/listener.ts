@@ -21,6 +21,9 @@ export class Listener {
   connected = false;
   lastError: string | undefined;
 
+  /** Told true once LISTEN is up (after every reconnection), false when the connection is lost. */
+  onConnection: ((connected: boolean) => void) | undefined;
+
   constructor(private readonly options: ConnectOptions) {}
 
   /** Calls `callback` whenever `channel` is notified, and after every (re)connection. */
@@ -60,6 +63,7 @@ export class Listener {
       this.client = client;
       this.connected = true;
       this.retryDelay = RETRY_FIRST_MS;
+      this.onConnection?.(true);
       // Whatever was committed before LISTEN took effect (or during an outage) sent no notification we saw.
       for (const channel of this.watchers.keys()) this.dispatch(channel);
     } catch (error) {
@@ -73,6 +77,7 @@ export class Listener {
     this.lastError = error instanceof Error ? error.message : String(error);
     const dead = this.client;
     this.client = undefined;
+    if (this.connected) this.onConnection?.(false);
     this.connected = false;
     void dead?.end().catch(() => undefined);
     if (this.closed || this.retryTimer || this.watchers.size === 0) return;
@@ -105,6 +110,7 @@ export class Listener {
     this.retryTimer = undefined;
     const client = this.client;
     this.client = undefined;
+    if (this.connected) this.onConnection?.(false);
     this.connected = false;
     await this.connecting?.catch(() => undefined);
     await client?.end().catch(() => undefined);

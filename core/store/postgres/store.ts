@@ -58,9 +58,15 @@ export class PostgresDatabase {
     return new PostgresLog(this, name, schema);
   }
 
+  /** Told whenever the LISTEN connection comes up (true) or is lost (false). */
+  onListening: ((listening: boolean) => void) | undefined;
+
   /** Calls `callback` when the log gets new records, and after a reconnection; returns the unwatch. */
   watch(log: string, callback: WatchCallback): () => void {
-    this.listener ??= new Listener(this.options);
+    if (!this.listener) {
+      this.listener = new Listener(this.options);
+      this.listener.onConnection = (connected) => this.onListening?.(connected);
+    }
     return this.listener.watch(notifyChannel(log), callback);
   }
 
