@@ -82,15 +82,18 @@ export class MirroredStore<T> implements LocalStore<T> {
     return this.local.log;
   }
 
-  /** Brings the mirror up to the database's end. Returns how many records it added. */
-  async sync(): Promise<number> {
+  /**
+   * Brings the mirror up to the database's end. Returns how many records it added. Inside a transaction,
+   * `read` is the transaction's own (a pool of one connection must not wait on itself).
+   */
+  async sync(read: DecideContext<T>["read"] = (from, visit, limits) => this.remote.read(from, visit, limits)): Promise<number> {
     let added = 0;
     for (;;) {
       let batch = 0;
       await this.local.log.transact(async (end) => {
         const after = lastMirroredSeq(this.local.log.path, end);
         const rows: Mirrored<T>[] = [];
-        await this.remote.read(after, (entry) => void rows.push({ ...entry.record, _seq: entry.position }), { maxRecords: SYNC_BATCH });
+        await read(after, (entry) => void rows.push({ ...entry.record, _seq: entry.position }), { maxRecords: SYNC_BATCH });
         batch = rows.length;
         return rows;
       });
@@ -109,8 +112,8 @@ export class MirroredStore<T> implements LocalStore<T> {
    */
   async appendDeciding(decide: (context: DecideContext<T>) => Decision<T> | Promise<Decision<T>>): Promise<AppendOutcome<T>> {
     let from = this.local.origin;
-    const outcome = await this.remote.appendDeciding(async () => {
-      await this.sync();
+    const outcome = await this.remote.appendDeciding(async (remote) => {
+      await this.sync(remote.read);
       from = await this.local.end();
       return decide({ end: from, read: (start, visit, limits) => this.local.read(start, visit, limits) });
     });

@@ -2,6 +2,7 @@
 // older schema is migrated under an advisory lock; a newer one is refused (an older peerpost must not
 // write records a newer one would misread).
 import { PeerpostError } from "../../errors.js";
+import type { Pool } from "pg";
 import type { Queryable } from "./connect.js";
 
 export const SCHEMA_VERSION = 1;
@@ -66,10 +67,20 @@ async function currentVersion(db: Queryable): Promise<number | undefined> {
 }
 
 /** Checks the schema (one query when it is current) and migrates it when it is missing or older. */
-export async function ensureSchema(db: Queryable): Promise<SchemaState> {
-  const seen = await currentVersion(db);
+export async function ensureSchema(pool: Pool): Promise<SchemaState> {
+  const seen = await currentVersion(pool);
   if (seen === SCHEMA_VERSION) return { version: seen, migrated: false };
   if (seen !== undefined && seen > SCHEMA_VERSION) throw newerSchema(seen);
+  // One connection for the whole migration: a pool would spread its statements over several.
+  const db = await pool.connect();
+  try {
+    return await migrate(db);
+  } finally {
+    db.release();
+  }
+}
+
+async function migrate(db: Queryable): Promise<SchemaState> {
   await db.query("BEGIN");
   try {
     await db.query("SELECT pg_advisory_xact_lock($1, $2)", [LOCK_CLASS, SCHEMA_LOCK]);
