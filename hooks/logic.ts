@@ -50,7 +50,7 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   if (!peerpost) return {};
   try {
     // A shared store: read the local mirror, brought up to date here unless a running server keeps it so.
-    await peerpost.backend.sync({ unlessFollowed: event === "user-prompt" });
+    await peerpost.backend.sync(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] });
     return await hookFor(peerpost, dialect, event, input, env);
   } finally {
     await peerpost.backend.close();

@@ -13,9 +13,10 @@ export interface Backend {
   open: StoreFactory;
   /**
    * Brings local mirrors up to the shared store (nothing to do for the file store). With `unlessFollowed`,
-   * trusts the mirrors as they are while a live process on this machine follows the database (prompt hooks).
+   * trusts the mirrors as they are while a live process on this machine follows the database (prompt hooks);
+   * `only` names the logs to sync (a prompt hook reads only the mailbox).
    */
-  sync(options?: { unlessFollowed?: boolean }): Promise<void>;
+  sync(options?: { unlessFollowed?: boolean; only?: string[] }): Promise<void>;
   /**
    * Keeps the mirrors current while this process runs (a server): follows NOTIFY, and re-reads after
    * every reconnection. Returns the stop function.
@@ -45,7 +46,7 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
     },
     sync: async (options = {}) => {
       if (options.unlessFollowed && isFollowed(stateDir)) return;
-      await Promise.all(mirrors.map((mirror) => mirror.sync()));
+      await Promise.all(mirrors.filter((mirror) => options.only === undefined || options.only.includes(mirror.name)).map((mirror) => mirror.sync()));
     },
     follow: () => {
       // Hooks on this machine trust the mirrors while a follower's LISTEN is up.

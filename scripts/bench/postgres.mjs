@@ -4,10 +4,52 @@
 // - Prompt-hook floor: a process that loads the bundled pg driver, connects and runs the hook's one
 //   scoped query, vs bare `node -e 0`; and a process that only reads a small cache file, as a hook that
 //   does not connect would (a per-machine pending-mail file kept by LISTENing servers).
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
+
+/** The real UserPromptSubmit hook on a PostgreSQL store with one pending message: alone (it connects) and with a server following. */
+async function benchRealHook({ root, work, runs, url, report, median, timeProcess }) {
+  const { openPeerpost } = await import(join(root, ".build/core/peerpost.js"));
+  const home = join(work, "pg-hook-home");
+  const stateDir = join(home, "state");
+  const env = { ...process.env, HOME: home, PEERPOST_HOME: stateDir, PEERPOST_STORE: url };
+  const peerpost = openPeerpost({ env, home });
+  await peerpost.sessions.register({ host: "claude-code", address: "claude:hooked", sessionId: "hooked", source: "startup" });
+  await peerpost.mailbox.send({ from: "codex:other", fromVerified: true, to: "claude:hooked", body: "pending", anticipation: "fyi" });
+  await peerpost.backend.close();
+  const hook = join(root, "dist/claude-code/hooks.cjs");
+  const input = JSON.stringify({ session_id: "hooked", hook_event_name: "UserPromptSubmit", prompt: "hi" });
+  const measure = (label, hookEnv = env) => {
+    const base = [];
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      base.push(timeProcess(process.execPath, ["-e", "0"]).elapsed);
+      const run = timeProcess(process.execPath, [hook, "user-prompt"], { input, env: hookEnv });
+      if (!run.stdout.includes("1 new message")) throw new Error(`the ${label} hook did not flag the pending message`);
+      times.push(run.elapsed);
+    }
+    report(`prompt hook, ${label} ms`, median(times), "node -e 0 ms", median(base), "(target ≤ 2×)");
+  };
+  measure("no server following (connects)");
+  // The same hook on the file store, for scale: what a prompt costs without any database.
+  const fileHome = join(work, "file-hook-home");
+  const fileEnv = { ...process.env, HOME: fileHome, PEERPOST_HOME: join(fileHome, "state") };
+  const files = openPeerpost({ env: fileEnv, home: fileHome });
+  await files.sessions.register({ host: "claude-code", address: "claude:hooked", sessionId: "hooked", source: "startup" });
+  await files.mailbox.send({ from: "codex:other", fromVerified: true, to: "claude:hooked", body: "pending", anticipation: "fyi" });
+  measure("file store instead", fileEnv);
+  const server = spawn(process.execPath, [join(root, "dist/cli.mjs"), "serve"], { env: { ...env, PEERPOST_ADDRESS: "codex:follower" }, stdio: ["pipe", "ignore", "ignore"] });
+  try {
+    const followers = join(stateDir, "followers");
+    for (let i = 0; i < 200 && !(existsSync(followers) && readdirSync(followers).length > 0); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    measure("a server following (reads the mirror)");
+  } finally {
+    server.kill();
+  }
+}
 
 export async function benchPostgres({ root, work, runs, report, median, percentile, timeProcess }) {
   const clusters = await import(pathToFileURL(join(root, "scripts/pg-cluster.mjs")).href);
@@ -76,6 +118,7 @@ client.connect().then(() => client.query("SELECT seq, record::text FROM peerpost
     }
     report("pg hook floor (node + pg + connect + 1 query) ms", median(connect), "node -e 0 ms", median(base), "(target ≤ 2×)");
     report("cache-file hook floor (node + read one file) ms", median(file), "node -e 0 ms", median(base), "(a hook that does not connect)");
+    await benchRealHook({ root, work, runs, url, report, median, timeProcess });
   } finally {
     if (cluster) clusters.stopCluster(cluster);
   }

@@ -89,6 +89,11 @@ export class MirroredStore<T> implements LocalStore<T> {
   async sync(read: DecideContext<T>["read"] = (from, visit, limits) => this.remote.read(from, visit, limits)): Promise<number> {
     let added = 0;
     for (;;) {
+      // A look without the lock first: most syncs find nothing new, and then never touch the lock.
+      const seen = this.local.log.identity()?.size ?? 0;
+      let news = false;
+      await read(lastMirroredSeq(this.local.log.path, seen), () => void (news = true), { maxRecords: 1 });
+      if (!news) return added;
       let batch = 0;
       await this.local.log.transact(async (end) => {
         const after = lastMirroredSeq(this.local.log.path, end);
