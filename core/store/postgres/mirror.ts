@@ -46,7 +46,7 @@ function lastMirroredSeq(path: string, end: number): string {
       // The first piece may be cut mid-line unless the probe reached the file's start.
       const complete = probe === end ? lines : lines.slice(1);
       for (const line of complete.reverse()) {
-        const seq = /"_seq":"(\d+)"/.exec(line)?.[1];
+        const seq = /"_seq":"(\d+)"}$/.exec(line)?.[1];
         if (seq !== undefined && line.startsWith("{") && line.endsWith("}")) return seq;
       }
       if (probe === end) return "0";
