@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { tempPeerpost } from "./helpers/temp.js";
+import { testEachBackend } from "./helpers/backends.js";
 import { until } from "./helpers/poll.js";
 import { PushLoop, type PushTransport } from "../core/server/push.js";
 import type { Identity } from "../core/server/adapter.js";
