@@ -9,7 +9,10 @@ import { SCHEMA_VERSION } from "../core/store/postgres/schema.js";
 import { PeerpostError } from "../core/errors.js";
 import type { RecordSchema } from "../core/log.js";
 import { clusterScript, NO_POSTGRES, sql, testCluster, testDatabase } from "./helpers/postgres.js";
-import { onCleanup } from "./helpers/temp.js";
+import { onCleanup, tempDir } from "./helpers/temp.js";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { maskSecretsIn, maskStoreUrl } from "../core/store/postgres/url.js";
 import { until } from "./helpers/poll.js";
 
 interface Note {
@@ -203,4 +206,41 @@ test("after the server restarts, a watcher reconnects and re-reads from its last
   await writeLog.append([{ record: { n: 3, text: "through the old pool" } }]);
   await until(() => seen.includes(3), 20_000, "a record appended through a pool that lived through the outage");
   assert.deepEqual(seen, [1, 2, 3]);
+});
+
+test("credentials come from the URL, PG* variables or a 0600 .pgpass (a readable one is ignored); TLS options reach the driver", async (t) => {
+  const cluster = await testCluster();
+  if (!cluster) return t.skip(NO_POSTGRES);
+  const url = new URL(cluster.url);
+  const password = decodeURIComponent(url.password);
+  url.password = "";
+  const bare = url.toString();
+  const dir = tempDir(t);
+  const pgpass = join(dir, "pgpass");
+  writeFileSync(pgpass, `${url.hostname}:${url.port}:*:${decodeURIComponent(url.username)}:${password}\n`, { mode: 0o600 });
+  const saved = { PGPASSFILE: process.env.PGPASSFILE, PGPASSWORD: process.env.PGPASSWORD };
+  onCleanup(t, () => {
+    for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+  });
+  delete process.env.PGPASSWORD;
+  process.env.PGPASSFILE = pgpass;
+  assert.equal((await openStore(t, bare).reachability()).reachable, true, "the 0600 .pgpass supplied the password");
+  chmodSync(pgpass, 0o644);
+  const ignored = await openStore(t, bare).reachability();
+  assert.equal(ignored.reachable, false, "a .pgpass others can read is ignored");
+  process.env.PGPASSFILE = join(dir, "none");
+  process.env.PGPASSWORD = password;
+  assert.equal((await openStore(t, bare).reachability()).reachable, true, "PGPASSWORD supplied it");
+  const tls = await openStore(t, `${cluster.url}?sslmode=require`).reachability();
+  assert.equal(tls.reachable, false);
+  assert.match(tls.error ?? "", /SSL|TLS/i, "sslmode=require asked the (plain) server for TLS");
+  assert.ok(!(tls.error ?? "").includes(password));
+});
+
+test("store URLs are shown with the password masked, in the authority and in the query", () => {
+  assert.equal(maskStoreUrl("postgres://bob:pa%40ss@db:5432/pp?sslmode=require"), "postgres://bob:***@db:5432/pp?sslmode=require");
+  assert.equal(maskStoreUrl("postgresql://db/pp?user=bob&password=hunter2"), "postgresql://db/pp?user=bob&password=***");
+  assert.equal(maskStoreUrl("postgres://bob@db/pp"), "postgres://bob@db/pp");
+  assert.equal(maskStoreUrl("postgres://bob:secret@[bad"), "postgres://***");
+  assert.equal(maskSecretsIn("failed for postgres://bob:s3cr3t@db/pp: s3cr3t rejected", "postgres://bob:s3cr3t@db/pp"), "failed for postgres://bob:***@db/pp: *** rejected");
 });

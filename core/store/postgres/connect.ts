@@ -5,11 +5,31 @@ import { PeerpostError } from "../../errors.js";
 import { maskSecretsIn, maskStoreUrl } from "./url.js";
 
 type PgModule = typeof import("pg");
-let driver: Promise<PgModule> | undefined;
+interface Driver {
+  pg: PgModule;
+  /** pg's Client, closing its socket when connecting fails (pg leaves it open until the server's auth timeout, ~60 s). */
+  Client: typeof Client;
+}
+let driver: Promise<Driver> | undefined;
 
-export function loadDriver(): Promise<PgModule> {
+export function loadDriver(): Promise<Driver> {
   // pg is CommonJS: its classes sit on the default export.
-  return (driver ??= import("pg").then((module) => ((module as unknown as { default?: PgModule }).default ?? module) as PgModule));
+  return (driver ??= import("pg").then((module) => {
+    const pg = ((module as unknown as { default?: PgModule }).default ?? module) as PgModule;
+    class ClosingClient extends pg.Client {
+      override connect(): Promise<Client>;
+      override connect(callback: (error: Error) => void): void;
+      override connect(callback?: (error: Error) => void): Promise<Client> | void {
+        const connected = super.connect().catch((error: unknown) => {
+          (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+          throw error;
+        });
+        if (!callback) return connected;
+        connected.then(() => callback(undefined as unknown as Error), callback);
+      }
+    }
+    return { pg, Client: ClosingClient };
+  }));
 }
 
 export interface ConnectOptions {
@@ -40,8 +60,8 @@ export function storeError(action: string, url: string, cause: unknown): Peerpos
 }
 
 export async function connectClient(options: ConnectOptions): Promise<Client> {
-  const pg = await loadDriver();
-  const client = new pg.Client(clientConfig(options));
+  const { Client: ClosingClient } = await loadDriver();
+  const client = new ClosingClient(clientConfig(options));
   // An idle client whose server goes away emits 'error'; without a listener that would crash the process.
   client.on("error", () => undefined);
   try {
@@ -54,9 +74,9 @@ export async function connectClient(options: ConnectOptions): Promise<Client> {
 }
 
 export async function createPool(options: ConnectOptions, max: number): Promise<Pool> {
-  const pg = await loadDriver();
+  const { pg, Client: ClosingClient } = await loadDriver();
   // allowExitOnIdle: a CLI command or hook that is done exits without closing the pool first.
-  const pool = new pg.Pool({ ...clientConfig(options), max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+  const pool = new pg.Pool({ ...clientConfig(options), Client: ClosingClient, max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
   // A server that goes away fails idle and checked-out clients alike; the query under way reports it.
   pool.on("error", () => undefined);
   pool.on("connect", (client) => client.on("error", () => undefined));
