@@ -62,7 +62,7 @@ export class MirroredStore<T> implements LocalStore<T> {
   private readonly remote: PostgresLog<T>;
 
   constructor(
-    private readonly database: PostgresDatabase,
+    database: PostgresDatabase,
     stateDir: string,
     readonly name: string,
     schema: RecordSchema<T>,
@@ -200,7 +200,6 @@ export class MirroredStore<T> implements LocalStore<T> {
     return this.remote.stats();
   }
 
-  async close(): Promise<void> {
-    await this.database.close();
-  }
+  /** The database is shared by this process's logs: the backend closes it (see core/store/open.ts). */
+  async close(): Promise<void> {}
 }
