@@ -6,6 +6,9 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
 import { machineId } from "../core/machine.js";
+import { writeSwitches } from "../core/wake/switches.js";
+import { requestWake } from "../core/wake/request.js";
+import type { WakeDeps } from "../core/wake/waker.js";
 
 test("each state dir gets one machine id, kept across opens and written on every session record", async (t) => {
   const { peerpost, stateDir, reopen } = tempPeerpost(t);
@@ -35,4 +38,16 @@ test("a session of another machine is listed with its machine, never alive here,
   assert.equal(entry!.local, false);
   assert.equal(entry!.alive, false, "its pid means nothing on this machine");
   assert.equal(peerpost.sessions.byHostPid("codex", process.pid), undefined);
+});
+
+test("a send never wakes a session of another machine, even with waking on for it", async (t) => {
+  const { peerpost, stateDir } = tempPeerpost(t);
+  const foreign = { v: 1, type: "session", at: "2026-01-01T00:00:00.000Z", host: "codex", address: "codex:there", sessionId: "there", hostPid: 999_999, writerPid: 1, cwd: "/work", source: "server", roles: [], machine: "devbox.0badc0de" };
+  appendFileSync(join(stateDir, "sessions.jsonl"), JSON.stringify(foreign) + "\n", { mode: 0o600 });
+  writeSwitches(stateDir, { wake: { all: true }, launch: false });
+  let started = false;
+  const decision = await requestWake(peerpost, "codex:there", { wakers: { codex: {} } as unknown as WakeDeps["wakers"], runnerEntry: "/nonexistent" }, () => void (started = true));
+  assert.equal(decision.outcome, "unsupported");
+  assert.match((decision as { warning: { message: string } }).warning.message, /runs on machine devbox\.0badc0de, not this one/);
+  assert.equal(started, false);
 });
