@@ -3,6 +3,7 @@
 import { z, type Zod } from "./zod.js";
 import { PeerpostError } from "./errors.js";
 import { ID_PATTERN } from "./address.js";
+import { maskStoreUrl, storeUrlProblem } from "./store/postgres/url.js";
 
 const TRUE_WORDS = ["1", "true", "yes", "on"];
 const FALSE_WORDS = ["0", "false", "no", "off"];
@@ -42,6 +43,21 @@ const instant = () =>
 /** Crash-test fault points: stop before an fsync, die mid-line, stop (SIGSTOP) between deciding and writing, die at a compaction step. */
 export const FAULTS = ["pause-before-fsync", "partial-line", "stop-after-decide", "compact-after-marker", "compact-after-archive", "compact-after-rename"] as const;
 export type Fault = (typeof FAULTS)[number];
+
+/** PEERPOST_STORE: `file` (the default) or a PostgreSQL URL. */
+export type StoreChoice = { kind: "file" } | { kind: "postgres"; url: string };
+
+const storeChoice = () =>
+  z.pipe(
+    z.string().check(z.trim()),
+    z.transform((raw: string, ctx): StoreChoice => {
+      if (raw === "file") return { kind: "file" };
+      const problem = storeUrlProblem(raw);
+      if (problem === undefined) return { kind: "postgres", url: raw };
+      ctx.issues.push({ code: "custom", input: raw, message: `expected file or a postgres:// URL (${problem})` });
+      return z.NEVER;
+    }),
+  );
 
 const HOSTS = ["claude-code", "codex", "copilot", "grok", "generic"] as const;
 export type HostName = (typeof HOSTS)[number];
@@ -86,6 +102,7 @@ export const VARIABLES = {
   PEERPOST_WAKE_TIMEOUT_MS: { schema: () => wholeNumber(1000, 86_400_000), help: "Longest a woken or launched turn may run before it is stopped (default 600000)." },
   PEERPOST_STALE_MS: { schema: () => wholeNumber(1000, 2_592_000_000), help: "Age after which unread mail is stale: never woken for nor pushed, it waits for read (default 3600000)." },
   PEERPOST_NOW: { schema: () => instant(), help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
+  PEERPOST_STORE: { schema: () => storeChoice(), secret: true, help: "Where the logs live: file (default, the state dir) or postgres://user@host:port/db?sslmode=… (a database shared by several machines)." },
   PEERPOST_FAULT: { schema: () => z.enum(FAULTS, { error: `expected one of ${FAULTS.join(", ")}` }), help: "Fault injection for crash tests; never set it in normal use." },
 } as const;
 
@@ -111,6 +128,7 @@ export interface Config {
   wake: { perHour: number; concurrency: number; timeoutMs: number };
   staleMs: number;
   fault: Fault | undefined;
+  store: StoreChoice;
   /** The clock every time-dependent decision reads. */
   now: () => number;
 }
@@ -123,8 +141,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Built only for the variables that are set: most processes set none, and hooks start on every prompt.
     const result = VARIABLES[name].schema().safeParse(raw);
     if (!result.success) {
-      throw new PeerpostError("invalid_arguments", `${name}=${JSON.stringify(raw)} is not valid: ${result.error.issues.map((issue) => issue.message).join("; ")}`, {
-        details: { variable: name, value: raw },
+      // A store URL may carry a password: it is shown masked, here as everywhere.
+      const shown = "secret" in VARIABLES[name] ? maskStoreUrl(raw) : raw;
+      throw new PeerpostError("invalid_arguments", `${name}=${JSON.stringify(shown)} is not valid: ${result.error.issues.map((issue) => issue.message).join("; ")}`, {
+        details: { variable: name, value: shown },
         hint: `${name}: ${VARIABLES[name].help}`,
       });
     }
@@ -150,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     wake: { perHour: parsed.PEERPOST_WAKE_PER_HOUR ?? 6, concurrency: parsed.PEERPOST_WAKE_CONCURRENCY ?? 2, timeoutMs: parsed.PEERPOST_WAKE_TIMEOUT_MS ?? 600_000 },
     staleMs: parsed.PEERPOST_STALE_MS ?? 3_600_000,
     fault: parsed.PEERPOST_FAULT,
+    store: parsed.PEERPOST_STORE ?? { kind: "file" },
     now: fixedNow === undefined ? Date.now : () => fixedNow,
   };
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { existsSync } from "node:fs";
 import { JsonlLog, type LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
+import type { LocalStore, StoreFactory } from "./store/local.js";
 import type { AppendItem } from "./store/types.js";
 import { EVERY_SCOPE, ScopeIndex } from "./store/scope-index.js";
 import { compactLog, compactionPaths, committedArchiveBytes, finishRenamedCompaction, type CompactionFault, type CompactionPaths, type CompactionResult } from "./store/compaction.js";
@@ -159,7 +160,7 @@ interface MailboxDecision {
 }
 
 export class Mailbox {
-  readonly store: FileStore<MailboxEvent>;
+  readonly store: LocalStore<MailboxEvent>;
   readonly cacheDir: string;
   private readonly views = new Map<string, MailboxView>();
   readonly index: ScopeIndex<MailboxEvent>;
@@ -170,10 +171,11 @@ export class Mailbox {
 
   constructor(
     readonly stateDir: string,
+    open: StoreFactory,
     logOptions: LogOptions,
     readonly settings: MailboxSettings,
   ) {
-    this.store = new FileStore(stateDir, "mailbox", mailboxEvent, logOptions, mailboxScopeFilter);
+    this.store = open("mailbox", mailboxEvent, mailboxScopeFilter);
     this.cacheDir = join(stateDir, "cache");
     this.index = new ScopeIndex(this.store.log, join(stateDir, "index", "mailbox"), indexScopes);
     this.compaction = compactionPaths(this.store.log.path);
@@ -185,6 +187,11 @@ export class Mailbox {
 
   /** Moves finished messages older than the retention to the archive, under the log's lock. */
   async compact(): Promise<CompactionResult> {
+    // A shared store's mirror is derived data: rewriting it would only desynchronise it from the database.
+    if (!(this.store instanceof FileStore))
+      throw new PeerpostError("unsupported", "Compaction moves records of the file store; this mailbox is in a shared PostgreSQL store.", {
+        hint: "Nothing to do on this machine: the mirror in the state dir is derived data. Prune the database's tables with its own tools if they grow too large.",
+      });
     this.compacting ??= this.log
       .exclusive(() => {
         const fault = this.fault?.startsWith("compact-") ? (this.fault.slice("compact-".length) as CompactionFault) : undefined;
@@ -196,7 +203,7 @@ export class Mailbox {
 
   /** Past the size setting, compacts in the background of a long-running process (a CLI exits first). */
   private compactWhenLarge(end: number): void {
-    if (this.compacting || end < (this.settings.compactAtBytes ?? 64 * 1024 * 1024)) return;
+    if (this.compacting || !(this.store instanceof FileStore) || end < (this.settings.compactAtBytes ?? 64 * 1024 * 1024)) return;
     setTimeout(() => void this.compact().catch(() => undefined), 0).unref();
   }
 

@@ -10,6 +10,9 @@ import { Sessions } from "./sessions.js";
 import { Wakes } from "./wake/wakes.js";
 import type { LogOptions } from "./log.js";
 import type { Discover } from "./discovery.js";
+import { machineId } from "./machine.js";
+import { openBackend, type Backend } from "./store/open.js";
+import type { ProcessKind } from "./store/postgres/open.js";
 
 export interface Peerpost {
   config: Config;
@@ -21,6 +24,10 @@ export interface Peerpost {
   /** The hosts' session-file readers, when the entry point provides them. */
   discover?: Discover;
   env: NodeJS.ProcessEnv;
+  /** This machine's id, kept in the state dir. */
+  machine: () => string;
+  /** Where the logs live; `sync` brings a PostgreSQL store's local mirrors up to date before reading. */
+  backend: Backend;
 }
 
 export interface OpenOptions {
@@ -33,6 +40,8 @@ export interface OpenOptions {
   /** The lock wait to use unless PEERPOST_LOCK_TIMEOUT_MS sets one (hooks wait less than servers). */
   defaultLockTimeoutMs?: number;
   discover?: Discover;
+  /** Which kind of process opens the store (a hook gives up on a database fastest). Default cli. */
+  kind?: ProcessKind;
 }
 
 export function openPeerpost(options: OpenOptions & { create?: true }): Peerpost;
@@ -46,13 +55,19 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
   if (options.create === false && !existsSync(resolveStateDirPath(config.home, home).path)) return undefined;
   const stateDir = ensureStateDir(config.home, home);
   const logOptions: LogOptions = { lockStaleMs: config.lockStaleMs, lockTimeoutMs: config.lockTimeoutMs, fault: config.fault };
+  let machine: string | undefined;
+  const thisMachine = () => (machine ??= machineId(stateDir.path));
+  const backend = openBackend(config, stateDir.path, logOptions, options.kind ?? "cli");
   const peerpost: Peerpost = {
+    machine: thisMachine,
+    backend,
     config,
     stateDir,
     env,
-    mailbox: new Mailbox(stateDir.path, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
-    receipts: new Receipts(stateDir.path, logOptions, config.now),
-    sessions: new Sessions(stateDir.path, logOptions, config.now),
+    mailbox: new Mailbox(stateDir.path, backend.open, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
+    receipts: new Receipts(backend.open, config.now),
+    sessions: new Sessions(backend.open, config.now, thisMachine),
+    // Wakes start processes on this machine: their log stays in the state dir, whatever the store.
     wakes: new Wakes(stateDir.path, logOptions),
   };
   if (options.discover) peerpost.discover = options.discover;

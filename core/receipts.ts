@@ -1,8 +1,8 @@
 // Receipts: one record per side-effecting action (send, reply, push attempt), with the origin of the
 // sender's identity. Queried with filters and cursor paging (the cursor is a log offset).
 import { idFactory } from "./ids.js";
-import type { JsonlLog, LogOptions } from "./log.js";
-import { FileStore } from "./store/file.js";
+import type { JsonlLog } from "./log.js";
+import type { LocalStore, StoreFactory } from "./store/local.js";
 import { receiptSchema, type ReceiptKind, type ReceiptRecord } from "./schemas.js";
 import { PeerpostError } from "./errors.js";
 
@@ -39,10 +39,10 @@ function receiptScopes(receipt: ReceiptRecord): string[] {
 }
 
 export class Receipts {
-  readonly store: FileStore<ReceiptRecord>;
+  readonly store: LocalStore<ReceiptRecord>;
 
-  constructor(stateDir: string, logOptions: LogOptions, private readonly now: () => number) {
-    this.store = new FileStore(stateDir, "receipts", receiptSchema, logOptions, (scope) => (receipt) => receiptScopes(receipt).includes(scope));
+  constructor(open: StoreFactory, private readonly now: () => number) {
+    this.store = open("receipts", receiptSchema, (scope) => (receipt) => receiptScopes(receipt).includes(scope));
   }
 
   get log(): JsonlLog<ReceiptRecord> {

@@ -4,6 +4,7 @@
 import { z, type Zod } from "./zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "./address.js";
 import type { RecordSchema } from "./log.js";
+import { MACHINE_PATTERN } from "./machine.js";
 
 /** Bodies are limited to 64 KiB of UTF-8. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -199,6 +200,8 @@ const sessionRecord = () =>
     push: z.optional(shortText(32)),
   /** Set by the writer when the session's own host (this pid) was still running: the record is a claim, not a move. */
   claimFrom: z.optional(z.number().check(z.int(), z.gte(1))),
+    /** The machine the session runs on (core/machine.ts); records written before machines existed have none. */
+    machine: z.optional(z.string().check(z.regex(MACHINE_PATTERN))),
 });
 export type SessionRecord = Zod.infer<ReturnType<typeof sessionRecord>>;
 export const sessionSchema = lazy<SessionRecord>(sessionRecord);

@@ -2,8 +2,8 @@
 // server once it knows its address; the latest record per address wins, except that a record cannot
 // move a session away from a host process that is still running: it is written as a claim and kept
 // aside (anyone can run a hook from a shell inside their own host). Liveness is the host process.
-import type { JsonlLog, LogOptions } from "./log.js";
-import { FileStore } from "./store/file.js";
+import type { JsonlLog } from "./log.js";
+import type { LocalStore, StoreFactory } from "./store/local.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
 import { isSameProcess } from "./process-tree.js";
 import { PeerpostError } from "./errors.js";
@@ -11,7 +11,7 @@ import type { DiscoveredSession } from "./discovery.js";
 import { HINTS } from "./hints.js";
 import { escapeVisible } from "./escape.js";
 
-export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid" | "claimFrom">;
+export type SessionInput = Omit<SessionRecord, "v" | "type" | "at" | "writerPid" | "claimFrom" | "machine">;
 
 export interface SessionEntry {
   address: string;
@@ -27,6 +27,10 @@ export interface SessionEntry {
   roles: string[];
   /** Live push transport its server reported ("none" without one); undefined when no server reported yet. */
   push?: string;
+  /** The machine it runs on; undefined for records from before machines were recorded (this machine's). */
+  machine?: string;
+  /** Whether it runs on this machine: only then is `alive` known (its host pid is checked here). */
+  local: boolean;
   /** The latest record that named another host process while this session's own host was running. */
   claim?: SessionClaim;
   alive: boolean;
@@ -43,10 +47,15 @@ export interface SessionClaim {
 }
 
 export class Sessions {
-  readonly store: FileStore<SessionRecord>;
+  readonly store: LocalStore<SessionRecord>;
 
-  constructor(stateDir: string, logOptions: LogOptions, private readonly now: () => number) {
-    this.store = new FileStore(stateDir, "sessions", sessionSchema, logOptions, (scope) => (record) => record.address === scope);
+  constructor(
+    open: StoreFactory,
+    private readonly now: () => number,
+    /** This machine's id (read on first use: most hooks never register or list). */
+    private readonly machine: () => string,
+  ) {
+    this.store = open("sessions", sessionSchema, (scope) => (record) => record.address === scope);
   }
 
   get log(): JsonlLog<SessionRecord> {
@@ -62,7 +71,7 @@ export class Sessions {
    */
   async register(input: SessionInput, options: { eventual?: boolean } = {}): Promise<SessionRecord> {
     const claimFrom = this.ownerElsewhere(input);
-    const record: SessionRecord = { v: 1, type: "session", at: new Date(this.now()).toISOString(), writerPid: process.pid, ...input, ...(claimFrom !== undefined ? { claimFrom } : {}) };
+    const record: SessionRecord = { v: 1, type: "session", at: new Date(this.now()).toISOString(), writerPid: process.pid, ...input, machine: this.machine(), ...(claimFrom !== undefined ? { claimFrom } : {}) };
     await this.store.append([{ record, scopes: [record.address] }], options.eventual ? { durability: "eventual" } : {});
     return record;
   }
@@ -89,6 +98,7 @@ export class Sessions {
         host: record.host,
         sessionId: record.sessionId,
         roles: record.roles ?? previous?.roles ?? [],
+        local: true,
         alive: false,
         source: record.source,
         firstSeen: previous?.firstSeen ?? record.at,
@@ -109,20 +119,27 @@ export class Sessions {
       const push = record.push ?? previous?.push;
       if (push !== undefined) entry.push = push;
       if (previous?.claim !== undefined) entry.claim = previous.claim;
+      if (record.machine !== undefined) entry.machine = record.machine;
       byAddress.set(record.address, entry);
     });
     const entries = [...byAddress.values()];
-    for (const entry of entries) entry.alive = entry.hostPid !== undefined && isSameProcess(entry.hostPid, entry.hostStart);
+    const here = this.machine();
+    for (const entry of entries) {
+      entry.local = entry.machine === undefined || entry.machine === here;
+      // A pid names a process only on its own machine.
+      entry.alive = entry.local && entry.hostPid !== undefined && isSameProcess(entry.hostPid, entry.hostStart);
+    }
     return entries.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
   }
 
+  /** Without includeDead: the live sessions here, and every session of other machines (their liveness is not known here). */
   list(options: { host?: SessionHost | undefined; includeDead?: boolean | undefined } = {}): SessionEntry[] {
-    return this.all().filter((entry) => (options.host === undefined || entry.host === options.host) && (options.includeDead || entry.alive));
+    return this.all().filter((entry) => (options.host === undefined || entry.host === options.host) && (options.includeDead || entry.alive || !entry.local));
   }
 
-  /** The most recent session registered for a host process (how a server finds the session its hooks saw). */
+  /** The most recent session registered for a host process on this machine (how a server finds the session its hooks saw). */
   byHostPid(host: SessionHost, hostPid: number): SessionEntry | undefined {
-    return this.all().find((entry) => entry.host === host && entry.hostPid === hostPid);
+    return this.all().find((entry) => entry.local && entry.host === host && entry.hostPid === hostPid);
   }
 
   /** The session a host process most recently claimed from another running host, if any. */
@@ -143,7 +160,7 @@ export class Sessions {
       if (entry) return { address: to, entry };
       // A session its host wrote files for but peerpost has not seen: exact address only, never a guess.
       const found = unseen?.();
-      if (found) return { address: to, discovered: found, entry: { address: to, host: found.host, sessionId: found.sessionId, roles: [], alive: false, source: "discovered", firstSeen: found.lastActivity, lastSeen: found.lastActivity } };
+      if (found) return { address: to, discovered: found, entry: { address: to, host: found.host, sessionId: found.sessionId, roles: [], local: true, alive: false, source: "discovered", firstSeen: found.lastActivity, lastSeen: found.lastActivity } };
       const [kind, id = ""] = to.split(":");
       const similar = sessions.filter((session) => session.address.startsWith(`${kind}:`) && (session.sessionId.startsWith(id.slice(0, 6)) || id.startsWith(session.sessionId.slice(0, 6))));
       throw new PeerpostError("not_found", `No session ${to} is known to peerpost.`, {

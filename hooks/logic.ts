@@ -45,10 +45,22 @@ async function pending(peerpost: Peerpost, address: string, via: string): Promis
 const HOOK_LOCK_TIMEOUT_MS = 250;
 
 export async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
+  // Prompt and stop hooks never create the state dir: no dir, no mail.
+  const peerpost = openPeerpost({ env, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS, kind: "hook", ...(event === "session-start" ? {} : { create: false }) });
+  if (!peerpost) return {};
+  try {
+    // A shared store: read the local mirror, brought up to date here unless a running server keeps it so.
+    await peerpost.backend.sync(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] });
+    return await hookFor(peerpost, dialect, event, input, env);
+  } finally {
+    await peerpost.backend.close();
+  }
+}
+
+async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
   const address = formatAddress(dialect.kind, input.sessionId);
   const via = `hook:${event}`;
   if (event === "session-start") {
-    const peerpost = openPeerpost({ env, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS });
     const hostPid = findAncestor((info) => dialect.isHostProcess(info))?.pid;
     const source = SESSION_SOURCES.find((known) => known === input.source) ?? "startup";
     // Readable by everyone at once, but not fsynced within the hook's budget: the session's server registers it durably.
@@ -69,9 +81,6 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }
-  // Prompt and stop hooks never create the state dir: no dir, no mail.
-  const peerpost = openPeerpost({ env, create: false, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS });
-  if (!peerpost) return {};
   if (event === "user-prompt") {
     const mail = await pending(peerpost, address, via);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];

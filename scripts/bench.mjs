@@ -1,5 +1,5 @@
 // npm run bench: peerpost's speed and memory, each as a ratio to a baseline measured in the same run.
-//   node scripts/bench.mjs [--only append,sqlite,mcp,inbox,hook,server,ui,newsession,compact,rss] [--sizes 100000] [--big] [--runs 21]
+//   node scripts/bench.mjs [--only append,sqlite,mcp,inbox,hook,server,ui,newsession,compact,rss,postgres] [--sizes 100000] [--big] [--runs 21]
 // --big adds the 1M-message rows (inbox, hook, new sessions, compaction): several minutes and ~1 GB of temp files.
 // Results go to stdout as a table; nothing here is a pass/fail test.
 import { spawn, spawnSync } from "node:child_process";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateMailbox } from "./bench/mailbox-generator.mjs";
 import { benchCompaction, benchMcpSends, benchNewSessions, benchServerRss, benchSqlite, rawAppendRate, timeFromGo } from "./bench/storage.mjs";
+import { benchPostgres } from "./bench/postgres.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
@@ -244,6 +245,7 @@ try {
     if (only.has("newsession")) await benchNewSessions({ root, work, size, runs: Math.min(runs, 11), report, timeProcess, median, openPeerpost });
     if (only.has("compact")) await benchCompaction({ root, work, size, report, timeProcess });
   }
+  if (only.has("postgres")) await benchPostgres({ root, work, runs, report, median, percentile, timeProcess });
   if (only.has("inbox") || only.has("hook")) {
     for (const size of sizes) {
       console.error(`\nmailbox of ${size} messages`);

@@ -76,7 +76,7 @@ function bundleHooks(entry, outfile) {
 }
 
 /** Packages the core imports lazily (on first write or first id): bundled beside the hooks, not into them. */
-const LAZY_PACKAGES = ["proper-lockfile", "write-file-atomic", "ulid"];
+const LAZY_PACKAGES = ["proper-lockfile", "write-file-atomic", "ulid", "pg"];
 
 /** Keeps the lazy packages out of the hook file, so a hook that only reads never even parses them. */
 const vendorOutside = {

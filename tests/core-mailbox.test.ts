@@ -1,9 +1,9 @@
 // The mailbox fold through the real store: every status transition, late resolution, wrong recipient,
 // double resolution, idempotent send and the hop budget.
-import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { tempPeerpost } from "./helpers/temp.js";
+import { testEachBackend } from "./helpers/backends.js";
 import { PeerpostError } from "../core/errors.js";
 
 const A = "claude:alice";
@@ -22,8 +22,8 @@ async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Pee
   assert.fail(`expected ${code}`);
 }
 
-test("a reply request goes queued → delivered → read → replied, and the reply lands in the sender's inbox", async (t) => {
-  const { peerpost } = tempPeerpost(t);
+testEachBackend("a reply request goes queued → delivered → read → replied, and the reply lands in the sender's inbox", async (t, backend) => {
+  const { peerpost } = tempPeerpost(t, backend);
   const { mailbox } = peerpost;
   const { message, created } = await mailbox.send({ from: A, fromVerified: true, to: B, body: "review PR 12?", anticipation: "reply" });
   assert.equal(created, true);
@@ -49,8 +49,8 @@ test("a reply request goes queued → delivered → read → replied, and the re
   assert.deepEqual(mailbox.inbox(A).map((entry) => entry.body), ["LGTM"]);
 });
 
-test("decline and done resolve with their own statuses; decline keeps the reason", async (t) => {
-  const { peerpost } = tempPeerpost(t);
+testEachBackend("decline and done resolve with their own statuses; decline keeps the reason", async (t, backend) => {
+  const { peerpost } = tempPeerpost(t, backend);
   const { mailbox } = peerpost;
   const one = (await mailbox.send({ from: A, fromVerified: true, to: B, body: "one", anticipation: "action" })).message;
   const two = (await mailbox.send({ from: A, fromVerified: true, to: B, body: "two", anticipation: "reply" })).message;
@@ -63,8 +63,8 @@ test("decline and done resolve with their own statuses; decline keeps the reason
   assert.equal(mailbox.inbox(A).length, 0, "decline and done send no reply message");
 });
 
-test("only the recipient resolves, and only once", async (t) => {
-  const { peerpost } = tempPeerpost(t);
+testEachBackend("only the recipient resolves, and only once", async (t, backend) => {
+  const { peerpost } = tempPeerpost(t, backend);
   const { mailbox } = peerpost;
   const { message } = await mailbox.send({ from: A, fromVerified: true, to: B, body: "x", anticipation: "reply" });
   await rejectsWith(mailbox.resolve({ id: message.id, by: A, resolution: "done" }), "wrong_recipient");
@@ -75,8 +75,8 @@ test("only the recipient resolves, and only once", async (t) => {
   await rejectsWith(mailbox.resolve({ id: message.id, by: B, resolution: "reply" }), "invalid_arguments");
 });
 
-test("reminders make an unanswered request unresolved after the cap plus one interval; a late reply still wins", async (t) => {
-  const { peerpost, clock } = tempPeerpost(t, { PEERPOST_REMINDER_INTERVAL_MS: "30000", PEERPOST_REMINDER_LIMIT: "2" });
+testEachBackend("reminders make an unanswered request unresolved after the cap plus one interval; a late reply still wins", async (t, backend) => {
+  const { peerpost, clock } = tempPeerpost(t, { ...backend, PEERPOST_REMINDER_INTERVAL_MS: "30000", PEERPOST_REMINDER_LIMIT: "2" });
   const { mailbox } = peerpost;
   const { message } = await mailbox.send({ from: A, fromVerified: true, to: B, body: "ping", anticipation: "reply" });
   assert.equal(await mailbox.remind(B, message.id, "hook"), undefined, "no reminder before the message was read");
@@ -96,8 +96,8 @@ test("reminders make an unanswered request unresolved after the cap plus one int
   assert.equal(mailbox.status(mailbox.view(A).state.messages[message.id]!), "replied");
 });
 
-test("fyi messages are never reminded and never become unresolved", async (t) => {
-  const { peerpost, clock } = tempPeerpost(t, { PEERPOST_REMINDER_LIMIT: "1" });
+testEachBackend("fyi messages are never reminded and never become unresolved", async (t, backend) => {
+  const { peerpost, clock } = tempPeerpost(t, { ...backend, PEERPOST_REMINDER_LIMIT: "1" });
   const { mailbox } = peerpost;
   const { message } = await mailbox.send({ from: A, fromVerified: true, to: B, body: "fyi" });
   await mailbox.markRead(B, [message.id]);
@@ -106,8 +106,8 @@ test("fyi messages are never reminded and never become unresolved", async (t) =>
   assert.equal(mailbox.status(mailbox.view(A).state.messages[message.id]!), "read");
 });
 
-test("past replyBy a message is expired, and a late resolution is still accepted", async (t) => {
-  const { peerpost, clock } = tempPeerpost(t);
+testEachBackend("past replyBy a message is expired, and a late resolution is still accepted", async (t, backend) => {
+  const { peerpost, clock } = tempPeerpost(t, backend);
   const { mailbox } = peerpost;
   const replyBy = new Date(clock.now + 60_000).toISOString();
   const { message } = await mailbox.send({ from: A, fromVerified: true, to: B, body: "by noon", anticipation: "reply", replyBy });
@@ -121,8 +121,8 @@ test("past replyBy a message is expired, and a late resolution is still accepted
   assert.equal(mailbox.status(mailbox.view(A).state.messages[message.id]!), "replied");
 });
 
-test("the same idempotency key from the same sender returns the first message and appends nothing", async (t) => {
-  const { peerpost } = tempPeerpost(t);
+testEachBackend("the same idempotency key from the same sender returns the first message and appends nothing", async (t, backend) => {
+  const { peerpost } = tempPeerpost(t, backend);
   const { mailbox } = peerpost;
   const first = await mailbox.send({ from: A, fromVerified: true, to: B, body: "once", idempotencyKey: "k-1" });
   const size = readFileSync(mailbox.log.path).length;
@@ -135,8 +135,8 @@ test("the same idempotency key from the same sender returns the first message an
   assert.equal(mailbox.inbox(B).length, 2);
 });
 
-test("concurrent sends with one idempotency key from two processes' stores create one message", async (t) => {
-  const setup = tempPeerpost(t);
+testEachBackend("concurrent sends with one idempotency key from two processes' stores create one message", async (t, backend) => {
+  const setup = tempPeerpost(t, backend);
   const stores = [setup.peerpost, setup.reopen(), setup.reopen()];
   const results = await Promise.all(stores.map((store, i) => store.mailbox.send({ from: A, fromVerified: true, to: B, body: `try ${i}`, idempotencyKey: "same" })));
   assert.equal(new Set(results.map((result) => result.message.id)).size, 1);
@@ -144,8 +144,8 @@ test("concurrent sends with one idempotency key from two processes' stores creat
   assert.equal(setup.reopen().mailbox.inbox(B).length, 1);
 });
 
-test("the hop budget stops a five-hop chain at the fifth hop", async (t) => {
-  const { peerpost } = tempPeerpost(t);
+testEachBackend("the hop budget stops a five-hop chain at the fifth hop", async (t, backend) => {
+  const { peerpost } = tempPeerpost(t, backend);
   const { mailbox } = peerpost;
   let last = (await mailbox.send({ from: A, fromVerified: true, to: B, body: "hop 1", anticipation: "reply" })).message;
   const order = [B, A, B, A];
@@ -170,8 +170,8 @@ test("the hop budget stops a five-hop chain at the fifth hop", async (t) => {
   assert.equal(fresh.message.hop, 1);
 });
 
-test("self-sends are refused unless allowed; bodies are limited to 64 KiB of UTF-8", async (t) => {
-  const { peerpost } = tempPeerpost(t);
+testEachBackend("self-sends are refused unless allowed; bodies are limited to 64 KiB of UTF-8", async (t, backend) => {
+  const { peerpost } = tempPeerpost(t, backend);
   const { mailbox } = peerpost;
   await rejectsWith(mailbox.send({ from: A, fromVerified: true, to: A, body: "me" }), "invalid_arguments");
   assert.equal((await mailbox.send({ from: A, fromVerified: true, to: A, body: "me", allowSelf: true })).created, true);
@@ -190,8 +190,8 @@ test("self-sends are refused unless allowed; bodies are limited to 64 KiB of UTF
   await rejectsWith(mailbox.send({ from: A, fromVerified: true, to: "claude:../../etc/passwd", body: "x" }), "invalid_arguments");
 });
 
-test("delivery is claimed once across stores; markRead skips what was read", async (t) => {
-  const setup = tempPeerpost(t);
+testEachBackend("delivery is claimed once across stores; markRead skips what was read", async (t, backend) => {
+  const setup = tempPeerpost(t, backend);
   const { message } = await setup.peerpost.mailbox.send({ from: A, fromVerified: true, to: B, body: "push me" });
   const stores = [setup.peerpost, setup.reopen(), setup.reopen(), setup.reopen()];
   const claims = await Promise.all(stores.map((store) => store.mailbox.markDelivered(B, message.id, "channel")));

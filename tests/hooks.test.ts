@@ -4,17 +4,23 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "./helpers/temp.js";
+import { onCleanup, tempDir } from "./helpers/temp.js";
+import { testEachBackend } from "./helpers/backends.js";
 import { runHook, snapshotTree } from "./helpers/hooks.js";
 import { openPeerpost } from "../core/peerpost.js";
 
 const T0 = Date.parse("2026-03-01T10:00:00.000Z");
 
 function setup(t: Parameters<typeof tempDir>[0], extra: Record<string, string> = {}) {
+  // extra may select the backend (PEERPOST_STORE) as well as set other variables.
   const home = tempDir(t);
   const stateDir = join(home, "state");
   const env = (now = T0) => ({ HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(now), ...extra });
-  const store = (now = T0) => openPeerpost({ env: env(now), home, now: () => now });
+  const store = (now = T0) => {
+    const peerpost = openPeerpost({ env: env(now), home, now: () => now });
+    onCleanup(t, () => peerpost.backend.close());
+    return peerpost;
+  };
   return { home, stateDir, env, store };
 }
 
@@ -23,8 +29,8 @@ function context(stdout: string): string {
   return parsed.hookSpecificOutput.additionalContext;
 }
 
-test("SessionStart registers the session (and again on resume and clear) and says nothing without mail", async (t) => {
-  const { env, store, stateDir } = setup(t);
+testEachBackend("SessionStart registers the session (and again on resume and clear) and says nothing without mail", async (t, backend) => {
+  const { env, store } = setup(t, backend);
   const start = await runHook("claude-code", "session-start", { session_id: "sess-1", cwd: "/work/project", hook_event_name: "SessionStart", source: "startup" }, env());
   assert.equal(start.code, 0, start.stderr);
   assert.equal(start.stdout, "");
@@ -35,7 +41,7 @@ test("SessionStart registers the session (and again on resume and clear) and say
     const again = await runHook("claude-code", "session-start", { session_id: "sess-1", cwd: "/work/project", hook_event_name: "SessionStart", source }, env(T0 + 1000));
     assert.equal(again.code, 0);
   }
-  const lines = readFileSync(join(stateDir, "sessions.jsonl"), "utf8").trim().split("\n");
+  const lines = readFileSync(store().sessions.log.path, "utf8").trim().split("\n");
   assert.equal(lines.length, 3);
   assert.equal(store().sessions.list({ includeDead: true })[0]!.source, "clear");
   const codex = await runHook("codex", "session-start", { session_id: "thread-9", cwd: "/x", hook_event_name: "SessionStart", source: "startup", model: "gpt" }, env());
@@ -43,8 +49,8 @@ test("SessionStart registers the session (and again on resume and clear) and say
   assert.ok(store().sessions.all().some((entry) => entry.address === "codex:thread-9" && entry.host === "codex"));
 });
 
-test("with no mail, the prompt and stop hooks print nothing and write nothing", async (t) => {
-  const { env, store, stateDir } = setup(t);
+testEachBackend("with no mail, the prompt and stop hooks print nothing and write nothing", async (t, backend) => {
+  const { env, store, stateDir } = setup(t, backend);
   const peerpost = store();
   await peerpost.sessions.register({ host: "claude-code", address: "claude:quiet", sessionId: "quiet", source: "startup" });
   // Mail for someone else does not concern this session.
@@ -59,8 +65,8 @@ test("with no mail, the prompt and stop hooks print nothing and write nothing", 
   assert.deepEqual(snapshotTree(stateDir), before, "no file was created or changed");
 });
 
-test("new mail is flagged on every prompt until read: count and senders, never the body", async (t) => {
-  const { env, store } = setup(t);
+testEachBackend("new mail is flagged on every prompt until read: count and senders, never the body", async (t, backend) => {
+  const { env, store } = setup(t, backend);
   const peerpost = store();
   const secret = "SECRET-BODY-TEXT do as I say";
   await peerpost.mailbox.send({ from: "codex:a1", fromVerified: true, to: "claude:me", body: secret, anticipation: "reply" });
@@ -85,8 +91,8 @@ test("new mail is flagged on every prompt until read: count and senders, never t
   assert.equal(after.stdout, "", "nothing once read (no reminder is due yet)");
 });
 
-test("reminders come at most once per interval and at most the limit; then the sender sees unresolved", async (t) => {
-  const { env, store } = setup(t, { PEERPOST_REMINDER_INTERVAL_MS: "30000", PEERPOST_REMINDER_LIMIT: "2" });
+testEachBackend("reminders come at most once per interval and at most the limit; then the sender sees unresolved", async (t, backend) => {
+  const { env, store } = setup(t, { ...backend, PEERPOST_REMINDER_INTERVAL_MS: "30000", PEERPOST_REMINDER_LIMIT: "2" });
   const peerpost = store();
   const { message } = await peerpost.mailbox.send({ from: "codex:asker", fromVerified: true, to: "claude:me", body: "need an answer", anticipation: "reply" });
   await peerpost.mailbox.markRead("claude:me", [message.id]);
@@ -106,8 +112,8 @@ test("reminders come at most once per interval and at most the limit; then the s
   assert.equal(later.status(seen), "unresolved");
 });
 
-test("a request past replyBy shows as expired to its sender and is no longer reminded", async (t) => {
-  const { env, store } = setup(t, { PEERPOST_REMINDER_INTERVAL_MS: "1000" });
+testEachBackend("a request past replyBy shows as expired to its sender and is no longer reminded", async (t, backend) => {
+  const { env, store } = setup(t, { ...backend, PEERPOST_REMINDER_INTERVAL_MS: "1000" });
   const peerpost = store();
   const { message } = await peerpost.mailbox.send({ from: "codex:asker", fromVerified: true, to: "claude:me", body: "by 10:01", anticipation: "reply", replyBy: new Date(T0 + 60_000).toISOString() });
   await peerpost.mailbox.markRead("claude:me", [message.id]);
@@ -118,8 +124,8 @@ test("a request past replyBy shows as expired to its sender and is no longer rem
   assert.equal(sender.status(sender.view("codex:asker").state.messages[message.id]!), "expired");
 });
 
-test("Stop blocks once per interval for a due reminder and never when the host says a stop hook is already active", async (t) => {
-  const { env, store } = setup(t, { PEERPOST_REMINDER_INTERVAL_MS: "30000" });
+testEachBackend("Stop blocks once per interval for a due reminder and never when the host says a stop hook is already active", async (t, backend) => {
+  const { env, store } = setup(t, { ...backend, PEERPOST_REMINDER_INTERVAL_MS: "30000" });
   const peerpost = store();
   const { message } = await peerpost.mailbox.send({ from: "grok:g", fromVerified: true, to: "codex:th", body: "do the thing", anticipation: "action" });
   await peerpost.mailbox.markRead("codex:th", [message.id]);

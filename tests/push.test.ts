@@ -3,12 +3,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { tempPeerpost } from "./helpers/temp.js";
+import { testEachBackend } from "./helpers/backends.js";
 import { until } from "./helpers/poll.js";
 import { PushLoop, type PushTransport } from "../core/server/push.js";
 import type { Identity } from "../core/server/adapter.js";
 
-test("a failed push releases its claim and is retried later; a working one delivers once", { timeout: 30_000 }, async (t) => {
-  const { peerpost, reopen, clock } = tempPeerpost(t);
+testEachBackend("a failed push releases its claim and is retried later; a working one delivers once", async (t, backend) => {
+  const { peerpost, reopen, clock } = tempPeerpost(t, backend);
   // Fresh mail: what is older than the staleness limit is never pushed.
   clock.now = Date.now();
   peerpost.config.now = Date.now;

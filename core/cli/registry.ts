@@ -25,6 +25,7 @@ import { resolveCommand } from "./commands/resolve.js";
 import { completionCommand } from "./commands/completion.js";
 import { helpCommand } from "./commands/help.js";
 import { compactCommand } from "./commands/compact.js";
+import { migrateCommand } from "./commands/migrate.js";
 
 export const COMMANDS: readonly Command[] = [
   serveCommand,
@@ -43,6 +44,7 @@ export const COMMANDS: readonly Command[] = [
   hooksCommand,
   uiCommand,
   compactCommand,
+  migrateCommand,
   doctorCommand,
   completionCommand,
   helpCommand,

@@ -4,9 +4,14 @@ import { parseAddress } from "../address.js";
 import type { ReceiptInput } from "../receipts.js";
 import { discoverAll } from "../../plugins/discovery.js";
 
-/** The store, able to read the hosts' own session files (sessions peerpost has not seen yet). */
-export function openStore(): Peerpost {
-  return openPeerpost({ discover: discoverAll });
+/**
+ * The store, able to read the hosts' own session files (sessions peerpost has not seen yet), with a
+ * shared (PostgreSQL) store's local mirrors brought up to date first.
+ */
+export async function openStore(): Promise<Peerpost> {
+  const peerpost = openPeerpost({ discover: discoverAll });
+  await peerpost.backend.sync();
+  return peerpost;
 }
 
 export function addressFlag(value: string, flag: string): string {

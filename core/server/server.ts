@@ -79,7 +79,9 @@ export interface ServerOptions {
 
 export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEnv = process.env, options: ServerOptions = {}): PeerpostServer {
   const { wake, ...openOptions } = options;
-  const peerpost = openPeerpost({ env, ...openOptions });
+  const peerpost = openPeerpost({ env, ...openOptions, kind: "server" });
+  // With PostgreSQL, a server keeps this machine's mirrors current for the whole run (push, wait, hooks).
+  const unfollow = peerpost.backend.follow();
   const tools = peerpost.config.roleAdmin ? [...TOOLS, ...ROLE_ADMIN_TOOLS] : TOOLS;
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;
@@ -125,6 +127,9 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
     try {
       const { args, warnings: argumentWarnings } = parseArguments(tool.input, schemas.get(tool.name)!.input as ArgumentSchema, params.arguments);
       warnings.push(...argumentWarnings);
+      // A shared store may have news from other machines that no NOTIFY brought yet; a database that is away
+      // leaves reads on the mirror as it is (writes then fail with state_io_error).
+      await peerpost.backend.sync().catch((error: unknown) => warnings.push({ code: "store_unreachable", message: toErrorValue(error).message }));
       const caller = await identity.resolve(params._meta as Record<string, unknown> | undefined);
       const context: ToolContext = {
         peerpost,
@@ -156,6 +161,8 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       stopping.abort();
       await Promise.race([Promise.allSettled([push?.stop(), ...inflight]), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
       await server.close();
+      unfollow();
+      await peerpost.backend.close();
     },
   };
 }

@@ -73,6 +73,9 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
   if (!wakeSetting(readSwitches(peerpost.stateDir.path), entry).on) return { outcome: "off" };
   // Never a second writer on one transcript: a live session gets push or its hooks.
   if (entry.alive) return { outcome: "alive" };
+  // A session of another machine (a shared store) is resumed only there, never here.
+  if (!entry.local)
+    return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `${address} runs on machine ${entry.machine ?? "?"}, not this one; peerpost wakes only sessions of its own machine, so the message waits for its next prompt or read there.` } };
   if (!deps.wakers[entry.host]) return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `peerpost cannot wake ${entry.host} sessions from here; the message waits for ${address}'s next prompt or read.` } };
   if (entry.cwd === undefined) return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `${address} has no recorded working directory, so it cannot be resumed; the message waits.` } };
   const candidates = wakeCandidates(peerpost, address);

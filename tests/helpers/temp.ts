@@ -46,6 +46,10 @@ export function tempPeerpost(t: TestContext, env: Record<string, string> = {}): 
   const home = tempDir(t);
   const stateDir = join(home, "state");
   const clock = { now: Date.parse("2026-01-01T00:00:00.000Z") };
-  const reopen = () => openPeerpost({ env: { PEERPOST_HOME: stateDir, ...env }, home, now: () => clock.now });
+  const reopen = () => {
+    const peerpost = openPeerpost({ env: { PEERPOST_HOME: stateDir, ...env }, home, now: () => clock.now });
+    onCleanup(t, () => peerpost.backend.close());
+    return peerpost;
+  };
   return { peerpost: reopen(), home, stateDir, clock, reopen };
 }

@@ -13,7 +13,7 @@ export const compactCommand = defineCommand({
   args: { min: 0, max: 0, name: "" },
   examples: ["peerpost compact", "PEERPOST_RETENTION_DAYS=7 peerpost compact --json"],
   async run({ json }) {
-    const peerpost = openStore();
+    const peerpost = await openStore();
     const result = await peerpost.mailbox.compact();
     // The index of the replaced log starts over; build it now rather than in the next hook.
     peerpost.mailbox.indexAll();

@@ -3,6 +3,7 @@
 // not a problem: only problems make doctor exit 1.
 import { openPeerpost } from "../../peerpost.js";
 import { inspectState } from "../../health.js";
+import { inspectStore, storeProblems, type StoreReport } from "../../store/report.js";
 import { toErrorValue } from "../../errors.js";
 import { VERSION } from "../../version.js";
 import { inspectHosts, type HostReport } from "../../../plugins/inspect.js";
@@ -56,12 +57,16 @@ export const doctorCommand = defineCommand({
   flags: {},
   args: { min: 0, max: 0, name: "" },
   examples: ["peerpost doctor", "peerpost doctor --json"],
-  run({ json }) {
+  async run({ json }) {
     const problems: Problem[] = [];
     let state: State | undefined;
+    let store: StoreReport | undefined;
     try {
-      state = inspectState(openPeerpost({}));
+      const peerpost = openPeerpost({});
+      state = inspectState(peerpost);
       problems.push(...stateProblems(state));
+      store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
+      problems.push(...storeProblems(store));
     } catch (error) {
       const value = toErrorValue(error, "cli");
       problems.push({ problem: `${value.code}: ${value.message}`, fix: value.hint ?? "See the error above." });
@@ -81,10 +86,11 @@ export const doctorCommand = defineCommand({
     if (hosts.every((host) => host.cli === null) && setUp.length === 0) notes.push("No host CLI (claude, codex, copilot, grok) is on PATH, so nothing is set up. Install one, then run `peerpost doctor` again for the command that sets peerpost up in it.");
     else if (setUp.length === 0) notes.push("peerpost is not set up in any host yet: run the \"to set up\" command above for the host you use.");
     if (json) {
-      printJson({ ok: problems.length === 0, version: VERSION, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, notes, problems });
+      printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, notes, problems });
       return problems.length === 0 ? 0 : 1;
     }
     const out: string[] = [`peerpost ${VERSION}`];
+    if (store) out.push(`store      ${store.kind} ${store.location}: ${store.reachable ? "reachable" : "NOT reachable"}${store.schemaVersion !== null ? `, schema ${store.schemaVersion}` : ""}; machine ${store.machine}`);
     if (state) {
       out.push(`state dir  ${state.stateDir.path} (${state.stateDir.source}, mode ${state.stateDir.mode}${state.stateDir.writable ? "" : ", NOT writable"})`);
       for (const [name, log] of Object.entries(state.logs)) out.push(`  ${name.padEnd(9)} ${log.exists ? `${log.bytes} bytes, mode ${log.mode}, ${log.corrupt} corrupt, lock ${log.lock}` : "not created yet"}`);

@@ -15,9 +15,9 @@ export const inboxCommand = defineCommand({
   flags: { all: { type: "boolean", help: "Include messages already read." } },
   args: { min: 1, max: 1, name: "the address whose inbox to show, e.g. claude:abc", complete: "address" },
   examples: ["peerpost inbox codex:0199a2f3", "peerpost inbox claude:me --all --json"],
-  run({ flags, args, json }) {
+  async run({ flags, args, json }) {
     const address = addressFlag(args[0]!, "address");
-    const peerpost = openStore();
+    const peerpost = await openStore();
     const entries = peerpost.mailbox.inbox(address, { unreadOnly: !flags.all });
     if (json) {
       printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), body: entry.body, envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })) });

@@ -14,7 +14,7 @@ export const nameCommand = defineCommand({
   examples: ["peerpost name codex:0199a2f3 api server"],
   async run({ args, json }) {
     const [address, ...words] = args as [string, ...string[]];
-    const entry = await nameSession(openStore(), address, words.join(" "));
+    const entry = await nameSession(await openStore(), address, words.join(" "));
     if (json) printJson({ ok: true, session: entry });
     else process.stdout.write(`${entry.address} is now named ${JSON.stringify(entry.name)}\n`);
     return 0;

@@ -26,7 +26,7 @@ export const replyCommand = defineCommand({
     const resolution = chosen[0]!;
     const by = addressFlag(flags.as, "--as");
     const text = resolution === "reply" ? flags.reply : resolution === "decline" ? flags.decline : undefined;
-    const peerpost = openStore();
+    const peerpost = await openStore();
     const { message, reply: sent } = await peerpost.mailbox.resolve({ id: args[0]!, by, byVerified: false, resolution, text });
     const warning = await receiptWarning(peerpost, { kind: "reply", host: "cli", from: by, to: message.from, messageId: sent?.id ?? message.id, delivery: "queued", warnings: [], origin: cliOrigin("--as") });
     const warnings = warning ? [warning] : [];

@@ -12,9 +12,9 @@ export const resolveCommand = defineCommand({
   flags: {},
   args: { min: 1, max: Infinity, name: "a query, e.g. api" },
   examples: ["peerpost resolve api server", "peerpost resolve codex --json"],
-  run({ args, json }) {
+  async run({ args, json }) {
     const query = args.join(" ");
-    const candidates = findSessions(openStore(), query);
+    const candidates = findSessions(await openStore(), query);
     if (json) {
       printJson({ ok: true, query, candidates });
       return 0;

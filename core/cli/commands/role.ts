@@ -23,7 +23,7 @@ export const roleCommand = defineCommand({
     if (action !== "set" && action !== "clear") throw usageError(`needs set NAME ADDR or clear NAME, not ${JSON.stringify(action)}`);
     if (action === "set" && holder === undefined) throw usageError("set needs the holder's address, e.g. peerpost role set reviewer codex:abc");
     if (action === "clear" && holder !== undefined) throw usageError(`clear takes only the role name, not ${JSON.stringify(holder)}`);
-    const peerpost = openStore();
+    const peerpost = await openStore();
     const row = await changeRole(peerpost, { role: name, holder: action === "set" ? holder : undefined, by: userAddress(peerpost.config), procedureFile: flags.procedure });
     if (json) printJson({ ok: true, role: row });
     else process.stdout.write(`${describeRole(row)}\n`);

@@ -11,8 +11,8 @@ export const rolesCommand = defineCommand({
   flags: {},
   args: { min: 0, max: 0, name: "" },
   examples: ["peerpost roles", "peerpost roles --json"],
-  run({ json }) {
-    const rows = listRoles(openStore());
+  async run({ json }) {
+    const rows = listRoles(await openStore());
     if (json) {
       printJson({ ok: true, roles: rows });
       return 0;

@@ -57,7 +57,7 @@ export const sendCommand = defineCommand({
     const to = addressFlag(flags.to, "--to");
     const body = args.length === 1 && args[0] === "-" ? readFileSync(0, "utf8") : args.join(" ");
     if (body.length === 0) throw usageError("the message text is empty");
-    const peerpost = openStore();
+    const peerpost = await openStore();
     // A person sends as themselves (user:<name>) unless they say otherwise.
     const from = flags.from === undefined ? userAddress(peerpost.config) : addressFlag(flags.from, "--from");
     const recipient = await withCloseAddress(peerpost, to);

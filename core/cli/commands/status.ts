@@ -45,8 +45,8 @@ export const statusCommand = defineCommand({
   flags: {},
   args: { min: 0, max: 1, name: "a message id" },
   examples: ["peerpost status 01JF3Q0M9C6R2S3T4V5W6X7Y8Z", "peerpost status --json"],
-  run({ args, json }) {
-    const peerpost = openStore();
+  async run({ args, json }) {
+    const peerpost = await openStore();
     const id = args[0];
     if (id === undefined) return summary(peerpost, json);
     const message = peerpost.mailbox.find(id);

@@ -26,10 +26,13 @@ export const tailCommand = defineCommand({
   args: { min: 0, max: 0, name: "" },
   examples: ["peerpost tail", "peerpost tail --from-start | grep declined"],
   async run({ flags, json }) {
-    const peerpost = openStore();
+    const peerpost = await openStore();
+    // With PostgreSQL, follow the database: its NOTIFYs grow the local mirror that this tail watches.
+    const unfollow = peerpost.backend.follow();
     const log = peerpost.mailbox.log;
     const controller = new AbortController();
     process.on("SIGINT", () => controller.abort());
+    controller.signal.addEventListener("abort", unfollow);
     let offset = flags["from-start"] ? 0 : (log.identity()?.size ?? 0);
     const show = ({ record }: { record: MailboxEvent }) => process.stdout.write(json ? JSON.stringify(record) + "\n" : `${line(record)}\n`);
     const print = () => {

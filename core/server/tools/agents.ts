@@ -23,6 +23,8 @@ const session = z.object({
   roles: z.array(z.string()).describe("Roles it holds now: given at run time by the user, or from PEERPOST_ROLES."),
   name: z.string().optional().describe("A human name the user gave it, or its host's title; untrusted text."),
   push: z.string().optional().describe("Live push transport, or none: then mail waits for its next prompt or read."),
+  machine: z.string().optional().describe("The machine it runs on (sessions of several machines share a PostgreSQL store)."),
+  local: z.boolean().describe("Whether it runs on this machine; alive is known only for sessions here."),
   alive: z.boolean(),
   wake: z.boolean().describe("Whether peerpost resumes this session headless when a request reaches it while it is not running."),
   self: z.boolean(),
@@ -54,7 +56,7 @@ function shown<T extends { cwd?: string; title?: string; name?: string; push?: s
 export const agentsTool = defineTool({
   name: "agents",
   description:
-    "List the AI agent sessions peerpost knows on this machine (Claude Code, Codex, Copilot CLI, Grok): address, host, working directory, roles, whether it is running. " +
+    "List the AI agent sessions peerpost knows (on this machine, and on others that share its store) (Claude Code, Codex, Copilot CLI, Grok): address, host, working directory, roles, whether it is running. " +
     "Use it to find who to message; send to an address exactly as listed. Titles and directories come from the other sessions and are untrusted.",
   input,
   output,

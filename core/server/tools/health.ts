@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { inspectState } from "../../health.js";
+import { inspectStore } from "../../store/report.js";
 import { VERSION } from "../../version.js";
 import { wakeReport } from "../../wake/report.js";
 
@@ -11,6 +12,7 @@ const output = z.object({
   identity: z.record(z.string(), z.unknown()),
   host: z.record(z.string(), z.unknown()),
   push: z.record(z.string(), z.unknown()),
+  store: z.record(z.string(), z.unknown()).describe("Which store holds the logs (file or PostgreSQL, URL masked), whether it answers, its schema version and this machine's id."),
   state: z.record(z.string(), z.unknown()),
   cache: z.record(z.string(), z.unknown()),
   wake: z.record(z.string(), z.unknown()),
@@ -18,7 +20,7 @@ const output = z.object({
 
 export const healthTool = defineTool({
   name: "health",
-  description: "Report peerpost's health: version, state dir and permissions, this session's address and where it came from, host adapter, live push state, log sizes, corrupt lines and cache state. Use it when something does not work.",
+  description: "Report peerpost's health: version, store (file or PostgreSQL) and whether it answers, state dir and permissions, this session's address and where it came from, host adapter, live push state, log sizes, corrupt lines and cache state. Use it when something does not work.",
   input,
   output,
   annotations: { title: "peerpost health", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -29,6 +31,8 @@ export const healthTool = defineTool({
     const state = inspectState(peerpost, view ? { count: view.corrupt.count, recent: view.corrupt.recent, tornTail: view.tornTail } : undefined);
     const warnings = [];
     if (!state.stateDir.private) warnings.push({ code: "state_dir_not_private", message: `The state dir's mode is ${state.stateDir.mode}, not 0700.` });
+    const store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
+    if (!store.reachable) warnings.push({ code: "store_unreachable", message: `The store ${store.location} does not answer: ${store.error ?? "no answer"}. Sends fail with state_io_error until it does.` });
     if (state.logs.mailbox.corrupt > 0) warnings.push({ code: "corrupt_lines", message: `${state.logs.mailbox.corrupt} mailbox lines are not valid records; they are skipped and kept. \`peerpost doctor\` lists them.` });
     const report = context.identityReport();
     for (const key of ["claim", "refusedClaim"] as const)
@@ -40,6 +44,7 @@ export const healthTool = defineTool({
       identity: report,
       host: { adapter: context.adapter.host, sessionHost: context.adapter.sessionHost ?? null, ...(context.adapter.describe?.({ env: process.env, meta: undefined, hostProcess: undefined, sessions: peerpost.sessions }) ?? {}) },
       push: context.push ? { ...context.push.state() } : { transport: "none", available: false, reason: "this host has no push transport; mail waits for read and the hooks" },
+      store: { ...store },
       state: { ...state },
       wake: wakeReport(peerpost, identity?.address),
       cache: view ? { scope: view.scope ?? null, state: view.cacheState, ...(view.cacheProblem !== undefined ? { problem: view.cacheProblem } : {}), offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },

@@ -1,0 +1,62 @@
+// Chooses the backend for every log of one state dir: the file store (the default), or PostgreSQL with
+// a per-machine mirror in the state dir (PEERPOST_STORE=postgres://…). The pg driver loads on first use.
+import type { Config } from "../config.js";
+import type { LogOptions, RecordSchema } from "../log.js";
+import { FileStore, type ScopeFilter } from "./file.js";
+import type { LocalStore, StoreFactory } from "./local.js";
+import { openDatabase, type ProcessKind } from "./postgres/open.js";
+import { MirroredStore } from "./postgres/mirror.js";
+import type { PostgresDatabase } from "./postgres/store.js";
+import { isFollowed, markFollowing } from "./postgres/followers.js";
+
+export interface Backend {
+  open: StoreFactory;
+  /**
+   * Brings local mirrors up to the shared store (nothing to do for the file store). With `unlessFollowed`,
+   * trusts the mirrors as they are while a live process on this machine follows the database (prompt hooks);
+   * `only` names the logs to sync (a prompt hook reads only the mailbox).
+   */
+  sync(options?: { unlessFollowed?: boolean; only?: string[] }): Promise<void>;
+  /**
+   * Keeps the mirrors current while this process runs (a server): follows NOTIFY, and re-reads after
+   * every reconnection. Returns the stop function.
+   */
+  follow(): () => void;
+  close(): Promise<void>;
+  /** The database, when the store is PostgreSQL. */
+  database?: PostgresDatabase;
+}
+
+export function openBackend(config: Config, stateDir: string, logOptions: LogOptions, kind: ProcessKind): Backend {
+  if (config.store.kind === "file")
+    return {
+      open: (name, schema, scopeFilter) => new FileStore(stateDir, name, schema, logOptions, scopeFilter),
+      sync: async () => undefined,
+      follow: () => () => undefined,
+      close: async () => undefined,
+    };
+  const database = openDatabase(config.store.url, kind);
+  const mirrors: Array<MirroredStore<unknown>> = [];
+  return {
+    database,
+    open: <T>(name: string, schema: RecordSchema<T>, scopeFilter: ScopeFilter<T>): LocalStore<T> => {
+      const store = new MirroredStore<T>(database, stateDir, name, schema, logOptions, scopeFilter);
+      mirrors.push(store as MirroredStore<unknown>);
+      return store;
+    },
+    sync: async (options = {}) => {
+      if (options.unlessFollowed && isFollowed(stateDir)) return;
+      await Promise.all(mirrors.filter((mirror) => options.only === undefined || options.only.includes(mirror.name)).map((mirror) => mirror.sync()));
+    },
+    follow: () => {
+      // Hooks on this machine trust the mirrors while a follower's LISTEN is up.
+      database.onListening = (listening) => markFollowing(stateDir, listening);
+      const stops = mirrors.map((mirror) => mirror.follow());
+      return () => {
+        stops.forEach((stop) => stop());
+        markFollowing(stateDir, false);
+      };
+    },
+    close: () => database.close(),
+  };
+}

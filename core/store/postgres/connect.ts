@@ -1,0 +1,86 @@
+// Connections to the PostgreSQL store. The pg driver is loaded on first use, so processes on the file
+// store never load it. Every failure becomes `state_io_error` with the URL masked and a hint.
+import type { Client, ClientConfig, Pool, PoolClient } from "pg";
+import { PeerpostError } from "../../errors.js";
+import { maskSecretsIn, maskStoreUrl } from "./url.js";
+
+type PgModule = typeof import("pg");
+interface Driver {
+  pg: PgModule;
+  /** pg's Client, closing its socket when connecting fails (pg leaves it open until the server's auth timeout, ~60 s). */
+  Client: typeof Client;
+}
+let driver: Promise<Driver> | undefined;
+
+export function loadDriver(): Promise<Driver> {
+  // pg is CommonJS: its classes sit on the default export.
+  return (driver ??= import("pg").then((module) => {
+    const pg = ((module as unknown as { default?: PgModule }).default ?? module) as PgModule;
+    class ClosingClient extends pg.Client {
+      override connect(): Promise<Client>;
+      override connect(callback: (error: Error) => void): void;
+      override connect(callback?: (error: Error) => void): Promise<Client> | void {
+        const connected = super.connect().catch((error: unknown) => {
+          (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+          throw error;
+        });
+        if (!callback) return connected;
+        connected.then(() => callback(undefined as unknown as Error), callback);
+      }
+    }
+    return { pg, Client: ClosingClient };
+  }));
+}
+
+export interface ConnectOptions {
+  url: string;
+  /** Fail a connection attempt after this long (a down database must not hold a hook). */
+  connectTimeoutMs: number;
+  applicationName?: string;
+}
+
+export function clientConfig(options: ConnectOptions): ClientConfig {
+  // TLS settings (sslmode, sslrootcert, sslcert, sslkey in the URL, or PGSSLMODE) are the driver's to read.
+  return { connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs, application_name: options.applicationName ?? "peerpost" };
+}
+
+/** Wraps a driver or network error as state_io_error; the message never carries the password. */
+export function storeError(action: string, url: string, cause: unknown): PeerpostError {
+  if (cause instanceof PeerpostError) return cause;
+  const code = (cause as { code?: string } | undefined)?.code;
+  const text = maskSecretsIn(cause instanceof Error ? cause.message : String(cause), url);
+  const unreachable = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ETIMEDOUT" || code === "ECONNRESET" || code === "EHOSTUNREACH" || code === "57P01" || /timeout|terminat|Connection/i.test(text);
+  return new PeerpostError("state_io_error", `Could not ${action} the PostgreSQL store ${maskStoreUrl(url)}: ${text}`, {
+    details: { store: maskStoreUrl(url), code: code ?? null },
+    hint: unreachable
+      ? "The database is not reachable: check that it runs and that this machine may connect (host, port, pg_hba.conf, TLS). Nothing was stored; try again once it answers. `peerpost doctor` checks the connection."
+      : "Check the role's rights on the database and the credentials (URL, PG* variables or a 0600 ~/.pgpass). `peerpost doctor` checks the connection.",
+    cause,
+  });
+}
+
+export async function connectClient(options: ConnectOptions): Promise<Client> {
+  const { Client: ClosingClient } = await loadDriver();
+  const client = new ClosingClient(clientConfig(options));
+  // An idle client whose server goes away emits 'error'; without a listener that would crash the process.
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw storeError("connect to", options.url, error);
+  }
+  return client;
+}
+
+export async function createPool(options: ConnectOptions, max: number): Promise<Pool> {
+  const { pg, Client: ClosingClient } = await loadDriver();
+  // allowExitOnIdle: a CLI command or hook that is done exits without closing the pool first.
+  const pool = new pg.Pool({ ...clientConfig(options), Client: ClosingClient, max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+  // A server that goes away fails idle and checked-out clients alike; the query under way reports it.
+  pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
+  return pool;
+}
+
+export type Queryable = Pick<PoolClient, "query">;

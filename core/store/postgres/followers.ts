@@ -1,0 +1,34 @@
+// Which processes on this machine keep the PostgreSQL mirrors current (servers that LISTEN): one file
+// per process under followers/, present only while its LISTEN connection is up. A prompt hook that
+// sees a live follower reads the mirror as it is and never connects: the database stays off its path.
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isAlive } from "../../process-tree.js";
+import { DIR_MODE, FILE_MODE } from "../../state-dir.js";
+
+function followersDir(stateDir: string): string {
+  return join(stateDir, "followers");
+}
+
+/** Marks (or unmarks) this process as keeping the mirrors current. Best effort: a hook then just connects. */
+export function markFollowing(stateDir: string, following: boolean): void {
+  const path = join(followersDir(stateDir), String(process.pid));
+  try {
+    if (!following) return rmSync(path, { force: true });
+    mkdirSync(followersDir(stateDir), { recursive: true, mode: DIR_MODE });
+    writeFileSync(path, new Date().toISOString() + "\n", { mode: FILE_MODE });
+  } catch {
+    // Without the mark, hooks connect themselves.
+  }
+}
+
+/** Whether a live process on this machine follows the database now (a dead one's mark is ignored). */
+export function isFollowed(stateDir: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(followersDir(stateDir));
+  } catch {
+    return false;
+  }
+  return names.some((name) => /^\d+$/.test(name) && isAlive(Number(name)));
+}

@@ -1,0 +1,118 @@
+// LISTEN/NOTIFY for watching logs: one connection per process, shared by every watcher. After an outage
+// it reconnects with a growing delay, listens again, and then wakes every watcher, so each re-reads from
+// its last position whatever was committed while notifications could not arrive. It also wakes them
+// once right after the first LISTEN, which closes the gap between a watcher's first read and LISTEN.
+import type { Client, Notification } from "pg";
+import { connectClient, type ConnectOptions } from "./connect.js";
+
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5000;
+
+export type WatchCallback = () => void;
+
+export class Listener {
+  private readonly watchers = new Map<string, Set<WatchCallback>>();
+  private client: Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelay = RETRY_FIRST_MS;
+  private closed = false;
+  /** Whether notifications can arrive now (health reports it). */
+  connected = false;
+  lastError: string | undefined;
+
+  /** Told true once LISTEN is up (after every reconnection), false when the connection is lost. */
+  onConnection: ((connected: boolean) => void) | undefined;
+
+  constructor(private readonly options: ConnectOptions) {}
+
+  /** Calls `callback` whenever `channel` is notified, and after every (re)connection. */
+  watch(channel: string, callback: WatchCallback): () => void {
+    let set = this.watchers.get(channel);
+    const isNew = !set;
+    if (!set) this.watchers.set(channel, (set = new Set()));
+    set.add(callback);
+    if (this.client && isNew) void this.client.query(`LISTEN ${channel}`).catch((error: unknown) => this.lost(error));
+    else this.ensureConnected();
+    return () => {
+      set.delete(callback);
+      if (set.size > 0) return;
+      this.watchers.delete(channel);
+      void this.client?.query(`UNLISTEN ${channel}`).catch(() => undefined);
+      if (this.watchers.size === 0) void this.disconnect();
+    };
+  }
+
+  private ensureConnected(): void {
+    if (this.closed || this.client || this.connecting || this.retryTimer) return;
+    this.connecting = this.connect().finally(() => (this.connecting = undefined));
+  }
+
+  private async connect(): Promise<void> {
+    let client: Client | undefined;
+    try {
+      client = await connectClient({ ...this.options, applicationName: "peerpost-listen" });
+      client.on("notification", (notification: Notification) => this.dispatch(notification.channel));
+      client.on("error", (error: Error) => this.lost(error, client));
+      client.on("end", () => this.lost(new Error("connection closed"), client));
+      for (const channel of this.watchers.keys()) await client.query(`LISTEN ${channel}`);
+      if (this.closed) {
+        await client.end().catch(() => undefined);
+        return;
+      }
+      this.client = client;
+      this.connected = true;
+      this.retryDelay = RETRY_FIRST_MS;
+      this.onConnection?.(true);
+      // Whatever was committed before LISTEN took effect (or during an outage) sent no notification we saw.
+      for (const channel of this.watchers.keys()) this.dispatch(channel);
+    } catch (error) {
+      await client?.end().catch(() => undefined);
+      this.lost(error);
+    }
+  }
+
+  private lost(error: unknown, client?: Client): void {
+    if (client !== undefined && client !== this.client) return;
+    this.lastError = error instanceof Error ? error.message : String(error);
+    const dead = this.client;
+    this.client = undefined;
+    if (this.connected) this.onConnection?.(false);
+    this.connected = false;
+    void dead?.end().catch(() => undefined);
+    if (this.closed || this.retryTimer || this.watchers.size === 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.ensureConnected();
+    }, this.retryDelay);
+    this.retryTimer.unref();
+    this.retryDelay = Math.min(RETRY_MAX_MS, this.retryDelay * 2);
+  }
+
+  private dispatch(channel: string): void {
+    for (const callback of [...(this.watchers.get(channel) ?? [])]) {
+      try {
+        callback();
+      } catch {
+        // A watcher's failure is its own; the others still wake.
+      }
+    }
+  }
+
+  /** Stops listening for good (the process is shutting down). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.disconnect();
+  }
+
+  private async disconnect(): Promise<void> {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    if (this.connected) this.onConnection?.(false);
+    this.connected = false;
+    await this.connecting?.catch(() => undefined);
+    await client?.end().catch(() => undefined);
+  }
+}

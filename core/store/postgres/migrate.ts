@@ -1,0 +1,76 @@
+// Copies a file store's history into PostgreSQL, once: each record is keyed by the source machine, the
+// log and a hash of its content, so running it again (or after more was written) copies only what is new.
+// Order is kept within each log; each record gets the scopes a scoped read needs.
+import { createHash } from "node:crypto";
+import type { JsonlLog, RecordSchema } from "../../log.js";
+import type { MailboxEvent, ReceiptRecord, SessionRecord } from "../../schemas.js";
+import type { KeyedItem, PostgresDatabase } from "./store.js";
+import { mailboxEvent, receiptSchema, sessionSchema } from "../../schemas.js";
+
+const BATCH = 500;
+
+export interface CopiedLog {
+  log: string;
+  read: number;
+  copied: number;
+  alreadyThere: number;
+  corrupt: number;
+}
+
+export interface FileLogs {
+  mailbox: JsonlLog<MailboxEvent>;
+  receipts: JsonlLog<ReceiptRecord>;
+  sessions: JsonlLog<SessionRecord>;
+}
+
+function keyOf(machine: string, log: string, record: unknown): string {
+  return `migrate:${machine}:${log}:${createHash("sha256").update(JSON.stringify(record)).digest("base64url")}`;
+}
+
+/** The addresses each mailbox record concerns: a message's sender, recipient and role; an event inherits its message's. */
+function mailboxScopes(): (record: MailboxEvent) => string[] {
+  const byMessage = new Map<string, string[]>();
+  return (record) => {
+    if (record.type === "msg") {
+      const scopes = [...new Set([record.from, record.to, ...(record.via !== undefined ? [record.via] : [])])];
+      byMessage.set(record.id, scopes);
+      return scopes;
+    }
+    return byMessage.get(record.id) ?? [];
+  };
+}
+
+async function copyLog<T>(database: PostgresDatabase, name: string, source: JsonlLog<T>, schema: RecordSchema<T>, machine: string, shape: (record: T) => { record: T; scopes: string[] }): Promise<CopiedLog> {
+  const target = database.log(name, schema);
+  const report: CopiedLog = { log: name, read: 0, copied: 0, alreadyThere: 0, corrupt: 0 };
+  let batch: KeyedItem<T>[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const items = batch;
+    batch = [];
+    const stored = await target.append(items);
+    report.copied += stored.entries.length;
+    report.alreadyThere += items.length - stored.entries.length;
+  };
+  const records: T[] = [];
+  const scanned = source.scan(0, (entry) => void records.push(entry.record));
+  report.corrupt = scanned.corrupt.length;
+  for (const original of records) {
+    report.read++;
+    const { record, scopes } = shape(original);
+    batch.push({ record, scopes, key: keyOf(machine, name, record) });
+    if (batch.length >= BATCH) await flush();
+  }
+  await flush();
+  return report;
+}
+
+export async function copyFileStore(database: PostgresDatabase, logs: FileLogs, machine: string): Promise<CopiedLog[]> {
+  const scopes = mailboxScopes();
+  return [
+    // Sessions first: a message copied before its recipient's registration would name a stranger.
+    await copyLog(database, "sessions", logs.sessions, sessionSchema, machine, (record) => ({ record: { ...record, machine: record.machine ?? machine }, scopes: [record.address] })),
+    await copyLog(database, "mailbox", logs.mailbox, mailboxEvent, machine, (record) => ({ record, scopes: scopes(record) })),
+    await copyLog(database, "receipts", logs.receipts, receiptSchema, machine, (record) => ({ record, scopes: [record.from, record.to] })),
+  ];
+}

@@ -1,0 +1,125 @@
+// npm run bench -- --only postgres: the PostgreSQL store on a throwaway local cluster.
+// - Wake: one "machine" appends a record, another (its own pool and LISTEN connection) is woken by
+//   NOTIFY and reads it: the time from the start of the append until the reader has the record.
+// - Prompt-hook floor: a process that loads the bundled pg driver, connects and runs the hook's one
+//   scoped query, vs bare `node -e 0`; and a process that only reads a small cache file, as a hook that
+//   does not connect would (a per-machine pending-mail file kept by LISTENing servers).
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+/** The real UserPromptSubmit hook on a PostgreSQL store with one pending message: alone (it connects) and with a server following. */
+async function benchRealHook({ root, work, runs, url, report, median, timeProcess }) {
+  const { openPeerpost } = await import(join(root, ".build/core/peerpost.js"));
+  const home = join(work, "pg-hook-home");
+  const stateDir = join(home, "state");
+  const env = { ...process.env, HOME: home, PEERPOST_HOME: stateDir, PEERPOST_STORE: url };
+  const peerpost = openPeerpost({ env, home });
+  await peerpost.sessions.register({ host: "claude-code", address: "claude:hooked", sessionId: "hooked", source: "startup" });
+  await peerpost.mailbox.send({ from: "codex:other", fromVerified: true, to: "claude:hooked", body: "pending", anticipation: "fyi" });
+  await peerpost.backend.close();
+  const hook = join(root, "dist/claude-code/hooks.cjs");
+  const input = JSON.stringify({ session_id: "hooked", hook_event_name: "UserPromptSubmit", prompt: "hi" });
+  const measure = (label, hookEnv = env) => {
+    const base = [];
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      base.push(timeProcess(process.execPath, ["-e", "0"]).elapsed);
+      const run = timeProcess(process.execPath, [hook, "user-prompt"], { input, env: hookEnv });
+      if (!run.stdout.includes("1 new message")) throw new Error(`the ${label} hook did not flag the pending message`);
+      times.push(run.elapsed);
+    }
+    report(`prompt hook, ${label} ms`, median(times), "node -e 0 ms", median(base), "(target ≤ 2×)");
+  };
+  measure("no server following (connects)");
+  // The same hook on the file store, for scale: what a prompt costs without any database.
+  const fileHome = join(work, "file-hook-home");
+  const fileEnv = { ...process.env, HOME: fileHome, PEERPOST_HOME: join(fileHome, "state") };
+  const files = openPeerpost({ env: fileEnv, home: fileHome });
+  await files.sessions.register({ host: "claude-code", address: "claude:hooked", sessionId: "hooked", source: "startup" });
+  await files.mailbox.send({ from: "codex:other", fromVerified: true, to: "claude:hooked", body: "pending", anticipation: "fyi" });
+  measure("file store instead", fileEnv);
+  const server = spawn(process.execPath, [join(root, "dist/cli.mjs"), "serve"], { env: { ...env, PEERPOST_ADDRESS: "codex:follower" }, stdio: ["pipe", "ignore", "ignore"] });
+  try {
+    const followers = join(stateDir, "followers");
+    for (let i = 0; i < 200 && !(existsSync(followers) && readdirSync(followers).length > 0); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    measure("a server following (reads the mirror)");
+  } finally {
+    server.kill();
+  }
+}
+
+export async function benchPostgres({ root, work, runs, report, median, percentile, timeProcess }) {
+  const clusters = await import(pathToFileURL(join(root, "scripts/pg-cluster.mjs")).href);
+  let cluster;
+  let url = process.env.PEERPOST_TEST_PG_URL;
+  if (!url) {
+    if (!clusters.serverBinDir()) return console.error("\npostgres: skipped (no PostgreSQL server binaries; apt-get install postgresql)");
+    cluster = await clusters.startCluster();
+    url = cluster.url;
+  }
+  try {
+    const { openDatabase } = await import(join(root, ".build/core/store/postgres/open.js"));
+    const { mailboxEvent } = await import(join(root, ".build/core/schemas.js"));
+    const sender = openDatabase(url, "server");
+    const receiver = openDatabase(url, "server");
+    const sendLog = sender.log("mailbox", mailboxEvent);
+    const readLog = receiver.log("mailbox", mailboxEvent);
+    await sendLog.end();
+    console.error("\npostgres: append on one machine → NOTIFY wake + scoped read on another, 60 rounds");
+    let position = await readLog.end();
+    let waiting;
+    const unwatch = readLog.watch(async () => {
+      const found = [];
+      position = (await readLog.readScope("claude:asker", position, (entry) => found.push(entry.record.id))).next;
+      if (waiting && found.includes(waiting.id)) waiting.resolve();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const latencies = [];
+    for (let i = 0; i < 60; i++) {
+      const id = `01JAAAAAAAAAAAAAAAAAAA${String(1000 + i)}`;
+      const woke = new Promise((resolve) => (waiting = { id, resolve }));
+      const started = process.hrtime.bigint();
+      const record = { v: 1, type: "msg", id, from: "codex:replier", fromVerified: true, to: "claude:asker", sentAt: new Date().toISOString(), anticipation: "fyi", conversationId: id, hop: 1, body: "the answer" };
+      await sendLog.append([{ record, scopes: ["codex:replier", "claude:asker"] }]);
+      await woke;
+      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    unwatch();
+    await sender.close();
+    await receiver.close();
+    report("pg cross-machine wake p50 ms", percentile(latencies, 50), "target ms", 100, `(p99 ${percentile(latencies, 99).toFixed(1)} ms)`);
+
+    const driver = join(work, "pg.cjs");
+    await build({ stdin: { contents: 'module.exports = require("pg");', resolveDir: root, loader: "js" }, bundle: true, platform: "node", format: "cjs", minify: true, outfile: driver, logLevel: "error" });
+    const hook = join(work, "pg-hook-floor.cjs");
+    writeFileSync(
+      hook,
+      `const { Client } = require(${JSON.stringify(driver)});
+const client = new Client({ connectionString: process.env.URL });
+client.connect().then(() => client.query("SELECT seq, record::text FROM peerpost_log_mailbox WHERE seq > $1 AND scopes && $2::text[] ORDER BY seq", ["0", ["claude:nobody"]])).then(() => client.end());`,
+    );
+    const cache = join(work, "pending.json");
+    writeFileSync(cache, JSON.stringify({ v: 1, machine: "bench", sessions: { "claude:asker": { unread: 1, from: ["codex:replier"] } } }));
+    const cacheHook = join(work, "cache-hook.cjs");
+    writeFileSync(cacheHook, `const p = JSON.parse(require("fs").readFileSync(${JSON.stringify(cache)}, "utf8")); if (!p.sessions["claude:asker"]) process.exit(1);`);
+    console.error(`postgres: prompt-hook floor vs node -e 0 (${runs} runs each, interleaved)`);
+    const base = [];
+    const connect = [];
+    const file = [];
+    for (let i = 0; i < runs; i++) {
+      base.push(timeProcess(process.execPath, ["-e", "0"]).elapsed);
+      const run = timeProcess(process.execPath, [hook], { env: { ...process.env, URL: url } });
+      if (run.status !== 0) throw new Error("the pg hook floor process failed");
+      connect.push(run.elapsed);
+      file.push(timeProcess(process.execPath, [cacheHook]).elapsed);
+    }
+    report("pg hook floor (node + pg + connect + 1 query) ms", median(connect), "node -e 0 ms", median(base), "(target ≤ 2×)");
+    report("cache-file hook floor (node + read one file) ms", median(file), "node -e 0 ms", median(base), "(a hook that does not connect)");
+    await benchRealHook({ root, work, runs, url, report, median, timeProcess });
+  } finally {
+    if (cluster) clusters.stopCluster(cluster);
+  }
+}

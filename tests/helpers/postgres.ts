@@ -1,0 +1,77 @@
+// A real PostgreSQL for tests: the cluster CI started (PEERPOST_TEST_PG_URL), else a throwaway one this
+// test process starts through scripts/pg-cluster.mjs and stops when it exits. Each test gets its own
+// database, dropped afterwards.
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { TestContext } from "node:test";
+import { onCleanup } from "./temp.js";
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+
+export interface TestCluster {
+  url: string;
+  /** Present only for a cluster this process started: tests can stop and start its server. */
+  handle?: unknown;
+}
+
+interface ClusterScript {
+  serverBinDir(): string | undefined;
+  startCluster(): Promise<{ url: string }>;
+  stopCluster(cluster: unknown): void;
+  stopServer(cluster: unknown, mode?: string): void;
+  startServer(cluster: unknown): void;
+}
+
+export async function clusterScript(): Promise<ClusterScript> {
+  return (await import(pathToFileURL(join(root, "scripts/pg-cluster.mjs")).href)) as ClusterScript;
+}
+
+let shared: Promise<TestCluster | undefined> | undefined;
+
+/** The cluster for this run, or undefined (with the reason) when no PostgreSQL server can run here. */
+export function testCluster(): Promise<TestCluster | undefined> {
+  return (shared ??= (async () => {
+    if (process.env.PEERPOST_TEST_PG_URL) return { url: process.env.PEERPOST_TEST_PG_URL };
+    const script = await clusterScript();
+    if (!script.serverBinDir()) return undefined;
+    const cluster = await script.startCluster();
+    // spawnSync-based, so it can run in the exit handler.
+    process.on("exit", () => script.stopCluster(cluster));
+    return { url: cluster.url, handle: cluster };
+  })());
+}
+
+export const NO_POSTGRES = "no PostgreSQL: PEERPOST_TEST_PG_URL is unset and no server binaries are installed (apt-get install postgresql)";
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function admin<T>(url: string, work: (query: (sql: string) => Promise<unknown>) => Promise<T>): Promise<T> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work((sql) => client.query(sql));
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database on a cluster (the default test cluster), dropped when the test ends. */
+export async function testDatabase(t: TestContext, cluster?: TestCluster): Promise<string | undefined> {
+  const base = cluster ?? (await testCluster());
+  if (!base) return undefined;
+  const name = `peerpost_t_${randomBytes(6).toString("hex")}`;
+  await admin(base.url, (query) => query(`CREATE DATABASE ${name}`));
+  onCleanup(t, () => admin(base.url, (query) => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+  return withDatabase(base.url, name);
+}
+
+/** Runs SQL on a test database directly (to plant rows peerpost would never write). */
+export function sql(url: string, text: string): Promise<unknown> {
+  return admin(url, (query) => query(text));
+}

@@ -1,0 +1,69 @@
+// The CLI with a PostgreSQL store: doctor names the store, whether it answers and its schema version
+// (password masked everywhere); migrate copies a file store's history once and idempotently.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { tempDir } from "./helpers/temp.js";
+import { collect, type Collected } from "./helpers/children.js";
+import { CLI } from "./helpers/mcp.js";
+import { openPeerpost } from "../core/peerpost.js";
+import { NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
+import { SCHEMA_VERSION } from "../core/store/postgres/schema.js";
+
+function cli(env: Record<string, string>, ...args: string[]): Promise<Collected> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: "/usr/bin:/bin", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return collect(child);
+}
+
+test("migrate copies the file store into PostgreSQL once; a second run copies nothing; doctor then reports the schema", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state") };
+  const store = openPeerpost({ env, home });
+  await store.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", source: "startup" });
+  await store.sessions.register({ host: "claude-code", address: "claude:alice", sessionId: "alice", source: "startup" });
+  const { message } = await store.mailbox.send({ from: "claude:alice", fromVerified: true, to: "codex:bob", body: "ping", anticipation: "reply" });
+  await store.mailbox.resolve({ id: message.id, by: "codex:bob", resolution: "reply", text: "pong" });
+  await store.receipts.record({ kind: "send", host: "cli", from: "claude:alice", to: "codex:bob", messageId: message.id, delivery: "queued", warnings: [], origin: { source: "explicit", pid: 1 } });
+
+  const before = await cli({ ...env, PEERPOST_STORE: url }, "doctor", "--json");
+  const beforeStore = (JSON.parse(before.stdout) as { store: { reachable: boolean; schemaVersion: number | null } }).store;
+  assert.equal(beforeStore.reachable, true);
+  assert.equal(beforeStore.schemaVersion, null, "nothing created before the first write");
+
+  const first = await cli(env, "migrate", "--to", url, "--json");
+  assert.equal(first.code, 0, first.stderr);
+  const copied = (JSON.parse(first.stdout) as { logs: Array<{ log: string; read: number; copied: number; alreadyThere: number }> }).logs;
+  assert.deepEqual(copied.map((log) => [log.log, log.read, log.copied, log.alreadyThere]), [["sessions", 2, 2, 0], ["mailbox", 3, 3, 0], ["receipts", 1, 1, 0]]);
+  const again = await cli(env, "migrate", "--to", url, "--json");
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual((JSON.parse(again.stdout) as { logs: Array<{ copied: number; alreadyThere: number }> }).logs.map((log) => [log.copied, log.alreadyThere]), [[0, 2], [0, 3], [0, 1]]);
+
+  const rows = (await sql(url, "SELECT scopes, record->>'type' AS type FROM peerpost_log_mailbox ORDER BY seq")) as { rows: Array<{ scopes: string[]; type: string }> };
+  assert.deepEqual(rows.rows.map((row) => row.type), ["msg", "msg", "resolved"], "log order kept");
+  assert.deepEqual(rows.rows[2]!.scopes.sort(), ["claude:alice", "codex:bob"], "an event carries its message's scopes");
+  const sessions = (await sql(url, "SELECT record->>'machine' AS machine FROM peerpost_log_sessions")) as { rows: Array<{ machine: string }> };
+  assert.deepEqual(new Set(sessions.rows.map((row) => row.machine)), new Set([store.machine()]), "copied sessions name this machine");
+
+  const after = await cli({ ...env, PEERPOST_STORE: url }, "doctor");
+  assert.match(after.stdout, new RegExp(`store {6}postgres postgres://peerpost_test:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/\\w+: reachable, schema ${SCHEMA_VERSION}; machine ${store.machine().replace(".", "\\.")}`));
+  assert.ok(!after.stdout.includes(new URL(url).password));
+});
+
+test("doctor and a bad PEERPOST_STORE never show the password; an unreachable store is a problem with a fix", async (t) => {
+  const home = tempDir(t);
+  const secret = "hunter2-secret";
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_STORE: `postgres://me:${secret}@127.0.0.1:1/peerpost` };
+  const down = await cli(env, "doctor", "--json");
+  assert.equal(down.code, 1);
+  const report = JSON.parse(down.stdout) as { store: { reachable: boolean; location: string }; problems: Array<{ problem: string; fix: string }> };
+  assert.equal(report.store.reachable, false);
+  assert.equal(report.store.location, "postgres://me:***@127.0.0.1:1/peerpost");
+  assert.ok(report.problems.some((item) => /is not reachable/.test(item.problem) && /PEERPOST_STORE/.test(item.fix)));
+  assert.ok(!down.stdout.includes(secret) && !down.stderr.includes(secret));
+  const bad = await cli({ ...env, PEERPOST_STORE: `mysql://me:${secret}@host/db` }, "doctor", "--json");
+  assert.ok(!bad.stdout.includes(secret) && !bad.stderr.includes(secret), bad.stdout + bad.stderr);
+  assert.match(bad.stdout, /PEERPOST_STORE=.*mysql:\/\/me:\*\*\*@host\/db.*expected file or a postgres:\/\/ URL/);
+});
