@@ -142,7 +142,7 @@ test("peerpost compact --json reports what moved, and tail --from-start still pr
   const tail = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
   let printed = "";
   tail.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
-  await until(() => ids.every((id) => printed.includes(`"id": "${id}"`)), 10_000, "every message, archived or live, in tail --from-start");
+  await until(() => ids.every((id) => printed.includes(`"id":"${id}"`)), 10_000, "every message, archived or live, in tail --from-start");
   tail.kill("SIGINT");
   await collect(tail);
 });
