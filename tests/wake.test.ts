@@ -115,6 +115,9 @@ test("a request wakes the dormant session once, detached from `peerpost send`, i
   const sent = await m.send("What is 6 times 7?");
   const sendExitedAt = Date.now();
   assert.equal(sent.wake, "started");
+  // The sender hears that a wake started, not that the message just waits.
+  assert.deepEqual(sent.warnings.map((warning) => warning.code), ["recipient_waking"]);
+  assert.match(sent.warnings[0]!.message, /started a headless turn/);
   // `send` has exited; the runner it started still runs the host and records its end.
   await m.runsEnded(1);
   const [run] = m.invocations();
@@ -261,4 +264,17 @@ test("never a second writer or stale mail: a live session is not woken, nor mail
   assert.equal(runs[1]!.ended?.outcome, "abandoned");
   assert.equal(runs[0]!.claim.messageIds.length, 2, "the dead run's message is carried again with the new one");
   assert.equal(started.length, 2);
+});
+
+test("peerpost launch without --from launches as the person (user:<name>), like send", async (t) => {
+  const m = machine(t, {}, { PEERPOST_USER: "ana" });
+  await m.register();
+  assert.equal((await m.cli(["launch", "on"])).code, 0);
+  const launched = await m.cli(["launch", "--json", "--host", "claude-code", "--cwd", m.project, "Count the files here."]);
+  assert.equal(launched.code, 0, launched.stderr + launched.stdout);
+  const { address, messageId } = JSON.parse(launched.stdout) as { address: string; messageId: string };
+  const message = m.store().mailbox.view(address).state.messages[messageId];
+  assert.equal(message?.from, "user:ana");
+  await m.runsEnded(1);
+  assert.equal(m.invocations()[0]!.argv[m.invocations()[0]!.argv.indexOf("--session-id") + 1], address.slice("claude:".length));
 });

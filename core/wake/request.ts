@@ -23,6 +23,19 @@ export type WakeDecision =
   | { outcome: "unsupported"; warning: Warning }
   | { outcome: "off" | "alive" | "nothing" | "unknown" };
 
+/**
+ * What a sender hears about where its request waits, once the wake is decided: a wake that started (or
+ * one already running) replaces "not running, it waits" with what actually happens next.
+ */
+export function sendWarnings(recipient: { code: string; message: string } | undefined, decision: WakeDecision | undefined, address: string): Warning[] {
+  const waking = decision?.outcome === "started" || decision?.outcome === "running";
+  const warnings: Warning[] = [];
+  if (recipient && !(waking && recipient.code === "recipient_not_running")) warnings.push(recipient);
+  if (decision?.outcome === "started") warnings.push({ code: "recipient_waking", message: `${address} is not running now; peerpost started a headless turn of it (run ${decision.claimId}) to answer.` });
+  if (decision && "warning" in decision) warnings.push(decision.warning);
+  return warnings;
+}
+
 /** The requests a wake of `address` would carry: unread, open, not stale, oldest first. */
 export function wakeCandidates(peerpost: Peerpost, address: string): MessageState[] {
   const now = peerpost.config.now();
