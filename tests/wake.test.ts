@@ -13,6 +13,7 @@ import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
+import { isAlive } from "../core/process-tree.js";
 import { requestWake } from "../core/wake/request.js";
 import { WAKERS } from "../plugins/wakers.js";
 
@@ -64,8 +65,8 @@ setTimeout(() => {
     await peerpost.sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
     captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, FAKE_DROPPED: "x" });
   };
-  const cli = async (args: string[]) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const cli = async (args: string[], extra: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
     return collect(child);
   };
   const send = async (body: string, anticipation = "reply") => {
@@ -277,4 +278,41 @@ test("peerpost launch without --from launches as the person (user:<name>), like 
   assert.equal(message?.from, "user:ana");
   await m.runsEnded(1);
   assert.equal(m.invocations()[0]!.argv[m.invocations()[0]!.argv.indexOf("--session-id") + 1], address.slice("claude:".length));
+});
+
+test("a runner killed with SIGKILL mid-run: its claim is released at its deadline, its orphaned host is stopped, and the message is woken again", async (t) => {
+  const m = machine(t, { FAKE_SLEEP_MS: "120000" }, { PEERPOST_WAKE_TIMEOUT_MS: "1000" });
+  await m.register();
+  await m.cli(["wake", "on", "all"]);
+  const first = await m.send("first?");
+  assert.equal(first.wake, "started");
+  const hosted = () => m.store().wakes.fold().runsFor({})[0];
+  await until(() => hosted()?.host !== undefined && m.invocations().length === 1, 20_000, "the runner to start its host");
+  const run = hosted()!;
+  const runnerPid = run.started!.runnerPid;
+  const orphan = m.invocations()[0]!.pid;
+  assert.equal(run.host!.pid, orphan);
+  t.after(() => {
+    for (const pid of [runnerPid, orphan]) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  });
+  process.kill(runnerPid, "SIGKILL");
+  await until(() => !isAlive(runnerPid), 10_000, "the runner to die");
+  assert.ok(isAlive(orphan), "the host outlives its killed runner");
+  // Before the deadline the claim still holds: a new request joins it.
+  const joined = await m.send("second?");
+  assert.equal(joined.wake, "running");
+  // Past the deadline (turn timeout + grace), the next send releases the claim and wakes again.
+  writeFileSync(join(m.home, "fake.json"), JSON.stringify({}));
+  const later = await m.cli(["send", "--json", "--from", "codex:asker", "--to", m.address, "--anticipation", "reply", "third?"], { PEERPOST_NOW: String(Date.now() + 1000 + 30_001) });
+  assert.equal((JSON.parse(later.stdout) as { wake: string }).wake, "started", later.stdout + later.stderr);
+  await until(() => !isAlive(orphan), 10_000, "the orphaned host to be stopped");
+  const runs = m.store().wakes.fold().runsFor({});
+  assert.equal(runs.length, 2);
+  assert.equal(runs[1]!.ended?.outcome, "abandoned");
+  assert.match(runs[1]!.ended?.reason ?? "", new RegExp(`host process ${orphan} was still running and was stopped`));
+  assert.equal(runs[0]!.claim.messageIds.length, 3, "the dead run's messages are carried again with the new one");
+  await until(() => m.store().wakes.fold().runsFor({})[0]?.ended !== undefined, 20_000, "the new run to end");
+  assert.equal(m.store().wakes.fold().runsFor({})[0]!.ended!.outcome, "ok");
+  assert.equal(m.invocations().length, 2);
+  assert.ok(m.invocations()[1]!.startedAt > m.invocations()[0]!.startedAt);
 });

@@ -40,6 +40,18 @@ const startedRecord = () =>
     at: z.iso.datetime(),
   });
 
+/** The host process the runner started (its own process group), so a dead runner's orphan can be stopped. */
+const hostRecord = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("wake-host"),
+    id: ulid(),
+    pid: z.number().check(z.int()),
+    /** Its start time in clock ticks (Linux), so a reused pid is never taken for it. */
+    pidStart: z.optional(z.number().check(z.int())),
+    at: z.iso.datetime(),
+  });
+
 const endedRecord = () =>
   z.strictObject({
     v: z.literal(1),
@@ -58,10 +70,11 @@ const endedRecord = () =>
 
 export type WakeClaim = Zod.infer<ReturnType<typeof claimRecord>>;
 export type WakeStarted = Zod.infer<ReturnType<typeof startedRecord>>;
+export type WakeHost = Zod.infer<ReturnType<typeof hostRecord>>;
 export type WakeEnded = Zod.infer<ReturnType<typeof endedRecord>>;
-export type WakeRecord = WakeClaim | WakeStarted | WakeEnded;
+export type WakeRecord = WakeClaim | WakeStarted | WakeHost | WakeEnded;
 
 let schema: RecordSchema<WakeRecord> | undefined;
 export const wakeRecordSchema: RecordSchema<WakeRecord> = {
-  safeParse: (input) => (schema ??= z.discriminatedUnion("type", [claimRecord(), startedRecord(), endedRecord()])).safeParse(input),
+  safeParse: (input) => (schema ??= z.discriminatedUnion("type", [claimRecord(), startedRecord(), hostRecord(), endedRecord()])).safeParse(input),
 };

@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import type { Peerpost } from "../peerpost.js";
 import { byId, expectsResolution, type MessageState } from "../fold.js";
 import { idFactory } from "../ids.js";
+import { isSameProcess } from "../process-tree.js";
 import type { Warning } from "../server/results.js";
 import { readSwitches, wakeSetting } from "./switches.js";
 import { isStale } from "./stale.js";
@@ -44,9 +45,26 @@ export function wakeCandidates(peerpost: Peerpost, address: string): MessageStat
     .sort(byId);
 }
 
-/** Claims past their deadline with no outcome get one ("abandoned"), written by whoever decides next. */
+/**
+ * Claims past their deadline with no outcome get one ("abandoned"), written by whoever decides next. A
+ * host process the dead runner left behind is past its turn's timeout: it is stopped first (its whole
+ * process group), so a next wake never runs beside it on one transcript.
+ */
 export function releaseAbandoned(fold: WakeFold, now: number): WakeRecord[] {
-  return fold.abandoned(now).map((run) => ({ v: 1, type: "wake-ended", id: run.claim.id, outcome: "abandoned", reason: "the run never reported an outcome before its deadline (its runner died); the claim is released", at: new Date(now).toISOString() }));
+  return fold.abandoned(now).map((run) => {
+    const orphan = run.host !== undefined && isSameProcess(run.host.pid, run.host.pidStart) ? run.host.pid : undefined;
+    if (orphan !== undefined) stopGroup(orphan);
+    const stopped = orphan === undefined ? "" : `; its host process ${orphan} was still running and was stopped`;
+    return { v: 1, type: "wake-ended", id: run.claim.id, outcome: "abandoned", reason: `the run never reported an outcome before its deadline (its runner died); the claim is released${stopped}`, at: new Date(now).toISOString() };
+  });
+}
+
+function stopGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
 }
 
 /** Budget left for one more run of `address` on this machine, or the warning that says why not. */

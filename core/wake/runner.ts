@@ -11,6 +11,7 @@ import { toErrorValue } from "../errors.js";
 import { DIR_MODE, FILE_MODE } from "../state-dir.js";
 import { keptVariables, latestHostEnv, loadHostEnv } from "./host-env.js";
 import { requestWake } from "./request.js";
+import { processStartTime } from "../process-tree.js";
 import { launchServer } from "./launch.js";
 import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeEnded } from "./records.js";
@@ -55,7 +56,7 @@ interface RunOutcome {
   ended: Omit<WakeEnded, "v" | "type" | "id" | "at">;
 }
 
-function runHost(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; logPath: string; report: (stdout: string) => string | undefined }): Promise<RunOutcome> {
+function runHost(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; logPath: string; report: (stdout: string) => string | undefined; onSpawn: (pid: number) => void }): Promise<RunOutcome> {
   const started = Date.now();
   const log = cappedLog(options.logPath);
   let tail = "";
@@ -64,6 +65,7 @@ function runHost(command: string, args: string[], options: { cwd: string; env: N
     let timedOut = false;
     let spawnError: Error | undefined;
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    if (child.pid !== undefined) options.onSpawn(child.pid);
     child.stdout.on("data", (chunk: Buffer) => {
       log.write(chunk);
       tail = (tail + chunk.toString("utf8")).slice(-REPORT_TAIL_BYTES);
@@ -125,7 +127,13 @@ export async function runClaim(peerpost: Peerpost, claim: WakeClaim, hostCommand
   // A launch has no capture of its own yet: the newest session of that host lends its environment.
   const captured = claim.kind === "wake" ? loadHostEnv(peerpost.stateDir.path, claim.address) : latestHostEnv(peerpost.stateDir.path, claim.address.slice(0, claim.address.indexOf(":")));
   const env: NodeJS.ProcessEnv = { ...(captured ?? keptVariables(process.env)), PEERPOST_HOME: peerpost.stateDir.path };
-  const outcome = await runHost(hostCommand.command, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report });
+  let recorded: Promise<void> = Promise.resolve();
+  const onSpawn = (pid: number) => {
+    const pidStart = processStartTime(pid);
+    recorded = wakes.append({ v: 1, type: "wake-host", id: claim.id, pid, ...(pidStart !== undefined ? { pidStart } : {}), at: at() }).catch(() => undefined);
+  };
+  const outcome = await runHost(hostCommand.command, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report, onSpawn });
+  await recorded;
   const ended: WakeEnded = { v: 1, type: "wake-ended", id: claim.id, ...outcome.ended, at: at() };
   await wakes.append(ended);
   const first = claim.messageIds[0];

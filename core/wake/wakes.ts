@@ -1,11 +1,12 @@
 // The wakes log and its fold: which runs are claimed, running, or ended, and how many a session had.
 import { join } from "node:path";
 import { JsonlLog, type LogOptions } from "../log.js";
-import { wakeRecordSchema, type WakeClaim, type WakeEnded, type WakeRecord, type WakeStarted } from "./records.js";
+import { wakeRecordSchema, type WakeClaim, type WakeEnded, type WakeHost, type WakeRecord, type WakeStarted } from "./records.js";
 
 export interface WakeState {
   claim: WakeClaim;
   started?: WakeStarted;
+  host?: WakeHost;
   ended?: WakeEnded;
 }
 
@@ -21,6 +22,7 @@ export class WakeFold {
     if (!run) return;
     // The first outcome in log order wins.
     if (record.type === "wake-started") run.started ??= record;
+    else if (record.type === "wake-host") run.host ??= record;
     else run.ended ??= record;
   }
 
