@@ -316,3 +316,21 @@ test("a runner killed with SIGKILL mid-run: its claim is released at its deadlin
   assert.equal(m.invocations().length, 2);
   assert.ok(m.invocations()[1]!.startedAt > m.invocations()[0]!.startedAt);
 });
+
+test("a Codex launch whose host ends before naming its thread fails with the host's reason, and nothing is sent", async (t) => {
+  const m = machine(t);
+  const bin = join(m.home, "codex-bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "codex"), `#!${process.execPath}\nprocess.stderr.write("error: no model provider\\n");\nprocess.exit(3);\n`);
+  chmodSync(join(bin, "codex"), 0o755);
+  assert.equal((await m.cli(["launch", "on"])).code, 0);
+  const failed = await m.cli(["launch", "--json", "--host", "codex", "--cwd", m.project, "Count the files here."], { PATH: `${bin}:${process.env.PATH ?? ""}` });
+  assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+  assert.match(failed.stdout + failed.stderr, /could not be launched: codex exited 3: error: no model provider/);
+  const [run] = m.store().wakes.fold().runsFor({});
+  assert.equal(run?.ended?.outcome, "failed");
+  assert.equal(run?.bound, undefined);
+  let sent = 0;
+  m.store().mailbox.log.scan(0, ({ record }) => void (record.type === "msg" && sent++));
+  assert.equal(sent, 0, "no message for a session that never existed");
+});

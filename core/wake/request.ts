@@ -59,7 +59,8 @@ export function releaseAbandoned(fold: WakeFold, now: number): WakeRecord[] {
   });
 }
 
-function stopGroup(pid: number): void {
+/** SIGKILL to a host's whole process group (the runner starts each host as a group leader). */
+export function stopGroup(pid: number): void {
   try {
     process.kill(-pid, "SIGKILL");
   } catch {

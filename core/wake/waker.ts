@@ -21,6 +21,14 @@ export interface Waker {
   resume(input: { sessionId: string; prompt: string }): HostCommand;
   /** Starts a new session with the given id (only hosts that let the caller choose it). */
   launch?(input: LaunchInput): HostCommand;
+  /**
+   * For a host that picks a new session's id itself and names it in its output (Codex's `thread.started`):
+   * the command that starts one, and how one line of its stdout names the id.
+   */
+  launchNamedByHost?: {
+    command(input: Omit<LaunchInput, "sessionId">): HostCommand;
+    sessionIdIn(line: string): string | undefined;
+  };
   /** What the host reported about the turn, from its output (e.g. its final result line). */
   report?(stdout: string): string | undefined;
 }
