@@ -3,7 +3,7 @@
 // outlives `peerpost send`, the capped output log, receipts, failures, live sessions and stale mail.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -61,7 +61,8 @@ setTimeout(() => {
   const address = "claude:dormant";
   const register = async (hostPid?: number) => {
     const peerpost = store();
-    await peerpost.sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", ...(hostPid !== undefined ? { hostPid } : {}) });
+    // The session's host process has ended (a pid that no longer runs), unless the test says otherwise.
+    await peerpost.sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", hostPid: hostPid ?? spawnSync("true").pid });
     await peerpost.sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
     captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, FAKE_DROPPED: "x" });
   };
@@ -165,7 +166,9 @@ test("a second sender during a wake starts no second process: it hears running, 
   assert.ok(loser.warnings.some((warning) => warning.code === "wake_running"), JSON.stringify(loser));
   await m.runsEnded(1);
   // While the first run lasted, exactly one host process ran.
-  await until(() => m.invocations().length === 2 && m.invocations().every((run) => run.endedAt !== undefined), 20_000, "the follow-up run");
+  await until(() => m.invocations().length === 2 && m.invocations().every((run) => run.endedAt !== undefined), 20_000, "the follow-up run").catch((error: Error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(m.store().wakes.fold().runsFor({}))} ${existsSync(join(m.stateDir, "errors.log")) ? readFileSync(join(m.stateDir, "errors.log"), "utf8") : ""}`);
+  });
   const [a, b] = m.invocations();
   assert.ok(b!.startedAt >= a!.endedAt!, "runs never overlap");
   const carried = m.store().wakes.fold().runsFor({}).map((run) => run.claim.messageIds);
@@ -277,6 +280,7 @@ test("peerpost launch without --from launches as the person (user:<name>), like 
   const message = m.store().mailbox.view(address).state.messages[messageId];
   assert.equal(message?.from, "user:ana");
   await m.runsEnded(1);
+  await until(() => m.store().receipts.query({ kind: "launch" }).receipts.length === 1, 20_000, "the launch receipt");
   assert.equal(m.invocations()[0]!.argv[m.invocations()[0]!.argv.indexOf("--session-id") + 1], address.slice("claude:".length));
 });
 

@@ -63,6 +63,24 @@ function overBudget(why: string, messageId?: string): PeerpostError {
   });
 }
 
+/** Claims a launch run under the wakes log's lock, within the budget; over it, the error says why. */
+async function claimLaunch(peerpost: Peerpost, fields: Pick<WakeClaim, "host" | "cwd" | "messageIds"> & Partial<Pick<WakeClaim, "address" | "sessionId" | "request">>, messageId?: string): Promise<string> {
+  const newId = await idFactory();
+  let claimId: string | undefined;
+  let late: string | undefined;
+  await peerpost.wakes.decide((fold) => {
+    const now = peerpost.config.now();
+    const records = releaseAbandoned(fold, now);
+    late = launchRefusal(peerpost, fold);
+    if (late) return records;
+    const claim: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "launch", ...fields, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
+    claimId = claim.id;
+    return [...records, claim];
+  });
+  if (claimId === undefined) throw overBudget(late ?? "", messageId);
+  return claimId;
+}
+
 export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request: LaunchRequest): Promise<Launched> {
   if (!readSwitches(peerpost.stateDir.path).launch)
     throw new PeerpostError("permission_denied", "Launching sessions is off on this machine.", { hint: "A person turns it on with `peerpost launch on` (and off again with `peerpost launch off`)." });
@@ -89,20 +107,9 @@ export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request:
   const address = formatAddress(KIND_OF_HOST[request.host], sessionId);
   await peerpost.sessions.register({ host: request.host, address, sessionId, cwd: request.cwd, source: "cli" });
   const { message } = await peerpost.mailbox.send({ from: request.from, fromVerified: request.fromVerified, to: address, body: request.text, anticipation: request.anticipation ?? "reply" });
-  const newId = await idFactory();
-  let claim: WakeClaim | undefined;
-  let late: string | undefined;
-  await peerpost.wakes.decide((fold) => {
-    const now = peerpost.config.now();
-    const records = releaseAbandoned(fold, now);
-    late = launchRefusal(peerpost, fold);
-    if (late) return records;
-    claim = { v: 1, type: "wake", id: newId(now), kind: "launch", address, host: request.host, sessionId, cwd: request.cwd, messageIds: [message.id], at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
-    return [...records, claim];
-  });
-  if (!claim) throw overBudget(late ?? "", message.id);
-  startRunner(peerpost, deps, claim.id);
-  return { address, messageId: message.id, claimId: claim.id };
+  const claimId = await claimLaunch(peerpost, { address, host: request.host, sessionId, cwd: request.cwd, messageIds: [message.id] }, message.id);
+  startRunner(peerpost, deps, claimId);
+  return { address, messageId: message.id, claimId };
 }
 
 /**
@@ -110,21 +117,8 @@ export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request:
  * binds the session once the host names it, and this call waits for that (at most LAUNCH_BIND_TIMEOUT_MS).
  */
 async function launchNamedByHost(peerpost: Peerpost, deps: WakeDeps, request: LaunchRequest): Promise<Launched> {
-  const newId = await idFactory();
-  let claim: WakeClaim | undefined;
-  let late: string | undefined;
-  await peerpost.wakes.decide((fold) => {
-    const now = peerpost.config.now();
-    const records = releaseAbandoned(fold, now);
-    late = launchRefusal(peerpost, fold);
-    if (late) return records;
-    const firstMessage = { from: request.from, fromVerified: request.fromVerified, anticipation: request.anticipation === "action" ? "action" : "reply", body: request.text } as const;
-    const made: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "launch", host: request.host, cwd: request.cwd, messageIds: [], request: firstMessage, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
-    claim = made;
-    return [...records, made];
-  });
-  if (!claim) throw overBudget(late ?? "");
-  const runId = claim.id;
+  const firstMessage = { from: request.from, fromVerified: request.fromVerified, anticipation: request.anticipation === "action" ? "action" : "reply", body: request.text } as const;
+  const runId = await claimLaunch(peerpost, { host: request.host, cwd: request.cwd, messageIds: [], request: firstMessage });
   startRunner(peerpost, deps, runId);
   let run = await awaitBinding(peerpost, runId);
   if (!run) {

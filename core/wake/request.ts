@@ -9,6 +9,7 @@ import { isSameProcess } from "../process-tree.js";
 import type { Warning } from "../server/results.js";
 import { readSwitches, wakeSetting } from "./switches.js";
 import { isStale } from "./stale.js";
+import { sessionLiveness } from "./liveness.js";
 import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeRecord } from "./records.js";
 import type { WakeFold } from "./wakes.js";
@@ -22,6 +23,7 @@ export type WakeDecision =
   | { outcome: "running"; claimId: string; warning: Warning }
   | { outcome: "over_budget"; warning: Warning }
   | { outcome: "unsupported"; warning: Warning }
+  | { outcome: "unsure"; warning: Warning }
   | { outcome: "off" | "alive" | "nothing" | "unknown" };
 
 /**
@@ -103,11 +105,15 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
   const entry = peerpost.sessions.all().find((session) => session.address === address);
   if (!entry) return { outcome: "unknown" };
   if (!wakeSetting(readSwitches(peerpost.stateDir.path), entry).on) return { outcome: "off" };
-  // Never a second writer on one transcript: a live session gets push or its hooks.
   if (entry.alive) return { outcome: "alive" };
   // A session of another machine (a shared store) is resumed only there, never here.
   if (!entry.local)
     return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `${address} runs on machine ${entry.machine ?? "?"}, not this one; peerpost wakes only sessions of its own machine, so the message waits for its next prompt or read there.` } };
+  // Never a second writer on one transcript: a live session gets push or its hooks, and one whose host
+  // process peerpost cannot rule out is not woken either (liveness.ts).
+  const liveness = sessionLiveness(peerpost, entry, deps.wakers[entry.host]);
+  if (liveness.state === "alive") return { outcome: "alive" };
+  if (liveness.state === "unsure") return { outcome: "unsure", warning: { code: "wake_unsure", message: `peerpost does not wake ${address}: ${liveness.why}, so its host may still hold it. The message waits for its next prompt or read.` } };
   if (!deps.wakers[entry.host]) return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `peerpost cannot wake ${entry.host} sessions from here; the message waits for ${address}'s next prompt or read.` } };
   if (entry.cwd === undefined) return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `${address} has no recorded working directory, so it cannot be resumed; the message waits.` } };
   const candidates = wakeCandidates(peerpost, address);

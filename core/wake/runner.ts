@@ -11,6 +11,7 @@ import { toErrorValue } from "../errors.js";
 import { DIR_MODE, FILE_MODE } from "../state-dir.js";
 import { keptVariables, latestHostEnv, loadHostEnv } from "./host-env.js";
 import { requestWake, stopGroup } from "./request.js";
+import { sessionLiveness } from "./liveness.js";
 import { bindLaunch, KIND_OF_HOST } from "./launch-bind.js";
 import { processStartTime } from "../process-tree.js";
 import { launchServer } from "./launch.js";
@@ -157,7 +158,9 @@ export async function runClaim(
   mkdirSync(wakes.outputDir, { recursive: true, mode: DIR_MODE });
   // The host's own start-up environment (see host-env.ts), pointed at this state dir.
   // A launch has no capture of its own yet: the newest session of that host lends its environment.
-  const captured = claim.kind === "wake" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : latestHostEnv(peerpost.stateDir.path, KIND_OF_HOST[claim.host]);
+  // A session known only from its host's files has no capture either.
+  const own = claim.kind === "wake" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
+  const captured = own ?? latestHostEnv(peerpost.stateDir.path, KIND_OF_HOST[claim.host]);
   const env: NodeJS.ProcessEnv = { ...(captured ?? keptVariables(process.env)), PEERPOST_HOME: peerpost.stateDir.path };
   let recorded: Promise<unknown> = Promise.resolve();
   let hostPid: number | undefined;
@@ -217,8 +220,10 @@ export async function wakeRunMain(peerpost: Peerpost, claimId: string, deps: Wak
     try {
       if (!waker) throw new Error(`no waker for ${claim.host}`);
       const entry = peerpost.sessions.all().find((session) => session.address === claim.address);
-      if (claim.kind === "wake" && entry?.alive) {
-        await peerpost.wakes.append({ v: 1, type: "wake-ended", id, outcome: "refused", reason: "the session's host process is running again; it gets its mail by push or its hooks", at: new Date(peerpost.config.now()).toISOString() });
+      const liveness = claim.kind === "wake" && entry ? sessionLiveness(peerpost, entry, waker) : undefined;
+      if (liveness && liveness.state !== "gone") {
+        const reason = liveness.state === "alive" ? "the session's host process is running again; it gets its mail by push or its hooks" : `its host may hold it now: ${liveness.why}`;
+        await peerpost.wakes.append({ v: 1, type: "wake-ended", id, outcome: "refused", reason, at: new Date(peerpost.config.now()).toISOString() });
         return 0;
       }
       const prompt = wakePrompt(peerpost, claim);

@@ -2,6 +2,7 @@
 // <prompt>`. --skip-git-repo-check because a session's dir need not be a git repository. Peerpost's
 // read and reply run without approval (read is read-only; see the plugin's approval settings).
 import type { Waker } from "../../core/wake/waker.js";
+import { isCodexProcess } from "../shared/host-processes.js";
 
 /** The last agent message or turn outcome in `codex exec --json` events. */
 function report(stdout: string): string | undefined {
@@ -33,6 +34,7 @@ const override = (key: string, value: unknown): string[] => ["-c", `${key}=${JSO
 
 export const codexWaker: Waker = {
   host: "codex",
+  isHostProcess: isCodexProcess,
   resume: ({ sessionId, prompt }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", "resume", sessionId, prompt] }),
   // A new thread's id cannot be chosen: codex names it in `thread.started`. Peerpost's server comes on the
   // command line as a user-level server (`mcp_servers.peerpost`), with only `reply` approved beyond the

@@ -67,7 +67,6 @@ export const messageTool = defineTool({
       idempotencyKey: args.idempotencyKey,
       allowSelf: args.allowSelf,
     });
-    if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
     if (created)
       await recordReceipt(context, {
         kind: "send",
@@ -90,8 +89,9 @@ export const messageTool = defineTool({
     };
     // A request to a session whose host is gone may wake it (when waking is on for it): claimed once, in budget.
     const decision = created && anticipation !== "fyi" && !recipient.alive && context.wake ? await requestWake(context.peerpost, message.to, context.wake) : undefined;
-    if (decision?.outcome === "started" || decision?.outcome === "running" || decision?.outcome === "over_budget" || decision?.outcome === "unsupported") result.wake = decision.outcome;
+    if (decision?.outcome === "started" || decision?.outcome === "running" || decision?.outcome === "over_budget" || decision?.outcome === "unsupported" || decision?.outcome === "unsure") result.wake = decision.outcome;
     for (const said of sendWarnings(warning, decision, message.to)) context.warn(said);
+    if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
     if (recipient.via !== undefined) result.via = recipient.via;
     if (message.delivered) result.deliveredVia = message.delivered.via;
     if (args.waitForReply) result.wait = await waitForMessage(context, { messageId: message.id, timeoutMs: args.timeoutMs ?? 60_000 });
