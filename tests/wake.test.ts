@@ -155,7 +155,7 @@ test("a request wakes the dormant session once, detached from `peerpost send`, i
   assert.match(summary, /claude:dormant.*ok/);
 });
 
-test("a second sender during a wake starts no second process: it hears running, and its message is carried by the next run", async (t) => {
+test("a second sender during a wake starts no second process: it hears running, and its message is carried by that run or the next", async (t) => {
   const m = machine(t, { FAKE_SLEEP_MS: "1500" });
   await m.register();
   assert.equal((await m.cli(["wake", "on", "claude-code"])).code, 0);
@@ -164,13 +164,14 @@ test("a second sender during a wake starts no second process: it hears running, 
   assert.deepEqual(outcomes, ["running", "started"]);
   const loser = first!.wake === "running" ? first! : second!;
   assert.ok(loser.warnings.some((warning) => warning.code === "wake_running"), JSON.stringify(loser));
-  await m.runsEnded(1);
-  // While the first run lasted, exactly one host process ran.
-  await until(() => m.invocations().length === 2 && m.invocations().every((run) => run.endedAt !== undefined), 20_000, "the follow-up run").catch((error: Error) => {
-    throw new Error(`${error.message}: ${JSON.stringify(m.store().wakes.fold().runsFor({}))} ${existsSync(join(m.stateDir, "errors.log")) ? readFileSync(join(m.stateDir, "errors.log"), "utf8") : ""}`);
-  });
-  const [a, b] = m.invocations();
-  assert.ok(b!.startedAt >= a!.endedAt!, "runs never overlap");
+  // The loser's message is carried by the winner's run when it was stored before the claim, else by a
+  // follow-up run; either way once, and host processes never overlap.
+  const carriedIds = () => m.store().wakes.fold().runsFor({}).flatMap((run) => run.claim.messageIds);
+  const allEnded = () => m.store().wakes.fold().runsFor({}).every((run) => run.ended !== undefined);
+  await until(() => carriedIds().length === 2 && allEnded() && m.invocations().every((run) => run.endedAt !== undefined), 20_000, "both messages carried and every run ended");
+  const runs = m.invocations();
+  assert.equal(runs.length, m.store().wakes.fold().runsFor({}).length, "one host process per run");
+  if (runs.length === 2) assert.ok(runs[1]!.startedAt >= runs[0]!.endedAt!, "runs never overlap");
   const carried = m.store().wakes.fold().runsFor({}).map((run) => run.claim.messageIds);
   assert.equal(carried.flat().length, 2, "each message carried once");
   assert.equal(new Set(carried.flat()).size, 2);
