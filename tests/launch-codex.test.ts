@@ -14,7 +14,7 @@ import { onCleanup } from "./helpers/temp.js";
 import { responsesAnswerMail } from "./helpers/answer-mail.js";
 import { until } from "./helpers/poll.js";
 import { startFakeResponses, type Script } from "./helpers/fake-openai-responses.js";
-import { codexAvailable, codexBinary, isolatedCodexEnv, makeScratchDir } from "./helpers/codex-cli.js";
+import { codexAvailable, codexBinary, isolatedCodexEnv, makeScratchDir, repoRoot } from "./helpers/codex-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
 
 const availability = codexAvailable();
@@ -32,7 +32,8 @@ test("launch on codex: the call returns once codex names its thread; the model's
   // No codex session was seen yet, so the launch runs with the launcher's environment: codex on PATH.
   const codex = isolatedCodexEnv(scratch, fake.baseUrl, { env: { PEERPOST_HOME: stateDir, PATH: `${dirname(codexBinary()!)}:${process.env.PATH ?? ""}` } });
   const launcherEnv = { ...codex.env, PEERPOST_ADDRESS: "claude:boss" };
-  const boss = await connect(t, launcherEnv);
+  // The launcher is Claude Code's plugin server: the Codex session gets that bundle, told to serve Codex.
+  const boss = await connect(t, launcherEnv, join(repoRoot()!, "dist", "claude-code", "server.mjs"), []);
   const on = await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: launcherEnv, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
   script = responsesAnswerMail(() => fake, "mcp__peerpost", "codex helper says");

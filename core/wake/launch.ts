@@ -42,7 +42,7 @@ export interface Launched {
  */
 export function launchServer(deps: WakeDeps, host: SessionHost, stateDir: string, runId?: string): LaunchInput["server"] {
   const args = basename(deps.runnerEntry) === "cli.mjs" ? [deps.runnerEntry, "serve", "--host", host] : [deps.runnerEntry];
-  return { command: process.execPath, args, env: { PEERPOST_HOME: stateDir, ...(runId !== undefined ? { PEERPOST_LAUNCH_RUN: runId } : {}) } };
+  return { command: process.execPath, args, env: { PEERPOST_HOME: stateDir, PEERPOST_HOST: host, ...(runId !== undefined ? { PEERPOST_LAUNCH_RUN: runId } : {}) } };
 }
 
 /** Why one more launch would be over budget, or undefined. */
