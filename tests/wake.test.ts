@@ -281,7 +281,8 @@ test("peerpost launch without --from launches as the person (user:<name>), like 
   const message = m.store().mailbox.view(address).state.messages[messageId];
   assert.equal(message?.from, "user:ana");
   await m.runsEnded(1);
-  await until(() => m.store().receipts.query({ kind: "launch" }).receipts.length === 1, 20_000, "the launch receipt");
+  const runnerPid = m.store().wakes.fold().runsFor({})[0]!.started!.runnerPid;
+  await until(() => !isAlive(runnerPid), 20_000, "the runner to exit");
   assert.equal(m.invocations()[0]!.argv[m.invocations()[0]!.argv.indexOf("--session-id") + 1], address.slice("claude:".length));
 });
 
