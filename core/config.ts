@@ -4,6 +4,7 @@ import { z, type Zod } from "./zod.js";
 import { PeerpostError } from "./errors.js";
 import { ID_PATTERN } from "./address.js";
 import { maskStoreUrl, storeUrlProblem } from "./store/postgres/url.js";
+import { ULID_PATTERN } from "./schemas.js";
 
 const TRUE_WORDS = ["1", "true", "yes", "on"];
 const FALSE_WORDS = ["0", "false", "no", "off"];
@@ -100,6 +101,8 @@ export const VARIABLES = {
   PEERPOST_WAKE_PER_HOUR: { schema: () => wholeNumber(0, 1000), help: "Wakes (and launches) per session per hour (default 6)." },
   PEERPOST_WAKE_CONCURRENCY: { schema: () => wholeNumber(0, 64), help: "Woken or launched turns running at once on this machine (default 2)." },
   PEERPOST_WAKE_TIMEOUT_MS: { schema: () => wholeNumber(1000, 86_400_000), help: "Longest a woken or launched turn may run before it is stopped (default 600000)." },
+  PEERPOST_WAKE_QUIET_MS: { schema: () => wholeNumber(0, 86_400_000), help: "A session known only from its host's files is woken only when its session file was not written for this long, and no process names it (default 600000)." },
+  PEERPOST_LAUNCH_RUN: { schema: () => z.string().check(z.regex(ULID_PATTERN, { error: "expected a run id" })), help: "Set by peerpost on the server it gives a launched Codex session: its first tool call waits until the run knows the session's address and first message." },
   PEERPOST_STALE_MS: { schema: () => wholeNumber(1000, 2_592_000_000), help: "Age after which unread mail is stale: never woken for nor pushed, it waits for read (default 3600000)." },
   PEERPOST_NOW: { schema: () => instant(), help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
   PEERPOST_STORE: { schema: () => storeChoice(), secret: true, help: "Where the logs live: file (default, the state dir) or postgres://user@host:port/db?sslmode=… (a database shared by several machines)." },
@@ -125,8 +128,9 @@ export interface Config {
   retentionDays: number;
   compactAtBytes: number;
   push: boolean;
-  wake: { perHour: number; concurrency: number; timeoutMs: number };
+  wake: { perHour: number; concurrency: number; timeoutMs: number; quietMs: number };
   staleMs: number;
+  launchRun: string | undefined;
   fault: Fault | undefined;
   store: StoreChoice;
   /** The clock every time-dependent decision reads. */
@@ -167,8 +171,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: parsed.PEERPOST_RETENTION_DAYS ?? 30,
     compactAtBytes: parsed.PEERPOST_COMPACT_AT_BYTES ?? 64 * 1024 * 1024,
     push: parsed.PEERPOST_PUSH ?? true,
-    wake: { perHour: parsed.PEERPOST_WAKE_PER_HOUR ?? 6, concurrency: parsed.PEERPOST_WAKE_CONCURRENCY ?? 2, timeoutMs: parsed.PEERPOST_WAKE_TIMEOUT_MS ?? 600_000 },
+    wake: { perHour: parsed.PEERPOST_WAKE_PER_HOUR ?? 6, concurrency: parsed.PEERPOST_WAKE_CONCURRENCY ?? 2, timeoutMs: parsed.PEERPOST_WAKE_TIMEOUT_MS ?? 600_000, quietMs: parsed.PEERPOST_WAKE_QUIET_MS ?? 600_000 },
     staleMs: parsed.PEERPOST_STALE_MS ?? 3_600_000,
+    launchRun: parsed.PEERPOST_LAUNCH_RUN,
     fault: parsed.PEERPOST_FAULT,
     store: parsed.PEERPOST_STORE ?? { kind: "file" },
     now: fixedNow === undefined ? Date.now : () => fixedNow,

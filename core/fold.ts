@@ -19,8 +19,8 @@ export interface MessageState {
   offset: number;
   delivered?: { via: string; at: string };
   read?: { by: string; at: string };
-  /** When a turn-end hook first told the session about it. */
-  noticed?: { via: string; at: string };
+  /** When a turn-end hook last told the session about it, and how many times it did (missing count: once). */
+  noticed?: { via: string; at: string; count?: number };
   resolved?: { resolution: Resolution; replyId?: string; reason?: string; by: string; at: string };
   reminders: { count: number; lastAt?: string };
   /** Each time the message followed its role to another holder (or to nobody, `role:<name>` itself). */
@@ -127,7 +127,7 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
       if (event.by === message.to) message.read ??= { by: event.by, at: event.at };
       return;
     case "noticed":
-      message.noticed ??= { via: event.via, at: event.at };
+      message.noticed = { via: event.via, at: event.at, count: (message.noticed ? (message.noticed.count ?? 1) : 0) + 1 };
       return;
     case "resolved":
       if (message.resolved) {

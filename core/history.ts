@@ -16,7 +16,7 @@ export function messageHistory(message: MessageState): HistoryEntry[] {
   for (const step of message.handovers ?? [])
     entries.push({ event: "handover", at: step.at, detail: `${message.via} moved from ${step.from === message.via ? "nobody" : step.from} to ${step.to === message.via ? "nobody" : step.to}` });
   if (message.delivered) entries.push({ event: "delivered", at: message.delivered.at, detail: `via ${message.delivered.via}` });
-  if (message.noticed) entries.push({ event: "noticed", at: message.noticed.at, detail: `told at a turn end (${message.noticed.via})` });
+  if (message.noticed) entries.push({ event: "noticed", at: message.noticed.at, detail: `told at a turn end (${message.noticed.via})${(message.noticed.count ?? 1) > 1 ? `, ${message.noticed.count} times` : ""}` });
   if (message.read) entries.push({ event: "read", at: message.read.at, detail: `by ${message.read.by}` });
   if (message.reminders.lastAt) entries.push({ event: "reminder", at: message.reminders.lastAt, detail: `${message.reminders.count} so far` });
   if (message.resolved) entries.push({ event: "resolved", at: message.resolved.at, detail: message.resolved.resolution });

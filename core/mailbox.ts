@@ -17,7 +17,7 @@ import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
 import { applyEvent, byId, emptyState, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
-import { dueReminder } from "./reminders.js";
+import { dueReminder, turnEndDue } from "./reminders.js";
 import { PeerpostError, ioError } from "./errors.js";
 import { HINTS } from "./hints.js";
 import { parseAddress } from "./address.js";
@@ -453,14 +453,16 @@ export class Mailbox {
 
   /**
    * Claims telling `recipient` about these unread requests at a turn end: returns the ids this caller
-   * recorded. A request already noticed, read or resolved is skipped, so racing stop hooks tell it once.
+   * recorded. A request read, resolved, or told about within the reminder interval is skipped (see
+   * turnEndDue), so racing stop hooks tell it once per interval.
    */
   async markNoticed(recipient: string, ids: string[], via: string): Promise<string[]> {
     let marked: string[] = [];
     const { conflict } = await this.appendDeciding(recipient, (view) => {
+      const now = this.settings.now();
       marked = ids.filter((id) => {
         const message = view.state.messages[id];
-        return message !== undefined && message.to === recipient && !message.read && !message.resolved && !message.noticed;
+        return message !== undefined && message.to === recipient && turnEndDue(message, now, this.settings);
       });
       const at = this.nowIso();
       return { events: marked.map((id): MailboxEvent => ({ v: 1, type: "noticed", id, via, at })), conflicts: (earlier) => earlier.type === "noticed" && marked.includes(earlier.id) };

@@ -15,3 +15,13 @@ export function dueReminder(message: MessageState, now: number, settings: Remind
   if (now < since + settings.intervalMs) return undefined;
   return { id: message.id, n: message.reminders.count + 1 };
 }
+
+/**
+ * Whether a turn end should hold the session for this request: unread and open, and either never told
+ * at a turn end, or told more than an interval ago and fewer than `limit` times again since the first.
+ */
+export function turnEndDue(message: MessageState, now: number, settings: ReminderSettings): boolean {
+  if (!expectsResolution(message) || message.read || message.resolved || !isOpen(message, now)) return false;
+  if (!message.noticed) return true;
+  return (message.noticed.count ?? 1) <= settings.limit && now >= Date.parse(message.noticed.at) + settings.intervalMs;
+}

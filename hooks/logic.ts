@@ -2,11 +2,11 @@
 // senders, never bodies), and remind about open requests at a bounded rate.
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/address.js";
-import { dueReminder } from "../core/reminders.js";
+import { dueReminder, turnEndDue } from "../core/reminders.js";
 import { mailNote } from "../core/notes.js";
 import { findAncestor, hostStartField } from "../core/process-tree.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
-import { byId, expectsResolution, type MessageState } from "../core/fold.js";
+import { byId, type MessageState } from "../core/fold.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 
 /** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
@@ -90,8 +90,10 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   }
   if (input.stopHookActive) return {};
   const mail = await pending(peerpost, address, via);
-  // Requests (never fyi) this session has not been told about at a turn end yet: each blocks one stop.
-  const untold = mail.unread.filter((message) => expectsResolution(message) && !message.noticed);
+  // Requests (never fyi) not told about at a turn end yet, or still unread a reminder interval after the
+  // last time (at most PEERPOST_REMINDER_LIMIT more times): each blocks one stop.
+  const now = peerpost.config.now();
+  const untold = mail.unread.filter((message) => turnEndDue(message, now, peerpost.mailbox.settings));
   if (mail.reminders.length === 0 && untold.length === 0) return {};
   const noticedIds = untold.length > 0 ? new Set(await peerpost.mailbox.markNoticed(address, untold.map((message) => message.id), via)) : new Set<string>();
   const reminders = mail.reminders.length > 0 ? await mail.record() : [];

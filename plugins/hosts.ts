@@ -37,7 +37,12 @@ export function detectHost(env: NodeJS.ProcessEnv, built?: HostName): HostName |
   return HOST_VARIABLES.find(([variable]) => present(env, variable))?.[1];
 }
 
-/** The adapter for this process: the host its environment names, else the one the bundle was built for. */
+/**
+ * The adapter for this process: the host its environment names, else PEERPOST_HOST (what a launch passes
+ * a server bundle it starts for another host: Codex gives its servers no session variable), else the one
+ * the bundle was built for.
+ */
 export function adapterFor(built: HostName, env: NodeJS.ProcessEnv): HostAdapter {
-  return ADAPTERS[detectHost(env, built) ?? built];
+  const named = Object.keys(ADAPTERS).find((host) => host === env.PEERPOST_HOST) as HostName | undefined;
+  return ADAPTERS[detectHost(env, built) ?? named ?? built];
 }

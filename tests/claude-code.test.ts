@@ -14,7 +14,7 @@ import { onCleanup, tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
 import { fixturePath } from "./helpers/children.js";
 import { startFakeAnthropic, type FakeAnthropic, type ModelRequest, type Script, type Turn } from "./helpers/fake-anthropic.js";
-import { isClaudeCodeProcess } from "../plugins/claude-code/adapter.js";
+import { isClaudeCodeProcess } from "../plugins/shared/host-processes.js";
 import { claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, parsePrintResult, repoRoot, runClaude, type PrintResult, type RunResult } from "./helpers/claude-cli.js";
 
 const skip = claudeSkipReason();

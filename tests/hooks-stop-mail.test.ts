@@ -78,3 +78,28 @@ test("a request already read does not block as new mail, and a shutdown stop (Gr
   const shutdown = await runHook("grok", "stop", { ...STOP_INPUT.grok("g", false), reason: "shutdown" }, env);
   assert.equal(shutdown.stdout, "");
 });
+
+test("a request still unread a reminder interval later blocks one more turn end, at most the reminder limit more times", async (t) => {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  const settings = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_REMINDER_INTERVAL_MS: "60000", PEERPOST_REMINDER_LIMIT: "2" };
+  const at = (ms: number) => ({ ...settings, PEERPOST_NOW: String(T0 + ms) });
+  const stop = (ms: number) => runHook("codex", "stop", STOP_INPUT.codex("late", false), at(ms));
+  const blocks = async (ms: number) => (await stop(ms)).stdout.includes('"block"');
+  await openPeerpost({ env: settings, home, now: () => T0 }).mailbox.send({ from: "claude:asker", fromVerified: true, to: "codex:late", body: "q?", anticipation: "reply" });
+  assert.equal(await blocks(0), true, "first turn end");
+  assert.equal(await blocks(59_000), false, "within the interval: once");
+  assert.equal(await blocks(60_000), true, "an interval later, still unread: once more");
+  assert.equal(await blocks(61_000), false);
+  assert.equal(await blocks(120_000), true, "the limit's second time again");
+  assert.equal(await blocks(300_000), false, "past the limit (2 more after the first): no more blocks");
+  let noticed = 0;
+  openPeerpost({ env: settings, home, now: () => T0 }).mailbox.log.scan(0, ({ record }) => void (record.type === "noticed" && noticed++));
+  assert.equal(noticed, 3);
+  // Once read, it is a reminder's business, not a turn end's.
+  const fresh = await openPeerpost({ env: settings, home, now: () => T0 }).mailbox.send({ from: "claude:asker", fromVerified: true, to: "codex:late", body: "q2?", anticipation: "reply" });
+  assert.equal(await blocks(400_000), true);
+  await openPeerpost({ env: settings, home, now: () => T0 + 400_001 }).mailbox.markRead("codex:late", [fresh.message.id]);
+  const later = (await stop(500_000)).stdout;
+  assert.doesNotMatch(later, /new message/, "read mail does not block as new mail (only as a due reminder)");
+});

@@ -1,7 +1,7 @@
 // Launching a helper on real Claude Code, offline and without the plugin installed: the `launch` tool
 // returns the new session's address at once; peerpost's server reaches the session on the command line
 // (--mcp-config); the fake model reads and replies; the launcher's `wait` gets the answer. The launch
-// switch is off by default, and a host that cannot take a chosen session id is refused.
+// switch is off by default.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
@@ -34,8 +34,6 @@ test("launch: a new headless Claude Code session gets the task, has peerpost's t
   assert.equal((refused.structuredContent?.error as { code: string }).code, "permission_denied", "off by default");
   const on = await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: launcherEnv, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
-  const codex = await boss.raw("launch", { host: "codex", cwd: work, message: "x" });
-  assert.equal((codex.structuredContent?.error as { code: string }).code, "unsupported");
 
   const launched = await boss.call("launch", { host: "claude-code", cwd: work, message: "Count the files here." });
   assert.equal(launched.ok, true, JSON.stringify(launched));

@@ -4,7 +4,7 @@
 // reaches the peer's `wait`. Then a host binary that fails: the message stays open with a receipt.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { CLI, connect } from "./helpers/mcp.js";
@@ -115,4 +115,62 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   assert.match(run!.reason, /claude exited 7: claude: cannot reach the API/);
   const receipt = store().receipts.query({ kind: "wake" }).receipts.find((entry) => entry.messageId === doomed.messageId);
   assert.equal(receipt?.delivery, "failed");
+});
+
+test("claude: a session known only from its transcript is woken once peerpost is sure nothing holds it; the reply reaches wait", { skip, timeout: 240_000 }, async (t) => {
+  const base = tempDir(t, "peerpost-wake-discovered-");
+  const stateDir = join(base, "peerpost");
+  const cwd = join(base, "project");
+  mkdirSync(cwd);
+  let script: Script = () => ({ text: "HELLO" });
+  const fake = await startFakeAnthropic((request) => script(request));
+  onCleanup(t, () => fake.close());
+  const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir, PATH: `${dirname(claudeBinary())}:${process.env.PATH ?? ""}` });
+  // The session runs before peerpost is installed: only its transcript tells of it.
+  const first = await runClaude(["-p", "hello", "--output-format", "json"], { env, cwd, timeoutMs: TIMEOUT_MS });
+  assert.equal(first.code, 0, first.stderr + first.stdout);
+  const sessionId = parsePrintResult(first.stdout).session_id;
+  const address = `claude:${sessionId}`;
+  const projects = join(env.CLAUDE_CONFIG_DIR!, "projects");
+  const transcript = readdirSync(projects).map((slug) => join(projects, slug, `${sessionId}.jsonl`)).find((path) => existsSync(path))!;
+  assert.ok(transcript, "the transcript exists");
+  await installFromDirectoryMarketplace(ROOT, "peerpost@peerpost", { env, cwd, timeoutMs: TIMEOUT_MS });
+
+  const peerEnv = { ...(env as Record<string, string>), PEERPOST_ADDRESS: "codex:peer" };
+  const peer = await connect(t, peerEnv);
+  const on = await collect(spawn(process.execPath, [CLI, "wake", "on", "claude-code"], { env: peerEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(on.code, 0, on.stderr);
+  const codes = (result: Record<string, unknown>) => (result.warnings as Array<{ code: string; message: string }>).map((warning) => warning.code);
+  const why = (result: Record<string, unknown>) => (result.warnings as Array<{ code: string; message: string }>).find((warning) => warning.code === "wake_unsure")?.message ?? "";
+
+  // Just written: its host may still hold it.
+  const fresh = await peer.call("message", { to: address, message: "Which files changed?", anticipation: "reply" });
+  assert.equal(fresh.wake, "unsure", JSON.stringify(fresh));
+  assert.match(why(fresh), /session file was written \d+ s ago/);
+  assert.equal(openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env.HOME! }).sessions.all().find((entry) => entry.address === address)?.source, "discovered");
+  // Quiet for an hour, but a process names the session (as a live host's children do): still not woken.
+  const old = new Date(Date.now() - 3_600_000);
+  utimesSync(transcript, old, old);
+  const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)", sessionId], { stdio: "ignore" });
+  onCleanup(t, () => void holder.kill("SIGKILL"));
+  await until(() => existsSync(`/proc/${holder.pid}/cmdline`) && readFileSync(`/proc/${holder.pid}/cmdline`, "utf8").includes(sessionId), 10_000, "the holder to start");
+  const named = await peer.call("message", { to: address, message: "And which tests?", anticipation: "reply" });
+  assert.equal(named.wake, "unsure");
+  assert.match(why(named), new RegExp(`process ${holder.pid} names the session`));
+  holder.kill("SIGKILL");
+  await until(() => !existsSync(`/proc/${holder.pid}`), 10_000, "the holder to exit");
+
+  // Nothing holds it: the wake starts and carries every open request.
+  script = claudeAnswerMail(tool, "discovered answers");
+  const asked = await peer.call("message", { to: address, message: "Summarise, please.", anticipation: "reply" });
+  assert.equal(asked.wake, "started", JSON.stringify(asked));
+  assert.ok(codes(asked).includes("recipient_waking"));
+  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env.HOME! });
+  const waited = await peer.call("wait", { messageId: asked.messageId, timeoutMs: 90_000 });
+  assert.equal(waited.outcome, "reply", diagnose(store().wakes.fold().runsFor({ address }), waited));
+  assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`from="${address}" fromVerified="true"[\\s\\S]*discovered answers ${String(asked.messageId)}`));
+  const [run] = store().wakes.fold().runsFor({ address });
+  assert.deepEqual(new Set(run!.claim.messageIds), new Set([fresh.messageId, named.messageId, asked.messageId]));
+  await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the woken run to end");
+  assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
 });

@@ -9,10 +9,10 @@ import { dirname, join } from "node:path";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { onCleanup } from "./helpers/temp.js";
-import { requestIds } from "./helpers/answer-mail.js";
+import { responsesAnswerMail } from "./helpers/answer-mail.js";
 import { until } from "./helpers/poll.js";
 import { spawn } from "node:child_process";
-import { startFakeResponses, type FakeResponses, type Script } from "./helpers/fake-openai-responses.js";
+import { startFakeResponses, type Script } from "./helpers/fake-openai-responses.js";
 import { codexAvailable, codexBinary, isolatedCodexEnv, jsonLines, makeScratchDir, repoRoot, runCodex } from "./helpers/codex-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
 
@@ -20,23 +20,6 @@ const availability = codexAvailable();
 const skip = availability.ok ? false : `codex CLI unavailable: ${availability.reason}`;
 const NAMESPACE = "mcp__peerpost";
 const PLUGIN = "peerpost@peerpost";
-
-/**
- * The woken model: read, reply to each request the read showed (one per turn), then end the turn.
- * Decided from what each request shows, so an extra call Codex makes on its own changes nothing.
- */
-function answerMail(fake: () => FakeResponses): Script {
-  const replied = new Set<string>();
-  return (request) => {
-    // Codex shows a tool's output after a "Wall time … Output:" header.
-    const readOutput = fake().shown(request).filter((shown) => shown.source === "tool_output" && shown.text.includes('"messages"')).at(-1);
-    if (!readOutput) return { toolCall: { namespace: NAMESPACE, name: "read", arguments: {} } };
-    const next = requestIds(readOutput.text).find((id) => !replied.has(id));
-    if (next === undefined) return { text: "ANSWERED" };
-    replied.add(next);
-    return { toolCall: { namespace: NAMESPACE, name: "reply", arguments: { messageId: next, resolution: "reply", message: `codex answers ${next}` } } };
-  };
-}
 
 test("codex: a request wakes an ended thread headless; the model reads and replies; the answer reaches the sender's wait", { skip, timeout: 240_000 }, async (t) => {
   let script: Script = () => ({ text: "hi" });
@@ -68,7 +51,7 @@ test("codex: a request wakes an ended thread headless; the model reads and repli
   await peer.call("health");
   const on = await collect(spawn(process.execPath, [CLI, "wake", "on", address], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
-  script = answerMail(() => fake);
+  script = responsesAnswerMail(() => fake, NAMESPACE, "codex answers");
   const asked = await peer.call("message", { to: address, message: "Which branch are you on?", anticipation: "reply" });
   assert.equal(asked.wake, "started", JSON.stringify(asked));
   const waited = await peer.call("wait", { messageId: asked.messageId, timeoutMs: 40_000 });

@@ -3,7 +3,7 @@
 // outlives `peerpost send`, the capped output log, receipts, failures, live sessions and stale mail.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -13,6 +13,7 @@ import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
+import { isAlive } from "../core/process-tree.js";
 import { requestWake } from "../core/wake/request.js";
 import { WAKERS } from "../plugins/wakers.js";
 
@@ -60,12 +61,13 @@ setTimeout(() => {
   const address = "claude:dormant";
   const register = async (hostPid?: number) => {
     const peerpost = store();
-    await peerpost.sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", ...(hostPid !== undefined ? { hostPid } : {}) });
+    // The session's host process has ended (a pid that no longer runs), unless the test says otherwise.
+    await peerpost.sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", hostPid: hostPid ?? spawnSync("true").pid });
     await peerpost.sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
     captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, FAKE_DROPPED: "x" });
   };
-  const cli = async (args: string[]) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const cli = async (args: string[], extra: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
     return collect(child);
   };
   const send = async (body: string, anticipation = "reply") => {
@@ -115,6 +117,9 @@ test("a request wakes the dormant session once, detached from `peerpost send`, i
   const sent = await m.send("What is 6 times 7?");
   const sendExitedAt = Date.now();
   assert.equal(sent.wake, "started");
+  // The sender hears that a wake started, not that the message just waits.
+  assert.deepEqual(sent.warnings.map((warning) => warning.code), ["recipient_waking"]);
+  assert.match(sent.warnings[0]!.message, /started a headless turn/);
   // `send` has exited; the runner it started still runs the host and records its end.
   await m.runsEnded(1);
   const [run] = m.invocations();
@@ -150,7 +155,7 @@ test("a request wakes the dormant session once, detached from `peerpost send`, i
   assert.match(summary, /claude:dormant.*ok/);
 });
 
-test("a second sender during a wake starts no second process: it hears running, and its message is carried by the next run", async (t) => {
+test("a second sender during a wake starts no second process: it hears running, and its message is carried by that run or the next", async (t) => {
   const m = machine(t, { FAKE_SLEEP_MS: "1500" });
   await m.register();
   assert.equal((await m.cli(["wake", "on", "claude-code"])).code, 0);
@@ -159,11 +164,14 @@ test("a second sender during a wake starts no second process: it hears running, 
   assert.deepEqual(outcomes, ["running", "started"]);
   const loser = first!.wake === "running" ? first! : second!;
   assert.ok(loser.warnings.some((warning) => warning.code === "wake_running"), JSON.stringify(loser));
-  await m.runsEnded(1);
-  // While the first run lasted, exactly one host process ran.
-  await until(() => m.invocations().length === 2 && m.invocations().every((run) => run.endedAt !== undefined), 20_000, "the follow-up run");
-  const [a, b] = m.invocations();
-  assert.ok(b!.startedAt >= a!.endedAt!, "runs never overlap");
+  // The loser's message is carried by the winner's run when it was stored before the claim, else by a
+  // follow-up run; either way once, and host processes never overlap.
+  const carriedIds = () => m.store().wakes.fold().runsFor({}).flatMap((run) => run.claim.messageIds);
+  const allEnded = () => m.store().wakes.fold().runsFor({}).every((run) => run.ended !== undefined);
+  await until(() => carriedIds().length === 2 && allEnded() && m.invocations().every((run) => run.endedAt !== undefined), 20_000, "both messages carried and every run ended");
+  const runs = m.invocations();
+  assert.equal(runs.length, m.store().wakes.fold().runsFor({}).length, "one host process per run");
+  if (runs.length === 2) assert.ok(runs[1]!.startedAt >= runs[0]!.endedAt!, "runs never overlap");
   const carried = m.store().wakes.fold().runsFor({}).map((run) => run.claim.messageIds);
   assert.equal(carried.flat().length, 2, "each message carried once");
   assert.equal(new Set(carried.flat()).size, 2);
@@ -261,4 +269,74 @@ test("never a second writer or stale mail: a live session is not woken, nor mail
   assert.equal(runs[1]!.ended?.outcome, "abandoned");
   assert.equal(runs[0]!.claim.messageIds.length, 2, "the dead run's message is carried again with the new one");
   assert.equal(started.length, 2);
+});
+
+test("peerpost launch without --from launches as the person (user:<name>), like send", async (t) => {
+  const m = machine(t, {}, { PEERPOST_USER: "ana" });
+  await m.register();
+  assert.equal((await m.cli(["launch", "on"])).code, 0);
+  const launched = await m.cli(["launch", "--json", "--host", "claude-code", "--cwd", m.project, "Count the files here."]);
+  assert.equal(launched.code, 0, launched.stderr + launched.stdout);
+  const { address, messageId } = JSON.parse(launched.stdout) as { address: string; messageId: string };
+  const message = m.store().mailbox.view(address).state.messages[messageId];
+  assert.equal(message?.from, "user:ana");
+  await m.runsEnded(1);
+  const runnerPid = m.store().wakes.fold().runsFor({})[0]!.started!.runnerPid;
+  await until(() => !isAlive(runnerPid), 20_000, "the runner to exit");
+  assert.equal(m.invocations()[0]!.argv[m.invocations()[0]!.argv.indexOf("--session-id") + 1], address.slice("claude:".length));
+});
+
+test("a runner killed with SIGKILL mid-run: its claim is released at its deadline, its orphaned host is stopped, and the message is woken again", async (t) => {
+  const m = machine(t, { FAKE_SLEEP_MS: "120000" }, { PEERPOST_WAKE_TIMEOUT_MS: "1000" });
+  await m.register();
+  await m.cli(["wake", "on", "all"]);
+  const first = await m.send("first?");
+  assert.equal(first.wake, "started");
+  const hosted = () => m.store().wakes.fold().runsFor({})[0];
+  await until(() => hosted()?.host !== undefined && m.invocations().length === 1, 20_000, "the runner to start its host");
+  const run = hosted()!;
+  const runnerPid = run.started!.runnerPid;
+  const orphan = m.invocations()[0]!.pid;
+  assert.equal(run.host!.pid, orphan);
+  t.after(() => {
+    for (const pid of [runnerPid, orphan]) try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+  });
+  process.kill(runnerPid, "SIGKILL");
+  await until(() => !isAlive(runnerPid), 10_000, "the runner to die");
+  assert.ok(isAlive(orphan), "the host outlives its killed runner");
+  // Before the deadline the claim still holds: a new request joins it.
+  const joined = await m.send("second?");
+  assert.equal(joined.wake, "running");
+  // Past the deadline (turn timeout + grace), the next send releases the claim and wakes again.
+  writeFileSync(join(m.home, "fake.json"), JSON.stringify({}));
+  const later = await m.cli(["send", "--json", "--from", "codex:asker", "--to", m.address, "--anticipation", "reply", "third?"], { PEERPOST_NOW: String(Date.now() + 1000 + 30_001) });
+  assert.equal((JSON.parse(later.stdout) as { wake: string }).wake, "started", later.stdout + later.stderr);
+  await until(() => !isAlive(orphan), 10_000, "the orphaned host to be stopped");
+  const runs = m.store().wakes.fold().runsFor({});
+  assert.equal(runs.length, 2);
+  assert.equal(runs[1]!.ended?.outcome, "abandoned");
+  assert.match(runs[1]!.ended?.reason ?? "", new RegExp(`host process ${orphan} was still running and was stopped`));
+  assert.equal(runs[0]!.claim.messageIds.length, 3, "the dead run's messages are carried again with the new one");
+  await until(() => m.store().wakes.fold().runsFor({})[0]?.ended !== undefined, 20_000, "the new run to end");
+  assert.equal(m.store().wakes.fold().runsFor({})[0]!.ended!.outcome, "ok");
+  assert.equal(m.invocations().length, 2);
+  assert.ok(m.invocations()[1]!.startedAt > m.invocations()[0]!.startedAt);
+});
+
+test("a Codex launch whose host ends before naming its thread fails with the host's reason, and nothing is sent", async (t) => {
+  const m = machine(t);
+  const bin = join(m.home, "codex-bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "codex"), `#!${process.execPath}\nprocess.stderr.write("error: no model provider\\n");\nprocess.exit(3);\n`);
+  chmodSync(join(bin, "codex"), 0o755);
+  assert.equal((await m.cli(["launch", "on"])).code, 0);
+  const failed = await m.cli(["launch", "--json", "--host", "codex", "--cwd", m.project, "Count the files here."], { PATH: `${bin}:${process.env.PATH ?? ""}` });
+  assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+  assert.match(failed.stdout + failed.stderr, /could not be launched: codex exited 3: error: no model provider/);
+  const [run] = m.store().wakes.fold().runsFor({});
+  assert.equal(run?.ended?.outcome, "failed");
+  assert.equal(run?.bound, undefined);
+  let sent = 0;
+  m.store().mailbox.log.scan(0, ({ record }) => void (record.type === "msg" && sent++));
+  assert.equal(sent, 0, "no message for a session that never existed");
 });

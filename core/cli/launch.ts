@@ -1,8 +1,10 @@
 // `peerpost launch on|off` (the launch switch, off by default) and
-// `peerpost launch --host H --cwd DIR --from ADDR TEXT` (start a helper session; prints its address).
+// `peerpost launch --host H --cwd DIR [--from ADDR] TEXT` (start a helper session; prints its address;
+// --from defaults to the person's user:<name>).
 import { resolve } from "node:path";
 import { openPeerpost } from "../peerpost.js";
 import { parseAddress } from "../address.js";
+import { userAddress } from "../user.js";
 import { SESSION_HOSTS, type SessionHost } from "../schemas.js";
 import { readSwitches, writeSwitches } from "../wake/switches.js";
 import { launchSession } from "../wake/launch.js";
@@ -25,8 +27,8 @@ export async function launchCommand(args: string[], flags: FlagValues<Flags>, js
   if (typeof flags.cwd !== "string") throw new UsageError("launch needs --cwd DIR");
   const text = args.join(" ");
   if (!text) throw new UsageError("launch needs the message text");
-  if (typeof flags.from !== "string") throw new UsageError("launch needs --from ADDR (the address the answer goes to)");
-  const from = parseAddress(flags.from, "--from").text;
+  // A person launches as themselves (user:<name>), as with send, unless they say otherwise.
+  const from = typeof flags.from === "string" ? parseAddress(flags.from, "--from").text : userAddress(peerpost.config);
   const launched = await launchSession(peerpost, deps, { from, fromVerified: false, host: host as SessionHost, cwd: resolve(flags.cwd), text });
   if (json) printJson({ ok: true, ...launched });
   else process.stdout.write(`launched ${launched.address} (message ${launched.messageId}); follow it with: peerpost status ${launched.messageId}\n`);

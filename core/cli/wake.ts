@@ -40,5 +40,5 @@ export function wakeCommand(args: string[], json: boolean): void {
   const rules = Object.entries(listed.switches);
   process.stdout.write(`wake: ${rules.length === 0 ? "off everywhere (the default)" : rules.map(([rule, on]) => `${rule} ${on ? "on" : "off"}`).join(", ")}; launch: ${listed.launch ? "on" : "off"}\n`);
   if (listed.sessions.length > 0) process.stdout.write(table([["ADDRESS", "WAKE", "RULE"], ...listed.sessions.map((session) => [session.address, session.wake ? "on" : "off", session.rule])]));
-  if (listed.runs.length > 0) process.stdout.write("recent runs\n" + table([["ID", "KIND", "ADDRESS", "STATE", "DETAIL"], ...listed.runs.map((run) => [String(run.id), String(run.kind), String(run.address), String(run.state), String(run.reason ?? run.report ?? "")])]));
+  if (listed.runs.length > 0) process.stdout.write("recent runs\n" + table([["ID", "KIND", "ADDRESS", "STATE", "DETAIL"], ...listed.runs.map((run) => [String(run.id), String(run.kind), String(run.address ?? "(not named)"), String(run.state), String(run.reason ?? run.report ?? "")])]));
 }

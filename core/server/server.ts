@@ -15,6 +15,7 @@ import { hintOnTerminalInput } from "./terminal.js";
 import { LineStdioTransport } from "./stdio-transport.js";
 import type { HostAdapter } from "./adapter.js";
 import type { WakeDeps } from "../wake/waker.js";
+import { awaitBinding } from "../wake/launch-bind.js";
 import type { Discover } from "../discovery.js";
 import type { ToolContext, ToolDefinition } from "./tool.js";
 import { messageTool } from "./tools/message.js";
@@ -119,6 +120,10 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
 
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => track(callTool(request.params, extra.signal)));
 
+  // The server of a session launched on a host that names it itself: its first call waits until the
+  // launch's runner has sent the first message to that session (launch-bind.ts), so `read` finds it.
+  const launchBound = peerpost.config.launchRun === undefined ? undefined : awaitBinding(peerpost, peerpost.config.launchRun).catch(() => undefined);
+
   async function callTool(params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: unknown }, signal: AbortSignal) {
     const tool = tools.find((candidate) => candidate.name === params.name);
     if (!tool)
@@ -127,6 +132,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
     try {
       const { args, warnings: argumentWarnings } = parseArguments(tool.input, schemas.get(tool.name)!.input as ArgumentSchema, params.arguments);
       warnings.push(...argumentWarnings);
+      await launchBound;
       // A shared store may have news from other machines that no NOTIFY brought yet; a database that is away
       // leaves reads on the mirror as it is (writes then fail with state_io_error).
       await peerpost.backend.sync().catch((error: unknown) => warnings.push({ code: "store_unreachable", message: toErrorValue(error).message }));

@@ -1,13 +1,14 @@
 // Launching a helper: a new headless session on a host, in a directory, with a message as its first
 // prompt. It has its own switch (`peerpost launch on|off`, off by default) and the wake budget: at most
 // PEERPOST_WAKE_CONCURRENCY runs at once and PEERPOST_WAKE_PER_HOUR launches an hour on the machine.
-// The address is known at once because peerpost picks the new session's id on the host's command line.
+// Where the host lets it, peerpost picks the new session's id on the host's command line, so the address
+// is known at once; Codex names its thread itself, so the call waits for that (launch-bind.ts).
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { basename, isAbsolute } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { PeerpostError } from "../errors.js";
-import { formatAddress, type SessionKind } from "../address.js";
+import { formatAddress } from "../address.js";
 import { idFactory } from "../ids.js";
 import type { Anticipation, SessionHost } from "../schemas.js";
 import { readSwitches } from "./switches.js";
@@ -15,8 +16,9 @@ import { claimDeadline, releaseAbandoned, startRunner } from "./request.js";
 import type { LaunchInput, WakeDeps } from "./waker.js";
 import type { WakeClaim } from "./records.js";
 import type { WakeFold } from "./wakes.js";
+import { checkBody } from "../mailbox.js";
+import { awaitBinding, KIND_OF_HOST, LAUNCH_BIND_TIMEOUT_MS } from "./launch-bind.js";
 
-const KIND_OF_HOST: Record<SessionHost, SessionKind> = { "claude-code": "claude", codex: "codex", copilot: "copilot", grok: "grok" };
 const HOUR_MS = 3_600_000;
 
 export interface LaunchRequest {
@@ -34,10 +36,13 @@ export interface Launched {
   claimId: string;
 }
 
-/** The peerpost MCP server a launched session gets on its command line: this bundle, serving that host. */
-export function launchServer(deps: WakeDeps, host: SessionHost, stateDir: string): LaunchInput["server"] {
+/**
+ * The peerpost MCP server a launched session gets on its command line: this bundle, serving that host. A
+ * launch whose host names the session itself passes its run id, so the server's first call waits for it.
+ */
+export function launchServer(deps: WakeDeps, host: SessionHost, stateDir: string, runId?: string): LaunchInput["server"] {
   const args = basename(deps.runnerEntry) === "cli.mjs" ? [deps.runnerEntry, "serve", "--host", host] : [deps.runnerEntry];
-  return { command: process.execPath, args, env: { PEERPOST_HOME: stateDir } };
+  return { command: process.execPath, args, env: { PEERPOST_HOME: stateDir, PEERPOST_HOST: host, ...(runId !== undefined ? { PEERPOST_LAUNCH_RUN: runId } : {}) } };
 }
 
 /** Why one more launch would be over budget, or undefined. */
@@ -58,14 +63,32 @@ function overBudget(why: string, messageId?: string): PeerpostError {
   });
 }
 
+/** Claims a launch run under the wakes log's lock, within the budget; over it, the error says why. */
+async function claimLaunch(peerpost: Peerpost, fields: Pick<WakeClaim, "host" | "cwd" | "messageIds"> & Partial<Pick<WakeClaim, "address" | "sessionId" | "request">>, messageId?: string): Promise<string> {
+  const newId = await idFactory();
+  let claimId: string | undefined;
+  let late: string | undefined;
+  await peerpost.wakes.decide((fold) => {
+    const now = peerpost.config.now();
+    const records = releaseAbandoned(fold, now);
+    late = launchRefusal(peerpost, fold);
+    if (late) return records;
+    const claim: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "launch", ...fields, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
+    claimId = claim.id;
+    return [...records, claim];
+  });
+  if (claimId === undefined) throw overBudget(late ?? "", messageId);
+  return claimId;
+}
+
 export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request: LaunchRequest): Promise<Launched> {
   if (!readSwitches(peerpost.stateDir.path).launch)
     throw new PeerpostError("permission_denied", "Launching sessions is off on this machine.", { hint: "A person turns it on with `peerpost launch on` (and off again with `peerpost launch off`)." });
   const waker = deps.wakers[request.host];
-  if (!waker?.launch)
-    throw new PeerpostError("unsupported", `peerpost cannot launch ${request.host} sessions: the host does not let it choose the new session's id up front.`, {
+  if (!waker?.launch && !waker?.launchNamedByHost)
+    throw new PeerpostError("unsupported", `peerpost cannot launch ${request.host} sessions from here.`, {
       details: { host: request.host },
-      hint: "Launch on claude-code, copilot or grok, or start the session yourself and message it.",
+      hint: "Launch on another host, or start the session yourself and message it.",
     });
   let isDir = false;
   try {
@@ -74,26 +97,43 @@ export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request:
     isDir = false;
   }
   if (!isDir) throw new PeerpostError("invalid_arguments", `cwd ${JSON.stringify(request.cwd)} is not an existing directory (absolute path).`, { details: { field: "cwd" }, hint: "Pass the absolute path of the directory the new session should work in." });
-  const sessionId = randomUUID();
-  const address = formatAddress(KIND_OF_HOST[request.host], sessionId);
+  checkBody(request.text);
   const refused = () => launchRefusal(peerpost, peerpost.wakes.fold());
   // Checked before anything is written, and again under the lock when the run is claimed.
   const early = refused();
   if (early) throw overBudget(early);
+  if (!waker.launch) return launchNamedByHost(peerpost, deps, request);
+  const sessionId = randomUUID();
+  const address = formatAddress(KIND_OF_HOST[request.host], sessionId);
   await peerpost.sessions.register({ host: request.host, address, sessionId, cwd: request.cwd, source: "cli" });
   const { message } = await peerpost.mailbox.send({ from: request.from, fromVerified: request.fromVerified, to: address, body: request.text, anticipation: request.anticipation ?? "reply" });
-  const newId = await idFactory();
-  let claim: WakeClaim | undefined;
-  let late: string | undefined;
-  await peerpost.wakes.decide((fold) => {
-    const now = peerpost.config.now();
-    const records = releaseAbandoned(fold, now);
-    late = launchRefusal(peerpost, fold);
-    if (late) return records;
-    claim = { v: 1, type: "wake", id: newId(now), kind: "launch", address, host: request.host, sessionId, cwd: request.cwd, messageIds: [message.id], at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
-    return [...records, claim];
-  });
-  if (!claim) throw overBudget(late ?? "", message.id);
-  startRunner(peerpost, deps, claim.id);
-  return { address, messageId: message.id, claimId: claim.id };
+  const claimId = await claimLaunch(peerpost, { address, host: request.host, sessionId, cwd: request.cwd, messageIds: [message.id] }, message.id);
+  startRunner(peerpost, deps, claimId);
+  return { address, messageId: message.id, claimId };
+}
+
+/**
+ * A launch on a host that names the new session itself: the claim carries the first message, the runner
+ * binds the session once the host names it, and this call waits for that (at most LAUNCH_BIND_TIMEOUT_MS).
+ */
+async function launchNamedByHost(peerpost: Peerpost, deps: WakeDeps, request: LaunchRequest): Promise<Launched> {
+  const firstMessage = { from: request.from, fromVerified: request.fromVerified, anticipation: request.anticipation === "action" ? "action" : "reply", body: request.text } as const;
+  const runId = await claimLaunch(peerpost, { host: request.host, cwd: request.cwd, messageIds: [], request: firstMessage });
+  startRunner(peerpost, deps, runId);
+  let run = await awaitBinding(peerpost, runId);
+  if (!run) {
+    // The host never named the session in time: end the run here (its runner stops the host when it sees this).
+    await peerpost.wakes.decide((fold) => {
+      const current = fold.runs.get(runId);
+      return current?.bound || current?.ended ? [] : [{ v: 1, type: "wake-ended", id: runId, outcome: "failed", reason: `${request.host} did not name its new session within ${LAUNCH_BIND_TIMEOUT_MS} ms`, at: new Date(peerpost.config.now()).toISOString() }];
+    });
+    run = peerpost.wakes.fold().runs.get(runId);
+  }
+  const bound = run?.bound;
+  if (!bound)
+    throw new PeerpostError("internal_error", `The ${request.host} session could not be launched: ${run?.ended?.reason ?? "it never started"}.`, {
+      details: { runId, host: request.host, ...(run?.ended?.logPath ? { logPath: run.ended.logPath } : {}) },
+      hint: `See \`peerpost wake\` and the run's log for what the host said.`,
+    });
+  return { address: bound.address, messageId: bound.messageIds[0]!, claimId: runId };
 }

@@ -6,7 +6,7 @@ import type { WakeDeps } from "./waker.js";
 
 export async function wakeRunCommand(claimId: string | undefined, deps: WakeDeps): Promise<number> {
   if (claimId === undefined) return 2;
-  const peerpost = openPeerpost({});
+  const peerpost = openPeerpost(deps.discover ? { discover: deps.discover } : {});
   try {
     return await wakeRunMain(peerpost, claimId, deps);
   } catch (error) {

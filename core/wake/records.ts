@@ -2,7 +2,7 @@
 // runner that took it, and the outcome. A claim without an outcome holds until its deadline.
 import { z, type Zod } from "../zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN } from "../address.js";
-import { SESSION_HOSTS, ULID_PATTERN } from "../schemas.js";
+import { MAX_BODY_BYTES, SESSION_HOSTS, ULID_PATTERN } from "../schemas.js";
 import type { RecordSchema } from "../log.js";
 
 export const WAKE_OUTCOMES = ["ok", "failed", "timeout", "abandoned", "refused"] as const;
@@ -18,12 +18,22 @@ const claimRecord = () =>
     id: ulid(),
     /** wake: resume a dormant session; launch: start a new one. */
     kind: z.enum(["wake", "launch"]),
-    address: z.string().check(z.regex(ADDRESS_PATTERN)),
+    /** Absent only for a launch on a host that picks the new session's id itself: `wake-bound` gives it. */
+    address: z.optional(z.string().check(z.regex(ADDRESS_PATTERN))),
     host: z.enum(SESSION_HOSTS),
-    sessionId: z.string().check(z.regex(ID_PATTERN)),
+    sessionId: z.optional(z.string().check(z.regex(ID_PATTERN))),
     cwd: text(4096),
     /** The messages this run carries (for a launch: its first prompt). */
     messageIds: z.array(ulid()),
+    /** Such a launch's first message, sent by the runner once the host names the session. */
+    request: z.optional(
+      z.strictObject({
+        from: z.string().check(z.regex(ADDRESS_PATTERN)),
+        fromVerified: z.boolean(),
+        anticipation: z.enum(["reply", "action"]),
+        body: text(MAX_BODY_BYTES),
+      }),
+    ),
     at: z.iso.datetime(),
     /** Past this, a claim without an outcome is released (its runner died). */
     deadline: z.iso.datetime(),
@@ -37,6 +47,30 @@ const startedRecord = () =>
     id: ulid(),
     runnerPid: z.number().check(z.int()),
     command: text(200),
+    at: z.iso.datetime(),
+  });
+
+/** A launch's session as its host named it (Codex: the `thread.started` event), and its first message. */
+const boundRecord = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("wake-bound"),
+    id: ulid(),
+    address: z.string().check(z.regex(ADDRESS_PATTERN)),
+    sessionId: z.string().check(z.regex(ID_PATTERN)),
+    messageIds: z.array(ulid()),
+    at: z.iso.datetime(),
+  });
+
+/** The host process the runner started (its own process group), so a dead runner's orphan can be stopped. */
+const hostRecord = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("wake-host"),
+    id: ulid(),
+    pid: z.number().check(z.int()),
+    /** Its start time in clock ticks (Linux), so a reused pid is never taken for it. */
+    pidStart: z.optional(z.number().check(z.int())),
     at: z.iso.datetime(),
   });
 
@@ -58,10 +92,12 @@ const endedRecord = () =>
 
 export type WakeClaim = Zod.infer<ReturnType<typeof claimRecord>>;
 export type WakeStarted = Zod.infer<ReturnType<typeof startedRecord>>;
+export type WakeBound = Zod.infer<ReturnType<typeof boundRecord>>;
+export type WakeHost = Zod.infer<ReturnType<typeof hostRecord>>;
 export type WakeEnded = Zod.infer<ReturnType<typeof endedRecord>>;
-export type WakeRecord = WakeClaim | WakeStarted | WakeEnded;
+export type WakeRecord = WakeClaim | WakeStarted | WakeBound | WakeHost | WakeEnded;
 
 let schema: RecordSchema<WakeRecord> | undefined;
 export const wakeRecordSchema: RecordSchema<WakeRecord> = {
-  safeParse: (input) => (schema ??= z.discriminatedUnion("type", [claimRecord(), startedRecord(), endedRecord()])).safeParse(input),
+  safeParse: (input) => (schema ??= z.discriminatedUnion("type", [claimRecord(), startedRecord(), boundRecord(), hostRecord(), endedRecord()])).safeParse(input),
 };

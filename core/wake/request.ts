@@ -5,9 +5,11 @@ import { spawn } from "node:child_process";
 import type { Peerpost } from "../peerpost.js";
 import { byId, expectsResolution, type MessageState } from "../fold.js";
 import { idFactory } from "../ids.js";
+import { isSameProcess } from "../process-tree.js";
 import type { Warning } from "../server/results.js";
 import { readSwitches, wakeSetting } from "./switches.js";
 import { isStale } from "./stale.js";
+import { sessionLiveness } from "./liveness.js";
 import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeRecord } from "./records.js";
 import type { WakeFold } from "./wakes.js";
@@ -21,7 +23,21 @@ export type WakeDecision =
   | { outcome: "running"; claimId: string; warning: Warning }
   | { outcome: "over_budget"; warning: Warning }
   | { outcome: "unsupported"; warning: Warning }
+  | { outcome: "unsure"; warning: Warning }
   | { outcome: "off" | "alive" | "nothing" | "unknown" };
+
+/**
+ * What a sender hears about where its request waits, once the wake is decided: a wake that started (or
+ * one already running) replaces "not running, it waits" with what actually happens next.
+ */
+export function sendWarnings(recipient: { code: string; message: string } | undefined, decision: WakeDecision | undefined, address: string): Warning[] {
+  const waking = decision?.outcome === "started" || decision?.outcome === "running";
+  const warnings: Warning[] = [];
+  if (recipient && !(waking && recipient.code === "recipient_not_running")) warnings.push(recipient);
+  if (decision?.outcome === "started") warnings.push({ code: "recipient_waking", message: `${address} is not running now; peerpost started a headless turn of it (run ${decision.claimId}) to answer.` });
+  if (decision && "warning" in decision) warnings.push(decision.warning);
+  return warnings;
+}
 
 /** The requests a wake of `address` would carry: unread, open, not stale, oldest first. */
 export function wakeCandidates(peerpost: Peerpost, address: string): MessageState[] {
@@ -31,9 +47,27 @@ export function wakeCandidates(peerpost: Peerpost, address: string): MessageStat
     .sort(byId);
 }
 
-/** Claims past their deadline with no outcome get one ("abandoned"), written by whoever decides next. */
+/**
+ * Claims past their deadline with no outcome get one ("abandoned"), written by whoever decides next. A
+ * host process the dead runner left behind is past its turn's timeout: it is stopped first (its whole
+ * process group), so a next wake never runs beside it on one transcript.
+ */
 export function releaseAbandoned(fold: WakeFold, now: number): WakeRecord[] {
-  return fold.abandoned(now).map((run) => ({ v: 1, type: "wake-ended", id: run.claim.id, outcome: "abandoned", reason: "the run never reported an outcome before its deadline (its runner died); the claim is released", at: new Date(now).toISOString() }));
+  return fold.abandoned(now).map((run) => {
+    const orphan = run.host !== undefined && isSameProcess(run.host.pid, run.host.pidStart) ? run.host.pid : undefined;
+    if (orphan !== undefined) stopGroup(orphan);
+    const stopped = orphan === undefined ? "" : `; its host process ${orphan} was still running and was stopped`;
+    return { v: 1, type: "wake-ended", id: run.claim.id, outcome: "abandoned", reason: `the run never reported an outcome before its deadline (its runner died); the claim is released${stopped}`, at: new Date(now).toISOString() };
+  });
+}
+
+/** SIGKILL to a host's whole process group (the runner starts each host as a group leader). */
+export function stopGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
 }
 
 /** Budget left for one more run of `address` on this machine, or the warning that says why not. */
@@ -71,11 +105,15 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
   const entry = peerpost.sessions.all().find((session) => session.address === address);
   if (!entry) return { outcome: "unknown" };
   if (!wakeSetting(readSwitches(peerpost.stateDir.path), entry).on) return { outcome: "off" };
-  // Never a second writer on one transcript: a live session gets push or its hooks.
   if (entry.alive) return { outcome: "alive" };
   // A session of another machine (a shared store) is resumed only there, never here.
   if (!entry.local)
     return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `${address} runs on machine ${entry.machine ?? "?"}, not this one; peerpost wakes only sessions of its own machine, so the message waits for its next prompt or read there.` } };
+  // Never a second writer on one transcript: a live session gets push or its hooks, and one whose host
+  // process peerpost cannot rule out is not woken either (liveness.ts).
+  const liveness = sessionLiveness(peerpost, entry, deps.wakers[entry.host]);
+  if (liveness.state === "alive") return { outcome: "alive" };
+  if (liveness.state === "unsure") return { outcome: "unsure", warning: { code: "wake_unsure", message: `peerpost does not wake ${address}: ${liveness.why}, so its host may still hold it. The message waits for its next prompt or read.` } };
   if (!deps.wakers[entry.host]) return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `peerpost cannot wake ${entry.host} sessions from here; the message waits for ${address}'s next prompt or read.` } };
   if (entry.cwd === undefined) return { outcome: "unsupported", warning: { code: "wake_unsupported", message: `${address} has no recorded working directory, so it cannot be resumed; the message waits.` } };
   const candidates = wakeCandidates(peerpost, address);

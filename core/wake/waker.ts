@@ -2,6 +2,8 @@
 // and the one that starts a new session. Each host plugin provides one (plugins/<host>/wake.ts); core
 // never imports them: the entry points hand them in.
 import type { SessionHost } from "../schemas.js";
+import type { ProcessInfo } from "../process-tree.js";
+import type { Discover } from "../discovery.js";
 
 export interface HostCommand {
   command: string;
@@ -21,6 +23,16 @@ export interface Waker {
   resume(input: { sessionId: string; prompt: string }): HostCommand;
   /** Starts a new session with the given id (only hosts that let the caller choose it). */
   launch?(input: LaunchInput): HostCommand;
+  /**
+   * For a host that picks a new session's id itself and names it in its output (Codex's `thread.started`):
+   * the command that starts one, and how one line of its stdout names the id.
+   */
+  launchNamedByHost?: {
+    command(input: Omit<LaunchInput, "sessionId">): HostCommand;
+    sessionIdIn(line: string): string | undefined;
+  };
+  /** Whether a process is this host's CLI (for a session with no known host pid: is one running in its dir?). */
+  isHostProcess?(info: ProcessInfo): boolean;
   /** What the host reported about the turn, from its output (e.g. its final result line). */
   report?(stdout: string): string | undefined;
 }
@@ -32,4 +44,6 @@ export interface WakeDeps {
   wakers: Wakers;
   /** The script that runs `wake-run <claim id>` (the bundle this process runs from). */
   runnerEntry: string;
+  /** The hosts' session files, so the runner checks a discovered session as the sender did. */
+  discover?: Discover;
 }

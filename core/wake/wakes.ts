@@ -1,11 +1,14 @@
 // The wakes log and its fold: which runs are claimed, running, or ended, and how many a session had.
 import { join } from "node:path";
 import { JsonlLog, type LogOptions } from "../log.js";
-import { wakeRecordSchema, type WakeClaim, type WakeEnded, type WakeRecord, type WakeStarted } from "./records.js";
+import { wakeRecordSchema, type WakeBound, type WakeClaim, type WakeEnded, type WakeHost, type WakeRecord, type WakeStarted } from "./records.js";
 
 export interface WakeState {
+  /** The claim as recorded, with a launch's session and first message filled in once bound. */
   claim: WakeClaim;
   started?: WakeStarted;
+  bound?: WakeBound;
+  host?: WakeHost;
   ended?: WakeEnded;
 }
 
@@ -21,6 +24,11 @@ export class WakeFold {
     if (!run) return;
     // The first outcome in log order wins.
     if (record.type === "wake-started") run.started ??= record;
+    else if (record.type === "wake-bound") {
+      if (run.bound || run.ended) return;
+      run.bound = record;
+      run.claim = { ...run.claim, address: record.address, sessionId: record.sessionId, messageIds: record.messageIds };
+    } else if (record.type === "wake-host") run.host ??= record;
     else run.ended ??= record;
   }
 

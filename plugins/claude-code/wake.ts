@@ -2,6 +2,7 @@
 // `claude -p <prompt> --resume <id>`; --allowedTools names exactly peerpost's read and reply, so the
 // woken turn answers without a permission prompt while every other tool keeps the user's own rules.
 import type { Waker } from "../../core/wake/waker.js";
+import { isClaudeCodeProcess } from "../shared/host-processes.js";
 
 /** How Claude Code names the plugin's tools: mcp__plugin_<plugin>_<server>__<tool>. */
 export const CLAUDE_PEERPOST_TOOLS = ["read", "reply"].map((tool) => `mcp__plugin_peerpost_peerpost__${tool}`);
@@ -22,6 +23,7 @@ const LAUNCHED_TOOLS = ["read", "reply"].map((tool) => `mcp__peerpost__${tool}`)
 
 export const claudeCodeWaker: Waker = {
   host: "claude-code",
+  isHostProcess: isClaudeCodeProcess,
   resume: ({ sessionId, prompt }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, "--output-format", "json", "--allowedTools", CLAUDE_PEERPOST_TOOLS.join(",")] }),
   // --session-id fixes the new session's id; --mcp-config gives it peerpost's server even without the plugin.
   launch: ({ sessionId, prompt, server }) => ({

@@ -2,7 +2,8 @@
 // carries no session variable); before the first call, the hook's registry entry for this host process.
 import type { HostAdapter, Identity, IdentityContext } from "../../core/server/adapter.js";
 import { formatAddress, ID_PATTERN } from "../../core/address.js";
-import { identityFromRegistry, processMatcher } from "../shared/identity.js";
+import { identityFromRegistry } from "../shared/identity.js";
+import { isCodexProcess } from "../shared/host-processes.js";
 import { describeCodexHost } from "./inspect.js";
 import { CodexTurnPush, controlSocketPath } from "./push.js";
 import { VERSION } from "../../core/version.js";
@@ -25,7 +26,7 @@ function identityFromMeta(context: IdentityContext): Identity | undefined {
 export const codexAdapter: HostAdapter = {
   host: "codex",
   sessionHost: "codex",
-  isHostProcess: processMatcher(["codex"], ["@openai/codex/"]),
+  isHostProcess: isCodexProcess,
   identify: (context) => identityFromMeta(context) ?? identityFromRegistry(context, "codex"),
   describe: (context) => describeCodexHost(context.env),
   // Live push through the app-server under the server's CODEX_HOME (passed by the plugin's env_vars).

@@ -2,6 +2,7 @@
 // <prompt>`. --skip-git-repo-check because a session's dir need not be a git repository. Peerpost's
 // read and reply run without approval (read is read-only; see the plugin's approval settings).
 import type { Waker } from "../../core/wake/waker.js";
+import { isCodexProcess } from "../shared/host-processes.js";
 
 /** The last agent message or turn outcome in `codex exec --json` events. */
 function report(stdout: string): string | undefined {
@@ -18,8 +19,41 @@ function report(stdout: string): string | undefined {
   return found;
 }
 
+/** `thread.started` (the first event of `codex exec --json`) names the new thread. */
+function threadStarted(line: string): string | undefined {
+  try {
+    const event = JSON.parse(line) as { type?: string; thread_id?: unknown };
+    return event.type === "thread.started" && typeof event.thread_id === "string" ? event.thread_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `-c key=value` overrides take TOML values: a JSON string or array of strings is one. */
+const override = (key: string, value: unknown): string[] => ["-c", `${key}=${JSON.stringify(value)}`];
+
 export const codexWaker: Waker = {
   host: "codex",
+  isHostProcess: isCodexProcess,
   resume: ({ sessionId, prompt }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", "resume", sessionId, prompt] }),
+  // A new thread's id cannot be chosen: codex names it in `thread.started`. Peerpost's server comes on the
+  // command line as a user-level server (`mcp_servers.peerpost`), with only `reply` approved beyond the
+  // read-only tools (codex exec never asks, so an unapproved tool would fail).
+  launchNamedByHost: {
+    command: ({ prompt, server }) => ({
+      command: "codex",
+      args: [
+        "exec",
+        "--skip-git-repo-check",
+        "--json",
+        ...override("mcp_servers.peerpost.command", server.command),
+        ...override("mcp_servers.peerpost.args", server.args),
+        ...Object.entries(server.env).flatMap(([name, value]) => override(`mcp_servers.peerpost.env.${name}`, value)),
+        ...override("mcp_servers.peerpost.tools.reply.approval_mode", "approve"),
+        prompt,
+      ],
+    }),
+    sessionIdIn: threadStarted,
+  },
   report,
 };

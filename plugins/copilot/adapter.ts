@@ -1,12 +1,13 @@
 // GitHub Copilot CLI: the session id is COPILOT_AGENT_SESSION_ID in the server's environment.
 import type { HostAdapter } from "../../core/server/adapter.js";
-import { identityFromEnv, identityFromRegistry, processMatcher } from "../shared/identity.js";
+import { identityFromEnv, identityFromRegistry } from "../shared/identity.js";
+import { isCopilotProcess } from "../shared/host-processes.js";
 import { inspectCopilot } from "./inspect.js";
 
 export const copilotAdapter: HostAdapter = {
   host: "copilot",
   sessionHost: "copilot",
-  isHostProcess: processMatcher(["copilot"], ["@github/copilot/", "@github/copilot-linux"]),
+  isHostProcess: isCopilotProcess,
   identify: (context) => identityFromEnv(context, "copilot", "COPILOT_AGENT_SESSION_ID") ?? identityFromRegistry(context, "copilot"),
   describe: (context) => ({ copilot: inspectCopilot(context.env) }),
 };

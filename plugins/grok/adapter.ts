@@ -2,13 +2,14 @@
 // hook a plugin ships, so nothing announces new mail: the server's instructions, which Grok shows the
 // model when the server connects, ask the model to look itself.
 import type { HostAdapter } from "../../core/server/adapter.js";
-import { identityFromEnv, identityFromRegistry, processMatcher } from "../shared/identity.js";
+import { identityFromEnv, identityFromRegistry } from "../shared/identity.js";
+import { isGrokProcess } from "../shared/host-processes.js";
 import { inspectGrok } from "./inspect.js";
 
 export const grokAdapter: HostAdapter = {
   host: "grok",
   sessionHost: "grok",
-  isHostProcess: processMatcher(["grok"], ["@xai-official/grok"]),
+  isHostProcess: isGrokProcess,
   identify: (context) => identityFromEnv(context, "grok", "GROK_SESSION_ID") ?? identityFromRegistry(context, "grok"),
   describe: (context) => ({ grok: inspectGrok(context.env) }),
   instructions:

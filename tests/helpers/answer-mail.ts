@@ -2,6 +2,7 @@
 // request the read showed, one per turn, then end the turn.
 import { toolResults, type ChatScript, type Turn } from "./fake-openai-chat.js";
 import type { Script } from "./fake-anthropic.js";
+import type { FakeResponses, Script as ResponsesScript } from "./fake-openai-responses.js";
 
 /** The ids of the requests (reply/action) in a `read` result as a host showed it (it may add text around the JSON, or pretty-print it). */
 export function requestIds(readResult: string): string[] {
@@ -36,5 +37,22 @@ export function claudeAnswerMail(tool: (name: string) => string, answer: string)
     if (next) return { toolUse: { name: tool("reply"), input: { messageId: next, resolution: "reply", message: `${answer} ${next}` } } };
     if (request.lastToolResult?.toolName === tool("reply")) return { text: "ANSWERED" };
     return request.toolNames.includes(tool("read")) ? { toolUse: { name: tool("read"), input: {} } } : { text: "NO PEERPOST TOOLS" };
+  };
+}
+
+/**
+ * For Codex on the Responses fake: read, then reply to each request the read showed (one per turn), then
+ * end the turn. Decided from what each request shows, so an extra call Codex makes on its own changes nothing.
+ */
+export function responsesAnswerMail(fake: () => FakeResponses, namespace: string, answer: string): ResponsesScript {
+  const replied = new Set<string>();
+  return (request) => {
+    // Codex shows a tool's output after a "Wall time … Output:" header.
+    const readOutput = fake().shown(request).filter((shown) => shown.source === "tool_output" && shown.text.includes('"messages"')).at(-1);
+    if (!readOutput) return { toolCall: { namespace, name: "read", arguments: {} } };
+    const next = requestIds(readOutput.text).find((id) => !replied.has(id));
+    if (next === undefined) return { text: "ANSWERED" };
+    replied.add(next);
+    return { toolCall: { namespace, name: "reply", arguments: { messageId: next, resolution: "reply", message: `${answer} ${next}` } } };
   };
 }

@@ -7,12 +7,12 @@ import { launchCommand as launch } from "../launch.js";
 export const launchCommand = defineCommand({
   name: "launch",
   summary: "start a helper session with a first message (or turn launching on|off)",
-  usage: "--host HOST --cwd DIR --from ADDR TEXT | on | off",
+  usage: "--host HOST --cwd DIR [--from ADDR] TEXT | on | off",
   details: "Launching is off by default (`peerpost launch on`). Prints the new session's address and the message id to follow with `peerpost status`.",
   flags: {
     host: { type: "string", value: "HOST", help: "Which host CLI runs the helper.", choices: SESSION_HOSTS },
     cwd: { type: "string", value: "DIR", help: "The helper's working dir.", complete: "file" },
-    from: { type: "string", value: "ADDR", help: "The address the answer goes to.", complete: "address" },
+    from: { type: "string", value: "ADDR", help: "The address the answer goes to.", default: "user:<PEERPOST_USER, else your login name>", complete: "address" },
   },
   args: { min: 1, max: Infinity, name: "the message text, or on|off" },
   examples: ["peerpost launch on", "peerpost launch --host claude-code --cwd ~/src/api --from user:me 'Run the tests and report'"],

@@ -8,7 +8,7 @@ import { printJson, printWarning } from "../output.js";
 import { addressFlag, cliOrigin, openStore } from "../store.js";
 import { recipientWarning, resolveRecipient, type Recipient } from "../../recipients.js";
 import { userAddress } from "../../user.js";
-import { requestWake } from "../../wake/request.js";
+import { requestWake, sendWarnings } from "../../wake/request.js";
 import { wakeDeps } from "../../../plugins/wakers.js";
 import { closest } from "../suggest.js";
 import { PeerpostError } from "../../errors.js";
@@ -79,15 +79,14 @@ export const sendCommand = defineCommand({
       const warning = await receiptWarning(peerpost, { kind: "send", host: "cli", from, to: message.to, messageId: message.id, delivery: "queued", warnings: notice ? [notice.message] : [], origin: cliOrigin(flags.from === undefined ? "user" : "--from") });
       if (warning) warnings.push(warning);
     }
-    if (notice) warnings.push(notice);
     // A request to a session that is not running may wake it (when the wake switch is on); the runner is detached.
     const decision = created && message.anticipation !== "fyi" && !recipient.alive ? await requestWake(peerpost, message.to, wakeDeps()) : undefined;
-    if (decision && "warning" in decision) warnings.push(decision.warning);
+    warnings.push(...sendWarnings(notice, decision, message.to));
     if (json) {
       printJson({ ok: true, messageId: message.id, from, to: message.to, ...(recipient.via ? { via: recipient.via } : {}), conversationId: message.conversationId, hop: message.hop, created, recipientAlive: recipient.alive, ...(decision ? { wake: decision.outcome } : {}), warnings });
       return 0;
     }
-    process.stdout.write(`${created ? "sent" : "already sent"} ${message.id} from ${from} to ${message.to}${recipient.via ? ` (${recipient.via})` : ""}, ${message.anticipation}${decision?.outcome === "started" ? " (waking it)" : ""}\n`);
+    process.stdout.write(`${created ? "sent" : "already sent"} ${message.id} from ${from} to ${message.to}${recipient.via ? ` (${recipient.via})` : ""}, ${message.anticipation}\n`);
     for (const warning of warnings) printWarning(warning.message);
     process.stdout.write(message.anticipation === "fyi" ? "" : `Follow it: peerpost status ${message.id}\n`);
     return 0;

@@ -8,7 +8,7 @@ import { receiptOrigin } from "../adapter.js";
 
 const input = z
   .object({
-    host: z.enum(SESSION_HOSTS).describe("Which agent CLI to start: claude-code, copilot or grok."),
+    host: z.enum(SESSION_HOSTS).describe("Which agent CLI to start: claude-code, codex, copilot or grok."),
     cwd: z.string().min(1).describe("Absolute path of the directory the new session works in."),
     message: z.string().min(1).describe("The task or question: the new session's first prompt (at most 64 KiB of UTF-8)."),
     anticipation: z.enum(["reply", "action"]).optional().describe("What you expect back (default reply)."),
@@ -20,7 +20,7 @@ const output = z.object({ address: z.string(), messageId: z.string(), runId: z.s
 export const launchTool = defineTool({
   name: "launch",
   description:
-    "Start a new headless agent session (Claude Code, Copilot CLI or Grok) in a directory, with your message as its first prompt, and get its address at once. " +
+    "Start a new headless agent session (Claude Code, Codex, Copilot CLI or Grok) in a directory, with your message as its first prompt, and get its address (at once; for Codex once it has named its thread). " +
     "Use wait with the returned messageId for its answer. Only works when a person turned launching on (`peerpost launch on`); runs count against the machine's wake budget.",
   input,
   output,

@@ -6,7 +6,7 @@ import { ADDRESS_PATTERN } from "../../address.js";
 import { PeerpostError } from "../../errors.js";
 import { recipientWarning, resolveRecipient } from "../../recipients.js";
 import { waitForMessage, waitResultFields } from "./wait.js";
-import { requestWake } from "../../wake/request.js";
+import { requestWake, sendWarnings } from "../../wake/request.js";
 
 const input = z
   .object({
@@ -50,7 +50,6 @@ export const messageTool = defineTool({
     const { mailbox, config } = context.peerpost;
     const recipient = await resolveRecipient(context.peerpost, args.to);
     const warning = recipientWarning(recipient);
-    if (warning) context.warn(warning);
     if (args.replyBy !== undefined && Date.parse(args.replyBy) <= config.now())
       throw new PeerpostError("invalid_arguments", "replyBy is in the past.", { details: { fields: [{ field: "replyBy", problem: "in the past" }] }, hint: "Give a future ISO time, or leave replyBy out." });
     const anticipation = args.anticipation ?? (args.waitForReply ? "reply" : "fyi");
@@ -68,7 +67,6 @@ export const messageTool = defineTool({
       idempotencyKey: args.idempotencyKey,
       allowSelf: args.allowSelf,
     });
-    if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
     if (created)
       await recordReceipt(context, {
         kind: "send",
@@ -90,11 +88,10 @@ export const messageTool = defineTool({
       recipientAlive: recipient.alive,
     };
     // A request to a session whose host is gone may wake it (when waking is on for it): claimed once, in budget.
-    if (created && anticipation !== "fyi" && !recipient.alive && context.wake) {
-      const decision = await requestWake(context.peerpost, message.to, context.wake);
-      if (decision.outcome === "started" || decision.outcome === "running" || decision.outcome === "over_budget" || decision.outcome === "unsupported") result.wake = decision.outcome;
-      if ("warning" in decision) context.warn(decision.warning);
-    }
+    const decision = created && anticipation !== "fyi" && !recipient.alive && context.wake ? await requestWake(context.peerpost, message.to, context.wake) : undefined;
+    if (decision?.outcome === "started" || decision?.outcome === "running" || decision?.outcome === "over_budget" || decision?.outcome === "unsupported" || decision?.outcome === "unsure") result.wake = decision.outcome;
+    for (const said of sendWarnings(warning, decision, message.to)) context.warn(said);
+    if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
     if (recipient.via !== undefined) result.via = recipient.via;
     if (message.delivered) result.deliveredVia = message.delivered.via;
     if (args.waitForReply) result.wait = await waitForMessage(context, { messageId: message.id, timeoutMs: args.timeoutMs ?? 60_000 });
