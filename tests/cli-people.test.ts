@@ -103,7 +103,7 @@ test("agents shows NAME and ROLES columns, with dangerous characters in a workin
   const agents = await run(env, ["agents", "--all"]);
   assert.equal(agents.code, 0);
   assert.match(agents.stdout, /^ADDRESS +NAME +HOST +MACHINE +ROLES +RUNNING +WAKE +LAST SEEN +CWD +TITLE\n/);
-  assert.match(agents.stdout, /codex:bob +codex +reviewer +yes +off /);
+  assert.match(agents.stdout, /codex:bob +codex +[a-z0-9-]+\.[0-9a-f]{8} +reviewer +yes +off /);
   assert.ok(agents.stdout.includes("/work/⟨U+001B⟩[31mred"));
   assert.doesNotMatch(agents.stdout, /\u001b/);
 });

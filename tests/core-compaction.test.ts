@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { tempPeerpost } from "./helpers/temp.js";
+import { onCleanup, tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { CLI } from "./helpers/mcp.js";
@@ -140,6 +140,7 @@ test("peerpost compact --json reports what moved, and tail --from-start still pr
   assert.equal(report.retentionDays, 30);
   assert.ok(report.movedMessages > 0 && report.liveBytesAfter < report.liveBytesBefore);
   const tail = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  onCleanup(t, () => tail.kill("SIGKILL"));
   let printed = "";
   tail.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
   await until(() => ids.every((id) => printed.includes(`"id":"${id}"`)), 10_000, "every message, archived or live, in tail --from-start");
