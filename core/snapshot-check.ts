@@ -77,7 +77,7 @@ const messageShape = shape(
     offset: count(0),
     delivered: shape({ via: string, at: time }),
     read: shape({ by: address, at: time }),
-    noticed: shape({ via: string, at: time }),
+    noticed: shape({ via: string, at: time, count: count(1) }, ["count"]),
     resolved: shape({ resolution: oneOf(RESOLUTIONS), replyId: ulid, reason: string, by: address, at: time }, ["replyId", "reason"]),
     reminders: shape({ count: count(0), lastAt: time }, ["lastAt"]),
     handovers: arrayOf(shape({ from: address, to: address, at: time })),
