@@ -2,7 +2,7 @@
 // request from a peer wakes it (`claude -p --resume`, started by peerpost's detached runner with the
 // environment captured at the session's start); the fake model calls read and reply; the answer
 // reaches the peer's `wait`. Then a host binary that fails: the message stays open with a receipt.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -27,16 +27,26 @@ function diagnose(runs: Array<{ ended?: { logPath?: string } }>, waited: unknown
   return JSON.stringify({ waited, runs, logs }, null, 2);
 }
 
-test("claude: a request wakes an ended session headless; the model reads and replies; the answer reaches the sender's wait", { skip, timeout: 240_000 }, async (t) => {
-  const base = tempDir(t, "peerpost-wake-claude-");
+/**
+ * A temp world for one wake test: a state dir, a project dir, a fake Messages API whose answers the test
+ * swaps with `world.script = …`, and an isolated Claude environment with `claude` on its PATH, as a
+ * user's shell has it (the wake runs it from there).
+ */
+async function claudeWorld(t: TestContext, prefix: string) {
+  const base = tempDir(t, prefix);
   const stateDir = join(base, "peerpost");
   const cwd = join(base, "project");
   mkdirSync(cwd);
-  let script: Script = () => ({ text: "HELLO" });
-  const fake = await startFakeAnthropic((request) => script(request));
+  const answers = { script: (() => ({ text: "HELLO" })) as Script };
+  const fake = await startFakeAnthropic((request) => answers.script(request));
   onCleanup(t, () => fake.close());
-  // `claude` on the session's PATH, as a user's shell has it: the wake runs it from there.
   const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir, PATH: `${dirname(claudeBinary())}:${process.env.PATH ?? ""}` });
+  return Object.assign(answers, { base, stateDir, cwd, fake, env });
+}
+
+test("claude: a request wakes an ended session headless; the model reads and replies; the answer reaches the sender's wait", { skip, timeout: 240_000 }, async (t) => {
+  const world = await claudeWorld(t, "peerpost-wake-claude-");
+  const { base, stateDir, cwd, env, fake } = world;
   await installFromDirectoryMarketplace(ROOT, "peerpost@peerpost", { env, cwd, timeoutMs: TIMEOUT_MS });
   const first = await runClaude(["-p", "hello", "--output-format", "json"], { env, cwd, timeoutMs: TIMEOUT_MS });
   assert.equal(first.code, 0, first.stderr + first.stdout);
@@ -56,7 +66,7 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   assert.equal((await cli(["reply", String(off.messageId), "--as", address, "--done"])).code, 0);
   assert.equal((await cli(["wake", "on", "claude-code"])).code, 0);
 
-  script = claudeAnswerMail(tool, "answer to");
+  world.script = claudeAnswerMail(tool, "answer to");
   const before = fake.modelRequests.length;
   const asked = await peer.call("message", { to: address, message: "What is 6 times 7?", anticipation: "reply" });
   assert.equal(asked.ok, true, JSON.stringify(asked));
@@ -101,7 +111,7 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   writeFileSync(join(broken, "claude"), "#!/bin/sh\necho 'claude: cannot reach the API' >&2\nexit 7\n");
   chmodSync(join(broken, "claude"), 0o755);
   // The session runs once more with that PATH (a user's shell changed): its SessionStart captures it.
-  script = () => ({ text: "HELLO" });
+  world.script = () => ({ text: "HELLO" });
   const resumed = await runClaude(["-p", "hello", "--output-format", "json", "--resume", sessionId], { env: { ...env, PATH: `${broken}:${env.PATH}` }, cwd, timeoutMs: TIMEOUT_MS });
   assert.equal(resumed.code, 0, resumed.stderr);
   const doomed = await peer.call("message", { to: address, message: "Still there?", anticipation: "reply" });
@@ -118,14 +128,8 @@ test("claude: a request wakes an ended session headless; the model reads and rep
 });
 
 test("claude: a session known only from its transcript is woken once peerpost is sure nothing holds it; the reply reaches wait", { skip, timeout: 240_000 }, async (t) => {
-  const base = tempDir(t, "peerpost-wake-discovered-");
-  const stateDir = join(base, "peerpost");
-  const cwd = join(base, "project");
-  mkdirSync(cwd);
-  let script: Script = () => ({ text: "HELLO" });
-  const fake = await startFakeAnthropic((request) => script(request));
-  onCleanup(t, () => fake.close());
-  const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir, PATH: `${dirname(claudeBinary())}:${process.env.PATH ?? ""}` });
+  const world = await claudeWorld(t, "peerpost-wake-discovered-");
+  const { stateDir, cwd, env } = world;
   // The session runs before peerpost is installed: only its transcript tells of it.
   const first = await runClaude(["-p", "hello", "--output-format", "json"], { env, cwd, timeoutMs: TIMEOUT_MS });
   assert.equal(first.code, 0, first.stderr + first.stdout);
@@ -161,7 +165,7 @@ test("claude: a session known only from its transcript is woken once peerpost is
   await until(() => !existsSync(`/proc/${holder.pid}`), 10_000, "the holder to exit");
 
   // Nothing holds it: the wake starts and carries every open request.
-  script = claudeAnswerMail(tool, "discovered answers");
+  world.script = claudeAnswerMail(tool, "discovered answers");
   const asked = await peer.call("message", { to: address, message: "Summarise, please.", anticipation: "reply" });
   assert.equal(asked.wake, "started", JSON.stringify(asked));
   assert.ok(codes(asked).includes("recipient_waking"));
