@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { tempDir } from "./helpers/temp.js";
+import { onCleanup, tempDir } from "./helpers/temp.js";
+import { until } from "./helpers/poll.js";
 import { collect, type Collected } from "./helpers/children.js";
 import { CLI } from "./helpers/mcp.js";
 import { openPeerpost } from "../core/peerpost.js";
@@ -66,4 +67,29 @@ test("doctor and a bad PEERPOST_STORE never show the password; an unreachable st
   const bad = await cli({ ...env, PEERPOST_STORE: `mysql://me:${secret}@host/db` }, "doctor", "--json");
   assert.ok(!bad.stdout.includes(secret) && !bad.stderr.includes(secret), bad.stdout + bad.stderr);
   assert.match(bad.stdout, /PEERPOST_STORE=.*mysql:\/\/me:\*\*\*@host\/db.*expected file or a postgres:\/\/ URL/);
+});
+
+test("the web view on a PostgreSQL store shows mail another machine sends while the page is open", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const here = tempDir(t);
+  const there = tempDir(t);
+  const env = { HOME: here, PEERPOST_HOME: join(here, "state"), PEERPOST_STORE: url, PEERPOST_USER: "ana" };
+  const ui = spawn(process.execPath, [CLI, "ui", "--no-open"], { env: { PATH: "/usr/bin:/bin", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  onCleanup(t, () => ui.kill("SIGKILL"));
+  const exited = collect(ui);
+  let printed = "";
+  ui.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+  await until(() => printed.includes("\n"), 30_000, "the web view's URL");
+  const page = new URL(printed.trim());
+  const state = async () => (await fetch(new URL(`/api/state${page.search}`, page))).text();
+
+  const sent = await cli({ HOME: there, PEERPOST_HOME: join(there, "state"), PEERPOST_STORE: url }, "send", "--from", "claude:elsewhere", "--to", "user:ana", "--anticipation", "reply", "from the other machine");
+  assert.equal(sent.code, 0, sent.stderr);
+  await until(async () => (await state()).includes("from the other machine"), 15_000, "the other machine's message in the page's state");
+  ui.kill("SIGTERM");
+  // It stops on SIGTERM (not left for the clean-up's SIGKILL); after a NOTIFY-driven sync Node may end it
+  // by the signal itself rather than with exit 0.
+  const end = await exited;
+  assert.ok(end.code === 0 || end.signal === "SIGTERM", `SIGTERM stops the web view: ${end.code} ${end.signal} ${end.stderr}`);
 });

@@ -24,6 +24,10 @@ function parsePort(value: string | undefined): number {
 export async function ui(options: UiOptions): Promise<void> {
   const port = parsePort(options.port);
   const peerpost = openPeerpost({});
+  // A shared (PostgreSQL) store: bring this machine's mirrors up to date, then follow the database, so
+  // what other machines write reaches the page as it happens.
+  await peerpost.backend.sync();
+  const unfollow = peerpost.backend.follow();
   const { author, problem } = uiAuthor(options.as, peerpost.config);
   const server = new UiServer({ peerpost, assets: { html, css, icon, script }, port, author });
   // Registered before the URL is printed: whoever reads it may stop the server at once.
@@ -37,4 +41,6 @@ export async function ui(options: UiOptions): Promise<void> {
   if (options.open) void openBrowser(url).then((problem) => problem && process.stderr.write(`peerpost ui: could not open a browser (${problem}); open the URL above\n`));
   await stopped;
   await server.close();
+  unfollow();
+  await peerpost.backend.close();
 }
