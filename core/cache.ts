@@ -4,6 +4,7 @@
 // missing, corrupt, malformed, replaced or truncated log — makes the reader rebuild from the log.
 import { closeSync, constants, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { createRequire } from "node:module";
 import { fnv1a64 } from "./hash.js";
 import type { MailboxState } from "./fold.js";
 import type { CorruptSummary } from "./view.js";
@@ -70,8 +71,9 @@ export function loadSnapshot(snapshotPath: string, logPath: string, scope: strin
 }
 
 export async function saveSnapshot(snapshotPath: string, snapshot: Snapshot): Promise<void> {
-  // Loaded only when a snapshot is written, which most prompt hooks never do.
-  const { default: writeFileAtomic } = await import("write-file-atomic");
+  // Loaded only when a snapshot is written, which most prompt hooks never do. By require, not import():
+  // in a CommonJS hook bundle import() starts the ES module loader and lexes the package (~8 ms).
+  const writeFileAtomic = (typeof require === "function" ? require("write-file-atomic") : createRequire(import.meta.url)("write-file-atomic")) as typeof import("write-file-atomic");
   try {
     // No fsync: a snapshot lost in a crash is rebuilt from the log.
     await writeFileAtomic(snapshotPath, JSON.stringify(snapshot), { mode: FILE_MODE, fsync: false });

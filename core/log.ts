@@ -4,6 +4,7 @@
 // then confirm by log order: records other writers slipped in after the decision (a lock taken over from
 // a stopped holder) are re-read before acknowledging, and the first conflicting record wins.
 // Readers stream from an offset, never parse a torn last line, and report (but keep) invalid lines.
+import { createRequire } from "node:module";
 import { closeSync, constants, fstatSync, fsyncSync, readSync, rmdirSync, statSync, writeSync } from "node:fs";
 import { PeerpostError, ioError } from "./errors.js";
 import { openStateFile } from "./trust.js";
@@ -193,7 +194,7 @@ export class JsonlLog<T> {
 
   private async lock(): Promise<() => Promise<void>> {
     // Loaded on first deciding append only: readers (every prompt hook) never pay for it.
-    const { default: lockfile } = await import("proper-lockfile");
+    const lockfile = (typeof require === "function" ? require("proper-lockfile") : createRequire(import.meta.url)("proper-lockfile")) as typeof import("proper-lockfile");
     const deadline = Date.now() + this.options.lockTimeoutMs;
     for (;;) {
       try {

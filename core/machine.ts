@@ -4,9 +4,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { ioError } from "./errors.js";
 import { FILE_MODE } from "./state-dir.js";
+
+/** Loaded only when an id is made (once per state dir): node:crypto costs every hook ~8 ms to load. */
+function randomHex(bytes: number): string {
+  const { randomBytes } = createRequire(process.execPath)("node:crypto") as typeof import("node:crypto");
+  return randomBytes(bytes).toString("hex");
+}
 
 export const MACHINE_PATTERN = /^[A-Za-z0-9._-]{1,80}$/;
 
@@ -20,7 +26,7 @@ export function machineId(stateDir: string): string {
   const existing = readId(path);
   if (existing !== undefined) return existing;
   const name = hostname().toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "machine";
-  const id = `${name}.${randomBytes(4).toString("hex")}`;
+  const id = `${name}.${randomHex(4)}`;
   try {
     // "wx": two processes creating it at once keep the first one's id.
     writeFileSync(path, id + "\n", { mode: FILE_MODE, flag: "wx" });

@@ -51,7 +51,24 @@ const uiAssets = {
   },
 };
 
-const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports, uiAssets] };
+/**
+ * pg asks on load whether it runs in a Cloudflare Worker by constructing a `Response`, which on Node 20
+ * loads the whole fetch implementation (undici): ~30 ms of every process that opens the PostgreSQL
+ * store, a prompt hook included. peerpost runs on Node only, so the bundles take Node's sockets directly.
+ */
+const pgNodeStreams = {
+  name: "pg-node-streams",
+  setup(context) {
+    context.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const probe = "function getStreamFuncs() {\n  if (isCloudflareRuntime()) {";
+      if (!source.includes(probe)) throw new Error(`pg's ${args.path} changed: check the Cloudflare probe is still skipped`);
+      return { contents: source.replace(probe, "function getStreamFuncs() {\n  if (false) {"), loader: "js" };
+    });
+  },
+};
+
+const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports, uiAssets, pgNodeStreams] };
 
 /** Servers and the CLI: single ESM files. */
 function bundleEsm(entry, outfile, { shebang = false } = {}) {
@@ -69,7 +86,7 @@ function bundleHooks(entry, outfile) {
     entryPoints: [join(root, entry)],
     outfile: join(out, outfile),
     format: "cjs",
-    plugins: [zodExports, vendorOutside],
+    plugins: [zodExports, vendorOutside, pgNodeStreams],
     // core/zod.ts reads import.meta only where `require` is missing, which a CommonJS bundle never is.
     logOverride: { "empty-import-meta": "silent" },
   });

@@ -1,6 +1,7 @@
 // Connections to the PostgreSQL store. The pg driver is loaded on first use, so processes on the file
 // store never load it. Every failure becomes `state_io_error` with the URL masked and a hint.
 import type { Client, ClientConfig, Pool, PoolClient } from "pg";
+import { createRequire } from "node:module";
 import { PeerpostError } from "../../errors.js";
 import { maskSecretsIn, maskStoreUrl } from "./url.js";
 
@@ -13,9 +14,10 @@ interface Driver {
 let driver: Promise<Driver> | undefined;
 
 export function loadDriver(): Promise<Driver> {
-  // pg is CommonJS: its classes sit on the default export.
-  return (driver ??= import("pg").then((module) => {
-    const pg = ((module as unknown as { default?: PgModule }).default ?? module) as PgModule;
+  // By require, not import(): in a CommonJS hook bundle import() starts the ES module loader and lexes
+  // the whole driver for its exports, a large part of a hook's budget.
+  return (driver ??= Promise.resolve().then(() => {
+    const pg = (typeof require === "function" ? require("pg") : createRequire(import.meta.url)("pg")) as PgModule;
     class ClosingClient extends pg.Client {
       override connect(): Promise<Client>;
       override connect(callback: (error: Error) => void): void;
