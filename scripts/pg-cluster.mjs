@@ -79,7 +79,7 @@ function pgCtl(cluster, args) {
 
 /** Starts the (stopped) server of a cluster again, on the same port: how tests bring a database back. */
 export function startServer(cluster) {
-  const options = [`-p ${cluster.port}`, `-k ${cluster.dir}`, "-c listen_addresses=127.0.0.1", "-c shared_buffers=16MB", "-c max_connections=200", "-c fsync=off", "-c full_page_writes=off"].join(" ");
+  const options = [`-p ${cluster.port}`, `-k ${cluster.dir}`, "-c listen_addresses=127.0.0.1", "-c shared_buffers=16MB", "-c max_connections=200", "-c fsync=off", "-c full_page_writes=off", "-c autovacuum=off"].join(" ");
   pgCtl(cluster, ["-l", join(cluster.dir, "server.log"), "-o", options, "-w", "-t", "60", "start"]);
 }
 

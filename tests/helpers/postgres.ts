@@ -67,8 +67,24 @@ export async function testDatabase(t: TestContext, cluster?: TestCluster): Promi
   if (!base) return undefined;
   const name = `peerpost_t_${randomBytes(6).toString("hex")}`;
   await admin(base.url, (query) => query(`CREATE DATABASE ${name}`));
-  onCleanup(t, () => admin(base.url, (query) => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+  onCleanup(t, () => dropDatabase(base.url, name));
   return withDatabase(base.url, name);
+}
+
+/**
+ * Drops a test database, ending its connections. A backend of another role (a server process of the
+ * cluster) may still be on it for a moment, which the test role may not end: then it tries again.
+ */
+async function dropDatabase(url: string, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin(url, (query) => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt >= 50 || (code !== "42501" && code !== "55006")) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 /** Runs SQL on a test database directly (to plant rows peerpost would never write). */
