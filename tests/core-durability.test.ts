@@ -54,10 +54,21 @@ test("SIGKILL at random points while appending loses no acknowledged send and le
   await store.mailbox.send({ from: "claude:after", fromVerified: true, to: "codex:sink", body: "after the crashes" });
   const view = store.mailbox.view("codex:sink");
   for (const id of acknowledged) assert.ok(view.state.messages[id], `acknowledged ${id} is in the mailbox`);
-  assert.equal(view.corrupt.count, 0);
   assert.equal(view.tornTail, false);
+  // A write cut short by the kill can leave a fragment of a send that was never acknowledged: the next
+  // writer closes it off with a newline (never cutting anyone's line) and readers skip and report it.
+  // So every line parses, except fragments, at most one per killed writer, each reported.
   const lines = linesOf(store.mailbox.log.path);
-  for (const line of lines) JSON.parse(line);
+  const fragments = lines.filter((line) => {
+    try {
+      JSON.parse(line);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  assert.equal(view.corrupt.count, fragments.length, "every fragment is reported, nothing else is");
+  assert.ok(fragments.length <= 6 * 3, `at most one fragment per killed writer (${fragments.length})`);
   assert.ok(store.mailbox.inbox("codex:sink").some((entry) => entry.body === "after the crashes"));
 });
 
