@@ -28,7 +28,8 @@ export function onCleanup(t: TestContext, step: () => unknown): void {
 
 export function tempDir(t: TestContext, prefix = "peerpost-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  onCleanup(t, () => rmSync(dir, { recursive: true, force: true }));
+  // Retried: a detached process the test started (a wake runner) may still be writing its last file.
+  onCleanup(t, () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }));
   return dir;
 }
 
