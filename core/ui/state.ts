@@ -10,7 +10,7 @@ import { roleState, rolesOf } from "../roles.js";
 import type { ReceiptRecord } from "../schemas.js";
 import type { UiSource } from "./source.js";
 import type { UiConversation, UiFilters, UiMessage, UiReceipt, UiRequestRef, UiSession, UiState } from "./types.js";
-import { markHidden } from "./markers.js";
+import { visible } from "../visible.js";
 
 /** Receipt kinds that record a session being woken or launched; any kind matching shows as a wake. */
 const WAKE_KIND = /wake|launch/i;
@@ -21,21 +21,21 @@ function receiptView(receipt: ReceiptRecord): UiReceipt {
   for (const [key, value] of Object.entries(receipt)) {
     if (key === "v" || key === "type" || key === "id" || key === "kind" || key === "at" || value === undefined) continue;
     if (Array.isArray(value) && value.length === 0) continue;
-    fields.push([key, markHidden(typeof value === "string" ? value : JSON.stringify(value))]);
+    fields.push([key, visible(typeof value === "string" ? value : JSON.stringify(value), true)]);
   }
   return { id: receipt.id, kind: receipt.kind, at: receipt.at, fields };
 }
 
 function receiptOutcome(receipt: ReceiptRecord): string {
   const record = receipt as unknown as Record<string, unknown>;
-  return markHidden(String(record.outcome ?? record.delivery ?? ""));
+  return visible(String(record.outcome ?? record.delivery ?? ""), true);
 }
 
 function stateFiles(dir: string): Array<{ name: string; bytes: number }> {
   try {
     return readdirSync(dir, { withFileTypes: true })
       .filter((entry) => entry.isFile())
-      .map((entry) => ({ name: markHidden(entry.name), bytes: statSync(join(dir, entry.name)).size }))
+      .map((entry) => ({ name: visible(entry.name, true), bytes: statSync(join(dir, entry.name)).size }))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   } catch {
     return [];
@@ -64,7 +64,7 @@ export class UiStateBuilder {
       status,
       hop: message.hop,
       reminders: message.reminders.count,
-      body: markHidden(this.source.body(message.id)),
+      body: visible(this.source.body(message.id), true),
       bodyBytes: message.bodyBytes,
     };
     if (message.via !== undefined) view.via = message.via;
@@ -74,7 +74,7 @@ export class UiStateBuilder {
     if (message.read) view.read = { at: message.read.at };
     if (message.resolved) {
       view.resolved = { resolution: message.resolved.resolution, by: message.resolved.by, at: message.resolved.at };
-      if (message.resolved.reason !== undefined) view.resolved.reason = markHidden(message.resolved.reason);
+      if (message.resolved.reason !== undefined) view.resolved.reason = visible(message.resolved.reason, true);
     }
     if (message.reminders.lastAt !== undefined) view.lastReminderAt = message.reminders.lastAt;
     if (matches?.has(message.id)) view.match = true;
@@ -104,8 +104,8 @@ export class UiStateBuilder {
         waiting: waiting.get(entry.address) ?? [],
       };
       const name = entry.name ?? entry.title;
-      if (name !== undefined) session.name = markHidden(name);
-      if (entry.cwd !== undefined) session.cwd = markHidden(entry.cwd);
+      if (name !== undefined) session.name = visible(name, true);
+      if (entry.cwd !== undefined) session.cwd = visible(entry.cwd, true);
       return session;
     });
   }
@@ -178,7 +178,7 @@ export class UiStateBuilder {
     return {
       version,
       now: new Date(now).toISOString(),
-      stateDir: markHidden(peerpost.stateDir.path),
+      stateDir: visible(peerpost.stateDir.path, true),
       author: this.author,
       filters,
       choices: {
@@ -194,9 +194,9 @@ export class UiStateBuilder {
       wakes: wakes.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
       receipts: shownReceipts.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
       health: {
-        logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: markHidden(line.reason) })) })),
+        logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: visible(line.reason, true) })) })),
         files: stateFiles(peerpost.stateDir.path),
-        recentErrors: recentErrors(peerpost.stateDir.path).map(markHidden),
+        recentErrors: recentErrors(peerpost.stateDir.path).map((line) => visible(line, true)),
       },
     };
   }

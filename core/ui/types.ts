@@ -1,6 +1,6 @@
 // The shape of what the web view's server sends the page (GET /api/state). Every string that came from
 // a peer or a host (bodies, reasons, titles, working dirs, receipt fields) is already made visible by
-// the server (see markers.ts); the page puts it into text nodes only.
+// the server (core/visible.ts); the page puts it into text nodes only.
 import type { MessageStatus } from "../fold.js";
 
 export interface UiFilters {
