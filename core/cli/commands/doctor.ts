@@ -1,7 +1,7 @@
 // peerpost doctor: the state dir, its logs and locks, recent errors, and each host: set up or not. A host
 // whose CLI is here but where peerpost is not set up is information (with the command that sets it up),
 // not a problem: only problems make doctor exit 1.
-import { openPeerpost } from "../../peerpost.js";
+import { openPeerpost, type Peerpost } from "../../peerpost.js";
 import { inspectState } from "../../health.js";
 import { inspectStore, storeProblems, type StoreReport } from "../../store/report.js";
 import { toErrorValue } from "../../errors.js";
@@ -61,11 +61,12 @@ export const doctorCommand = defineCommand({
     const problems: Problem[] = [];
     let state: State | undefined;
     let store: StoreReport | undefined;
+    let opened: Peerpost | undefined;
     try {
-      const peerpost = openPeerpost({});
-      state = inspectState(peerpost);
+      opened = openPeerpost({});
+      state = inspectState(opened);
       problems.push(...stateProblems(state));
-      store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
+      store = await inspectStore(opened.config, opened.stateDir.path, opened.machine());
       problems.push(...storeProblems(store));
     } catch (error) {
       const value = toErrorValue(error, "cli");
@@ -74,7 +75,7 @@ export const doctorCommand = defineCommand({
     const hosts = inspectHosts(marketplaceSource());
     for (const host of hosts) for (const fix of host.fixes) problems.push({ problem: `${host.host}: needs attention`, fix });
     // The wake set-up per host: the switch as a host-wide rule sets it, and whether the CLI a wake runs is there.
-    const peerpost = state ? openPeerpost({}) : undefined;
+    const peerpost = state ? opened : undefined;
     const switches = peerpost ? readSwitches(peerpost.stateDir.path) : { wake: {}, launch: false };
     const wake = hosts.map((host) => ({ host: host.host, ...wakeSetting(switches, { address: "", host: host.host as SessionHost }) }));
     for (const entry of wake) {
