@@ -89,9 +89,19 @@ export function checkBody(body: string, field = "message"): void {
  */
 function answeredRequest(view: MailboxView, input: SendInput): MessageState | undefined {
   let found: MessageState | undefined;
-  for (const message of Object.values(view.state.messages))
-    if (message.to === input.from && message.from === input.to && message.read && !message.resolved && message.anticipation !== "fyi" && (!found || byId(found, message) < 0)) found = message;
+  for (const message of view.openRequests())
+    if (message.to === input.from && message.from === input.to && message.read && (!found || byId(found, message) < 0)) found = message;
   return found;
+}
+
+/**
+ * The state of a message this process just appended, folded from its own event alone: a plain send
+ * reports the message as sent, without reading what other writers appended meanwhile.
+ */
+function appendedMessage(event: MsgEvent, offset: number): MessageState {
+  const state = emptyState();
+  applyEvent(state, event, offset, () => true);
+  return state.messages[event.id]!;
 }
 
 /** A message this process just appended, from its refreshed view. */
@@ -344,9 +354,10 @@ export class Mailbox {
     if (key === undefined) {
       const view = this.view(input.from);
       const event = this.newMessage(view, input, newId);
-      const message = this.readBack(await this.appendPlain(view, [event]), event.id);
-      this.compactWhenLarge(view.offset);
-      return { message, created: true };
+      const outcome = await this.store.append(this.items(view, [event]));
+      const entry = outcome.entries[0]!;
+      this.compactWhenLarge(Number(entry.next));
+      return { message: appendedMessage(event, Number(entry.position)), created: true };
     }
     let id: string | undefined;
     let created = false;

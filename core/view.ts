@@ -3,7 +3,7 @@
 // Views persist as a derived, validated snapshot (see cache.ts); deleting it changes no result.
 import type { JsonlLog, CorruptLine } from "./log.js";
 import type { MailboxEvent, MsgEvent } from "./schemas.js";
-import { applyEvent, emptyState, type MailboxState } from "./fold.js";
+import { applyEvent, emptyState, type MailboxState, type MessageState } from "./fold.js";
 import { loadSnapshot, saveSnapshot, tailFingerprint, SNAPSHOT_VERSION, type Snapshot } from "./cache.js";
 import type { ScopeIndex } from "./store/scope-index.js";
 
@@ -46,7 +46,26 @@ export class MailboxView {
     return this.scope === undefined || message.to === this.scope || message.from === this.scope || message.via !== undefined;
   }
 
+  /** Ids of the messages that still ask for an answer (not fyi, not resolved); built on first use, then kept as events fold. */
+  private asking: Set<string> | undefined;
+
+  /** The messages of this view that still ask for an answer: a send looks for the one it answers among these, not among all. */
+  openRequests(): MessageState[] {
+    if (!this.asking) {
+      this.asking = new Set();
+      for (const id of Object.keys(this.state.messages)) this.track(id);
+    }
+    return [...this.asking].map((id) => this.state.messages[id]!);
+  }
+
+  private track(id: string): void {
+    const message = this.state.messages[id];
+    if (message && message.anticipation !== "fyi" && !message.resolved) this.asking!.add(id);
+    else this.asking!.delete(id);
+  }
+
   private reset(): void {
+    this.asking = undefined;
     this.state = emptyState();
     this.offset = 0;
     this.corrupt = { count: 0, recent: [] };
@@ -106,6 +125,7 @@ export class MailboxView {
     const result = this.log.scan(this.offset, (entry) => {
       lines++;
       applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message));
+      if (this.asking) this.track(entry.record.id);
     });
     lines += result.corrupt.length;
     if (result.corrupt.length > 0) {
