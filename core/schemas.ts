@@ -5,10 +5,11 @@ import { z, type Zod } from "./zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "./address.js";
 import type { RecordSchema } from "./log.js";
 import { MACHINE_PATTERN } from "./machine.js";
+import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, ULID_PATTERN } from "./record-values.js";
+import { acceptsMailboxEvent, acceptsReceipt } from "./record-check.js";
 
-/** Bodies are limited to 64 KiB of UTF-8. */
-export const MAX_BODY_BYTES = 64 * 1024;
-export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+export { ANTICIPATIONS, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, ULID_PATTERN } from "./record-values.js";
+export type { Anticipation, OriginSource, ReceiptKind, Resolution } from "./record-values.js";
 
 const address = () => z.string().check(z.regex(ADDRESS_PATTERN));
 const ulidId = () => z.string().check(z.regex(ULID_PATTERN));
@@ -17,16 +18,15 @@ const shortText = (max: number) => z.string().check(z.maxLength(max));
 /** Peer-written text (bodies, decline reasons): at most 64 KiB of UTF-8. */
 const bodyText = () => z.string().check(z.refine((text) => Buffer.byteLength(text, "utf8") <= MAX_BODY_BYTES, "over 64 KiB"));
 
-/** A schema that is built the first time something is parsed with it. */
-function lazy<T>(build: () => RecordSchema<T>): RecordSchema<T> {
+/**
+ * A schema that is built the first time something is parsed with it. `accepts` (record-check.ts) passes
+ * the common records in the exact form peerpost writes without it; every other input goes to zod.
+ */
+function lazy<T>(build: () => RecordSchema<T>, accepts?: (input: unknown) => boolean): RecordSchema<T> & { zodOnly: RecordSchema<T> } {
   let schema: RecordSchema<T> | undefined;
-  return { safeParse: (input) => (schema ??= build()).safeParse(input) };
+  const zodOnly: RecordSchema<T> = { safeParse: (input) => (schema ??= build()).safeParse(input) };
+  return { safeParse: (input) => (accepts?.(input) ? { success: true, data: input as T } : zodOnly.safeParse(input)), zodOnly };
 }
-
-export const ANTICIPATIONS = ["reply", "action", "fyi"] as const;
-export type Anticipation = (typeof ANTICIPATIONS)[number];
-export const RESOLUTIONS = ["reply", "decline", "done"] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
 
 const msgEvent = () =>
   z.strictObject({
@@ -139,13 +139,10 @@ export type ReminderEvent = Zod.infer<ReturnType<typeof reminderEvent>>;
 export type RoleEvent = Zod.infer<ReturnType<typeof roleEvent>>;
 export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | NoticedEvent | ReadEvent | ResolvedEvent | ReminderEvent | RoleEvent;
 
-export const mailboxEvent = lazy<MailboxEvent>(() => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), noticedEvent(), readEvent(), resolvedEvent(), reminderEvent(), roleEvent()]));
-
-export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
-export type OriginSource = (typeof ORIGIN_SOURCES)[number];
-
-export const RECEIPT_KINDS = ["send", "reply", "push", "wake", "launch"] as const;
-export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
+export const mailboxEvent = lazy<MailboxEvent>(
+  () => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), noticedEvent(), readEvent(), resolvedEvent(), reminderEvent(), roleEvent()]),
+  acceptsMailboxEvent,
+);
 
 const receiptRecord = () =>
   z.strictObject({
@@ -158,7 +155,7 @@ const receiptRecord = () =>
   from: address(),
   to: address(),
   messageId: ulidId(),
-  delivery: z.enum(["queued", "delivered", "failed", "skipped"]),
+  delivery: z.enum(DELIVERIES),
   via: z.optional(shortText(64)),
   warnings: z.array(shortText(2000)),
   /** Where the sender's identity came from: an explicit argument, the host runtime, the environment, or nowhere. */
@@ -170,7 +167,7 @@ const receiptRecord = () =>
   }),
 });
 export type ReceiptRecord = Zod.infer<ReturnType<typeof receiptRecord>>;
-export const receiptSchema = lazy<ReceiptRecord>(receiptRecord);
+export const receiptSchema = lazy<ReceiptRecord>(receiptRecord, acceptsReceipt);
 
 export const SESSION_HOSTS = ["claude-code", "codex", "copilot", "grok"] as const;
 export type SessionHost = (typeof SESSION_HOSTS)[number];

@@ -1,0 +1,17 @@
+// The fixed values of record fields, shared by the zod schemas (schemas.ts) and the fast checks
+// (record-check.ts), so the two can never disagree on them.
+
+/** Bodies are limited to 64 KiB of UTF-8. */
+export const MAX_BODY_BYTES = 64 * 1024;
+export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export const ANTICIPATIONS = ["reply", "action", "fyi"] as const;
+export type Anticipation = (typeof ANTICIPATIONS)[number];
+export const RESOLUTIONS = ["reply", "decline", "done"] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
+export type OriginSource = (typeof ORIGIN_SOURCES)[number];
+export const RECEIPT_KINDS = ["send", "reply", "push", "wake", "launch"] as const;
+export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
+export const DELIVERIES = ["queued", "delivered", "failed", "skipped"] as const;
