@@ -5,7 +5,7 @@
 // a stopped holder) are re-read before acknowledging, and the first conflicting record wins.
 // Readers stream from an offset, never parse a torn last line, and report (but keep) invalid lines.
 import { createRequire } from "node:module";
-import { closeSync, constants, fstatSync, fsyncSync, readSync, rmdirSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, readSync, rmdirSync, statSync, writeSync, type Stats } from "node:fs";
 import { PeerpostError, ioError } from "./errors.js";
 import { openStateFile } from "./trust.js";
 import type { Fault } from "./config.js";
@@ -73,16 +73,79 @@ const FUTURE_LOCK_SLACK_MS = 2000;
 export const MAX_LINE_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 
+/** Descriptors a log kept open are closed when the log object is collected. */
+const openDescriptors = new FinalizationRegistry<Map<number, KeptDescriptor>>((kept) => {
+  for (const { fd } of kept.values()) closeQuietly(fd);
+});
+
+interface KeptDescriptor {
+  fd: number;
+  dev: number;
+  ino: number;
+  uid: number;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export class JsonlLog<T> {
+  /**
+   * One descriptor per access mode, kept between calls: opening and checking the file (trust.ts) on
+   * every append and read cost a send more than its write. Used only while the path still names it.
+   */
+  private readonly kept = new Map<number, KeptDescriptor>();
+
   constructor(
     readonly path: string,
     private readonly schema: RecordSchema<T>,
     private readonly options: LogOptions,
-  ) {}
+  ) {
+    openDescriptors.register(this, this.kept, this);
+  }
+
+  /** Closes the descriptors this log keeps open (the next call opens them again). */
+  close(): void {
+    for (const { fd } of this.kept.values()) closeQuietly(fd);
+    this.kept.clear();
+  }
+
+  /**
+   * The kept descriptor for `flags` while the path names the file it was opened on (not followed: a link
+   * put in its place is opened, and refused, anew); otherwise the file opened and checked now.
+   */
+  private descriptor(flags: number): number {
+    const kept = this.kept.get(flags);
+    if (kept) {
+      let current: Stats | undefined;
+      try {
+        current = lstatSync(this.path);
+      } catch {
+        current = undefined;
+      }
+      // The same file, still as the checks left it (a mode someone loosened since is checked, and tightened, anew).
+      if (current && current.ino === kept.ino && current.dev === kept.dev && current.uid === kept.uid && (current.mode & 0o077) === 0) return kept.fd;
+      closeQuietly(kept.fd);
+      this.kept.delete(flags);
+    }
+    const fd = openStateFile(this.path, flags);
+    try {
+      const stat = fstatSync(fd);
+      this.kept.set(flags, { fd, dev: stat.dev, ino: stat.ino, uid: stat.uid });
+    } catch (error) {
+      closeQuietly(fd);
+      throw error;
+    }
+    return fd;
+  }
 
   /** The file's identity and size, or undefined when it does not exist yet. */
   identity(): FileIdentity | undefined {
@@ -103,18 +166,14 @@ export class JsonlLog<T> {
     if (records.length === 0) return [];
     const data = this.encode(records);
     const fd = this.openForAppend();
-    try {
-      const start = fstatSync(fd).size;
-      this.write(fd, data);
-      const entries = this.locate(fd, start, data, records);
-      if (!options.syncLater) this.sync(fd);
-      // A compaction replaced the file after this one was opened: write the lines again into the live one
-      // (a compaction that copied them too leaves a duplicate, which every fold ignores).
-      if (this.replaced(fd)) return await this.append(records, options);
-      return entries;
-    } finally {
-      closeSync(fd);
-    }
+    const start = fstatSync(fd).size;
+    this.write(fd, data);
+    const entries = this.locate(fd, start, data, records);
+    if (!options.syncLater) this.sync(fd);
+    // A compaction replaced the file after this one was opened: write the lines again into the live one
+    // (a compaction that copied them too leaves a duplicate, which every fold ignores).
+    if (this.replaced(fd)) return await this.append(records, options);
+    return entries;
   }
 
   /** Whether the path now names another file than the open descriptor (a compaction renamed a new one in). */
@@ -134,39 +193,35 @@ export class JsonlLog<T> {
    * end to them: a record there that `conflicts` matches came first in log order and wins.
    */
   async transact(decide: (end: number) => Decided<T> | Promise<Decided<T>>): Promise<Transacted<T>> {
-    let fd: number | undefined;
+    let fd: number;
+    let end: number;
+    let decision: { records: T[]; conflicts?: ((earlier: T) => boolean) | undefined };
+    let entries: LogEntry<T>[];
+    const release = await this.lock();
     try {
-      let end: number;
-      let decision: { records: T[]; conflicts?: ((earlier: T) => boolean) | undefined };
-      let entries: LogEntry<T>[];
-      const release = await this.lock();
-      try {
-        // Opened under the lock: a compaction (which holds it) cannot replace the file under this writer.
-        fd = this.openForAppend();
-        end = fstatSync(fd).size;
-        const decided = await decide(end);
-        decision = Array.isArray(decided) ? { records: decided } : decided;
-        if (decision.records.length === 0) return { entries: [] };
-        if (this.options.fault === "stop-after-decide") process.kill(process.pid, "SIGSTOP");
-        const data = this.encode(decision.records);
-        this.write(fd, data);
-        entries = this.locate(fd, end, data, decision.records);
-      } finally {
-        await release().catch(() => undefined);
-      }
-      // Outside the lock: the next decider writes while this fsync (which covers its pages too) runs.
-      this.sync(fd);
-      const first = Math.min(...entries.map((entry) => entry.offset));
-      const conflicts = decision.conflicts;
-      let conflict: LogEntry<T> | undefined;
-      if (conflicts && first > end)
-        this.scan(end, (entry) => {
-          if (!conflict && conflicts(entry.record)) conflict = entry;
-        }, { until: first });
-      return conflict ? { entries, conflict } : { entries };
+      // Taken under the lock: a compaction (which holds it) cannot replace the file under this writer.
+      fd = this.openForAppend();
+      end = fstatSync(fd).size;
+      const decided = await decide(end);
+      decision = Array.isArray(decided) ? { records: decided } : decided;
+      if (decision.records.length === 0) return { entries: [] };
+      if (this.options.fault === "stop-after-decide") process.kill(process.pid, "SIGSTOP");
+      const data = this.encode(decision.records);
+      this.write(fd, data);
+      entries = this.locate(fd, end, data, decision.records);
     } finally {
-      if (fd !== undefined) closeSync(fd);
+      await release().catch(() => undefined);
     }
+    // Outside the lock: the next decider writes while this fsync (which covers its pages too) runs.
+    this.sync(fd);
+    const first = Math.min(...entries.map((entry) => entry.offset));
+    const conflicts = decision.conflicts;
+    let conflict: LogEntry<T> | undefined;
+    if (conflicts && first > end)
+      this.scan(end, (entry) => {
+        if (!conflict && conflicts(entry.record)) conflict = entry;
+      }, { until: first });
+    return conflict ? { entries, conflict } : { entries };
   }
 
   /** Runs `work` holding the log's lock: no deciding append runs meanwhile (plain appends still may). */
@@ -184,7 +239,7 @@ export class JsonlLog<T> {
     try {
       // O_APPEND: every write lands whole at the end, after any other writer's, lock or no lock.
       // Never through a link, and only a regular file of ours that no one else can write (trust.ts).
-      fd = openStateFile(this.path, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND);
+      fd = this.descriptor(constants.O_RDWR | constants.O_CREAT | constants.O_APPEND);
     } catch (error) {
       if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
@@ -338,17 +393,13 @@ export class JsonlLog<T> {
     const result: ScanResult = { next: offset, corrupt: [], tornTail: false };
     let fd: number;
     try {
-      fd = openStateFile(this.path, constants.O_RDONLY);
+      fd = this.descriptor(constants.O_RDONLY);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return result;
       if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
     }
-    try {
-      this.scanOpen(fd, offset, visit, result, limits);
-    } finally {
-      closeSync(fd);
-    }
+    this.scanOpen(fd, offset, visit, result, limits);
     return result;
   }
 
@@ -446,7 +497,7 @@ export class JsonlLog<T> {
     if (offsets.length === 0) return;
     let fd: number;
     try {
-      fd = openStateFile(this.path, constants.O_RDONLY);
+      fd = this.descriptor(constants.O_RDONLY);
     } catch (error) {
       if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
@@ -474,8 +525,6 @@ export class JsonlLog<T> {
       }
     } catch (error) {
       throw ioError("read", this.path, error);
-    } finally {
-      closeSync(fd);
     }
   }
 

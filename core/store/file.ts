@@ -106,6 +106,6 @@ export class FileStore<T> implements Store<T> {
   }
 
   async close(): Promise<void> {
-    // Nothing held open between calls.
+    this.log.close();
   }
 }
