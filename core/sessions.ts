@@ -84,10 +84,36 @@ export class Sessions {
     return owner?.hostPid !== undefined && owner.hostPid !== input.hostPid && owner.alive ? owner.hostPid : undefined;
   }
 
+  /** The registry folded so far: latest entry per address, up to `offset` of the file named by `dev`/`ino`. */
+  private folded = { byAddress: new Map<string, SessionEntry>(), offset: 0, dev: -1, ino: -1 };
+
   /** Every session ever registered, latest record per address, most recently seen first. */
   all(): SessionEntry[] {
-    const byAddress = new Map<string, SessionEntry>();
-    this.log.scan(0, ({ record }) => {
+    const entries = [...this.fold().values()].map((entry) => ({ ...entry }));
+    const here = this.machine();
+    for (const entry of entries) {
+      entry.local = entry.machine === undefined || entry.machine === here;
+      // Judged when first asked (it reads /proc): most calls look at one entry. A pid names a process only on its own machine.
+      let alive: boolean | undefined;
+      Object.defineProperty(entry, "alive", {
+        enumerable: true,
+        configurable: true,
+        get: () => (alive ??= entry.local && entry.hostPid !== undefined && isSameProcess(entry.hostPid, entry.hostStart)),
+        set: (value: boolean) => (alive = value),
+      });
+    }
+    return entries.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
+  }
+
+  /** Folds the records appended since the last call (every tool call asks; the file only grows). */
+  private fold(): Map<string, SessionEntry> {
+    const identity = this.log.identity();
+    const folded = this.folded;
+    if (!identity || identity.dev !== folded.dev || identity.ino !== folded.ino || identity.size < folded.offset)
+      this.folded = { byAddress: new Map(), offset: 0, dev: identity?.dev ?? -1, ino: identity?.ino ?? -1 };
+    if (!identity || identity.size === this.folded.offset) return this.folded.byAddress;
+    const byAddress = this.folded.byAddress;
+    this.folded.offset = this.log.scan(this.folded.offset, ({ record }) => {
       const previous = byAddress.get(record.address);
       if (record.claimFrom !== undefined && record.hostPid !== undefined) {
         if (previous) previous.claim = { hostPid: record.hostPid, ownerPid: record.claimFrom, at: record.at };
@@ -121,15 +147,8 @@ export class Sessions {
       if (previous?.claim !== undefined) entry.claim = previous.claim;
       if (record.machine !== undefined) entry.machine = record.machine;
       byAddress.set(record.address, entry);
-    });
-    const entries = [...byAddress.values()];
-    const here = this.machine();
-    for (const entry of entries) {
-      entry.local = entry.machine === undefined || entry.machine === here;
-      // A pid names a process only on its own machine.
-      entry.alive = entry.local && entry.hostPid !== undefined && isSameProcess(entry.hostPid, entry.hostStart);
-    }
-    return entries.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
+    }).next;
+    return byAddress;
   }
 
   /** Without includeDead: the live sessions here, and every session of other machines (their liveness is not known here). */
