@@ -53,7 +53,10 @@ export class Receipts {
     const at = this.now();
     const newId = await idFactory();
     const record: ReceiptRecord = { v: 1, type: "receipt", id: newId(at), at: new Date(at).toISOString(), ...input };
-    await this.store.append([{ record, scopes: receiptScopes(record) }]);
+    // Written, not fsynced: the action it records is already durable, and a receipt is not worth a second
+    // flush per send. Other processes read it at once; only a crash of the machine before the kernel's own
+    // write-back (seconds) can lose it, and never the message it is about.
+    await this.store.append([{ record, scopes: receiptScopes(record) }], { durability: "eventual" });
     return record;
   }
 
