@@ -6,14 +6,12 @@ type IdFactory = (seedTime?: number) => string;
 
 let factory: Promise<IdFactory> | undefined;
 
-const load = (name: string): unknown => (typeof require === "function" ? require(name) : createRequire(import.meta.url)(name));
-
 /**
  * ulid's own generator asks the system for one random byte per character (16 calls per id); this one
  * draws the same uniform bytes from a pool the system fills 256 at a time.
  */
 function pooledRandom(): () => number {
-  const { randomFillSync } = load("node:crypto") as typeof import("node:crypto");
+  const { randomFillSync } = (typeof require === "function" ? require("node:crypto") : createRequire(import.meta.url)("node:crypto")) as typeof import("node:crypto");
   const pool = Buffer.allocUnsafe(256);
   let next = pool.length;
   return () => {
@@ -28,7 +26,8 @@ function pooledRandom(): () => number {
 export function idFactory(): Promise<IdFactory> {
   // require, not import(): a CommonJS hook bundle would start the ES module loader for it (see cache.ts).
   factory ??= Promise.resolve().then(() => {
-    const { monotonicFactory } = load("ulid") as typeof import("ulid");
+    // Literal requires: the bundler resolves them (to the vendored copy in a hook bundle).
+    const { monotonicFactory } = (typeof require === "function" ? require("ulid") : createRequire(import.meta.url)("ulid")) as typeof import("ulid");
     return monotonicFactory(pooledRandom());
   });
   return factory;
