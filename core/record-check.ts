@@ -1,10 +1,11 @@
 // Exact-shape checks for the records written and read most (messages, read marks, deliveries,
-// resolutions, receipts): plain comparisons that accept only what the zod schemas in schemas.ts surely
-// accept, in the exact form peerpost writes. Anything else (another timestamp form, an unknown field, a
+// resolutions, receipts, session registrations): plain comparisons that accept only what the zod
+// schemas in schemas.ts surely accept, in the exact form peerpost writes. Anything else (another timestamp form, an unknown field, a
 // bad value) is left to zod, which decides and explains. A send folds every other writer's new lines,
 // so this is the cost that grows with traffic; tests/core-record-check compares both on mutated records.
-import { ADDRESS_PATTERN } from "./address.js";
-import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, ULID_PATTERN } from "./record-values.js";
+import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "./address.js";
+import { MACHINE_PATTERN } from "./machine.js";
+import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, SESSION_HOSTS, SESSION_SOURCES, ULID_PATTERN } from "./record-values.js";
 
 type Check = (value: unknown) => boolean;
 
@@ -12,8 +13,6 @@ type Check = (value: unknown) => boolean;
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const literal = (expected: unknown): Check => (value) => value === expected;
-const ulid: Check = (value) => typeof value === "string" && ULID_PATTERN.test(value);
-const address: Check = (value) => typeof value === "string" && ADDRESS_PATTERN.test(value);
 const boolean: Check = (value) => typeof value === "boolean";
 const isoTime: Check = (value) => {
   if (typeof value !== "string" || !ISO_MS.test(value)) return false;
@@ -26,7 +25,16 @@ const body: Check = (value) => typeof value === "string" && (value.length * 3 <=
 const oneOf = (values: readonly string[]): Check => (value) => typeof value === "string" && values.includes(value);
 const counting: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 1;
 const integer: Check = (value) => Number.isSafeInteger(value);
-const listOf = (item: Check): Check => (value) => Array.isArray(value) && value.every(item);
+const nonNegative: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
+const matching = (pattern: RegExp): Check => (value) => typeof value === "string" && pattern.test(value);
+const ulid = matching(ULID_PATTERN);
+const address = matching(ADDRESS_PATTERN);
+const listOf = (item: Check): Check => (value) => {
+  if (!Array.isArray(value)) return false;
+  // Indexed, not every(): a hole in an array is a missing item, not a skipped one.
+  for (let index = 0; index < value.length; index++) if (!item(value[index])) return false;
+  return true;
+};
 
 /** A plain object with every required field, no field outside the two lists, and each field passing its check. */
 function shape(required: Record<string, Check>, optional: Record<string, Check> = {}): Check {
@@ -81,5 +89,22 @@ export const acceptsReceipt: Check = byType({
       origin: shape({ source: oneOf(ORIGIN_SOURCES), pid: integer }, { detail: text(200), cwd: text(4096) }),
     },
     { via: text(64) },
+  ),
+});
+
+export const acceptsSession: Check = byType({
+  session: shape(
+    { v: literal(1), type: literal("session"), at: isoTime, host: oneOf(SESSION_HOSTS), address, sessionId: matching(ID_PATTERN), writerPid: counting, source: oneOf(SESSION_SOURCES) },
+    {
+      hostPid: counting,
+      hostStart: nonNegative,
+      cwd: text(4096),
+      title: text(200),
+      name: matching(NAME_PATTERN),
+      roles: listOf(matching(ID_PATTERN)),
+      push: text(32),
+      claimFrom: counting,
+      machine: matching(MACHINE_PATTERN),
+    },
   ),
 });

@@ -15,3 +15,7 @@ export type OriginSource = (typeof ORIGIN_SOURCES)[number];
 export const RECEIPT_KINDS = ["send", "reply", "push", "wake", "launch"] as const;
 export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
 export const DELIVERIES = ["queued", "delivered", "failed", "skipped"] as const;
+
+export const SESSION_HOSTS = ["claude-code", "codex", "copilot", "grok"] as const;
+export type SessionHost = (typeof SESSION_HOSTS)[number];
+export const SESSION_SOURCES = ["startup", "resume", "clear", "compact", "server", "cli", "discovered"] as const;

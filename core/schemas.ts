@@ -5,11 +5,11 @@ import { z, type Zod } from "./zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "./address.js";
 import type { RecordSchema } from "./log.js";
 import { MACHINE_PATTERN } from "./machine.js";
-import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, ULID_PATTERN } from "./record-values.js";
-import { acceptsMailboxEvent, acceptsReceipt } from "./record-check.js";
+import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, SESSION_HOSTS, SESSION_SOURCES, ULID_PATTERN } from "./record-values.js";
+import { acceptsMailboxEvent, acceptsReceipt, acceptsSession } from "./record-check.js";
 
-export { ANTICIPATIONS, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, ULID_PATTERN } from "./record-values.js";
-export type { Anticipation, OriginSource, ReceiptKind, Resolution } from "./record-values.js";
+export { ANTICIPATIONS, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, SESSION_HOSTS, ULID_PATTERN } from "./record-values.js";
+export type { Anticipation, OriginSource, ReceiptKind, Resolution, SessionHost } from "./record-values.js";
 
 const address = () => z.string().check(z.regex(ADDRESS_PATTERN));
 const ulidId = () => z.string().check(z.regex(ULID_PATTERN));
@@ -169,8 +169,6 @@ const receiptRecord = () =>
 export type ReceiptRecord = Zod.infer<ReturnType<typeof receiptRecord>>;
 export const receiptSchema = lazy<ReceiptRecord>(receiptRecord, acceptsReceipt);
 
-export const SESSION_HOSTS = ["claude-code", "codex", "copilot", "grok"] as const;
-export type SessionHost = (typeof SESSION_HOSTS)[number];
 
 const sessionRecord = () =>
   z.strictObject({
@@ -189,7 +187,7 @@ const sessionRecord = () =>
   cwd: z.optional(shortText(4096)),
   /** Free text from the host; untrusted. */
   title: z.optional(shortText(200)),
-  source: z.enum(["startup", "resume", "clear", "compact", "server", "cli", "discovered"]),
+  source: z.enum(SESSION_SOURCES),
   /** A human name a person gave the session (`peerpost name`), or the host's own title for it. */
   name: z.optional(z.string().check(z.regex(NAME_PATTERN))),
   roles: z.optional(z.array(z.string().check(z.regex(ID_PATTERN)))),
@@ -201,4 +199,4 @@ const sessionRecord = () =>
     machine: z.optional(z.string().check(z.regex(MACHINE_PATTERN))),
 });
 export type SessionRecord = Zod.infer<ReturnType<typeof sessionRecord>>;
-export const sessionSchema = lazy<SessionRecord>(sessionRecord);
+export const sessionSchema = lazy<SessionRecord>(sessionRecord, acceptsSession);

@@ -3,8 +3,8 @@
 // and the records peerpost writes every day are accepted without zod.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mailboxEvent, receiptSchema } from "../core/schemas.js";
-import { acceptsMailboxEvent, acceptsReceipt } from "../core/record-check.js";
+import { mailboxEvent, receiptSchema, sessionSchema } from "../core/schemas.js";
+import { acceptsMailboxEvent, acceptsReceipt, acceptsSession } from "../core/record-check.js";
 import { JsonlLog } from "../core/log.js";
 import { tempDir } from "./helpers/temp.js";
 import { join } from "node:path";
@@ -27,6 +27,11 @@ const RECEIPTS: Record<string, unknown>[] = [
   { v: 1, type: "receipt", id: ID, kind: "push", at: AT, host: "codex", from: "claude:a", to: "codex:b", messageId: ID, delivery: "delivered", via: "codex-turn", warnings: ["w"], origin: { source: "explicit", detail: "--from", pid: 1, cwd: "/tmp/x" } },
 ];
 
+const SESSIONS: Record<string, unknown>[] = [
+  { v: 1, type: "session", at: AT, host: "claude-code", address: "claude:s-1", sessionId: "s-1", writerPid: 10, source: "startup", machine: "box.1a2b3c4d" },
+  { v: 1, type: "session", at: AT, host: "codex", address: "codex:t", sessionId: "t", hostPid: 9, hostStart: 0, writerPid: 11, cwd: "/w", title: "t", source: "server", name: "my task", roles: ["reviewer"], push: "codex-turn", claimFrom: 3 },
+];
+
 /** Values that break one rule or another (or none), tried in every field. */
 const ODD_VALUES: unknown[] = [
   undefined, null, true, false, 0, 1, -1, 1.5, 2 ** 53, "", "x", " claude:a", "claude:a ", "claude:", "role:reviewer", "CLAUDE:a", "claude:a/b", "claude:a\n",
@@ -34,7 +39,7 @@ const ODD_VALUES: unknown[] = [
   AT, "2026-12-03T18:00:00Z", "2026-12-03T18:00:00.1234Z", "2026-02-29T00:00:00.000Z", "2028-02-29T00:00:00.000Z", "2026-02-30T00:00:00.000Z",
   "2026-13-01T00:00:00.000Z", "2026-12-03T24:00:00.000Z", "2026-12-03T18:60:00.000Z", "2026-12-03T18:00:00.000+01:00", "+012026-12-03T18:00:00.000Z",
   "reply", "action", "fyi", "done", "decline", "send", "queued", "host", "x".repeat(32), "x".repeat(33), "x".repeat(64), "x".repeat(65), "x".repeat(200), "x".repeat(201),
-  "é".repeat(32768), "é".repeat(32769), "😀".repeat(16384), "😀".repeat(16385), [], ["x"], [1], {}, { source: "host", pid: 1 }, { source: "host", pid: 1, extra: 1 },
+  "my task", "my/task", "reviewer", "startup", "codex", "box.1a2b3c4d", "box 1", [undefined], ["reviewer", "bad role"], "é".repeat(32768), "é".repeat(32769), "😀".repeat(16384), "😀".repeat(16385), [], ["x"], [1], {}, { source: "host", pid: 1 }, { source: "host", pid: 1, extra: 1 },
 ];
 
 function seeded(seed: number): () => number {
@@ -86,6 +91,12 @@ test("every mailbox event the fast check accepts, zod accepts too", () => {
 test("every receipt the fast check accepts, zod accepts too", () => {
   for (const base of RECEIPTS) assert.equal(acceptsReceipt(base), true, `not accepted fast: ${JSON.stringify(base)}`);
   assertSubset("receipt", acceptsReceipt, receiptSchema.zodOnly, RECEIPTS);
+});
+
+test("every session record the fast check accepts, zod accepts too", () => {
+  for (const base of SESSIONS) assert.equal(acceptsSession(base), true, `not accepted fast: ${JSON.stringify(base)}`);
+  assertSubset("session", acceptsSession, sessionSchema.zodOnly, SESSIONS);
+  assert.equal(acceptsSession({ ...SESSIONS[1], roles: [, "reviewer"] }), false, "a hole in a list is a missing item");
 });
 
 test("what the fast check leaves to zod is still read when valid and reported when not", async (t) => {
