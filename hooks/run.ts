@@ -1,7 +1,7 @@
 // The hook program's shell: read the host's stdin, run the logic, print the answer. It never breaks
 // the user's prompt: on any failure (bad stdin, unreadable state, a bug, a hang) it prints nothing,
 // exits 0, and logs the error under the state dir for `peerpost doctor`.
-import { existsSync, fstatSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { resolveStateDirPath } from "../core/state-dir.js";
 import { logError } from "../core/error-log.js";
 import { runHookLogic } from "./logic.js";
@@ -38,7 +38,59 @@ function readStdin(): Promise<string> {
     return Promise.resolve("");
   }
   if (stat.isFile()) return Promise.resolve(readFileSync(0, "utf8"));
+  if (stat.isFIFO()) {
+    const fd = reopenNonBlocking();
+    if (fd !== undefined) return pollPipe(fd);
+  }
   if (!stat.isFIFO() && !stat.isSocket()) return Promise.resolve("");
+  return readStream();
+}
+
+/**
+ * A pipe opened anew (Linux: /proc/self/fd/0) without blocking: reads that find it empty return at once.
+ * A blocking read off the main thread would not do: a thread stuck in read() holds the process past its exit.
+ */
+function reopenNonBlocking(): number | undefined {
+  try {
+    return openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads what the pipe has, then looks again every millisecond until one whole JSON value or end-of-file. */
+function pollPipe(fd: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  return new Promise((resolve) => {
+    const finish = (text: string) => {
+      closeSync(fd);
+      resolve(text);
+    };
+    const next = () => {
+      for (;;) {
+        let count: number;
+        try {
+          count = readSync(fd, buffer, 0, buffer.length, null);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "EAGAIN") return void setTimeout(next, 1);
+          return finish("");
+        }
+        if (count === 0) return finish(Buffer.concat(chunks).toString("utf8"));
+        chunks.push(Buffer.from(buffer.subarray(0, count)));
+        bytes += count;
+        if (bytes > MAX_STDIN_BYTES) return finish("");
+        const text = Buffer.concat(chunks).toString("utf8");
+        if (isWholeJson(text)) return finish(text);
+      }
+    };
+    next();
+  });
+}
+
+/** A socket (how Node-based hosts pipe): through process.stdin, which loads Node's net and stream modules. */
+function readStream(): Promise<string> {
   return new Promise((resolve) => {
     const stdin = process.stdin;
     let text = "";
