@@ -54,11 +54,18 @@ const uiAssets = {
 /**
  * pg asks on load whether it runs in a Cloudflare Worker by constructing a `Response`, which on Node 20
  * loads the whole fetch implementation (undici): ~30 ms of every process that opens the PostgreSQL
- * store, a prompt hook included. peerpost runs on Node only, so the bundles take Node's sockets directly.
+ * store, a prompt hook included. peerpost runs on Node only, so the bundles take Node's sockets directly,
+ * and node:crypto's synchronous calls for SCRAM instead of pg's Web Crypto ones (loaded at start-up).
  */
-const pgNodeStreams = {
-  name: "pg-node-streams",
+const pgForNode = {
+  name: "pg-for-node",
   setup(context) {
+    context.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/ }, (args) => {
+      const exports = ["postgresMd5PasswordHash", "randomBytes", "deriveKey", "sha256", "hashByName", "hmacSha256", "md5"];
+      const source = readFileSync(args.path, "utf8");
+      if (!exports.every((name) => source.includes(`  ${name},`))) throw new Error(`pg's ${args.path} changed: check core/store/postgres/pg-crypto.ts still provides its exports`);
+      return { contents: `module.exports = require(${JSON.stringify(join(root, "core/store/postgres/pg-crypto.ts"))});`, loader: "js", resolveDir: root };
+    });
     context.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
       const source = readFileSync(args.path, "utf8");
       const probe = "function getStreamFuncs() {\n  if (isCloudflareRuntime()) {";
@@ -68,7 +75,7 @@ const pgNodeStreams = {
   },
 };
 
-const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports, uiAssets, pgNodeStreams] };
+const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports, uiAssets, pgForNode] };
 
 /** Servers and the CLI: single ESM files. */
 function bundleEsm(entry, outfile, { shebang = false } = {}) {
@@ -86,7 +93,7 @@ function bundleHooks(entry, outfile) {
     entryPoints: [join(root, entry)],
     outfile: join(out, outfile),
     format: "cjs",
-    plugins: [zodExports, vendorOutside, pgNodeStreams],
+    plugins: [zodExports, vendorOutside, pgForNode],
     // core/zod.ts reads import.meta only where `require` is missing, which a CommonJS bundle never is.
     logOverride: { "empty-import-meta": "silent" },
   });
