@@ -15,7 +15,8 @@ async function benchRealHook({ root, work, runs, url, report, median, timeProces
   const { openPeerpost } = await import(join(root, ".build/core/peerpost.js"));
   const home = join(work, "pg-hook-home");
   const stateDir = join(home, "state");
-  const env = { ...process.env, HOME: home, PEERPOST_HOME: stateDir, PEERPOST_STORE: url };
+  // A minimal environment, the baseline's too: variables such as NODE_EXTRA_CA_CERTS change every node start.
+  const env = { PATH: process.env.PATH, HOME: home, PEERPOST_HOME: stateDir, PEERPOST_STORE: url };
   const peerpost = openPeerpost({ env, home });
   await peerpost.sessions.register({ host: "claude-code", address: "claude:hooked", sessionId: "hooked", source: "startup" });
   await peerpost.mailbox.send({ from: "codex:other", fromVerified: true, to: "claude:hooked", body: "pending", anticipation: "fyi" });
@@ -26,7 +27,7 @@ async function benchRealHook({ root, work, runs, url, report, median, timeProces
     const base = [];
     const times = [];
     for (let i = 0; i < runs; i++) {
-      base.push(timeProcess(process.execPath, ["-e", "0"]).elapsed);
+      base.push(timeProcess(process.execPath, ["-e", "0"], { env: hookEnv }).elapsed);
       const run = timeProcess(process.execPath, [hook, "user-prompt"], { input, env: hookEnv });
       if (!run.stdout.includes("1 new message")) throw new Error(`the ${label} hook did not flag the pending message`);
       times.push(run.elapsed);
@@ -36,12 +37,12 @@ async function benchRealHook({ root, work, runs, url, report, median, timeProces
   measure("no server following (connects)");
   // The same hook on the file store, for scale: what a prompt costs without any database.
   const fileHome = join(work, "file-hook-home");
-  const fileEnv = { ...process.env, HOME: fileHome, PEERPOST_HOME: join(fileHome, "state") };
+  const fileEnv = { PATH: process.env.PATH, HOME: fileHome, PEERPOST_HOME: join(fileHome, "state") };
   const files = openPeerpost({ env: fileEnv, home: fileHome });
   await files.sessions.register({ host: "claude-code", address: "claude:hooked", sessionId: "hooked", source: "startup" });
   await files.mailbox.send({ from: "codex:other", fromVerified: true, to: "claude:hooked", body: "pending", anticipation: "fyi" });
   measure("file store instead", fileEnv);
-  const server = spawn(process.execPath, [join(root, "dist/cli.mjs"), "serve"], { env: { ...env, PEERPOST_ADDRESS: "codex:follower" }, stdio: ["pipe", "ignore", "ignore"] });
+  const server = spawn(process.execPath, [join(root, "dist/cli.mjs"), "serve"], { env: { ...process.env, ...env, PEERPOST_ADDRESS: "codex:follower" }, stdio: ["pipe", "ignore", "ignore"] });
   try {
     const followers = join(stateDir, "followers");
     for (let i = 0; i < 200 && !(existsSync(followers) && readdirSync(followers).length > 0); i++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -109,12 +110,13 @@ client.connect().then(() => client.query("SELECT seq, record::text FROM peerpost
     const base = [];
     const connect = [];
     const file = [];
+    const minimal = { PATH: process.env.PATH };
     for (let i = 0; i < runs; i++) {
-      base.push(timeProcess(process.execPath, ["-e", "0"]).elapsed);
-      const run = timeProcess(process.execPath, [hook], { env: { ...process.env, URL: url } });
+      base.push(timeProcess(process.execPath, ["-e", "0"], { env: minimal }).elapsed);
+      const run = timeProcess(process.execPath, [hook], { env: { ...minimal, URL: url } });
       if (run.status !== 0) throw new Error("the pg hook floor process failed");
       connect.push(run.elapsed);
-      file.push(timeProcess(process.execPath, [cacheHook]).elapsed);
+      file.push(timeProcess(process.execPath, [cacheHook], { env: minimal }).elapsed);
     }
     report("pg hook floor (node + pg + connect + 1 query) ms", median(connect), "node -e 0 ms", median(base), "(target ≤ 2×)");
     report("cache-file hook floor (node + read one file) ms", median(file), "node -e 0 ms", median(base), "(a hook that does not connect)");
