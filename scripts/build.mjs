@@ -93,20 +93,24 @@ function bundleHooks(entry, outfile) {
     entryPoints: [join(root, entry)],
     outfile: join(out, outfile),
     format: "cjs",
-    plugins: [zodExports, vendorOutside, pgForNode],
+    plugins: [vendorOutside, pgForNode],
     // core/zod.ts reads import.meta only where `require` is missing, which a CommonJS bundle never is.
     logOverride: { "empty-import-meta": "silent" },
   });
 }
 
-/** Packages the core imports lazily (on first write or first id): bundled beside the hooks, not into them. */
-const LAZY_PACKAGES = ["proper-lockfile", "write-file-atomic", "ulid", "pg"];
+/**
+ * Packages the core requires lazily (on first write, first id, a record the fast checks leave to zod,
+ * or a PostgreSQL store), with the file each becomes: bundled beside the hooks, not into them.
+ */
+const LAZY_PACKAGES = { "proper-lockfile": "proper-lockfile", "write-file-atomic": "write-file-atomic", ulid: "ulid", pg: "pg", "zod/mini": "zod-mini" };
 
-/** Keeps the lazy packages out of the hook file, so a hook that only reads never even parses them. */
+/** Keeps the lazy packages out of the hook file, so a hook that does not need one never even parses it. */
 const vendorOutside = {
   name: "vendor-outside",
   setup(context) {
-    context.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join("|")})$`) }, (args) => ({ path: `./vendor/${args.path}.cjs`, external: true }));
+    const names = Object.keys(LAZY_PACKAGES).map((name) => name.replace("/", "\\/"));
+    context.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, (args) => ({ path: `./vendor/${LAZY_PACKAGES[args.path]}.cjs`, external: true }));
   },
 };
 
@@ -117,7 +121,7 @@ function bundleVendor(name, outfile) {
 const bundles = [bundleEsm("core/cli/cli.ts", "dist/cli.mjs", { shebang: true })];
 for (const host of HOSTS) {
   bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hooks.cjs`));
-  for (const name of LAZY_PACKAGES) bundles.push(bundleVendor(name, `dist/${host}/vendor/${name}.cjs`));
+  for (const [name, file] of Object.entries(LAZY_PACKAGES)) bundles.push(bundleVendor(name, `dist/${host}/vendor/${file}.cjs`));
 }
 await Promise.all(bundles);
 chmodSync(join(out, "dist/cli.mjs"), 0o755);
