@@ -96,6 +96,8 @@ export class MailboxView {
     if (!identity || !indexed) return;
     this.log.readLinesAt(indexed.offsets, (entry) => applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message)));
     this.offset = indexed.covered;
+    // What the index covers costs a reader without a snapshot only the scope's own lines: not worth saving.
+    this.savedOffset = indexed.covered;
     this.corrupt = { count: indexed.corrupt.count, recent: [...indexed.corrupt.recent] };
     this.logIdentity = { dev: identity.dev, ino: identity.ino };
     this.fromIndex = true;
