@@ -53,7 +53,8 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
     await peerpost.backend.sync(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] });
     return await hookFor(peerpost, dialect, event, input, env);
   } finally {
-    await peerpost.backend.close();
+    // The hook exits right after: the database's side of the goodbye is not worth waiting for.
+    await peerpost.backend.close({ wait: false });
   }
 }
 

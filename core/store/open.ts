@@ -22,7 +22,8 @@ export interface Backend {
    * every reconnection. Returns the stop function.
    */
   follow(): () => void;
-  close(): Promise<void>;
+  /** Ends the connections; `wait: false` does not wait for the database to close them (a hook about to exit). */
+  close(options?: { wait?: boolean }): Promise<void>;
   /** The database, when the store is PostgreSQL. */
   database?: PostgresDatabase;
 }
@@ -57,6 +58,6 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
         markFollowing(stateDir, false);
       };
     },
-    close: () => database.close(),
+    close: (options) => database.close(options),
   };
 }

@@ -81,8 +81,24 @@ export async function createPool(options: ConnectOptions, max: number): Promise<
   const pool = new pg.Pool({ ...clientConfig(options), Client: ClosingClient, max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
   // A server that goes away fails idle and checked-out clients alike; the query under way reports it.
   pool.on("error", () => undefined);
-  pool.on("connect", (client) => client.on("error", () => undefined));
+  const clients = new Set<PoolClient>();
+  poolClients.set(pool, clients);
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+    clients.add(client);
+  });
+  pool.on("remove", (client) => clients.delete(client));
   return pool;
+}
+
+const poolClients = new WeakMap<Pool, Set<PoolClient>>();
+
+/**
+ * Lets the process exit without waiting for the server to close the pool's connections (after
+ * `pool.end()` has written each its Terminate message): their sockets stop keeping the process alive.
+ */
+export function releaseSockets(pool: Pool): void {
+  for (const client of poolClients.get(pool) ?? []) (client as unknown as { connection?: { stream?: { unref?(): void } } }).connection?.stream?.unref?.();
 }
 
 export type Queryable = Pick<PoolClient, "query">;

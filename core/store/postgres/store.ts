@@ -7,7 +7,7 @@ import type { Pool, PoolClient } from "pg";
 import { PeerpostError } from "../../errors.js";
 import type { RecordSchema } from "../../log.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, Store, StoreStats, StoredRecord, Visit } from "../types.js";
-import { createPool, storeError, type ConnectOptions, type Queryable } from "./connect.js";
+import { createPool, releaseSockets, storeError, type ConnectOptions, type Queryable } from "./connect.js";
 import { ensureSchema, LOCK_CLASS, logTable, notifyChannel, readSchemaVersion, SCHEMA_VERSION, type SchemaState } from "./schema.js";
 import { Listener, type WatchCallback } from "./listener.js";
 import { maskStoreUrl } from "./url.js";
@@ -82,12 +82,19 @@ export class PostgresDatabase {
     return report;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the connections. With `wait: false` (a hook about to exit) it says goodbye to the server but does
+   * not wait for the server to close its side: the sockets no longer keep the process alive.
+   */
+  async close(options: { wait?: boolean } = {}): Promise<void> {
     await this.listener?.close();
     const pool = this.pool;
     this.pool = undefined;
     this.ready = undefined;
-    await pool?.end().catch(() => undefined);
+    // Released before end(), which forgets the clients it closes.
+    if (pool && options.wait === false) releaseSockets(pool);
+    const ended = pool?.end().catch(() => undefined);
+    if (options.wait !== false) await ended;
   }
 }
 
