@@ -1,14 +1,13 @@
 // npm run bench -- --only postgres: the PostgreSQL store on a throwaway local cluster.
 // - Wake: one "machine" appends a record, another (its own pool and LISTEN connection) is woken by
 //   NOTIFY and reads it: the time from the start of the append until the reader has the record.
-// - Prompt-hook floor: a process that loads the bundled pg driver, connects and runs the hook's one
-//   scoped query, vs bare `node -e 0`; and a process that only reads a small cache file, as a hook that
+// - Prompt-hook floor: a process that loads the pg driver hooks load (dist's vendored bundle), connects
+//   and runs the hook's one scoped query, vs bare `node -e 0`; and a process that only reads a small cache file, as a hook that
 //   does not connect would (a per-machine pending-mail file kept by LISTENing servers).
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
 
 /** The real UserPromptSubmit hook on a PostgreSQL store with one pending message: alone (it connects) and with a server following. */
 async function benchRealHook({ root, work, runs, url, report, median, timeProcess }) {
@@ -93,14 +92,14 @@ export async function benchPostgres({ root, work, runs, report, median, percenti
     await receiver.close();
     report("pg cross-machine wake p50 ms", percentile(latencies, 50), "target ms", 100, `(p99 ${percentile(latencies, 99).toFixed(1)} ms)`);
 
-    const driver = join(work, "pg.cjs");
-    await build({ stdin: { contents: 'module.exports = require("pg");', resolveDir: root, loader: "js" }, bundle: true, platform: "node", format: "cjs", minify: true, outfile: driver, logLevel: "error" });
+    // The driver as hooks load it (dist's vendored bundle), ended as a hook ends it (not waiting for the server's close).
+    const driver = join(root, "dist/claude-code/vendor/pg.cjs");
     const hook = join(work, "pg-hook-floor.cjs");
     writeFileSync(
       hook,
       `const { Client } = require(${JSON.stringify(driver)});
 const client = new Client({ connectionString: process.env.URL });
-client.connect().then(() => client.query("SELECT seq, record::text FROM peerpost_log_mailbox WHERE seq > $1 AND scopes && $2::text[] ORDER BY seq", ["0", ["claude:nobody"]])).then(() => client.end());`,
+client.connect().then(() => client.query("SELECT seq, record::text FROM peerpost_log_mailbox WHERE seq > $1 AND scopes && $2::text[] ORDER BY seq", ["0", ["claude:nobody"]])).then(() => { client.connection.stream.unref(); client.end(); });`,
     );
     const cache = join(work, "pending.json");
     writeFileSync(cache, JSON.stringify({ v: 1, machine: "bench", sessions: { "claude:asker": { unread: 1, from: ["codex:replier"] } } }));
