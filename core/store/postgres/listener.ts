@@ -32,15 +32,22 @@ export class Listener {
     const isNew = !set;
     if (!set) this.watchers.set(channel, (set = new Set()));
     set.add(callback);
-    if (this.client && isNew) void this.client.query(`LISTEN ${channel}`).catch((error: unknown) => this.lost(error));
+    if (this.client && isNew) this.command(this.client, `LISTEN ${channel}`);
     else this.ensureConnected();
     return () => {
       set.delete(callback);
       if (set.size > 0) return;
       this.watchers.delete(channel);
-      void this.client?.query(`UNLISTEN ${channel}`).catch(() => undefined);
+      if (this.client) this.command(this.client, `UNLISTEN ${channel}`, false);
       if (this.watchers.size === 0) void this.disconnect();
     };
+  }
+
+  /** LISTEN and UNLISTEN one after another: pg deprecates a query sent while another is still under way. */
+  private commands: Promise<unknown> = Promise.resolve();
+
+  private command(client: Client, sql: string, lostOnError = true): void {
+    this.commands = this.commands.then(() => client.query(sql)).catch((error: unknown) => lostOnError && this.lost(error, client));
   }
 
   private ensureConnected(): void {
