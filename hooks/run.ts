@@ -89,7 +89,11 @@ function pollPipe(fd: number): Promise<string> {
   });
 }
 
-/** A socket (how Node-based hosts pipe): through process.stdin, which loads Node's net and stream modules. */
+/**
+ * A socket, through process.stdin, which loads Node's net and stream modules. Claude Code 2.1.332 gives
+ * its hooks a socketpair; Codex 0.171.0, Copilot CLI 1.0.102 and Grok 1.0.41 give a pipe (seen by
+ * running each: `readlink /proc/self/fd/0` in a hook).
+ */
 function readStream(): Promise<string> {
   return new Promise((resolve) => {
     const stdin = process.stdin;

@@ -3,7 +3,7 @@
 // --big adds the 1M-message rows (inbox, hook, new sessions, compaction): several minutes and ~1 GB of temp files.
 // Results go to stdout as a table; nothing here is a pass/fail test.
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,13 +36,30 @@ function report(name, value, baselineName, baseline, extra = "") {
   console.error(`  ${name}: ${value.toFixed(2)} vs ${baselineName} ${baseline.toFixed(2)} → ${formatRatio(value / baseline)}× ${extra}`);
 }
 
-/** Wall time of a whole process, and its peak RSS (KiB) where /usr/bin/time exists. */
-function timeProcess(command, commandArgs, { input, env } = {}) {
+/**
+ * A FIFO holding `input` for a child's stdin, as Codex, Copilot CLI and Grok give their hooks a pipe
+ * (spawnSync's `input` is a socket, as Claude Code gives). Kept open for writing: like a host, it never
+ * sends end-of-file, so the hook must stop at the end of the JSON.
+ */
+function pipeHolding(input) {
+  const path = join(work, `stdin-${process.hrtime.bigint()}.fifo`);
+  spawnSync("mkfifo", [path]);
+  const writer = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
+  const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  writeSync(writer, input);
+  return { reader, close: () => [reader, writer].forEach((fd) => closeSync(fd)) };
+}
+
+/** Wall time of a whole process, and its peak RSS (KiB) where /usr/bin/time exists. `pipe`: stdin is a FIFO, not a socket. */
+function timeProcess(command, commandArgs, { input, env, pipe = false } = {}) {
   const useTime = existsSync("/usr/bin/time");
+  const fifo = pipe ? pipeHolding(input) : undefined;
+  const io = fifo ? { stdio: [fifo.reader, "pipe", "pipe"] } : { input };
   const started = process.hrtime.bigint();
   const result = useTime
-    ? spawnSync("/usr/bin/time", ["-f", "%M", command, ...commandArgs], { input, env, encoding: "utf8" })
-    : spawnSync(command, commandArgs, { input, env, encoding: "utf8" });
+    ? spawnSync("/usr/bin/time", ["-f", "%M", command, ...commandArgs], { ...io, env, encoding: "utf8" })
+    : spawnSync(command, commandArgs, { ...io, env, encoding: "utf8" });
+  fifo?.close();
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
   const rss = useTime ? Number(result.stderr.trim().split("\n").pop()) : NaN;
   return { elapsed, rss, stdout: result.stdout, status: result.status };
@@ -101,6 +118,7 @@ function benchHook(size, mailbox) {
   if (!first.stdout.includes("1 new message")) throw new Error(`the hook did not flag the pending message: ${first.stdout}`);
   const base = [];
   const warm = [];
+  const piped = [];
   const rss = [];
   const emptyScript = join(work, "empty.cjs");
   writeFileSync(emptyScript, "");
@@ -113,8 +131,12 @@ function benchHook(size, mailbox) {
     if (!run.stdout.includes("1 new message")) throw new Error("a warm run did not flag the pending message");
     warm.push(run.elapsed);
     rss.push(run.rss);
+    const viaPipe = timeProcess(process.execPath, [hook, "user-prompt"], { input, env, pipe: true });
+    if (!viaPipe.stdout.includes("1 new message")) throw new Error("a run fed by a pipe did not flag the pending message");
+    piped.push(viaPipe.elapsed);
   }
-  report(`hook ${size} warm median ms`, median(warm), "node -e 0 median ms", median(base), `(peak RSS ${median(rss)} KiB; node on an empty .cjs file: ${ms(median(baseFile))})`);
+  report(`hook ${size} warm median ms`, median(warm), "node -e 0 median ms", median(base), `(stdin a socket, as Claude Code gives; peak RSS ${median(rss)} KiB; node on an empty .cjs file: ${ms(median(baseFile))})`);
+  report(`hook ${size} warm, stdin a pipe, median ms`, median(piped), "node -e 0 median ms", median(base), "(as Codex, Copilot CLI and Grok give)");
   const coldRuns = size >= 1_000_000 ? 3 : 5;
   const cold = [];
   const coldRss = [];
