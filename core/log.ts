@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, readSync, rmdirSync, statSync, writeSync, type Stats } from "node:fs";
 import { PeerpostError, ioError } from "./errors.js";
-import { openStateFile } from "./trust.js";
+import { isPrivateFile, openStateFile } from "./trust.js";
 import type { Fault } from "./config.js";
 
 /** Anything with zod's safeParse: the record schema of this log. */
@@ -82,7 +82,6 @@ interface KeptDescriptor {
   fd: number;
   dev: number;
   ino: number;
-  uid: number;
 }
 
 function closeQuietly(fd: number): void {
@@ -132,14 +131,14 @@ export class JsonlLog<T> {
         current = undefined;
       }
       // The same file, still as the checks left it (a mode someone loosened since is checked, and tightened, anew).
-      if (current && current.ino === kept.ino && current.dev === kept.dev && current.uid === kept.uid && (current.mode & 0o077) === 0) return kept.fd;
+      if (current && current.ino === kept.ino && current.dev === kept.dev && isPrivateFile(current)) return kept.fd;
       closeQuietly(kept.fd);
       this.kept.delete(flags);
     }
     const fd = openStateFile(this.path, flags);
     try {
       const stat = fstatSync(fd);
-      this.kept.set(flags, { fd, dev: stat.dev, ino: stat.ino, uid: stat.uid });
+      this.kept.set(flags, { fd, dev: stat.dev, ino: stat.ino });
     } catch (error) {
       closeQuietly(fd);
       throw error;

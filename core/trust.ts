@@ -92,9 +92,16 @@ export function ensurePrivateDir(path: string): boolean {
   return created !== undefined;
 }
 
+/** Whether a state file passes every check as it is: a regular file of this user that no one else can read or write. */
+export function isPrivateFile(stat: Stats): boolean {
+  const uid = me();
+  return stat.isFile() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o077) === 0;
+}
+
 /** Checks an open state file: a regular file of this user that no one else can write; a readable-by-others one is tightened. */
 function checkOpenFile(fd: number, path: string): void {
   const stat = fstatSync(fd);
+  if (isPrivateFile(stat)) return;
   const uid = me();
   if (!stat.isFile()) throw wrongKind(path, "a regular file");
   if (uid !== undefined && stat.uid !== uid) throw untrusted(path, `it belongs to another user (uid ${stat.uid})`, OWN_IT_HINT);
