@@ -108,12 +108,13 @@ export class Sessions {
   /** Folds the records appended since the last call (every tool call asks; the file only grows). */
   private fold(): Map<string, SessionEntry> {
     const identity = this.log.identity();
-    const folded = this.folded;
+    let folded = this.folded;
+    // Another file, or a shorter one: fold it from the start.
     if (!identity || identity.dev !== folded.dev || identity.ino !== folded.ino || identity.size < folded.offset)
-      this.folded = { byAddress: new Map(), offset: 0, dev: identity?.dev ?? -1, ino: identity?.ino ?? -1 };
-    if (!identity || identity.size === this.folded.offset) return this.folded.byAddress;
-    const byAddress = this.folded.byAddress;
-    this.folded.offset = this.log.scan(this.folded.offset, ({ record }) => {
+      folded = this.folded = { byAddress: new Map(), offset: 0, dev: identity?.dev ?? -1, ino: identity?.ino ?? -1 };
+    const byAddress = folded.byAddress;
+    if (!identity || identity.size === folded.offset) return byAddress;
+    folded.offset = this.log.scan(folded.offset, ({ record }) => {
       const previous = byAddress.get(record.address);
       if (record.claimFrom !== undefined && record.hostPid !== undefined) {
         if (previous) previous.claim = { hostPid: record.hostPid, ownerPid: record.claimFrom, at: record.at };
