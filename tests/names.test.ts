@@ -19,8 +19,10 @@ async function machine(t: Parameters<typeof tempDir>[0]) {
   const home = tempDir(t);
   const stateDir = join(home, "state");
   const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_USER: "pat" };
-  const store = openPeerpost({ env, home });
   const minute = 60_000;
+  // Each registration is dated by the clock the store was opened with: a minute apart, oldest first.
+  let offset = 0;
+  const store = openPeerpost({ env, home, now: () => Date.now() + offset });
   const sessions = [
     { host: "codex", address: "codex:019a-api", sessionId: "019a-api", cwd: "/work/api-server", at: -3 * minute },
     { host: "claude-code", address: "claude:7f3e-web", sessionId: "7f3e-web", cwd: "/work/web", at: -2 * minute },
@@ -28,7 +30,7 @@ async function machine(t: Parameters<typeof tempDir>[0]) {
   ] as const;
   for (const session of sessions) {
     const { at, ...record } = session;
-    store.config.now = () => Date.now() + at;
+    offset = at;
     await store.sessions.register({ ...record, source: "startup" });
   }
   return { home, stateDir, env };
