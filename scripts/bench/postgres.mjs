@@ -17,11 +17,13 @@ async function benchRealHook({ root, work, runs, url, report, median, timeProces
   // A minimal environment, the baseline's too: variables such as NODE_EXTRA_CA_CERTS change every node start.
   const env = { PATH: process.env.PATH, HOME: home, PEERPOST_HOME: stateDir, PEERPOST_STORE: url };
   const peerpost = openPeerpost({ env, home });
-  await peerpost.sessions.register({ host: "claude-code", address: "claude:hooked", sessionId: "hooked", source: "startup" });
-  await peerpost.mailbox.send({ from: "codex:other", fromVerified: true, to: "claude:hooked", body: "pending", anticipation: "fyi" });
+  // A session of its own in every run: a database kept between runs (PEERPOST_TEST_PG_URL) holds earlier runs' mail.
+  const sessionId = `hooked-${Date.now()}`;
+  await peerpost.sessions.register({ host: "claude-code", address: `claude:${sessionId}`, sessionId, source: "startup" });
+  await peerpost.mailbox.send({ from: "codex:other", fromVerified: true, to: `claude:${sessionId}`, body: "pending", anticipation: "fyi" });
   await peerpost.backend.close();
   const hook = join(root, "dist/claude-code/hooks.cjs");
-  const input = JSON.stringify({ session_id: "hooked", hook_event_name: "UserPromptSubmit", prompt: "hi" });
+  const input = JSON.stringify({ session_id: sessionId, hook_event_name: "UserPromptSubmit", prompt: "hi" });
   const measure = (label, hookEnv = env) => {
     const base = [];
     const times = [];
@@ -38,8 +40,8 @@ async function benchRealHook({ root, work, runs, url, report, median, timeProces
   const fileHome = join(work, "file-hook-home");
   const fileEnv = { PATH: process.env.PATH, HOME: fileHome, PEERPOST_HOME: join(fileHome, "state") };
   const files = openPeerpost({ env: fileEnv, home: fileHome });
-  await files.sessions.register({ host: "claude-code", address: "claude:hooked", sessionId: "hooked", source: "startup" });
-  await files.mailbox.send({ from: "codex:other", fromVerified: true, to: "claude:hooked", body: "pending", anticipation: "fyi" });
+  await files.sessions.register({ host: "claude-code", address: `claude:${sessionId}`, sessionId, source: "startup" });
+  await files.mailbox.send({ from: "codex:other", fromVerified: true, to: `claude:${sessionId}`, body: "pending", anticipation: "fyi" });
   measure("file store instead", fileEnv);
   const server = spawn(process.execPath, [join(root, "dist/cli.mjs"), "serve"], { env: { ...process.env, ...env, PEERPOST_ADDRESS: "codex:follower" }, stdio: ["pipe", "ignore", "ignore"] });
   try {
