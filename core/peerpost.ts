@@ -58,15 +58,17 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
   let machine: string | undefined;
   const thisMachine = () => (machine ??= machineId(stateDir.path));
   const backend = openBackend(config, stateDir.path, logOptions, options.kind ?? "cli");
+  // One clock for every part, read through config each time: setting config.now later reaches them all.
+  const clock = () => config.now();
   const peerpost: Peerpost = {
     machine: thisMachine,
     backend,
     config,
     stateDir,
     env,
-    mailbox: new Mailbox(stateDir.path, backend.open, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: config.now, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
-    receipts: new Receipts(backend.open, config.now),
-    sessions: new Sessions(backend.open, config.now, thisMachine),
+    mailbox: new Mailbox(stateDir.path, backend.open, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: clock, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
+    receipts: new Receipts(backend.open, clock),
+    sessions: new Sessions(backend.open, clock, thisMachine),
     // Wakes start processes on this machine: their log stays in the state dir, whatever the store.
     wakes: new Wakes(stateDir.path, logOptions),
   };
