@@ -186,7 +186,6 @@ export async function runClaim(
   // A bound launch: the claim now names the session and its first message.
   claim = peerpost.wakes.fold().runs.get(claim.id)?.claim ?? claim;
   const ended: WakeEnded = { v: 1, type: "wake-ended", id: claim.id, ...outcome.ended, at: at() };
-  await wakes.append(ended);
   const first = claim.messageIds[0];
   const address = claim.address ?? `${KIND_OF_HOST[claim.host]}:${claim.id}`;
   const message = first === undefined || claim.address === undefined ? undefined : peerpost.mailbox.view(claim.address).state.messages[first];
@@ -203,6 +202,8 @@ export async function runClaim(
       origin: { source: "host", detail: `${claim.kind} runner`, pid: process.pid, cwd: claim.cwd },
     })
     .catch(() => undefined);
+  // The receipt goes first: whoever sees the run ended finds its receipt too.
+  await wakes.append(ended);
   return ended;
 }
 
