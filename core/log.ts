@@ -57,6 +57,15 @@ export interface FileIdentity {
   size: number;
 }
 
+/** One file of a log held open by `pin()`. */
+export interface PinnedFile<T> {
+  ino: number;
+  dev: number;
+  size(): number;
+  scan(offset: number, visit: (entry: LogEntry<T>) => void, limits?: ScanLimits): ScanResult;
+  close(): void;
+}
+
 /** What a deciding append's `decide` returns: records, optionally with the check for an earlier conflicting record. */
 export type Decided<T> = T[] | { records: T[]; conflicts?: ((earlier: T) => boolean) | undefined };
 
@@ -525,6 +534,33 @@ export class JsonlLog<T> {
     } catch (error) {
       throw ioError("read", this.path, error);
     }
+  }
+
+  /**
+   * The file the path names now, held open: it keeps reading that file after a compaction renames
+   * another in (a follower finishes the old file first). Undefined when there is no file yet.
+   */
+  pin(): PinnedFile<T> | undefined {
+    let fd: number;
+    try {
+      fd = openStateFile(this.path, constants.O_RDONLY);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      if (error instanceof PeerpostError) throw error;
+      throw ioError("open", this.path, error);
+    }
+    const { ino, dev } = fstatSync(fd);
+    return {
+      ino,
+      dev,
+      size: () => fstatSync(fd).size,
+      scan: (offset, visit, limits = {}) => {
+        const result: ScanResult = { next: offset, corrupt: [], tornTail: false };
+        this.scanOpen(fd, offset, visit, result, limits);
+        return result;
+      },
+      close: () => closeQuietly(fd),
+    };
   }
 
   /** Reads the one record whose line starts at `offset` (used to fetch a body without folding). */

@@ -147,3 +147,41 @@ test("peerpost compact --json reports what moved, and tail --from-start still pr
   tail.kill("SIGINT");
   await collect(tail);
 });
+
+test("a live tail goes on across compactions: every line after its start once, in order, even when it was stopped through the swap", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  await traffic(peerpost, clock);
+  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  // From the start, so that nothing rests on when it began; only this test's lines are compared.
+  const tail = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  onCleanup(t, () => tail.kill("SIGKILL"));
+  let printed = "";
+  let warned = "";
+  tail.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+  tail.stderr.on("data", (chunk: Buffer) => (warned += chunk.toString("utf8")));
+  const bodies = () => printed.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; body?: string }).filter((record) => record.type === "msg" && /^(before|after|unread|late) /.test(record.body ?? "")).map((record) => record.body);
+  const send = async (body: string) => void (await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body, anticipation: "reply" }));
+  const sent: string[] = [];
+  // Running: lines before and after a compaction.
+  for (const body of ["before #1", "before #2"]) sent.push(body), await send(body);
+  await until(() => bodies().length === sent.length, 10_000, "the tail to show the first lines");
+  assert.ok((await peerpost.mailbox.compact()).movedMessages > 0);
+  for (const body of ["after #1", "after #2"]) sent.push(body), await send(body);
+  await until(() => bodies().length >= sent.length, 10_000, "the tail to show the lines after the compaction");
+  // Stopped through a swap: what it had not read yet is read from the old file, then the new one goes on.
+  tail.kill("SIGSTOP");
+  for (const body of ["unread #1", "unread #2"]) sent.push(body), await send(body);
+  clock.now += 40 * DAY;
+  for (const id of peerpost.mailbox.inbox("codex:b").map((entry) => entry.message.id)) await peerpost.mailbox.resolve({ id, by: "codex:b", resolution: "done" });
+  const marks = printed.length;
+  clock.now += 40 * DAY;
+  assert.ok((await peerpost.mailbox.compact()).movedMessages > 0);
+  for (const body of ["late #1", "late #2"]) sent.push(body), await send(body);
+  tail.kill("SIGCONT");
+  await until(() => bodies().includes("late #2"), 10_000, "the stopped tail to catch up");
+  assert.ok(printed.length > marks);
+  assert.deepEqual(bodies(), sent, "each line once, in order");
+  assert.equal(warned, "");
+  tail.kill("SIGINT");
+  await collect(tail);
+});

@@ -15,6 +15,7 @@ import type { MailboxEvent } from "../schemas.js";
 import { applyEvent, emptyState, type MessageState } from "../fold.js";
 import { FILE_MODE } from "../state-dir.js";
 import { ioError } from "../errors.js";
+import { readStateFile } from "../trust.js";
 
 export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
 
@@ -48,11 +49,38 @@ export interface CompactionPaths {
   marker: string;
   old: string;
   next: string;
+  /** Where the last swap's old file continues in the new one (see `Swap`). */
+  swap: string;
 }
 
 export function compactionPaths(livePath: string): CompactionPaths {
   const base = livePath.replace(/\.jsonl$/, "");
-  return { live: livePath, archive: `${base}.archive.jsonl`, marker: `${livePath}.compacting.json`, old: `${livePath}.old`, next: `${livePath}.next` };
+  return { live: livePath, archive: `${base}.archive.jsonl`, marker: `${livePath}.compacting.json`, old: `${livePath}.old`, next: `${livePath}.next`, swap: `${livePath}.swapped.json` };
+}
+
+/**
+ * The last swap, for readers that follow the live file by offset (`peerpost tail`): the new file holds
+ * the kept lines of the old one's first `end` bytes (`keptBytes` of them), then the old file's bytes
+ * from `end` to `copiedUpTo`, byte for byte. So an old offset X in [end, copiedUpTo] continues at
+ * keptBytes + (X - end). (Lines the old file got later come after new writers' lines, copied again.)
+ */
+export interface Swap {
+  v: 1;
+  fromIno: number;
+  toIno: number;
+  end: number;
+  copiedUpTo: number;
+  keptBytes: number;
+}
+
+/** The last swap's record, or undefined when there is none or it cannot be read (a reader then resumes at the end). */
+export function readSwap(paths: CompactionPaths): Swap | undefined {
+  try {
+    const swap = JSON.parse(readStateFile(paths.swap)) as Partial<Swap>;
+    return swap.v === 1 && [swap.fromIno, swap.toIno, swap.end, swap.copiedUpTo, swap.keptBytes].every(Number.isSafeInteger) ? (swap as Swap) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function readMarker(paths: CompactionPaths): Marker | undefined {
@@ -190,6 +218,7 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     const source = openSync(paths.live, "r");
     const moved: Buffer[] = [];
     const kept: Buffer[] = [];
+    let keptBytes = 0;
     let pendingBytes = 0;
     const flush = () => {
       for (const [fd, lines] of [[archiveFd, moved], [nextFd, kept]] as const) {
@@ -222,6 +251,7 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
             result.movedLines++;
           } else {
             kept.push(Buffer.from(line));
+            keptBytes += line.length;
             result.keptLines++;
           }
           pendingBytes += line.length;
@@ -244,6 +274,8 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     linkSync(paths.live, paths.old);
     writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)!, copiedUpTo } satisfies Marker), { mode: FILE_MODE });
     fsyncPath(paths.marker);
+    // Derived, for followers only: not fsynced (a follower that finds none resumes at the end).
+    writeFileSync(paths.swap, JSON.stringify({ v: 1, fromIno: inode(paths.live)!, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap), { mode: FILE_MODE });
     renameSync(paths.next, paths.live);
     fsyncPath(dirname(paths.live));
     die(options.fault, "after-rename");

@@ -3,6 +3,7 @@ import { visible } from "../../visible.js";
 import type { MailboxEvent } from "../../schemas.js";
 import { defineCommand } from "../command.js";
 import { openStore } from "../store.js";
+import { LogFollower } from "../../store/follow.js";
 
 const PREVIEW_CHARS = 120;
 
@@ -33,11 +34,10 @@ export const tailCommand = defineCommand({
     const controller = new AbortController();
     process.on("SIGINT", () => controller.abort());
     controller.signal.addEventListener("abort", unfollow);
-    let offset = flags["from-start"] ? 0 : (log.identity()?.size ?? 0);
     const show = ({ record }: { record: MailboxEvent }) => process.stdout.write(json ? JSON.stringify(record) + "\n" : `${line(record)}\n`);
-    const print = () => {
-      offset = log.scan(offset, show).next;
-    };
+    // Across compactions too: the follower goes on in the new file where the old one left off.
+    const follower = new LogFollower(log, peerpost.mailbox.compaction, flags["from-start"] ? "start" : "end", (why) => process.stderr.write(`peerpost tail: ${why}\n`));
+    const print = () => follower.poll(show);
     // From the start means from the oldest message, which compaction may have moved to the archive.
     if (flags["from-start"]) peerpost.mailbox.scanArchive(show);
     print();
