@@ -157,7 +157,8 @@ function indexScopes(event: MailboxEvent, scopesOfMessage: (id: string) => reado
 
 /**
  * How far behind the index a reader extends it on the way (a prompt hook's budget). A log that far
- * ahead of its index (an old log, never indexed) is folded as before until a rebuild indexes it.
+ * ahead of its index (an old log, never indexed) is folded as before until a rebuild indexes it: a
+ * server that starts on such a log starts one (`index-run`), and `peerpost compact` runs one.
  */
 const INDEX_EXTEND_LIMIT_BYTES = 8 * 1024 * 1024;
 /** Less than this is cheaper to fold than to index: small state dirs never get an index written. */
@@ -230,6 +231,15 @@ export class Mailbox {
       if (lag > 0 && lag >= minBytes && lag <= INDEX_EXTEND_LIMIT_BYTES) this.index.extend();
     } catch {
       // Derived data: a read without the index folds the log as before.
+    }
+  }
+
+  /** Whether the index lags further than readers extend it on their way (an old log, never indexed). */
+  indexFarBehind(): boolean {
+    try {
+      return this.index.lag() > INDEX_EXTEND_LIMIT_BYTES;
+    } catch {
+      return false;
     }
   }
 

@@ -10,6 +10,9 @@ import { MailboxView } from "../core/view.js";
 import { tailFingerprint } from "../core/cache.js";
 import type { Peerpost } from "../core/peerpost.js";
 import { changeRole, ROLES_SCOPE } from "../core/roles.js";
+import { monotonicFactory } from "ulid";
+import { CLI, connect } from "./helpers/mcp.js";
+import { until } from "./helpers/poll.js";
 
 const ADDRESSES = ["claude:a", "codex:b", "copilot:c", "grok:d"];
 
@@ -100,3 +103,40 @@ test("an interrupted extension, a stale extension lock and a replaced log change
   rmSync(join(stateDir, "cache"), { recursive: true, force: true });
   for (const address of ADDRESSES) assert.deepEqual(reopen().mailbox.view(address).state, folded(reopen(), address).state);
 });
+
+/** Appends `bytes` or more of resolved traffic between many sessions straight to the log, as an old peerpost left it (no index). */
+function oldLog(path: string, bytes: number): void {
+  const newId = monotonicFactory();
+  const start = Date.parse("2026-01-01T00:00:00Z");
+  const lines: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const at = new Date(start + i * 1000).toISOString();
+    const id = newId(start + i * 1000);
+    const to = `codex:old-${i % 300}`;
+    const batch = [
+      { v: 1, type: "msg", id, from: `claude:old-${(i * 7) % 300}`, fromVerified: true, to, sentAt: at, anticipation: "reply", conversationId: id, hop: 1, body: `old message ${i} about src/module-${i % 97}.ts` },
+      { v: 1, type: "resolved", id, resolution: "done", by: to, at },
+    ].map((record) => JSON.stringify(record) + "\n");
+    lines.push(...batch);
+    size += batch.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
+  }
+  appendFileSync(path, lines.join(""));
+}
+
+for (const [name, entry, args] of [["peerpost serve", CLI, ["serve"]], ["a plugin's server.mjs", `${CLI.replace(/cli\.mjs$/, "")}claude-code/server.mjs`, []]] as const)
+  test(`${name} started on an old log far ahead of its index builds the index detached; new sessions then start from it`, { timeout: 120_000 }, async (t) => {
+    const { peerpost, stateDir, home, reopen } = tempPeerpost(t);
+    await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "before the old traffic" });
+    oldLog(peerpost.mailbox.log.path, 9 * 1024 * 1024);
+    await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "after it", anticipation: "reply" });
+    assert.equal(reopen().mailbox.indexFarBehind(), true);
+    assert.equal(reopen().mailbox.view("codex:b").fromIndex, false, "a new session folds the whole log");
+    const server = await connect(t, { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "grok:peer" }, entry, [...args]);
+    assert.equal((await server.call("health")).ok, true, "the server answers while the index is built");
+    await until(() => !reopen().mailbox.indexFarBehind(), 60_000, "the detached index build");
+    const view = reopen().mailbox.view("codex:b");
+    assert.equal(view.fromIndex, true, "a new session starts from the index");
+    assert.deepEqual(view.state.messages, folded(peerpost, "codex:b").state.messages);
+    assert.deepEqual(reopen().mailbox.inbox("codex:b").map((entry) => entry.body), ["before the old traffic", "after it"]);
+  });

@@ -18,6 +18,7 @@ import { launchCommand } from "./commands/launch.js";
 import { hooksCommand } from "./commands/hooks.js";
 import { uiCommand } from "./commands/ui.js";
 import { wakeRunCommandLine } from "./commands/wake-run.js";
+import { indexRunCommandLine } from "./commands/index-run.js";
 import { roleCommand } from "./commands/role.js";
 import { rolesCommand } from "./commands/roles.js";
 import { nameCommand } from "./commands/name.js";
@@ -49,4 +50,5 @@ export const COMMANDS: readonly Command[] = [
   completionCommand,
   helpCommand,
   wakeRunCommandLine,
+  indexRunCommandLine,
 ];

@@ -1,7 +1,7 @@
 // Deciding a wake: a request (reply/action) to a session whose host process is gone, with waking on for
 // it, within budget. The claim is appended to the wakes log under its lock before anything starts, so two
 // senders (or two servers) never start two runs for one session; the loser hears "running".
-import { spawn } from "node:child_process";
+import { startDetached } from "../detached.js";
 import type { Peerpost } from "../peerpost.js";
 import { byId, expectsResolution, type MessageState } from "../fold.js";
 import { idFactory } from "../ids.js";
@@ -88,13 +88,7 @@ export function claimDeadline(peerpost: Peerpost, now: number): string {
 
 /** Starts `wake-run <id>` detached, in its own process group, so it outlives a short-lived sender. */
 export function startRunner(peerpost: Peerpost, deps: WakeDeps, claimId: string): void {
-  const child = spawn(process.execPath, [deps.runnerEntry, "wake-run", claimId], {
-    detached: true,
-    stdio: "ignore",
-    env: { ...process.env, PEERPOST_HOME: peerpost.stateDir.path },
-  });
-  child.on("error", () => undefined);
-  child.unref();
+  startDetached(deps.runnerEntry, ["wake-run", claimId], peerpost.stateDir.path);
 }
 
 /**

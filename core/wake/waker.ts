@@ -42,7 +42,7 @@ export type Wakers = Partial<Record<SessionHost, Waker>>;
 /** What a server or the CLI hands core so a send can wake its recipient. */
 export interface WakeDeps {
   wakers: Wakers;
-  /** The script that runs `wake-run <claim id>` (the bundle this process runs from). */
+  /** The bundle this process runs from: detached runs (`wake-run <claim id>`, `index-run`) start it again. */
   runnerEntry: string;
   /** The hosts' session files, so the runner checks a discovered session as the sender did. */
   discover?: Discover;

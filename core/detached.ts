@@ -1,0 +1,13 @@
+// Work that outlives the process asking for it (a wake's run, an index build): the bundle this process
+// runs from is started again with a subcommand, detached in its own process group, output ignored.
+import { spawn } from "node:child_process";
+
+export function startDetached(entry: string, args: string[], stateDir: string): void {
+  const child = spawn(process.execPath, [entry, ...args], {
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, PEERPOST_HOME: stateDir },
+  });
+  child.on("error", () => undefined);
+  child.unref();
+}
