@@ -18,9 +18,19 @@ export interface LogReport {
   lock: "none" | "held" | "stale";
 }
 
+/** Where compaction and the index stand (the file store's mailbox). */
+export interface StorageReport {
+  archive: { path: string; bytes: number };
+  /** A compaction marker older than a minute: a compaction died there (readers are unaffected; the next one completes or undoes it). */
+  compactionInterrupted: boolean;
+  /** Bytes of the mailbox the per-address index does not cover, and whether that is beyond what readers index on their way. */
+  index: { lagBytes: number; farBehind: boolean };
+}
+
 export interface StateReport {
   stateDir: { path: string; source: string; mode: string; private: boolean; writable: boolean };
   logs: { mailbox: LogReport; receipts: LogReport; sessions: LogReport };
+  storage: StorageReport;
   /** Cached views a reader would not trust (it rebuilds them from the log). */
   snapshots: { checked: number; invalid: InvalidSnapshot[] };
   recentErrors: string[];
@@ -62,6 +72,38 @@ export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: { cou
   return report;
 }
 
+/** A marker this old belongs to no running compaction (one takes seconds even at a million messages' worth of moves). */
+const INTERRUPTED_AFTER_MS = 60_000;
+
+function inspectStorage(peerpost: Peerpost): StorageReport {
+  const { mailbox } = peerpost;
+  const sizeOf = (path: string) => {
+    try {
+      return statSync(path).size;
+    } catch {
+      return 0;
+    }
+  };
+  let markerAge: number | undefined;
+  try {
+    markerAge = Date.now() - statSync(mailbox.compaction.marker).mtimeMs;
+  } catch {
+    markerAge = undefined;
+  }
+  let lagBytes = 0;
+  try {
+    lagBytes = mailbox.index.lag();
+  } catch {
+    // Unreadable index metadata counts as none: readers fold the log.
+    lagBytes = mailbox.log.identity()?.size ?? 0;
+  }
+  return {
+    archive: { path: mailbox.compaction.archive, bytes: sizeOf(mailbox.compaction.archive) },
+    compactionInterrupted: markerAge !== undefined && markerAge > INTERRUPTED_AFTER_MS,
+    index: { lagBytes, farBehind: mailbox.indexFarBehind() },
+  };
+}
+
 export function recentErrors(stateDir: string, count = 10): string[] {
   try {
     return readStateFile(errorLogPath(stateDir)).trim().split("\n").filter(Boolean).slice(-count);
@@ -87,6 +129,7 @@ export function inspectState(peerpost: Peerpost, mailboxCorrupt?: { count: numbe
       receipts: inspectLog(peerpost.receipts.log, config.lockStaleMs),
       sessions: inspectLog(peerpost.sessions.log, config.lockStaleMs),
     },
+    storage: inspectStorage(peerpost),
     snapshots: invalidSnapshots(peerpost.mailbox.cacheDir, peerpost.mailbox.log.path),
     recentErrors: recentErrors(stateDir.path),
   };

@@ -3,7 +3,7 @@
 // senders running through compactions lose and duplicate nothing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { onCleanup, tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
@@ -92,6 +92,30 @@ for (const fault of ["compact-after-marker", "compact-after-archive", "compact-a
     assert.ok(statSync(join(stateDir, "mailbox.jsonl")).size < liveBefore / 2);
   });
 }
+
+test("doctor reports a compaction that died and the archive; compact finishes it", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  await traffic(peerpost, clock);
+  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30" };
+  const killed = await collect(spawnFixture("compactor", [stateDir], { ...env, PEERPOST_FAULT: "compact-after-archive" }));
+  assert.equal(killed.signal, "SIGKILL", killed.stderr);
+  const marker = join(stateDir, "mailbox.jsonl.compacting.json");
+  const old = new Date(Date.now() - 5 * 60_000);
+  utimesSync(marker, old, old);
+  const doctor = async () => {
+    const result = await collect(spawn(process.execPath, [CLI, "doctor", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] }));
+    return JSON.parse(result.stdout) as { state: { storage: { compactionInterrupted: boolean; archive: { bytes: number } } }; problems: Array<{ problem: string; fix: string }> };
+  };
+  const sick = await doctor();
+  assert.equal(sick.state.storage.compactionInterrupted, true);
+  assert.match(sick.problems.map((entry) => `${entry.problem} → ${entry.fix}`).join("\n"), /compaction of the mailbox stopped before it finished.*peerpost compact/);
+  const compacted = await collect(spawn(process.execPath, [CLI, "compact"], { env, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(compacted.code, 0, compacted.stderr);
+  const well = await doctor();
+  assert.equal(well.state.storage.compactionInterrupted, false);
+  assert.ok(well.state.storage.archive.bytes > 0, "the archive is reported");
+  assert.ok(!well.problems.some((entry) => /compaction/.test(entry.problem)));
+});
 
 test("senders running through repeated compactions lose and duplicate nothing", { timeout: 120_000 }, async (t) => {
   const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });

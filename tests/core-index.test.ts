@@ -13,6 +13,7 @@ import { changeRole, ROLES_SCOPE } from "../core/roles.js";
 import { monotonicFactory } from "ulid";
 import { CLI, connect } from "./helpers/mcp.js";
 import { until } from "./helpers/poll.js";
+import { inspectState } from "../core/health.js";
 
 const ADDRESSES = ["claude:a", "codex:b", "copilot:c", "grok:d"];
 
@@ -132,11 +133,13 @@ for (const [name, entry, args] of [["peerpost serve", CLI, ["serve"]], ["a plugi
     await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "after it", anticipation: "reply" });
     assert.equal(reopen().mailbox.indexFarBehind(), true);
     assert.equal(reopen().mailbox.view("codex:b").fromIndex, false, "a new session folds the whole log");
+    assert.equal(inspectState(reopen()).storage.index.farBehind, true, "health and doctor say so");
     const server = await connect(t, { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "grok:peer" }, entry, [...args]);
     assert.equal((await server.call("health")).ok, true, "the server answers while the index is built");
     await until(() => !reopen().mailbox.indexFarBehind(), 60_000, "the detached index build");
     const view = reopen().mailbox.view("codex:b");
     assert.equal(view.fromIndex, true, "a new session starts from the index");
+    assert.equal(inspectState(reopen()).storage.index.farBehind, false);
     assert.deepEqual(view.state.messages, folded(peerpost, "codex:b").state.messages);
     assert.deepEqual(reopen().mailbox.inbox("codex:b").map((entry) => entry.body), ["before the old traffic", "after it"]);
   });

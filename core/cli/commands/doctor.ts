@@ -36,6 +36,10 @@ function stateProblems(state: State): Problem[] {
     if (log.tornTail) problems.push({ problem: `${name}: the last line is incomplete (a writer stopped mid-line)`, fix: "The next write repairs it automatically." });
     if (log.lock === "stale") problems.push({ problem: `${log.path}.lock is stale (its holder stopped)`, fix: "The next write takes it over; or remove it: rmdir " + log.path + ".lock" });
   }
+  if (state.storage.compactionInterrupted)
+    problems.push({ problem: "a compaction of the mailbox stopped before it finished (its marker is still there)", fix: "Reads are unaffected. Run `peerpost compact`: it completes or undoes the interrupted one, then compacts." });
+  if (state.storage.index.farBehind)
+    problems.push({ problem: `the mailbox index lags ${state.storage.index.lagBytes} bytes behind the log (a log from before the index), so each new session's hooks fold the whole log`, fix: "Start any host session with peerpost (its server builds the index in the background), or run `peerpost compact`." });
   for (const snapshot of state.snapshots.invalid)
     problems.push({ problem: `cached view ${snapshot.path} is invalid (${snapshot.reason})`, fix: `Readers ignore it and rebuild from the mailbox log; remove it to stop the rebuild: rm ${snapshot.path}` });
   for (const line of state.recentErrors) problems.push({ problem: `recent error: ${line}`, fix: "Hooks and servers log failures here instead of breaking the prompt; report it if it repeats." });
@@ -95,6 +99,7 @@ export const doctorCommand = defineCommand({
     if (state) {
       out.push(`state dir  ${state.stateDir.path} (${state.stateDir.source}, mode ${state.stateDir.mode}${state.stateDir.writable ? "" : ", NOT writable"})`);
       for (const [name, log] of Object.entries(state.logs)) out.push(`  ${name.padEnd(9)} ${log.exists ? `${log.bytes} bytes, mode ${log.mode}, ${log.corrupt} corrupt, lock ${log.lock}` : "not created yet"}`);
+      out.push(`  ${"archive".padEnd(9)} ${state.storage.archive.bytes} bytes of compacted mail; index ${state.storage.index.lagBytes === 0 ? "current" : `${state.storage.index.lagBytes} bytes behind${state.storage.index.farBehind ? " (too far for readers: see below)" : " (readers catch it up)"}`}`);
     }
     out.push("hosts", ...hosts.map(hostLine));
     out.push(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; launch ${switches.launch ? "on" : "off"} (peerpost wake on|off all|HOST|ADDR)`);
