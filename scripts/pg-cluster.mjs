@@ -28,15 +28,25 @@ export function serverBinDir() {
   return candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
+/** Whether nothing listens on `port` of 127.0.0.1 now. */
+function isFree(port) {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free port below Linux's ephemeral range (32768 and up): the server binds it seconds later (after
+ * initdb) and again after each restart, and no listen(0) or outgoing connection can take it meanwhile.
+ */
+async function freePort() {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    if (await isFree(port)) return port;
+  }
+  throw new Error("no free port between 20000 and 32000 on 127.0.0.1");
 }
 
 function run(command, args, { asUser, input } = {}) {

@@ -15,7 +15,7 @@ const availability = codexAvailable();
 const skip = availability.ok ? false : `codex CLI unavailable: ${availability.reason}`;
 const CLIENT = { name: "peerpost", title: "peerpost", version: "0.1.0" };
 
-describe("codex app-server (real CLI, loopback model)", { skip, timeout: 120_000 }, () => {
+describe("codex app-server (real CLI, loopback model)", { skip, timeout: 300_000 }, () => {
   let fake: FakeResponses;
   let scratch: string;
   let codex: CodexEnv;

@@ -25,7 +25,7 @@ const CLIENT = { name: "peerpost-test", title: "peerpost-test", version: "0.0.0"
 /** Lets the app-server-side model call peerpost's non-read-only tools without a prompt (see the README). */
 const APPROVE_TABLE = `\n[plugins."${PLUGIN}".mcp_servers.peerpost]\ndefault_tools_approval_mode = "approve"\n`;
 
-describe("codex plugin (real CLI, loopback model)", { skip, timeout: 180_000 }, () => {
+describe("codex plugin (real CLI, loopback model)", { skip, timeout: 300_000 }, () => {
   let fake: FakeResponses;
   let script: Script = () => ({ text: "ok" });
   let scratch: string;
@@ -234,7 +234,10 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 180_000 }, 
     assert.deepEqual(await owner.hasClientMessage(threadId, clientMessageIdFor(messageId)), { ok: true, value: true });
     const status = (await other.call("status", { messageId })).message as { history: Array<{ event: string; detail?: string }> };
     assert.deepEqual(status.history.filter((entry) => entry.event === "delivered").map((entry) => entry.detail), ["via codex-turn"]);
-    const pushes = (await other.call("receipts", { kind: "push", address })).receipts as Array<{ delivery: string; via: string; messageId: string }>;
+    // The server writes the receipt once turn/start has answered, which the turn's completion does not wait for.
+    const pushReceipts = async () => (await other.call("receipts", { kind: "push", address })).receipts as Array<{ delivery: string; via: string; messageId: string }>;
+    await until(async () => (await pushReceipts()).length >= 1, 15_000, "the push receipt");
+    const pushes = await pushReceipts();
     assert.deepEqual(pushes.map((receipt) => [receipt.messageId, receipt.delivery, receipt.via]), [[messageId, "delivered", "codex-turn"]]);
 
     // The server stops. A second message arrives, and the thread already holds it (as after a delivery

@@ -22,7 +22,7 @@ const ROOT = repoRoot();
 const PLUGIN_DIR = join(ROOT, "dist", "copilot");
 const NOTE = /peerpost: 1 new message from other AI agents on this machine \(claude:peer\), 1 expecting an answer/;
 
-describe("copilot plugin (real CLI, loopback model)", { skip: unavailable ? `copilot CLI unavailable: ${unavailable}` : false, timeout: 90_000 }, () => {
+describe("copilot plugin (real CLI, loopback model)", { skip: unavailable ? `copilot CLI unavailable: ${unavailable}` : false, timeout: 300_000 }, () => {
   let fake: FakeOpenAIChat;
   let script: ChatScript = () => ({ text: "ok" });
   let copilot: CopilotHome;

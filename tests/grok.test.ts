@@ -31,7 +31,7 @@ function isHousekeepingCall(call: ChatCall): boolean {
   return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
 }
 
-describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 90_000 }, () => {
+describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 300_000 }, () => {
   let fake: FakeOpenAIChat;
   let script: ChatScript = () => ({ text: "ok" });
   let grok: GrokHome;

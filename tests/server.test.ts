@@ -68,7 +68,7 @@ testEachBackend("a request waits for its answer: message with waitForReply retur
   assert.equal(wait.reply.from, "codex:bob");
   assert.match(wait.reply.envelope, /from="codex:bob" fromVerified="false"/, "Bob's identity came from PEERPOST_ADDRESS, so his reply is not verified");
   assert.match(wait.reply.envelope, /<body>\n42\n<\/body>/);
-  assert.ok(latency < 5_000, `the wait woke ${latency} ms after the reply, well before its 30 s timeout`);
+  assert.ok(latency < 20_000, `the wait woke ${latency} ms after the reply, before its 30 s timeout`);
   // The reply was shown by wait, so it is read: nothing new in Alice's inbox.
   assert.equal((await alice.call("read")).count, 0);
   const status = await alice.call("status", { messageId });

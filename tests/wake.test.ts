@@ -14,7 +14,7 @@ import { until } from "./helpers/poll.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
 import { isAlive } from "../core/process-tree.js";
-import { requestWake } from "../core/wake/request.js";
+import { CLAIM_GRACE_MS, requestWake } from "../core/wake/request.js";
 import { WAKERS } from "../plugins/wakers.js";
 
 interface Invocation {
@@ -46,12 +46,15 @@ const fs = require("node:fs");
 const fake = JSON.parse(fs.readFileSync(${JSON.stringify(join(home, "fake.json"))}, "utf8"));
 const entry = { pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd(), startedAt: Date.now(), peerpostHome: process.env.PEERPOST_HOME, dropped: process.env.FAKE_DROPPED ?? null };
 fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ ...entry, phase: "start" }) + "\\n");
-setTimeout(() => {
+const finish = () => {
   if (fake.FAKE_OUTPUT_BYTES) fs.writeSync(1, "x".repeat(Number(fake.FAKE_OUTPUT_BYTES)) + "\\n");
   fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ ...entry, phase: "end", endedAt: Date.now() }) + "\\n");
   if (fake.FAKE_FAIL) { process.stderr.write(fake.FAKE_FAIL + "\\n"); process.exit(3); }
   process.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 2, result: "answered", session_id: "dormant" }) + "\\n");
-}, Number(fake.FAKE_SLEEP_MS || 0));
+};
+// With FAKE_GATE the turn also waits for the test to release it (m.release()).
+const gated = () => (fake.FAKE_GATE && !fs.existsSync(${JSON.stringify(join(home, "release"))}) ? setTimeout(gated, 20) : finish());
+setTimeout(gated, Number(fake.FAKE_SLEEP_MS || 0));
 `,
   );
   chmodSync(join(bin, "claude"), 0o755);
@@ -81,7 +84,8 @@ setTimeout(() => {
     return lines.filter((line) => line.phase === "start").map((start) => ({ ...start, ...lines.find((line) => line.phase === "end" && line.pid === start.pid) }));
   };
   const runsEnded = (count: number) => until(() => store().wakes.fold().runsFor({}).filter((run) => run.ended).length >= count, 20_000, `${count} wake run(s) to end`);
-  return { home, stateDir, project, env, store, address, register, cli, send, invocations, runsEnded };
+  const release = () => writeFileSync(join(home, "release"), "");
+  return { home, stateDir, project, env, store, address, register, cli, send, invocations, runsEnded, release };
 }
 
 test("waking is off by default; `peerpost wake on ADDR` turns it on, and agents and health show it", async (t) => {
@@ -109,13 +113,14 @@ test("waking is off by default; `peerpost wake on ADDR` turns it on, and agents 
 });
 
 test("a request wakes the dormant session once, detached from `peerpost send`, in its dir with the host's captured environment; status shows the receipt", async (t) => {
-  const m = machine(t, { FAKE_SLEEP_MS: "300" });
+  const m = machine(t, { FAKE_GATE: "1" });
   await m.register();
   assert.equal((await m.cli(["wake", "on", "all"])).code, 0);
   const fyi = await m.send("fyi only", "fyi");
   assert.equal(fyi.wake, undefined, "fyi never wakes");
   const sent = await m.send("What is 6 times 7?");
   const sendExitedAt = Date.now();
+  m.release();
   assert.equal(sent.wake, "started");
   // The sender hears that a wake started, not that the message just waits.
   assert.deepEqual(sent.warnings.map((warning) => warning.code), ["recipient_waking"]);
@@ -156,10 +161,12 @@ test("a request wakes the dormant session once, detached from `peerpost send`, i
 });
 
 test("a second sender during a wake starts no second process: it hears running, and its message is carried by that run or the next", async (t) => {
-  const m = machine(t, { FAKE_SLEEP_MS: "1500" });
+  // The first run's turn lasts until both sends are done, however slowly they start.
+  const m = machine(t, { FAKE_GATE: "1" });
   await m.register();
   assert.equal((await m.cli(["wake", "on", "claude-code"])).code, 0);
   const [first, second] = await Promise.all([m.send("first question?"), m.send("second question?")]);
+  m.release();
   const outcomes = [first!.wake, second!.wake].sort();
   assert.deepEqual(outcomes, ["running", "started"]);
   const loser = first!.wake === "running" ? first! : second!;
@@ -287,7 +294,8 @@ test("peerpost launch without --from launches as the person (user:<name>), like 
 });
 
 test("a runner killed with SIGKILL mid-run: its claim is released at its deadline, its orphaned host is stopped, and the message is woken again", async (t) => {
-  const m = machine(t, { FAKE_SLEEP_MS: "120000" }, { PEERPOST_WAKE_TIMEOUT_MS: "1000" });
+  // A turn limit no slow start reaches: the runner's own timer must not end the host before the kill.
+  const m = machine(t, { FAKE_SLEEP_MS: "120000" }, { PEERPOST_WAKE_TIMEOUT_MS: "60000" });
   await m.register();
   await m.cli(["wake", "on", "all"]);
   const first = await m.send("first?");
@@ -309,7 +317,7 @@ test("a runner killed with SIGKILL mid-run: its claim is released at its deadlin
   assert.equal(joined.wake, "running");
   // Past the deadline (turn timeout + grace), the next send releases the claim and wakes again.
   writeFileSync(join(m.home, "fake.json"), JSON.stringify({}));
-  const later = await m.cli(["send", "--json", "--from", "codex:asker", "--to", m.address, "--anticipation", "reply", "third?"], { PEERPOST_NOW: String(Date.now() + 1000 + 30_001) });
+  const later = await m.cli(["send", "--json", "--from", "codex:asker", "--to", m.address, "--anticipation", "reply", "third?"], { PEERPOST_NOW: String(Date.now() + 60_000 + CLAIM_GRACE_MS + 1) });
   assert.equal((JSON.parse(later.stdout) as { wake: string }).wake, "started", later.stdout + later.stderr);
   await until(() => !isAlive(orphan), 10_000, "the orphaned host to be stopped");
   const runs = m.store().wakes.fold().runsFor({});
