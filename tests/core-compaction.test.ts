@@ -3,7 +3,7 @@
 // senders running through compactions lose and duplicate nothing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, statSync, utimesSync } from "node:fs";
+import { readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { onCleanup, tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
@@ -206,6 +206,31 @@ test("a live tail goes on across compactions: every line after its start once, i
   assert.ok(printed.length > marks);
   assert.deepEqual(bodies(), sent, "each line once, in order");
   assert.equal(warned, "");
+  tail.kill("SIGINT");
+  await collect(tail);
+});
+
+test("a tail that finds no record of a swap says so, shows the old file to its end, and goes on at the new file's end", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  await traffic(peerpost, clock);
+  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  const tail = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  onCleanup(t, () => tail.kill("SIGKILL"));
+  let printed = "";
+  let warned = "";
+  tail.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+  tail.stderr.on("data", (chunk: Buffer) => (warned += chunk.toString("utf8")));
+  const bodies = () => printed.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; body?: string }).filter((record) => record.type === "msg" && /^(unread|late) /.test(record.body ?? "")).map((record) => record.body);
+  await until(() => printed.includes('"body":"new #4"'), 10_000, "the tail to show the existing mail");
+  tail.kill("SIGSTOP");
+  await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "unread #1", anticipation: "reply" });
+  assert.ok((await peerpost.mailbox.compact()).movedMessages > 0);
+  rmSync(join(stateDir, "mailbox.jsonl.swapped.json"));
+  tail.kill("SIGCONT");
+  await until(() => /without a record of where it continues/.test(warned), 10_000, "the tail to say it skips to the end");
+  await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "late #1", anticipation: "reply" });
+  await until(() => bodies().includes("late #1"), 10_000, "the tail to go on in the new file");
+  assert.deepEqual(bodies(), ["unread #1", "late #1"], "the old file's last line once, then the new file's new lines");
   tail.kill("SIGINT");
   await collect(tail);
 });
