@@ -398,20 +398,20 @@ export class JsonlLog<T> {
    * Invalid lines are reported in `corrupt` and skipped. Memory stays bounded by the chunk and line limits.
    */
   scan(offset: number, visit: (entry: LogEntry<T>) => void, limits: ScanLimits = {}): ScanResult {
-    const result: ScanResult = { next: offset, corrupt: [], tornTail: false };
     let fd: number;
     try {
       fd = this.descriptor(constants.O_RDONLY);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return result;
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { next: offset, corrupt: [], tornTail: false };
       if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
     }
-    this.scanOpen(fd, offset, visit, result, limits);
-    return result;
+    return this.scanOpen(fd, offset, visit, limits);
   }
 
-  private scanOpen(fd: number, offset: number, visit: (entry: LogEntry<T>) => void, result: ScanResult, limits: ScanLimits): void {
+  /** `scan` on an open descriptor. */
+  private scanOpen(fd: number, offset: number, visit: (entry: LogEntry<T>) => void, limits: ScanLimits): ScanResult {
+    const result: ScanResult = { next: offset, corrupt: [], tornTail: false };
     // Sized to what is there to read: a reader that is nearly caught up (the common case) reads a few lines.
     let available = CHUNK_BYTES;
     try {
@@ -454,7 +454,7 @@ export class JsonlLog<T> {
           break;
         }
         const lineEnd = position + newline + 1;
-        if (lineOffset >= until) return;
+        if (lineOffset >= until) return result;
         if (skipping) {
           result.corrupt.push({ offset: lineOffset, length: lineEnd - lineOffset, reason: "line longer than 1 MiB" });
           skipping = false;
@@ -467,11 +467,12 @@ export class JsonlLog<T> {
         lineOffset = lineEnd;
         result.next = lineEnd;
         index = newline + 1;
-        if (++lines >= maxLines) return;
+        if (++lines >= maxLines) return result;
       }
       position += read;
     }
     result.tornTail = position > result.next;
+    return result;
   }
 
   private parseLine(line: Buffer, offset: number, visit: (entry: LogEntry<T>) => void, result: ScanResult): void {
@@ -554,11 +555,7 @@ export class JsonlLog<T> {
       ino,
       dev,
       size: () => fstatSync(fd).size,
-      scan: (offset, visit, limits = {}) => {
-        const result: ScanResult = { next: offset, corrupt: [], tornTail: false };
-        this.scanOpen(fd, offset, visit, result, limits);
-        return result;
-      },
+      scan: (offset, visit, limits = {}) => this.scanOpen(fd, offset, visit, limits),
       close: () => closeQuietly(fd),
     };
   }

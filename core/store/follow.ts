@@ -37,11 +37,6 @@ export class LogFollower<T> {
     }
   }
 
-  close(): void {
-    this.pinned?.close();
-    this.pinned = undefined;
-  }
-
   /** Moves from the pinned (old) file to the one the path names now. */
   private follow(current: FileIdentity, visit: (entry: LogEntry<T>) => void): void {
     const old = this.pinned!;
