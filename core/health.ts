@@ -90,17 +90,10 @@ function inspectStorage(peerpost: Peerpost): StorageReport {
   } catch {
     markerAge = undefined;
   }
-  let lagBytes = 0;
-  try {
-    lagBytes = mailbox.index.lag();
-  } catch {
-    // Unreadable index metadata counts as none: readers fold the log.
-    lagBytes = mailbox.log.identity()?.size ?? 0;
-  }
   return {
     archive: { path: mailbox.compaction.archive, bytes: sizeOf(mailbox.compaction.archive) },
     compactionInterrupted: markerAge !== undefined && markerAge > INTERRUPTED_AFTER_MS,
-    index: { lagBytes, farBehind: mailbox.indexFarBehind() },
+    index: mailbox.indexLag(),
   };
 }
 

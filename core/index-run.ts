@@ -17,5 +17,11 @@ export function indexRunCommand(): number {
 
 /** Starts `index-run` from `entry` when the mailbox's index lags too far for readers to extend it on their way. */
 export function indexWhenFarBehind(peerpost: Peerpost, entry: string): void {
-  if (peerpost.mailbox.indexFarBehind()) startDetached(entry, ["index-run"], peerpost.stateDir.path);
+  let farBehind = false;
+  try {
+    farBehind = peerpost.mailbox.indexLag().farBehind;
+  } catch {
+    // A mailbox that cannot be looked at now is left to its readers (and their own error).
+  }
+  if (farBehind) startDetached(entry, ["index-run"], peerpost.stateDir.path);
 }

@@ -234,13 +234,10 @@ export class Mailbox {
     }
   }
 
-  /** Whether the index lags further than readers extend it on their way (an old log, never indexed). */
-  indexFarBehind(): boolean {
-    try {
-      return this.index.lag() > INDEX_EXTEND_LIMIT_BYTES;
-    } catch {
-      return false;
-    }
+  /** Bytes of the log the index does not cover, and whether that is further than readers extend it on their way (an old log, never indexed). */
+  indexLag(): { lagBytes: number; farBehind: boolean } {
+    const lagBytes = this.index.lag();
+    return { lagBytes, farBehind: lagBytes > INDEX_EXTEND_LIMIT_BYTES };
   }
 
   /** Indexes all the log the index does not cover, however much: the one step that may read all of it. */

@@ -131,12 +131,12 @@ for (const [name, entry, args] of [["peerpost serve", CLI, ["serve"]], ["a plugi
     await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "before the old traffic" });
     oldLog(peerpost.mailbox.log.path, 9 * 1024 * 1024);
     await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "after it", anticipation: "reply" });
-    assert.equal(reopen().mailbox.indexFarBehind(), true);
+    assert.equal(reopen().mailbox.indexLag().farBehind, true);
     assert.equal(reopen().mailbox.view("codex:b").fromIndex, false, "a new session folds the whole log");
     assert.equal(inspectState(reopen()).storage.index.farBehind, true, "health and doctor say so");
     const server = await connect(t, { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "grok:peer" }, entry, [...args]);
     assert.equal((await server.call("health")).ok, true, "the server answers while the index is built");
-    await until(() => !reopen().mailbox.indexFarBehind(), 60_000, "the detached index build");
+    await until(() => !reopen().mailbox.indexLag().farBehind, 60_000, "the detached index build");
     const view = reopen().mailbox.view("codex:b");
     assert.equal(view.fromIndex, true, "a new session starts from the index");
     assert.equal(inspectState(reopen()).storage.index.farBehind, false);

@@ -272,10 +272,11 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     fsyncSync(nextFd);
     rmSync(paths.old, { force: true });
     linkSync(paths.live, paths.old);
-    writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)!, copiedUpTo } satisfies Marker), { mode: FILE_MODE });
+    const liveIno = inode(paths.live)!;
+    writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo } satisfies Marker), { mode: FILE_MODE });
     fsyncPath(paths.marker);
     // Derived, for followers only: not fsynced (a follower that finds none resumes at the end).
-    writeFileSync(paths.swap, JSON.stringify({ v: 1, fromIno: inode(paths.live)!, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap), { mode: FILE_MODE });
+    writeFileSync(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap), { mode: FILE_MODE });
     renameSync(paths.next, paths.live);
     fsyncPath(dirname(paths.live));
     die(options.fault, "after-rename");
