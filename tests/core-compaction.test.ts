@@ -1,7 +1,7 @@
 // Compaction: finished messages older than the retention move to the archive, open ones never move,
 // status/bodies/threads/tail read the archive, a kill -9 at each step reads as before or after, and
 // senders running through compactions lose and duplicate nothing.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
@@ -59,6 +59,22 @@ function openIds(peerpost: Peerpost, ids: string[]): string[] {
     const message = peerpost.mailbox.find(id)!;
     return !message.resolved && !(message.replyBy !== undefined && Date.parse(message.replyBy) < peerpost.config.now()) && !(message.anticipation === "fyi" && message.read);
   });
+}
+
+/** `peerpost tail --from-start --json` as a child: what it printed and warned so far, and the bodies of its msg lines matching `pattern`. */
+function liveTail(t: TestContext, env: Record<string, string>) {
+  const child = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  onCleanup(t, () => child.kill("SIGKILL"));
+  const out = { printed: "", warned: "" };
+  child.stdout.on("data", (chunk: Buffer) => (out.printed += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (out.warned += chunk.toString("utf8")));
+  const bodies = (pattern: RegExp) =>
+    out.printed.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; body?: string }).filter((record) => record.type === "msg" && pattern.test(record.body ?? "")).map((record) => record.body);
+  const stop = async () => {
+    child.kill("SIGINT");
+    await collect(child);
+  };
+  return { child, out, bodies, stop };
 }
 
 test("compaction moves finished old messages to the archive, keeps open ones, and every read stays the same", async (t) => {
@@ -163,13 +179,9 @@ test("peerpost compact --json reports what moved, and tail --from-start still pr
   assert.equal(report.ok, true);
   assert.equal(report.retentionDays, 30);
   assert.ok(report.movedMessages > 0 && report.liveBytesAfter < report.liveBytesBefore);
-  const tail = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
-  onCleanup(t, () => tail.kill("SIGKILL"));
-  let printed = "";
-  tail.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
-  await until(() => ids.every((id) => printed.includes(`"id":"${id}"`)), 10_000, "every message, archived or live, in tail --from-start");
-  tail.kill("SIGINT");
-  await collect(tail);
+  const tail = liveTail(t, env);
+  await until(() => ids.every((id) => tail.out.printed.includes(`"id":"${id}"`)), 10_000, "every message, archived or live, in tail --from-start");
+  await tail.stop();
 });
 
 test("a live tail goes on across compactions: every line after its start once, in order, even when it was stopped through the swap", async (t) => {
@@ -177,13 +189,8 @@ test("a live tail goes on across compactions: every line after its start once, i
   await traffic(peerpost, clock);
   const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
   // From the start, so that nothing rests on when it began; only this test's lines are compared.
-  const tail = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
-  onCleanup(t, () => tail.kill("SIGKILL"));
-  let printed = "";
-  let warned = "";
-  tail.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
-  tail.stderr.on("data", (chunk: Buffer) => (warned += chunk.toString("utf8")));
-  const bodies = () => printed.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; body?: string }).filter((record) => record.type === "msg" && /^(before|after|unread|late) /.test(record.body ?? "")).map((record) => record.body);
+  const tail = liveTail(t, env);
+  const bodies = () => tail.bodies(/^(before|after|unread|late) /);
   const send = async (body: string) => void (await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body, anticipation: "reply" }));
   const sent: string[] = [];
   // Running: lines before and after a compaction.
@@ -193,44 +200,37 @@ test("a live tail goes on across compactions: every line after its start once, i
   for (const body of ["after #1", "after #2"]) sent.push(body), await send(body);
   await until(() => bodies().length >= sent.length, 10_000, "the tail to show the lines after the compaction");
   // Stopped through a swap: what it had not read yet is read from the old file, then the new one goes on.
-  tail.kill("SIGSTOP");
+  tail.child.kill("SIGSTOP");
   for (const body of ["unread #1", "unread #2"]) sent.push(body), await send(body);
   clock.now += 40 * DAY;
   for (const id of peerpost.mailbox.inbox("codex:b").map((entry) => entry.message.id)) await peerpost.mailbox.resolve({ id, by: "codex:b", resolution: "done" });
-  const marks = printed.length;
+  const marks = tail.out.printed.length;
   clock.now += 40 * DAY;
   assert.ok((await peerpost.mailbox.compact()).movedMessages > 0);
   for (const body of ["late #1", "late #2"]) sent.push(body), await send(body);
-  tail.kill("SIGCONT");
+  tail.child.kill("SIGCONT");
   await until(() => bodies().includes("late #2"), 10_000, "the stopped tail to catch up");
-  assert.ok(printed.length > marks);
+  assert.ok(tail.out.printed.length > marks);
   assert.deepEqual(bodies(), sent, "each line once, in order");
-  assert.equal(warned, "");
-  tail.kill("SIGINT");
-  await collect(tail);
+  assert.equal(tail.out.warned, "");
+  await tail.stop();
 });
 
 test("a tail that finds no record of a swap says so, shows the old file to its end, and goes on at the new file's end", async (t) => {
   const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
   await traffic(peerpost, clock);
   const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
-  const tail = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
-  onCleanup(t, () => tail.kill("SIGKILL"));
-  let printed = "";
-  let warned = "";
-  tail.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
-  tail.stderr.on("data", (chunk: Buffer) => (warned += chunk.toString("utf8")));
-  const bodies = () => printed.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; body?: string }).filter((record) => record.type === "msg" && /^(unread|late) /.test(record.body ?? "")).map((record) => record.body);
-  await until(() => printed.includes('"body":"new #4"'), 10_000, "the tail to show the existing mail");
-  tail.kill("SIGSTOP");
+  const tail = liveTail(t, env);
+  const bodies = () => tail.bodies(/^(unread|late) /);
+  await until(() => tail.out.printed.includes('"body":"new #4"'), 10_000, "the tail to show the existing mail");
+  tail.child.kill("SIGSTOP");
   await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "unread #1", anticipation: "reply" });
   assert.ok((await peerpost.mailbox.compact()).movedMessages > 0);
   rmSync(join(stateDir, "mailbox.jsonl.swapped.json"));
-  tail.kill("SIGCONT");
-  await until(() => /without a record of where it continues/.test(warned), 10_000, "the tail to say it skips to the end");
+  tail.child.kill("SIGCONT");
+  await until(() => /without a record of where it continues/.test(tail.out.warned), 10_000, "the tail to say it skips to the end");
   await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "late #1", anticipation: "reply" });
   await until(() => bodies().includes("late #1"), 10_000, "the tail to go on in the new file");
   assert.deepEqual(bodies(), ["unread #1", "late #1"], "the old file's last line once, then the new file's new lines");
-  tail.kill("SIGINT");
-  await collect(tail);
+  await tail.stop();
 });
