@@ -179,6 +179,8 @@ export class Mailbox {
   readonly archive: JsonlLog<MailboxEvent>;
   readonly compaction: CompactionPaths;
   private compacting: Promise<CompactionResult> | undefined;
+  /** The last compaction swap whose old file's tail this process brought over (each once). */
+  private swapBroughtOver: string | undefined;
 
   constructor(
     readonly stateDir: string,
@@ -264,8 +266,7 @@ export class Mailbox {
 
   /** The view of an address's inbox and outbox, refreshed to the end of the log. */
   view(scope: string): MailboxView {
-    // A compaction that died after swapping files in still has lines to bring over: readers finish it.
-    if (existsSync(this.compaction.marker)) finishRenamedCompaction(this.compaction);
+    if (existsSync(this.compaction.marker)) this.bringOverSwap();
     const key = scope;
     let view = this.views.get(key);
     if (!view) {
@@ -320,13 +321,18 @@ export class Mailbox {
     return view;
   }
 
+  /** A compaction swapped files in and may have left lines in the old file (it died, or is finishing): bring them over. */
+  private bringOverSwap(): void {
+    this.swapBroughtOver = finishRenamedCompaction(this.compaction, this.swapBroughtOver);
+  }
+
   /**
    * A message this process just appended. Missing only while a compaction swaps files (its line was
    * copied into the old file's tail, not yet brought over): finish that step, catch up, look again.
    */
   private readBack(view: MailboxView, id: string): MessageState {
     if (view.state.messages[id]) return view.state.messages[id];
-    finishRenamedCompaction(this.compaction);
+    this.bringOverSwap();
     view.refresh();
     return readBackFrom(view, id);
   }

@@ -3,7 +3,7 @@
 // senders running through compactions lose and duplicate nothing.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { onCleanup, tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
@@ -108,6 +108,40 @@ for (const fault of ["compact-after-marker", "compact-after-archive", "compact-a
     assert.ok(statSync(join(stateDir, "mailbox.jsonl")).size < liveBefore / 2);
   });
 }
+
+test("after a compaction died past its rename, readers bring the old file's tail over once each, touch nothing of the lock holder's, and skip an old file that is not the swap's", async (t) => {
+  const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  await traffic(peerpost, clock);
+  const killed = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_FAULT: "compact-after-rename" }));
+  assert.equal(killed.signal, "SIGKILL", killed.stderr);
+  const live = join(stateDir, "mailbox.jsonl");
+  const old = `${live}.old`;
+  const marker = `${live}.compacting.json`;
+  // A line a plain appender wrote into the old file after the compactor's last copy, and was acknowledged.
+  const elsewhere = tempPeerpost(t);
+  const lineOf = async (body: string) => {
+    await elsewhere.peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body, anticipation: "reply" });
+    return readFileSync(join(elsewhere.stateDir, "mailbox.jsonl"), "utf8").trim().split("\n").at(-1)! + "\n";
+  };
+  appendFileSync(old, await lineOf("written to the old file"));
+  const reader = reopen();
+  const inbox = () => reader.mailbox.inbox("codex:b").map((entry) => entry.body);
+  assert.ok(inbox().includes("written to the old file"));
+  const size = statSync(live).size;
+  for (let i = 0; i < 3; i++) inbox();
+  assert.equal(statSync(live).size, size, "one process brings a swap over once");
+  assert.ok(existsSync(marker) && existsSync(old), "the marker and the old file wait for the lock holder");
+  // Under the old name, another file than the swap's (a later compaction's): nothing of it is copied.
+  const stranger = `${old}.stranger`;
+  copyFileSync(old, stranger);
+  appendFileSync(stranger, await lineOf("not the swap's"));
+  renameSync(stranger, old);
+  assert.ok(!reopen().mailbox.inbox("codex:b").some((entry) => entry.body === "not the swap's"));
+  const done = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30" }));
+  assert.equal(done.code, 0, done.stderr);
+  assert.ok(!existsSync(marker) && !existsSync(old), "the next compaction clears the marker and the old file");
+  assert.deepEqual(reopen().mailbox.inbox("codex:b").filter((entry) => entry.body === "written to the old file").length, 1);
+});
 
 test("doctor reports a compaction that died and the archive; compact finishes it", async (t) => {
   const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });

@@ -6,7 +6,8 @@
 //   3. the old file hard-linked as mailbox.jsonl.old, lines appended meanwhile copied, the new file renamed in;
 //   4. lines that plain appenders wrote to the old file after that copy appended to the new one; marker removed.
 // Readers read the archive only up to the marker's size until the rename, so a kill -9 at any step reads
-// as before (no rename yet) or after (renamed; `recover` finishes step 4). Duplicated lines are harmless:
+// as before (no rename yet) or after (renamed: readers bring step 4's lines over without the lock, and the
+// next compaction, under it, finishes the step and clears the marker). Duplicated lines are harmless:
 // every fold keeps the first line of a message and the first of each decision.
 import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
@@ -14,7 +15,7 @@ import type { JsonlLog } from "../log.js";
 import type { MailboxEvent } from "../schemas.js";
 import { applyEvent, emptyState, type MessageState } from "../fold.js";
 import { FILE_MODE } from "../state-dir.js";
-import { ioError } from "../errors.js";
+import { PeerpostError, ioError } from "../errors.js";
 import { readStateFile } from "../trust.js";
 
 export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
@@ -121,55 +122,76 @@ function fsyncPath(path: string): void {
   }
 }
 
-/** Appends the bytes of `from` between `start` and its end to the file open as `fd`; returns the end copied to. */
-function copyTail(from: string, start: number, fd: number): number {
-  const source = openSync(from, "r");
-  try {
-    const end = fstatSync(source).size;
-    const buffer = Buffer.allocUnsafe(1024 * 1024);
-    let position = start;
-    while (position < end) {
-      const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
-      if (read === 0) break;
-      let written = 0;
-      while (written < read) written += writeSync(fd, buffer, written, read - written);
-      position += read;
-    }
-    return position;
-  } finally {
-    closeSync(source);
+/** Appends the bytes of the file open as `source` from `start` to its end to the file open as `fd`; returns the end copied to. */
+function copyTail(source: number, start: number, fd: number): number {
+  const end = fstatSync(source).size;
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  let position = start;
+  while (position < end) {
+    const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
+    if (read === 0) break;
+    let written = 0;
+    while (written < read) written += writeSync(fd, buffer, written, read - written);
+    position += read;
   }
-}
-
-/** Finishes a compaction that died after its rename (step 4); safe without the lock, as lines copied twice are harmless. */
-export function finishRenamedCompaction(paths: CompactionPaths): void {
-  const marker = readMarker(paths);
-  if (marker && inode(paths.live) !== marker.liveIno) recoverCompaction(paths);
+  return position;
 }
 
 /**
- * Finishes or undoes a compaction that died. Before its rename: the archive is cut back to its size before
- * (only compaction writes it) and the new file dropped. After: step 4 is done again. Idempotent.
+ * Step 4 of a compaction renamed in: what the old file got past `copiedUpTo`, appended to the live file.
+ * Readers run it without the lock, so they see every acknowledged line even when the compactor died after
+ * its rename. It only appends (a line copied twice is harmless) and removes nothing: the marker and the
+ * old file are the lock holder's, and by now they may be a later compaction's. Returns the swap it
+ * brought over (or found done), so that a reader that passes it back does each swap once.
  */
-export function recoverCompaction(paths: CompactionPaths): void {
+export function finishRenamedCompaction(paths: CompactionPaths, finished?: string): string | undefined {
+  const marker = readMarker(paths);
+  if (!marker || marker.copiedUpTo === undefined || inode(paths.live) === marker.liveIno) return finished;
+  const swap = `${marker.liveIno}:${marker.copiedUpTo}`;
+  if (swap === finished) return finished;
+  let source: number;
+  try {
+    source = openSync(paths.old, "r");
+  } catch (error) {
+    // Gone: the lock holder finished this swap.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return swap;
+    throw ioError("finish the interrupted compaction of", paths.live, error);
+  }
+  try {
+    // Another file under the old name is a later compaction's: its bytes past this offset mean nothing here.
+    if (fstatSync(source).ino !== marker.liveIno) return swap;
+    const fd = openSync(paths.live, "a");
+    try {
+      copyTail(source, marker.copiedUpTo, fd);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw ioError("finish the interrupted compaction of", paths.live, error);
+  } finally {
+    closeSync(source);
+  }
+  return swap;
+}
+
+/**
+ * Finishes or undoes a compaction that died; the caller holds the log's lock. Before its rename: the
+ * archive is cut back to its size before (only compaction writes it) and the new file dropped. After:
+ * step 4 is done again. Idempotent.
+ */
+function recoverCompaction(paths: CompactionPaths): void {
   const marker = readMarker(paths);
   if (!marker) return;
   try {
     if (inode(paths.live) === marker.liveIno) {
       if (existsSync(paths.archive) && statSync(paths.archive).size > marker.archiveBytes) truncateSync(paths.archive, marker.archiveBytes);
       rmSync(paths.next, { force: true });
-    } else if (existsSync(paths.old) && marker.copiedUpTo !== undefined) {
-      const fd = openSync(paths.live, "a");
-      try {
-        copyTail(paths.old, marker.copiedUpTo, fd);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    }
+    } else finishRenamedCompaction(paths);
     rmSync(paths.old, { force: true });
     rmSync(paths.marker, { force: true });
   } catch (error) {
+    if (error instanceof PeerpostError) throw error;
     throw ioError("recover the interrupted compaction of", paths.live, error);
   }
 }
@@ -214,8 +236,8 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new file.
   const archiveFd = openSync(paths.archive, "a", FILE_MODE);
   const nextFd = openSync(paths.next, "w", FILE_MODE);
+  const source = openSync(paths.live, "r");
   try {
-    const source = openSync(paths.live, "r");
     const moved: Buffer[] = [];
     const kept: Buffer[] = [];
     let keptBytes = 0;
@@ -229,46 +251,42 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
       }
       pendingBytes = 0;
     };
-    try {
-      const ids = new Map<number, string>();
-      log.scan(0, (entry) => ids.set(entry.offset, entry.record.id), { until: end });
-      let position = 0;
-      const buffer = Buffer.allocUnsafe(1024 * 1024);
-      let carry = Buffer.alloc(0);
-      while (position < end) {
-        const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
-        if (read === 0) break;
-        const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
-        const dataStart = position - carry.length;
-        let index = 0;
-        for (;;) {
-          const newline = data.indexOf(0x0a, index);
-          if (newline < 0) break;
-          const line = data.subarray(index, newline + 1);
-          const id = ids.get(dataStart + index);
-          if (id !== undefined && moving.has(id)) {
-            moved.push(Buffer.from(line));
-            result.movedLines++;
-          } else {
-            kept.push(Buffer.from(line));
-            keptBytes += line.length;
-            result.keptLines++;
-          }
-          pendingBytes += line.length;
-          index = newline + 1;
+    const ids = new Map<number, string>();
+    log.scan(0, (entry) => ids.set(entry.offset, entry.record.id), { until: end });
+    let position = 0;
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let carry = Buffer.alloc(0);
+    while (position < end) {
+      const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
+      if (read === 0) break;
+      const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+      const dataStart = position - carry.length;
+      let index = 0;
+      for (;;) {
+        const newline = data.indexOf(0x0a, index);
+        if (newline < 0) break;
+        const line = data.subarray(index, newline + 1);
+        const id = ids.get(dataStart + index);
+        if (id !== undefined && moving.has(id)) {
+          moved.push(Buffer.from(line));
+          result.movedLines++;
+        } else {
+          kept.push(Buffer.from(line));
+          keptBytes += line.length;
+          result.keptLines++;
         }
-        carry = Buffer.from(data.subarray(index));
-        position += read;
-        if (pendingBytes > 4 * 1024 * 1024) flush();
+        pendingBytes += line.length;
+        index = newline + 1;
       }
-      flush();
-    } finally {
-      closeSync(source);
+      carry = Buffer.from(data.subarray(index));
+      position += read;
+      if (pendingBytes > 4 * 1024 * 1024) flush();
     }
+    flush();
     fsyncSync(archiveFd);
     die(options.fault, "after-archive");
     // Step 3: lines appended since pass 1, then the swap. The old file stays linked until step 4.
-    const copiedUpTo = copyTail(paths.live, end, nextFd);
+    const copiedUpTo = copyTail(source, end, nextFd);
     fsyncSync(nextFd);
     rmSync(paths.old, { force: true });
     linkSync(paths.live, paths.old);
@@ -281,6 +299,7 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     fsyncPath(dirname(paths.live));
     die(options.fault, "after-rename");
   } finally {
+    closeSync(source);
     closeSync(archiveFd);
     closeSync(nextFd);
   }
