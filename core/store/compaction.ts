@@ -159,7 +159,8 @@ export function finishRenamedCompaction(paths: CompactionPaths, finished?: strin
   }
   try {
     // Another file under the old name is a later compaction's: its bytes past this offset mean nothing here.
-    if (fstatSync(source).ino !== marker.liveIno) return swap;
+    const old = fstatSync(source);
+    if (old.ino !== marker.liveIno || old.size <= marker.copiedUpTo) return swap;
     const fd = openSync(paths.live, "a");
     try {
       copyTail(source, marker.copiedUpTo, fd);
