@@ -139,31 +139,23 @@ function copyTail(source: number, start: number, fd: number): number {
 
 /**
  * Step 4 of a compaction renamed in: what the old file got past `copiedUpTo`, appended to the live file.
- * Readers run it without the lock, so they see every acknowledged line even when the compactor died after
- * its rename. It only appends (a line copied twice is harmless) and removes nothing: the marker and the
- * old file are the lock holder's, and by now they may be a later compaction's. Returns the swap it
- * brought over (or found done), so that a reader that passes it back does each swap once.
+ * Only from the swap's own old file: another file under the old name is a later compaction's, and its
+ * bytes past that offset mean nothing here. A missing old file was finished by the lock holder.
  */
-export function finishRenamedCompaction(paths: CompactionPaths, finished?: string): string | undefined {
-  const marker = readMarker(paths);
-  if (!marker || marker.copiedUpTo === undefined || inode(paths.live) === marker.liveIno) return finished;
-  const swap = `${marker.liveIno}:${marker.copiedUpTo}`;
-  if (swap === finished) return finished;
+function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: number): void {
   let source: number;
   try {
     source = openSync(paths.old, "r");
   } catch (error) {
-    // Gone: the lock holder finished this swap.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return swap;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw ioError("finish the interrupted compaction of", paths.live, error);
   }
   try {
-    // Another file under the old name is a later compaction's: its bytes past this offset mean nothing here.
     const old = fstatSync(source);
-    if (old.ino !== marker.liveIno || old.size <= marker.copiedUpTo) return swap;
+    if (old.ino !== oldIno || old.size <= copiedUpTo) return;
     const fd = openSync(paths.live, "a");
     try {
-      copyTail(source, marker.copiedUpTo, fd);
+      copyTail(source, copiedUpTo, fd);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -173,6 +165,19 @@ export function finishRenamedCompaction(paths: CompactionPaths, finished?: strin
   } finally {
     closeSync(source);
   }
+}
+
+/**
+ * Step 4 for readers, without the lock, so they see every acknowledged line even when the compactor died
+ * after its rename. It only appends (a line copied twice is harmless) and removes nothing: the marker and
+ * the old file are the lock holder's, and by now they may be a later compaction's. Returns the swap it
+ * brought over (or found done), so that a reader that passes it back does each swap once.
+ */
+export function finishRenamedCompaction(paths: CompactionPaths, finished?: string): string | undefined {
+  const marker = readMarker(paths);
+  if (marker?.copiedUpTo === undefined || inode(paths.live) === marker.liveIno) return finished;
+  const swap = `${marker.liveIno}:${marker.copiedUpTo}`;
+  if (swap !== finished) bringOverOldTail(paths, marker.liveIno, marker.copiedUpTo);
   return swap;
 }
 
@@ -188,7 +193,7 @@ function recoverCompaction(paths: CompactionPaths): void {
     if (inode(paths.live) === marker.liveIno) {
       if (existsSync(paths.archive) && statSync(paths.archive).size > marker.archiveBytes) truncateSync(paths.archive, marker.archiveBytes);
       rmSync(paths.next, { force: true });
-    } else finishRenamedCompaction(paths);
+    } else if (marker.copiedUpTo !== undefined) bringOverOldTail(paths, marker.liveIno, marker.copiedUpTo);
     rmSync(paths.old, { force: true });
     rmSync(paths.marker, { force: true });
   } catch (error) {
