@@ -246,7 +246,6 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   try {
     const moved: Buffer[] = [];
     const kept: Buffer[] = [];
-    let keptBytes = 0;
     let pendingBytes = 0;
     const flush = () => {
       for (const [fd, lines] of [[archiveFd, moved], [nextFd, kept]] as const) {
@@ -278,7 +277,6 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
           result.movedLines++;
         } else {
           kept.push(Buffer.from(line));
-          keptBytes += line.length;
           result.keptLines++;
         }
         pendingBytes += line.length;
@@ -292,6 +290,7 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     fsyncSync(archiveFd);
     die(options.fault, "after-archive");
     // Step 3: lines appended since pass 1, then the swap. The old file stays linked until step 4.
+    const keptBytes = fstatSync(nextFd).size;
     const copiedUpTo = copyTail(source, end, nextFd);
     fsyncSync(nextFd);
     rmSync(paths.old, { force: true });
