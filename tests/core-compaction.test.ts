@@ -5,7 +5,7 @@ import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { onCleanup, tempPeerpost } from "./helpers/temp.js";
+import { onCleanup, tempPeerpost, type TestPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { CLI } from "./helpers/mcp.js";
@@ -59,6 +59,11 @@ function openIds(peerpost: Peerpost, ids: string[]): string[] {
     const message = peerpost.mailbox.find(id)!;
     return !message.resolved && !(message.replyBy !== undefined && Date.parse(message.replyBy) < peerpost.config.now()) && !(message.anticipation === "fyi" && message.read);
   });
+}
+
+/** The environment of a `peerpost` child on this test's state dir, at its clock's time now. */
+function cliEnv({ home, stateDir, clock }: TestPeerpost, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), ...extra };
 }
 
 /** `peerpost tail --from-start --json` as a child: what it printed and warned so far, and the bodies of its msg lines matching `pattern`. */
@@ -144,9 +149,10 @@ test("after a compaction died past its rename, readers bring the old file's tail
 });
 
 test("doctor reports a compaction that died and the archive; compact finishes it", async (t) => {
-  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { peerpost, clock, stateDir } = temp;
   await traffic(peerpost, clock);
-  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30" };
+  const env = cliEnv(temp, { PEERPOST_RETENTION_DAYS: "30" });
   const killed = await collect(spawnFixture("compactor", [stateDir], { ...env, PEERPOST_FAULT: "compact-after-archive" }));
   assert.equal(killed.signal, "SIGKILL", killed.stderr);
   const marker = join(stateDir, "mailbox.jsonl.compacting.json");
@@ -203,9 +209,9 @@ test("a process compacts by itself once the live log passes PEERPOST_COMPACT_AT_
 });
 
 test("peerpost compact --json reports what moved, and tail --from-start still prints the archived messages", async (t) => {
-  const { peerpost, clock, stateDir, home } = tempPeerpost(t);
-  const ids = await traffic(peerpost, clock);
-  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  const temp = tempPeerpost(t);
+  const ids = await traffic(temp.peerpost, temp.clock);
+  const env = cliEnv(temp);
   const run = (...args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] }));
   const result = await run("compact", "--json");
   assert.equal(result.code, 0, result.stderr);
@@ -219,9 +225,10 @@ test("peerpost compact --json reports what moved, and tail --from-start still pr
 });
 
 test("a live tail goes on across compactions: every line after its start once, in order, even when it was stopped through the swap", async (t) => {
-  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { peerpost, clock } = temp;
   await traffic(peerpost, clock);
-  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  const env = cliEnv(temp);
   // From the start, so that nothing rests on when it began; only this test's lines are compared.
   const tail = liveTail(t, env);
   const bodies = () => tail.bodies(/^(before|after|unread|late) /);
@@ -251,9 +258,10 @@ test("a live tail goes on across compactions: every line after its start once, i
 });
 
 test("a tail that finds no record of a swap says so, shows the old file to its end, and goes on at the new file's end", async (t) => {
-  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { peerpost, clock, stateDir } = temp;
   await traffic(peerpost, clock);
-  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  const env = cliEnv(temp);
   const tail = liveTail(t, env);
   const bodies = () => tail.bodies(/^(unread|late) /);
   await until(() => tail.out.printed.includes('"body":"new #4"'), 10_000, "the tail to show the existing mail");
