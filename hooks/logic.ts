@@ -41,6 +41,11 @@ async function pending(peerpost: Peerpost, address: string, via: string): Promis
   };
 }
 
+/** Resolves once the event loop has run: what was started (a connection) is on its way by then. */
+function afterPendingIo(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Hooks wait at most this long for a busy lock (unless PEERPOST_LOCK_TIMEOUT_MS says otherwise), then postpone what needed it. */
 const HOOK_LOCK_TIMEOUT_MS = 250;
 
@@ -50,7 +55,10 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   if (!peerpost) return {};
   try {
     // A shared store: read the local mirror, brought up to date here unless a running server keeps it so.
-    await peerpost.backend.sync(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] });
+    const synced = peerpost.backend.sync(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] });
+    // While the database answers, fold what the mirror already holds: after the sync the view reads only what it brought.
+    const folded = peerpost.backend.database && event !== "session-start" ? afterPendingIo().then(() => void peerpost.mailbox.view(formatAddress(dialect.kind, input.sessionId))) : undefined;
+    await Promise.all([synced, folded]);
     return await hookFor(peerpost, dialect, event, input, env);
   } finally {
     // The hook exits right after: the database's side of the goodbye is not worth waiting for.

@@ -149,6 +149,8 @@ export async function runHook(dialect: HookDialect, argv: string[] = process.arg
   } catch (error) {
     report(`${dialect.host} ${event}`, error);
   } finally {
-    process.exitCode = 0;
+    // At once: everything above is written synchronously, and the heap teardown of a natural exit is ~3 ms
+    // of every prompt. A database connection's goodbye is already on the wire (close({ wait: false })).
+    process.exit(0);
   }
 }

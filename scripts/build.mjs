@@ -56,6 +56,7 @@ const uiAssets = {
  * loads the whole fetch implementation (undici): ~30 ms of every process that opens the PostgreSQL
  * store, a prompt hook included. peerpost runs on Node only, so the bundles take Node's sockets directly,
  * and node:crypto's synchronous calls for SCRAM instead of pg's Web Crypto ones (loaded at start-up).
+ * Modules the driver loads but a connection over TCP does not use stay unloaded until used.
  */
 const pgForNode = {
   name: "pg-for-node",
@@ -71,6 +72,13 @@ const pgForNode = {
       const probe = "function getStreamFuncs() {\n  if (isCloudflareRuntime()) {";
       if (!source.includes(probe)) throw new Error(`pg's ${args.path} changed: check the Cloudflare probe is still skipped`);
       return { contents: source.replace(probe, "function getStreamFuncs() {\n  if (false) {"), loader: "js" };
+    });
+    // node:dns (~1.5 ms to load) serves only the native driver's connection string: required when used.
+    context.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]connection-parameters\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const eager = "const dns = require('dns')\n";
+      if (!source.includes(eager) || (source.match(/dns\./g) ?? []).length !== 1 || !source.includes("dns.lookup(")) throw new Error(`pg's ${args.path} changed: check its use of node:dns is still the one lookup`);
+      return { contents: source.replace(eager, "const dns = { lookup: (...args) => require('dns').lookup(...args) }\n"), loader: "js" };
     });
   },
 };

@@ -15,7 +15,8 @@ let driver: Promise<Driver> | undefined;
 
 export function loadDriver(): Promise<Driver> {
   // By require, not import(): in a CommonJS hook bundle import() starts the ES module loader and lexes
-  // the whole driver for its exports, a large part of a hook's budget.
+  // the whole driver for its exports, a large part of a hook's budget. Literal names: the build points
+  // them at the bundles' vendored copies.
   return (driver ??= Promise.resolve().then(() => {
     const pg = (typeof require === "function" ? require("pg") : createRequire(import.meta.url)("pg")) as PgModule;
     class ClosingClient extends pg.Client {
@@ -26,6 +27,9 @@ export function loadDriver(): Promise<Driver> {
           (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
           throw error;
         });
+        // SCRAM needs node:crypto as soon as the server answers: loaded (~7 ms) while the server starts
+        // its backend, it is off a short-lived process's critical path.
+        setImmediate(() => (typeof require === "function" ? require("node:crypto") : createRequire(import.meta.url)("node:crypto")));
         if (!callback) return connected;
         connected.then(() => callback(undefined as unknown as Error), callback);
       }
