@@ -1,5 +1,5 @@
 // Builds everything committed from the sources: dist/cli.mjs, each host's self-contained plugin dir
-// under dist/<host>/ (server.mjs, hooks.cjs, manifests) and the marketplace catalogues at the root.
+// under dist/<host>/ (server.mjs, hooks.cjs and hook-program.cjs, manifests) and the marketplace catalogues at the root.
 //   node scripts/build.mjs            write into the repository
 //   node scripts/build.mjs --check    build into a temp dir and fail if anything committed differs
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from "node:fs";
@@ -91,9 +91,10 @@ function bundleEsm(entry, outfile, { shebang = false } = {}) {
 }
 
 /**
- * Hooks: one CommonJS file. A prompt hook must start nearly as fast as bare node, and a CommonJS entry
+ * Hooks: CommonJS files. A prompt hook must start nearly as fast as bare node, and a CommonJS entry
  * skips the ES module loader; dependencies only some paths need (the lock, atomic writes, ulid) stay
- * behind lazy requires and are never evaluated by a hook that only reads.
+ * behind lazy requires and are never evaluated by a hook that only reads. hooks.cjs (hooks/loader.ts,
+ * the same for every host) runs the host's hook-program.cjs from V8's code cache.
  */
 function bundleHooks(entry, outfile) {
   return build({
@@ -128,7 +129,7 @@ function bundleVendor(name, outfile) {
 
 const bundles = [bundleEsm("core/cli/cli.ts", "dist/cli.mjs", { shebang: true })];
 for (const host of HOSTS) {
-  bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hooks.cjs`));
+  bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hook-program.cjs`), bundleHooks("hooks/loader.ts", `dist/${host}/hooks.cjs`));
   for (const [name, file] of Object.entries(LAZY_PACKAGES)) bundles.push(bundleVendor(name, `dist/${host}/vendor/${file}.cjs`));
 }
 await Promise.all(bundles);

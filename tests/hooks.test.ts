@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { onCleanup, tempDir } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
 import { runHook, snapshotTree } from "./helpers/hooks.js";
@@ -56,13 +56,22 @@ testEachBackend("with no mail, the prompt and stop hooks print nothing and write
   // Mail for someone else does not concern this session.
   await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:other", body: "not for quiet", anticipation: "reply" });
   const before = snapshotTree(stateDir);
-  for (const event of ["user-prompt", "stop"]) {
-    const result = await runHook("claude-code", event, { session_id: "quiet", hook_event_name: event === "stop" ? "Stop" : "UserPromptSubmit", stop_hook_active: false }, env());
-    assert.equal(result.code, 0);
-    assert.equal(result.stdout, "", event);
-    assert.equal(result.stderr, "", event);
-  }
-  assert.deepEqual(snapshotTree(stateDir), before, "no file was created or changed");
+  const quietHooks = async () => {
+    for (const event of ["user-prompt", "stop"]) {
+      const result = await runHook("claude-code", event, { session_id: "quiet", hook_event_name: event === "stop" ? "Stop" : "UserPromptSubmit", stop_hook_active: false }, env());
+      assert.equal(result.code, 0);
+      assert.equal(result.stdout, "", event);
+      assert.equal(result.stderr, "", event);
+    }
+  };
+  await quietHooks();
+  // The first hooks leave the compiled hook program in cache/code, and nothing else.
+  const codeCache = join(stateDir, "cache", "code") + sep;
+  const besidesCodeCache = (tree: Record<string, string>) => Object.fromEntries(Object.entries(tree).filter(([path]) => !path.startsWith(codeCache)));
+  assert.deepEqual(besidesCodeCache(snapshotTree(stateDir)), before, "no file was created or changed besides the code cache");
+  const cached = snapshotTree(stateDir);
+  await quietHooks();
+  assert.deepEqual(snapshotTree(stateDir), cached, "the next hooks write nothing at all");
 });
 
 testEachBackend("new mail is flagged on every prompt until read: count and senders, never the body", async (t, backend) => {

@@ -1,4 +1,4 @@
-// Entry of dist/claude-code/hooks.cjs: `node hooks.cjs session-start|user-prompt|stop`.
+// The program of dist/claude-code/hook-program.cjs, which dist/claude-code/hooks.cjs runs: `node hooks.cjs session-start|user-prompt|stop`.
 import { runHook } from "../../hooks/run.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
 import { claudeCodeAdapter } from "./adapter.js";

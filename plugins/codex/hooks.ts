@@ -1,4 +1,4 @@
-// Entry of dist/codex/hooks.cjs: `node hooks.cjs session-start|user-prompt|stop`.
+// The program of dist/codex/hook-program.cjs, which dist/codex/hooks.cjs runs: `node hooks.cjs session-start|user-prompt|stop`.
 import { runHook } from "../../hooks/run.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
 import { codexAdapter } from "./adapter.js";

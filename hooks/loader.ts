@@ -1,0 +1,9 @@
+// Entry of dist/<host>/hooks.cjs, the same for every host: runs the host's hook program
+// (hook-program.cjs beside it) through the code cache, and saves what it compiled when the hook exits.
+import { join } from "node:path";
+import { CodeCache } from "./code-cache.js";
+
+const cache = CodeCache.forEnvironment(process.env);
+// Hooks end with process.exit once their answer is written; the cache is written after that.
+process.on("exit", () => cache.save());
+cache.load(join(__dirname, "hook-program.cjs"));

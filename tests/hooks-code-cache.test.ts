@@ -1,0 +1,140 @@
+// The hook loader (dist/<host>/hooks.cjs) runs the hook program, and on PostgreSQL the pg driver, from
+// V8's code cache in the private state dir: written once, read as it is afterwards, never trusted
+// when it is not a private file of this user, and never a reason for a hook to fail.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { appendFileSync, chmodSync, chownSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { onCleanup, tempDir } from "./helpers/temp.js";
+import { testEachBackend } from "./helpers/backends.js";
+import { hookBundle, runHook } from "./helpers/hooks.js";
+import { collect } from "./helpers/children.js";
+import { openPeerpost } from "../core/peerpost.js";
+
+const PROMPT = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
+
+/** A state dir with one message waiting for claude:me, which every prompt hook flags. */
+async function withPendingMail(t: Parameters<typeof tempDir>[0], backend: Record<string, string> = {}) {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  const env = { HOME: home, PEERPOST_HOME: stateDir, ...backend };
+  const peerpost = openPeerpost({ env, home });
+  onCleanup(t, () => peerpost.backend.close());
+  await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "hello", anticipation: "reply" });
+  const codeDir = join(stateDir, "cache", "code");
+  return { home, stateDir, env, codeDir };
+}
+
+async function flagsTheMail(env: Record<string, string>, hooks = hookBundle("claude-code")): Promise<void> {
+  const child = spawn(process.execPath, [hooks, "user-prompt"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const done = collect(child);
+  child.stdin.end(JSON.stringify(PROMPT));
+  const result = await done;
+  assert.equal(result.code, 0);
+  assert.equal(result.stderr, "");
+  assert.match(result.stdout, /1 new message from other AI agents on this machine \(codex:a\)/);
+}
+
+const cacheFiles = (dir: string, program: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(`${program}.`)) : []);
+
+testEachBackend("the hook program runs from a private code cache, written once and then only read", async (t, backend) => {
+  const { env, codeDir } = await withPendingMail(t, backend);
+  await flagsTheMail(env);
+  const programs = ["hook-program.cjs", ...(backend.PEERPOST_STORE ? ["pg.cjs"] : [])];
+  assert.equal(statSync(codeDir).mode & 0o777, 0o700);
+  const first = new Map<string, string>();
+  for (const program of programs) {
+    const [name, ...more] = cacheFiles(codeDir, program);
+    assert.ok(name !== undefined && more.length === 0, `one cache for ${program}: ${readdirSync(codeDir).join(", ")}`);
+    const stat = statSync(join(codeDir, name));
+    assert.equal(stat.mode & 0o777, 0o600, name);
+    assert.ok(stat.size > 10_000, `${name} holds compiled code (${stat.size} bytes)`);
+    first.set(name, `${stat.ino}:${stat.mtimeMs}`);
+  }
+  assert.deepEqual(readdirSync(codeDir).filter((name) => name.endsWith(".tmp")), [], "no temporary file is left");
+  await flagsTheMail(env);
+  // V8 accepted it: a rejected cache would have been written again (a new file renamed in).
+  for (const [name, identity] of first) {
+    const stat = statSync(join(codeDir, name));
+    assert.equal(`${stat.ino}:${stat.mtimeMs}`, identity, `${name} was read, not rewritten`);
+  }
+});
+
+test("a corrupt, linked, foreign or open-to-others cache file is not used, and the hook answers the same", async (t) => {
+  const { home, env, codeDir } = await withPendingMail(t);
+  await flagsTheMail(env);
+  const [name] = cacheFiles(codeDir, "hook-program.cjs");
+  assert.ok(name);
+  const cache = join(codeDir, name);
+  const rewritten = (before: number) => {
+    const stat = statSync(cache);
+    assert.ok(stat.isFile() && stat.ino !== before && (stat.mode & 0o777) === 0o600, "a new private cache file took its place");
+    return stat.ino;
+  };
+  let ino = statSync(cache).ino;
+
+  // Garbage of the right size: V8 checks what it reads and compiles instead.
+  writeFileSync(cache, Buffer.alloc(statSync(cache).size, 0x5a));
+  await flagsTheMail(env);
+  ino = rewritten(ino);
+
+  // Writable by others: someone else could have changed it.
+  chmodSync(cache, 0o666);
+  await flagsTheMail(env);
+  ino = rewritten(ino);
+
+  // A link is not followed, even to a cache V8 would accept, and what it points at stays as it was.
+  const target = join(home, "elsewhere.bin");
+  const planted = readFileSync(cache);
+  writeFileSync(target, planted, { mode: 0o600 });
+  rmSync(cache);
+  symlinkSync(target, cache);
+  await flagsTheMail(env);
+  assert.ok(lstatSync(cache).isFile(), "the link was replaced by a file, not written through");
+  assert.deepEqual(readFileSync(target), planted, "the link's target is untouched");
+  ino = rewritten(ino);
+
+  if (process.getuid?.() === 0) {
+    // Another user's file (only root can make one here).
+    chownSync(cache, 4242, 4242);
+    await flagsTheMail(env);
+    rewritten(ino);
+  }
+});
+
+test("a new version of the hook program gets a cache of its own, and the old one goes", async (t) => {
+  const { env, codeDir } = await withPendingMail(t);
+  const plugin = join(tempDir(t), "claude-code");
+  cpSync(join(hookBundle("claude-code"), ".."), plugin, { recursive: true });
+  const hooks = join(plugin, "hooks.cjs");
+  await flagsTheMail(env, hooks);
+  const [before] = cacheFiles(codeDir, "hook-program.cjs");
+  appendFileSync(join(plugin, "hook-program.cjs"), "\n// the next version\n");
+  await flagsTheMail(env, hooks);
+  const after = cacheFiles(codeDir, "hook-program.cjs");
+  assert.equal(after.length, 1, after.join(", "));
+  assert.notEqual(after[0], before);
+});
+
+test("hosts that each run their own hook program keep a cache each", async (t) => {
+  const { env, codeDir } = await withPendingMail(t);
+  const identities = () => Object.fromEntries(readdirSync(codeDir).map((name) => [name, statSync(join(codeDir, name)).ino]));
+  const codexPrompt = async () => assert.equal((await runHook("codex", "user-prompt", { ...PROMPT, session_id: "019a0000-0000-7000-8000-000000000001" }, env)).code, 0);
+  await flagsTheMail(env);
+  await codexPrompt();
+  const both = identities();
+  assert.equal(Object.keys(both).filter((name) => name.startsWith("hook-program.cjs.")).length, 2, Object.keys(both).join(", "));
+  await flagsTheMail(env);
+  await codexPrompt();
+  assert.deepEqual(identities(), both, "neither host's cache pushed the other's out");
+});
+
+test("a hook with no state dir creates none, not even for its code cache", async (t) => {
+  const home = tempDir(t);
+  const stateDir = join(home, "missing");
+  const result = await runHook("claude-code", "user-prompt", PROMPT, { HOME: home, PEERPOST_HOME: stateDir });
+  assert.equal(result.code, 0);
+  assert.equal(result.stdout, "");
+  assert.equal(existsSync(stateDir), false);
+});
