@@ -42,17 +42,17 @@ function preparePrivateDir({ stateDir, dir }: Location): boolean {
   return true;
 }
 
+/** The cache file's bytes, or undefined when it is missing, unreadable or not a private file of this user. */
 function readCache(path: string): Buffer | undefined {
-  let fd: number;
   try {
-    fd = openStateFile(path, constants.O_RDONLY);
+    const fd = openStateFile(path, constants.O_RDONLY);
+    try {
+      return readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
-  }
-  try {
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 
