@@ -110,13 +110,14 @@ export class CodeCache {
     let identity: string;
     try {
       const stat = fstatSync(fd, { bigint: true });
-      identity = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${process.version}:${process.arch}`;
+      identity = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}`;
       source = readFileSync(fd, "utf8");
     } finally {
       closeSync(fd);
     }
-    // One cache per installed file: hosts that each run their own copy of a program keep one each.
-    const prefix = `${basename(file)}.${fnv1a64(file)}.`;
+    // One cache per installed file and node build: hosts that each run their own copy of a program, or
+    // run it with different nodes, keep one each.
+    const prefix = `${basename(file)}.${fnv1a64(`${file}:${process.version}:${process.arch}`)}.`;
     const name = `${prefix}${fnv1a64(identity)}.bin`;
     const cached = this.location === undefined ? undefined : readCache(join(this.location.dir, name));
     const script = new Script(wrap(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
