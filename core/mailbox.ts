@@ -264,6 +264,15 @@ export class Mailbox {
     return new Date(this.settings.now()).toISOString();
   }
 
+  /**
+   * Whether a first view of `scope` in this process would read more of the log than readers extend the
+   * index by on their way: no snapshot of it, and an index that far behind (an old log never indexed).
+   */
+  viewWouldReadFar(scope: string): boolean {
+    if (this.views.has(scope) || existsSync(join(this.cacheDir, snapshotFileName(scope)))) return false;
+    return this.indexLag().farBehind;
+  }
+
   /** The view of an address's inbox and outbox, refreshed to the end of the log. */
   view(scope: string): MailboxView {
     if (existsSync(this.compaction.marker)) this.bringOverSwap();

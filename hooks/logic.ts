@@ -1,5 +1,6 @@
 // What each hook does, once for every host: register the session, flag pending mail (count and
 // senders, never bodies), and remind about open requests at a bounded rate.
+import { dirname, join } from "node:path";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/address.js";
 import { dueReminder, turnEndDue } from "../core/reminders.js";
@@ -7,6 +8,7 @@ import { mailNote } from "../core/notes.js";
 import { findAncestor, hostStartField } from "../core/process-tree.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
 import { byId, type MessageState } from "../core/fold.js";
+import { indexWhenFarBehind } from "../core/index-run.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 
 /** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
@@ -17,7 +19,27 @@ export interface HookOutcome {
   stdout?: string;
 }
 
-async function pending(peerpost: Peerpost, address: string, via: string): Promise<{ unread: MessageState[]; reminders: MessageState[]; record: () => Promise<MessageState[]> }> {
+interface Pending {
+  unread: MessageState[];
+  reminders: MessageState[];
+  record: () => Promise<MessageState[]>;
+}
+
+const NOTHING_PENDING: Pending = { unread: [], reminders: [], record: async () => [] };
+
+/** The plugin's server bundle beside the hook (`node <plugin dir>/hooks.cjs <event>`), which runs `index-run`. */
+function serverBundle(): string {
+  return join(dirname(process.argv[1] ?? ""), "server.mjs");
+}
+
+async function pending(peerpost: Peerpost, address: string, via: string): Promise<Pending> {
+  // A log the index never covered (an old one): folding it would hold the prompt for seconds (and past
+  // the hook's deadline, which cannot interrupt a fold). The hook starts the index build and says
+  // nothing this time; the next hooks start from the index.
+  if (peerpost.mailbox.viewWouldReadFar(address)) {
+    indexWhenFarBehind(peerpost, serverBundle());
+    return NOTHING_PENDING;
+  }
   const view = peerpost.mailbox.view(address);
   await peerpost.mailbox.persist(view, SNAPSHOT_MIN_BYTES);
   const now = peerpost.config.now();

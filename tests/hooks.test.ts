@@ -8,6 +8,8 @@ import { onCleanup, tempDir } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
 import { runHook, snapshotTree } from "./helpers/hooks.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { until } from "./helpers/poll.js";
+import { monotonicFactory } from "ulid";
 
 const T0 = Date.parse("2026-03-01T10:00:00.000Z");
 
@@ -203,4 +205,31 @@ test("a bad PEERPOST_* value in the hook's environment fails silently and is log
   const result = await runHook("claude-code", "user-prompt", { session_id: "me" }, { ...env(), PEERPOST_REMINDER_LIMIT: "lots" });
   assert.deepEqual([result.code, result.stdout, result.stderr], [0, "", ""]);
   assert.match(readFileSync(join(stateDir, "logs", "errors.log"), "utf8"), /PEERPOST_REMINDER_LIMIT=\\"lots\\" is not valid/);
+});
+
+test("on an old log the index never covered, a new session's hook says nothing at once, starts the index build, and the next hook flags the mail", async (t) => {
+  const { env, stateDir, home } = setup(t);
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  // Written directly, as a peerpost before the index would have left it: more than readers index on their way.
+  const newId = monotonicFactory();
+  const line = (to: string, body: string) => {
+    const id = newId(T0);
+    return JSON.stringify({ v: 1, type: "msg", id, from: "codex:a", fromVerified: true, to, sentAt: new Date(T0).toISOString(), anticipation: "reply", conversationId: id, hop: 1, body }) + "\n";
+  };
+  const filler = "x".repeat(1000);
+  const lines: string[] = [];
+  for (let i = 0; i < 9000; i++) lines.push(line(`codex:other-${i % 50}`, filler));
+  lines.push(line("claude:me", "the one for me"));
+  writeFileSync(join(stateDir, "mailbox.jsonl"), lines.join(""), { mode: 0o600 });
+  const prompt = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
+  const indexFarBehind = () => openPeerpost({ env: env(), home }).mailbox.indexLag().farBehind;
+  assert.equal(indexFarBehind(), true);
+
+  const first = await runHook("claude-code", "user-prompt", prompt, env());
+  assert.equal(first.code, 0);
+  assert.equal(first.stdout, "", "no fold of the whole log inside the prompt");
+  // The detached `server.mjs index-run` the hook started.
+  await until(() => !indexFarBehind(), 60_000, "the index build the hook started");
+  const next = await runHook("claude-code", "user-prompt", prompt, env());
+  assert.match(context(next.stdout), /1 new message from other AI agents on this machine \(codex:a\)/);
 });
