@@ -76,20 +76,29 @@ export function checkAncestors(path: string): void {
 /**
  * Creates `path` (0700) if missing, then checks it is a real directory of this user that no one else
  * can write. Returns whether it was created now. An existing directory's mode is never changed.
+ * With `parents: false`, a missing parent is an error rather than created.
  */
-export function ensurePrivateDir(path: string): boolean {
+export function ensurePrivateDir(path: string, options: { parents?: boolean } = {}): boolean {
   let created: string | undefined;
   try {
-    created = mkdirSync(path, { recursive: true, mode: DIR_MODE });
+    if (options.parents === false) {
+      mkdirSync(path, { mode: DIR_MODE });
+      created = path;
+    } else created = mkdirSync(path, { recursive: true, mode: DIR_MODE });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
+  checkPrivateDir(path);
+  return created !== undefined;
+}
+
+/** Checks, without creating anything, that `path` is a real directory of this user that no one else can write. */
+export function checkPrivateDir(path: string): void {
   const stat = lstatSync(path);
   if (stat.isSymbolicLink()) throw untrusted(path, "it is a symbolic link", OWN_IT_HINT);
   if (!stat.isDirectory()) throw wrongKind(path, "a directory");
   const problem = directoryProblem(stat, true);
   if (problem) throw untrusted(path, problem, OWN_IT_HINT);
-  return created !== undefined;
 }
 
 /** Whether a state file passes every check as it is: a regular file of this user that no one else can read or write. */

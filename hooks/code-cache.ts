@@ -1,18 +1,20 @@
 // Runs a CommonJS bundle (and the bundles it requires by relative path) from V8's code cache. Compiling
 // the hook program and the pg driver (~180 KB) is the largest part of a prompt hook's own time; taking
 // the compiled code from the cache costs a fraction of it.
-// The cache is code, so it lives only in the private state dir (cache/code, checked like every state
-// file: this user's, no links, writable by no one else), and is never created with the state dir itself.
-// A file's cache is named after its identity (device, inode, size, modification time) and node's build:
-// a new plugin version or node gets a cache of its own, and V8 rejects any data it did not write for
-// this source and these flags. Any problem with the cache means compiling as if there were none.
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+// The cache is code: V8 checks only that it was made for a source of the same length and the same
+// flags, then runs it. So it is read only from the private state dir, every directory on the way
+// checked as the state dir is (this user's, no links, writable by no one else), and only as a private
+// file of this user; it is never created with the state dir itself. A file's cache is named after the
+// file, node's build and the hook event, and after the file's identity (device, inode, size, change
+// and modification times): a new plugin version or node gets a cache of its own. Any problem with the
+// cache means compiling as if there were none.
+import { closeSync, constants, fstatSync, futimesSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
 import { fnv1a64 } from "../core/hash.js";
 import { resolveStateDirPath } from "../core/state-dir.js";
-import { ensurePrivateDir, openStateFile } from "../core/trust.js";
+import { checkAncestors, checkPrivateDir, ensurePrivateDir, openStateFile } from "../core/trust.js";
 
 /** A script whose compiled code goes into the cache when the process exits (none or a stale one was found). */
 interface Pending {
@@ -25,29 +27,47 @@ interface LoadedModule {
   exports: unknown;
 }
 
-/** Caches of other files kept beside the one just written (other hosts' programs, vendored modules, versions). */
-const MAX_OTHER_CACHES = 15;
-
-/** The wrapper Node's CommonJS loader puts around a file. */
-const wrap = (source: string) => `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
-
-/**
- * Creates `<state dir>/cache/code` where missing and checks every directory on the way is private: only
- * before writing. A read needs no more than the checks on the file it opens (a link, or a file another
- * user could have put or changed, is not read).
- */
-function preparePrivateDir({ stateDir, dir }: Location): boolean {
-  if (!existsSync(stateDir)) return false;
-  for (const path of [stateDir, join(stateDir, "cache"), dir]) ensurePrivateDir(path);
-  return true;
+/** Where a cache lives: `dir` inside `stateDir`, which the cache never creates. */
+interface Location {
+  stateDir: string;
+  dir: string;
 }
 
-/** The cache file's bytes, or undefined when it is missing, unreadable or not a private file of this user. */
+const DAY_MS = 86_400_000;
+/** A cache no hook read for this long (an old plugin version, a host no longer used) is removed. */
+const UNUSED_FOR_MS = 14 * DAY_MS;
+/** A temporary file this old was left by a killed hook. */
+const STALE_TEMPORARY_MS = 3_600_000;
+
+/** The wrapper Node's CommonJS loader puts around a file. */
+export function wrapCommonJs(source: string): string {
+  return `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
+}
+
+/** Whether the state dir, `cache` and `cache/code` exist and are private, and the dirs above are safe. */
+function isPrivate({ stateDir, dir }: Location): boolean {
+  try {
+    checkAncestors(stateDir);
+    for (const path of [stateDir, dirname(dir), dir]) checkPrivateDir(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The cache file's bytes, or undefined when it is missing, unreadable or not a private file of this
+ * user. Not blocking: a FIFO in its place is refused, not waited on. A cache read now and then is
+ * marked used (its modification time), so pruning keeps it.
+ */
 function readCache(path: string): Buffer | undefined {
   try {
-    const fd = openStateFile(path, constants.O_RDONLY);
+    const fd = openStateFile(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      return readFileSync(fd);
+      const data = readFileSync(fd);
+      const now = Date.now();
+      if (now - fstatSync(fd).mtimeMs > DAY_MS) futimesSync(fd, now / 1000, now / 1000);
+      return data;
     } finally {
       closeSync(fd);
     }
@@ -59,7 +79,7 @@ function readCache(path: string): Buffer | undefined {
 /** Written under a private temporary name, then renamed: a reader sees a whole cache or none. */
 function writeCache(dir: string, item: Pending): void {
   const data = item.script.createCachedData();
-  const temporary = join(dir, `.${item.name}.${process.pid}.tmp`);
+  const temporary = join(dir, `.${item.name}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
   const fd = openStateFile(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
   try {
     writeSync(fd, data);
@@ -67,37 +87,49 @@ function writeCache(dir: string, item: Pending): void {
     closeSync(fd);
   }
   renameSync(temporary, join(dir, item.name));
-  // The caches of this file's earlier versions are of no more use; plugin versions a host installs side
-  // by side are other files, whose caches go once there are more than a few. A racing hook may have
-  // removed one already.
-  const caches = readdirSync(dir).filter((other) => other.endsWith(".bin") && other !== item.name);
-  for (const other of caches.filter((other) => other.startsWith(item.prefix))) rmSync(join(dir, other), { force: true });
-  const others = caches.filter((other) => !other.startsWith(item.prefix)).map((other) => ({ other, mtime: statSync(join(dir, other), { throwIfNoEntry: false })?.mtimeMs ?? 0 }));
-  for (const { other } of others.sort((a, b) => b.mtime - a.mtime).slice(MAX_OTHER_CACHES)) rmSync(join(dir, other), { force: true });
 }
 
-/** Where a cache lives: `dir` inside `stateDir`, which the cache never creates. */
-interface Location {
-  stateDir: string;
-  dir: string;
+/**
+ * Removes the caches of this file's earlier versions, caches no hook read for a while, and temporary
+ * files killed hooks left. A racing hook may have removed one already.
+ */
+function prune(dir: string, written: Pending[]): void {
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    if (written.some((item) => item.name === name)) continue;
+    const path = join(dir, name);
+    const age = now - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? now);
+    const superseded = written.some((item) => name.startsWith(item.prefix));
+    if (superseded || (name.endsWith(".bin") && age > UNUSED_FOR_MS) || (name.endsWith(".tmp") && age > STALE_TEMPORARY_MS)) rmSync(path, { force: true });
+  }
 }
 
 export class CodeCache {
   private readonly modules = new Map<string, LoadedModule>();
   private readonly pending: Pending[] = [];
-  private readonly location: Location | undefined;
+  /** Where a run writes what it compiled (creating cache/code inside a private state dir). */
+  private readonly writable: Location | undefined;
+  /** Where caches are read from: only when every directory on the way is private already. */
+  private readonly readable: Location | undefined;
 
-  constructor(stateDir: string | undefined) {
-    this.location = stateDir === undefined ? undefined : { stateDir, dir: join(stateDir, "cache", "code") };
+  /** `variant` (the hook event) keeps the functions one kind of run compiles in a cache of its own. */
+  constructor(
+    stateDir: string | undefined,
+    private readonly variant: string,
+  ) {
+    this.writable = stateDir === undefined ? undefined : { stateDir, dir: join(stateDir, "cache", "code") };
+    this.readable = this.writable && isPrivate(this.writable) ? this.writable : undefined;
   }
 
   /** The cache in the state dir `env` names, or none (a state dir peerpost would refuse). */
-  static forEnvironment(env: NodeJS.ProcessEnv): CodeCache {
+  static forEnvironment(env: NodeJS.ProcessEnv, variant: string): CodeCache {
+    let stateDir: string | undefined;
     try {
-      return new CodeCache(resolveStateDirPath(env.PEERPOST_HOME || undefined).path);
+      stateDir = resolveStateDirPath(env.PEERPOST_HOME || undefined).path;
     } catch {
-      return new CodeCache(undefined);
+      stateDir = undefined;
     }
+    return new CodeCache(stateDir, /^[a-z-]{1,32}$/.test(variant) ? variant : "other");
   }
 
   /** Runs `file` as a CommonJS module; its `require("./…")` calls load through this cache too. */
@@ -110,36 +142,59 @@ export class CodeCache {
     let identity: string;
     try {
       const stat = fstatSync(fd, { bigint: true });
-      identity = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+      identity = `${stat.dev}:${stat.ino}:${stat.size}:${stat.ctimeNs}:${stat.mtimeNs}`;
       source = readFileSync(fd, "utf8");
     } finally {
       closeSync(fd);
     }
-    // One cache per installed file and node build: hosts that each run their own copy of a program, or
-    // run it with different nodes, keep one each.
-    const prefix = `${basename(file)}.${fnv1a64(`${file}:${process.version}:${process.arch}`)}.`;
+    // One cache per installed file, node build and event: hosts that each run their own copy of a
+    // program, or run it with different nodes, keep one each.
+    const prefix = `${basename(file)}.${fnv1a64(`${file}:${process.version}:${process.arch}:${this.variant}`)}.`;
     const name = `${prefix}${fnv1a64(identity)}.bin`;
-    const cached = this.location === undefined ? undefined : readCache(join(this.location.dir, name));
-    const script = new Script(wrap(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
-    if (this.location !== undefined && (cached === undefined || script.cachedDataRejected)) this.pending.push({ script, name, prefix });
+    const cached = this.readable === undefined ? undefined : readCache(join(this.readable.dir, name));
+    const script = new Script(wrapCommonJs(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
+    if (cached === undefined || script.cachedDataRejected) this.pending.push({ script, name, prefix });
     const loaded: LoadedModule = { exports: {} };
     this.modules.set(file, loaded);
     const directory = dirname(file);
     const plainRequire = createRequire(file);
     const requireHere = (id: string) => (id.startsWith("./") ? this.load(join(directory, id)) : plainRequire(id));
-    script.runInThisContext()(loaded.exports, requireHere, loaded, file, directory);
+    try {
+      (script.runInThisContext() as (...args: unknown[]) => void).call(loaded.exports, loaded.exports, requireHere, loaded, file, directory);
+    } catch (error) {
+      // As Node's loader: a module that threw is not kept half-loaded.
+      this.modules.delete(file);
+      throw error;
+    }
     return loaded.exports;
   }
 
   /** Writes the compiled code of what ran without a usable cache, with every function compiled so far. */
   save(): void {
-    const location = this.location;
+    const location = this.writable;
     if (location === undefined || this.pending.length === 0) return;
     try {
-      if (!preparePrivateDir(location)) return;
-      for (const item of this.pending.splice(0)) writeCache(location.dir, item);
+      // Never the state dir itself, nor anything above it: only cache/code inside one that is private.
+      checkAncestors(location.stateDir);
+      checkPrivateDir(location.stateDir);
+      ensurePrivateDir(dirname(location.dir), { parents: false });
+      ensurePrivateDir(location.dir, { parents: false });
     } catch {
-      // A directory that fails the checks, a full disk or a racing hook: the next run compiles and tries again.
+      return;
+    }
+    const written: Pending[] = [];
+    for (const item of this.pending.splice(0)) {
+      try {
+        writeCache(location.dir, item);
+        written.push(item);
+      } catch {
+        // A full disk or a racing hook: the next run compiles and tries again.
+      }
+    }
+    try {
+      prune(location.dir, written);
+    } catch {
+      // Pruning is housekeeping; the next writer does it.
     }
   }
 }

@@ -3,7 +3,12 @@
 import { join } from "node:path";
 import { CodeCache } from "./code-cache.js";
 
-const cache = CodeCache.forEnvironment(process.env);
+const cache = CodeCache.forEnvironment(process.env, process.argv[2] ?? "");
 // Hooks end with process.exit once their answer is written; the cache is written after that.
 process.on("exit", () => cache.save());
-cache.load(join(__dirname, "hook-program.cjs"));
+try {
+  cache.load(join(__dirname, "hook-program.cjs"));
+} catch {
+  // A program that cannot load (a broken install) must not break the prompt either: no output, exit 0.
+  process.exit(0);
+}

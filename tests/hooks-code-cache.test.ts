@@ -3,7 +3,8 @@
 // when it is not a private file of this user, and never a reason for a hook to fail.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, chmodSync, chownSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, chownSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { Script } from "node:vm";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { onCleanup, tempDir } from "./helpers/temp.js";
@@ -11,6 +12,7 @@ import { testEachBackend } from "./helpers/backends.js";
 import { hookBundle, runHook } from "./helpers/hooks.js";
 import { collect } from "./helpers/children.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { wrapCommonJs } from "../hooks/code-cache.js";
 
 const PROMPT = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
 
@@ -101,6 +103,74 @@ test("a corrupt, linked, foreign or open-to-others cache file is not used, and t
     await flagsTheMail(env);
     rewritten(ino);
   }
+});
+
+/** Compiled code for a program of the same length as `programPath` that only prints PLANTED: what V8 would run if given it. */
+function plantedCache(programPath: string): Buffer {
+  const real = readFileSync(programPath, "utf8");
+  const payload = 'require("node:fs").writeSync(1, "PLANTED\\n"); process.exit(0);';
+  const planted = payload + "//" + " ".repeat(real.length - payload.length - 2);
+  assert.equal(planted.length, real.length);
+  return new Script(wrapCommonJs(planted), { filename: programPath }).createCachedData();
+}
+
+test("compiled code planted in a linked or open cache directory never runs", async (t) => {
+  const { home, env, codeDir } = await withPendingMail(t);
+  await flagsTheMail(env);
+  const [name] = cacheFiles(codeDir, "hook-program.cjs");
+  assert.ok(name);
+  const planted = plantedCache(join(hookBundle("claude-code"), "..", "hook-program.cjs"));
+  const prompt = () => runHook("claude-code", "user-prompt", PROMPT, env);
+
+  // Why the checks matter: in the private cache dir, V8 runs such code (it checks only the source's length).
+  writeFileSync(join(codeDir, name), planted, { mode: 0o600 });
+  assert.equal((await prompt()).stdout, "PLANTED\n");
+
+  // The same file behind a link to another directory.
+  const elsewhere = join(home, "elsewhere");
+  renameSync(codeDir, elsewhere);
+  symlinkSync(elsewhere, codeDir);
+  await flagsTheMail(env);
+  assert.deepEqual(readFileSync(join(elsewhere, name)), planted, "nothing was written through the link");
+
+  // The same file in a directory others can write to.
+  rmSync(codeDir);
+  renameSync(elsewhere, codeDir);
+  chmodSync(codeDir, 0o777);
+  await flagsTheMail(env);
+  assert.deepEqual(readFileSync(join(codeDir, name)), planted, "nothing was written into an open directory");
+});
+
+test("a broken hook program still gives the prompt silence and exit 0", async (t) => {
+  const { env } = await withPendingMail(t);
+  const plugin = join(tempDir(t), "claude-code");
+  cpSync(join(hookBundle("claude-code"), ".."), plugin, { recursive: true });
+  writeFileSync(join(plugin, "hook-program.cjs"), "this is not JavaScript {");
+  for (const event of ["user-prompt", "session-start"]) {
+    const child = spawn(process.execPath, [join(plugin, "hooks.cjs"), event], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const done = collect(child);
+    child.stdin.end(JSON.stringify(PROMPT));
+    const result = await done;
+    assert.deepEqual({ code: result.code, stdout: result.stdout, stderr: result.stderr }, { code: 0, stdout: "", stderr: "" }, event);
+  }
+  rmSync(join(plugin, "hook-program.cjs"));
+  const child = spawn(process.execPath, [join(plugin, "hooks.cjs"), "user-prompt"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const done = collect(child);
+  child.stdin.end(JSON.stringify(PROMPT));
+  const result = await done;
+  assert.deepEqual({ code: result.code, stdout: result.stdout, stderr: result.stderr }, { code: 0, stdout: "", stderr: "" }, "a missing program");
+});
+
+test("each hook event keeps its own cache, and leftovers of killed hooks go", async (t) => {
+  const { env, codeDir } = await withPendingMail(t);
+  await flagsTheMail(env);
+  const leftover = join(codeDir, ".hook-program.cjs.killed.tmp");
+  writeFileSync(leftover, "half", { mode: 0o600 });
+  const old = new Date(Date.now() - 2 * 3_600_000);
+  utimesSync(leftover, old, old);
+  assert.equal((await runHook("claude-code", "session-start", { ...PROMPT, hook_event_name: "SessionStart", source: "startup" }, env)).code, 0);
+  assert.equal(cacheFiles(codeDir, "hook-program.cjs").length, 2, readdirSync(codeDir).join(", "));
+  assert.equal(existsSync(leftover), false, "an hour-old temporary file was removed");
 });
 
 test("a new version of the hook program gets a cache of its own, and the old one goes", async (t) => {
