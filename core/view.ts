@@ -15,6 +15,13 @@ export interface CorruptSummary {
 
 const RECENT_CORRUPT = 20;
 
+/**
+ * How much of the log a reader reads on its way before the per-address index is the cheaper start (a
+ * prompt hook's budget): readers extend the index by at most this much, and a snapshot this far behind
+ * the index is left for it.
+ */
+export const FAR_BEHIND_BYTES = 8 * 1024 * 1024;
+
 export class MailboxView {
   state: MailboxState = emptyState();
   offset = 0;
@@ -23,7 +30,8 @@ export class MailboxView {
   tornTail = false;
   private logIdentity: { dev: number; ino: number } | undefined;
   private savedOffset = -1;
-  cacheState: "none" | "loaded" | "rebuilt" | "invalid" = "none";
+  /** "behind": a valid snapshot left for the index, which covers far more of the log (see FAR_BEHIND_BYTES). */
+  cacheState: "none" | "loaded" | "rebuilt" | "invalid" | "behind" = "none";
   /** Whether the view started from the per-address index (no usable snapshot) rather than the whole log. */
   fromIndex = false;
   /** Why the snapshot on disk was not trusted (the view was rebuilt from the log instead). */
@@ -38,7 +46,29 @@ export class MailboxView {
     private readonly index?: ScopeIndex<MailboxEvent> | undefined,
   ) {
     this.loadFromSnapshot();
+    const behind = this.cacheState === "loaded" && this.snapshotFarBehindIndex();
+    if (behind) {
+      this.reset();
+      this.cacheState = "behind";
+    }
     if (this.cacheState !== "loaded") this.loadFromIndex();
+    // The stale snapshot goes at the next save (a hook's too), so later readers start near the end.
+    if (behind) this.savedOffset = -1;
+  }
+
+  /**
+   * A session dormant while others' mail grew the log: bringing its snapshot up to date would read all
+   * that mail, while the index gives the scope's own lines up to nearly the end.
+   */
+  private snapshotFarBehindIndex(): boolean {
+    if (!this.index || this.scope === undefined) return false;
+    const size = this.log.identity()?.size ?? 0;
+    if (size - this.offset <= FAR_BEHIND_BYTES) return false;
+    try {
+      return size - this.index.lag() - this.offset > FAR_BEHIND_BYTES;
+    } catch {
+      return false;
+    }
   }
 
   /** Role mail is kept by every view: a role can move to this scope's address at any later event. */

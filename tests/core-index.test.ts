@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
 import { MailboxView } from "../core/view.js";
-import { tailFingerprint } from "../core/cache.js";
+import { snapshotFileName, tailFingerprint } from "../core/cache.js";
 import type { Peerpost } from "../core/peerpost.js";
 import { changeRole, ROLES_SCOPE } from "../core/roles.js";
 import { monotonicFactory } from "ulid";
@@ -69,6 +69,37 @@ test("views started from the index equal views folded from the whole log, and re
   assert.deepEqual(stranger.state, folded(reopen(), "claude:never-seen").state);
   assert.ok(Object.values(stranger.state.messages).every((message) => message.via === "role:reviewer"));
   assert.equal(stranger.fromIndex, true);
+});
+
+test("a dormant session's snapshot far behind the index is left for it: the view reads its own lines, not the mail that grew the log, and equals the full fold", async (t) => {
+  const { peerpost, stateDir, clock, reopen } = tempPeerpost(t);
+  await traffic(peerpost, 60, clock);
+  await peerpost.mailbox.persist(peerpost.mailbox.view("claude:a"));
+  // Others' mail, more than a reader reads on its way (written directly: a busy machine's weeks).
+  const newId = monotonicFactory();
+  const filler = "x".repeat(1000);
+  const lines: string[] = [];
+  for (let i = 0; i < 9000; i++) {
+    const id = newId(clock.now);
+    lines.push(JSON.stringify({ v: 1, type: "msg", id, from: "codex:b", fromVerified: true, to: "grok:d", sentAt: new Date(clock.now).toISOString(), anticipation: "fyi", conversationId: id, hop: 1, body: filler }) + "\n");
+  }
+  appendFileSync(peerpost.mailbox.log.path, lines.join(""));
+  await peerpost.mailbox.send({ from: "grok:d", fromVerified: true, to: "claude:a", body: "while you were away", anticipation: "reply" });
+  assert.ok(reopen().mailbox.indexAll()! > 0);
+  const { message: afterIndex } = await peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "claude:a", body: "after the index", anticipation: "reply" });
+
+  const fresh = reopen();
+  const view = new MailboxView(fresh.mailbox.log, "claude:a", join(stateDir, "cache", snapshotFileName("claude:a")), fresh.mailbox.index);
+  assert.equal(view.cacheState, "behind");
+  assert.equal(view.fromIndex, true);
+  assert.ok(view.refresh() < 10, "only the lines after the index");
+  assert.deepEqual(view.state, folded(fresh, "claude:a").state);
+  assert.ok(view.state.messages[afterIndex.id], "the mail after the index is in the view");
+  // The stale snapshot is replaced at the next save, even a hook's (which saves only past 256 KiB of news),
+  // and a snapshot close to the end is the start again.
+  assert.equal(await fresh.mailbox.persist(fresh.mailbox.view("claude:a"), 256 * 1024), true);
+  const again = new MailboxView(reopen().mailbox.log, "claude:a", join(stateDir, "cache", snapshotFileName("claude:a")), reopen().mailbox.index);
+  assert.equal(again.cacheState, "loaded");
 });
 
 test("an interrupted extension, a stale extension lock and a replaced log change no view", async (t) => {
