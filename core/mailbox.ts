@@ -12,7 +12,7 @@ import type { LocalStore, StoreFactory } from "./store/local.js";
 import type { AppendItem } from "./store/types.js";
 import { EVERY_SCOPE, ScopeIndex } from "./store/scope-index.js";
 import { compactLog, compactionPaths, committedArchiveBytes, finishRenamedCompaction, type CompactionFault, type CompactionPaths, type CompactionResult } from "./store/compaction.js";
-import { MailboxView } from "./view.js";
+import { FAR_BEHIND_BYTES, MailboxView } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
@@ -157,10 +157,10 @@ function indexScopes(event: MailboxEvent, scopesOfMessage: (id: string) => reado
 
 /**
  * How far behind the index a reader extends it on the way (a prompt hook's budget). A log that far
- * ahead of its index (an old log, never indexed) is folded as before until a rebuild indexes it: a
- * server that starts on such a log starts one (`index-run`), and `peerpost compact` runs one.
+ * ahead of its index (an old log, never indexed) is indexed by a rebuild: a server or a hook that meets
+ * such a log starts one (`index-run`), and `peerpost compact` runs one.
  */
-const INDEX_EXTEND_LIMIT_BYTES = 8 * 1024 * 1024;
+const INDEX_EXTEND_LIMIT_BYTES = FAR_BEHIND_BYTES;
 /** Less than this is cheaper to fold than to index: small state dirs never get an index written. */
 const INDEX_MIN_LAG_BYTES = 64 * 1024;
 
@@ -265,27 +265,33 @@ export class Mailbox {
   }
 
   /**
-   * Whether a first view of `scope` in this process would read more of the log than readers extend the
-   * index by on their way: no snapshot of it, and an index that far behind (an old log never indexed).
+   * Whether bringing the view of `scope` up to date would read more of the log than a reader reads on its
+   * way (FAR_BEHIND_BYTES): neither its snapshot nor the index starts it near the end (an old log never
+   * indexed). The view is kept, unread, for the next `view` call.
    */
   viewWouldReadFar(scope: string): boolean {
-    if (this.views.has(scope) || existsSync(join(this.cacheDir, snapshotFileName(scope)))) return false;
-    return this.indexLag().farBehind;
+    const size = this.log.identity()?.size ?? 0;
+    return size - this.viewOf(scope).offset > FAR_BEHIND_BYTES;
   }
 
   /** The view of an address's inbox and outbox, refreshed to the end of the log. */
   view(scope: string): MailboxView {
+    const view = this.viewOf(scope);
+    view.refresh();
+    return view;
+  }
+
+  /** This process's view of `scope`, started from its snapshot or the index, not yet refreshed. */
+  private viewOf(scope: string): MailboxView {
     if (existsSync(this.compaction.marker)) this.bringOverSwap();
-    const key = scope;
-    let view = this.views.get(key);
+    let view = this.views.get(scope);
     if (!view) {
       const snapshotPath = join(this.cacheDir, snapshotFileName(scope));
       // A scope never folded before (a new session) starts from the index instead of the whole log.
       if (!existsSync(snapshotPath)) this.extendIndex(INDEX_MIN_LAG_BYTES);
       view = new MailboxView(this.log, scope, snapshotPath, this.index);
-      this.views.set(key, view);
+      this.views.set(scope, view);
     }
-    view.refresh();
     return view;
   }
 

@@ -33,9 +33,9 @@ function serverBundle(): string {
 }
 
 async function pending(peerpost: Peerpost, address: string, via: string): Promise<Pending> {
-  // A log the index never covered (an old one): folding it would hold the prompt for seconds (and past
-  // the hook's deadline, which cannot interrupt a fold). The hook starts the index build and says
-  // nothing this time; the next hooks start from the index.
+  // A view neither its snapshot nor the index starts near the end (an old log never indexed): folding
+  // it would hold the prompt for seconds (and past the hook's deadline, which cannot interrupt a fold).
+  // The hook starts the index build and says nothing this time; the next hooks start from the index.
   if (peerpost.mailbox.viewWouldReadFar(address)) {
     indexWhenFarBehind(peerpost, serverBundle());
     return NOTHING_PENDING;
