@@ -210,6 +210,16 @@ export class Mailbox {
         const fault = this.fault?.startsWith("compact-") ? (this.fault.slice("compact-".length) as CompactionFault) : undefined;
         return compactLog(this.log, { retentionMs: this.settings.retentionMs ?? 30 * DAY_MS, now: this.settings.now(), fault });
       })
+      .then((result) => {
+        // The index of a replaced log starts over: rebuilt now (the kept log is small), not left to the
+        // hooks, which give up on a view they would have to read far for.
+        try {
+          this.indexAll();
+        } catch {
+          // Derived data: an index-run or the next reader builds it.
+        }
+        return result;
+      })
       .finally(() => (this.compacting = undefined));
     return this.compacting;
   }
@@ -270,8 +280,17 @@ export class Mailbox {
    * indexed). The view is kept, unread, for the next `view` call.
    */
   viewWouldReadFar(scope: string): boolean {
-    const size = this.log.identity()?.size ?? 0;
-    return size - this.viewOf(scope).offset > FAR_BEHIND_BYTES;
+    if (!this.readsFar(this.viewOf(scope))) return false;
+    if (this.indexLag().farBehind) return true;
+    // An index within a reader's reach: brought to the end, it starts the view near the end (or leaves a
+    // snapshot that far behind for it). Otherwise a hook would give up on this view at every prompt.
+    this.extendIndex(0);
+    this.views.delete(scope);
+    return this.readsFar(this.viewOf(scope));
+  }
+
+  private readsFar(view: MailboxView): boolean {
+    return (this.log.identity()?.size ?? 0) - view.offset > FAR_BEHIND_BYTES;
   }
 
   /** The view of an address's inbox and outbox, refreshed to the end of the log. */

@@ -78,8 +78,11 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   try {
     // A shared store: read the local mirror, brought up to date here unless a running server keeps it so.
     const synced = peerpost.backend.sync(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] });
-    // While the database answers, fold what the mirror already holds: after the sync the view reads only what it brought.
-    const folded = peerpost.backend.database && event !== "session-start" ? afterPendingIo().then(() => void peerpost.mailbox.view(formatAddress(dialect.kind, input.sessionId))) : undefined;
+    // While the database answers, fold what the mirror already holds (unless that is a read the hook
+    // gives up on, or nothing will be told): after the sync the view reads only what it brought.
+    const address = formatAddress(dialect.kind, input.sessionId);
+    const folds = peerpost.backend.database !== undefined && event !== "session-start" && !(event === "stop" && input.stopHookActive);
+    const folded = folds ? afterPendingIo().then(() => void (peerpost.mailbox.viewWouldReadFar(address) || peerpost.mailbox.view(address))) : undefined;
     await Promise.all([synced, folded]);
     return await hookFor(peerpost, dialect, event, input, env);
   } finally {

@@ -102,6 +102,17 @@ test("a dormant session's snapshot far behind the index is left for it: the view
   assert.equal(again.cacheState, "loaded");
 });
 
+test("a compaction leaves the index of the new log built, not to the next hooks", async (t) => {
+  const { peerpost, clock, reopen } = tempPeerpost(t);
+  await traffic(peerpost, 60, clock);
+  assert.ok(reopen().mailbox.indexAll()! > 0);
+  clock.now += 40 * 86_400_000;
+  await traffic(peerpost, 7, clock);
+  const result = await peerpost.mailbox.compact();
+  assert.ok(result.movedMessages > 0, "the compaction replaced the log");
+  assert.equal(reopen().mailbox.indexLag().lagBytes, 0);
+});
+
 test("an interrupted extension, a stale extension lock and a replaced log change no view", async (t) => {
   const { peerpost, stateDir, clock, reopen } = tempPeerpost(t);
   await traffic(peerpost, 60, clock);

@@ -233,3 +233,27 @@ test("on an old log the index never covered, a new session's hook says nothing a
   const next = await runHook("claude-code", "user-prompt", prompt, env());
   assert.match(context(next.stdout), /1 new message from other AI agents on this machine \(codex:a\)/);
 });
+
+test("a session whose snapshot the log left far behind, with the index within a reader's reach, is still told of its mail", async (t) => {
+  const { env, store } = setup(t);
+  const peerpost = store();
+  await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "early", anticipation: "fyi" });
+  await peerpost.mailbox.persist(peerpost.mailbox.view("claude:me"));
+  const newId = monotonicFactory();
+  const othersMail = (count: number) => {
+    const lines: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const id = newId(T0);
+      lines.push(JSON.stringify({ v: 1, type: "msg", id, from: "codex:b", fromVerified: true, to: "grok:c", sentAt: new Date(T0).toISOString(), anticipation: "fyi", conversationId: id, hop: 1, body: "x".repeat(1000) }) + "\n");
+    }
+    appendFileSync(peerpost.mailbox.log.path, lines.join(""));
+  };
+  // Others' mail past the snapshot: some of it indexed, the rest within what a reader indexes on its way.
+  othersMail(6000);
+  peerpost.mailbox.indexAll();
+  await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "while you were away", anticipation: "reply" });
+  othersMail(4500);
+  assert.equal(store().mailbox.indexLag().farBehind, false);
+  const result = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, env());
+  assert.match(context(result.stdout), /2 new messages from other AI agents on this machine \(codex:a \(2\)\)/);
+});

@@ -15,8 +15,6 @@ export const compactCommand = defineCommand({
   async run({ json }) {
     const peerpost = await openStore();
     const result = await peerpost.mailbox.compact();
-    // The index of the replaced log starts over; build it now rather than in the next hook.
-    peerpost.mailbox.indexAll();
     const archive = peerpost.mailbox.compaction.archive;
     if (json) printJson({ ok: true, retentionDays: peerpost.config.retentionDays, archive, ...result });
     else
