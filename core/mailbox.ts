@@ -155,12 +155,6 @@ function indexScopes(event: MailboxEvent, scopesOfMessage: (id: string) => reado
   return { scopes: scopesOfMessage(event.id) ?? [] };
 }
 
-/**
- * How far behind the index a reader extends it on the way (a prompt hook's budget). A log that far
- * ahead of its index (an old log, never indexed) is indexed by a rebuild: a server or a hook that meets
- * such a log starts one (`index-run`), and `peerpost compact` runs one.
- */
-const INDEX_EXTEND_LIMIT_BYTES = FAR_BEHIND_BYTES;
 /** Less than this is cheaper to fold than to index: small state dirs never get an index written. */
 const INDEX_MIN_LAG_BYTES = 64 * 1024;
 
@@ -236,11 +230,15 @@ export class Mailbox {
     if (committed > 0) this.archive.scan(0, visit, { until: committed });
   }
 
-  /** Extends the per-address index when it lags by `minBytes` or more, but not past the hook's budget. */
+  /**
+   * Extends the per-address index when it lags by `minBytes` or more, but not past a reader's budget
+   * (FAR_BEHIND_BYTES). A log that far ahead of its index (an old log, never indexed) is indexed by a
+   * rebuild: a server or a hook that meets such a log starts one (`index-run`), and a compaction runs one.
+   */
   extendIndex(minBytes = 0): void {
     try {
       const lag = this.index.lag();
-      if (lag > 0 && lag >= minBytes && lag <= INDEX_EXTEND_LIMIT_BYTES) this.index.extend();
+      if (lag > 0 && lag >= minBytes && lag <= FAR_BEHIND_BYTES) this.index.extend();
     } catch {
       // Derived data: a read without the index folds the log as before.
     }
@@ -249,7 +247,7 @@ export class Mailbox {
   /** Bytes of the log the index does not cover, and whether that is further than readers extend it on their way (an old log, never indexed). */
   indexLag(): { lagBytes: number; farBehind: boolean } {
     const lagBytes = this.index.lag();
-    return { lagBytes, farBehind: lagBytes > INDEX_EXTEND_LIMIT_BYTES };
+    return { lagBytes, farBehind: lagBytes > FAR_BEHIND_BYTES };
   }
 
   /** Indexes all the log the index does not cover, however much: the one step that may read all of it. */

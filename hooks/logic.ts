@@ -76,23 +76,22 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   const peerpost = openPeerpost({ env, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS, kind: "hook", ...(event === "session-start" ? {} : { create: false }) });
   if (!peerpost) return {};
   try {
+    const address = formatAddress(dialect.kind, input.sessionId);
     // A shared store: read the local mirror, brought up to date here unless a running server keeps it so.
     const synced = peerpost.backend.sync(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] });
     // While the database answers, fold what the mirror already holds (unless that is a read the hook
     // gives up on, or nothing will be told): after the sync the view reads only what it brought.
-    const address = formatAddress(dialect.kind, input.sessionId);
     const folds = peerpost.backend.database !== undefined && event !== "session-start" && !(event === "stop" && input.stopHookActive);
     const folded = folds ? afterPendingIo().then(() => void (peerpost.mailbox.viewWouldReadFar(address) || peerpost.mailbox.view(address))) : undefined;
     await Promise.all([synced, folded]);
-    return await hookFor(peerpost, dialect, event, input, env);
+    return await hookFor(peerpost, dialect, event, input, address, env);
   } finally {
     // The hook exits right after: the database's side of the goodbye is not worth waiting for.
     await peerpost.backend.close({ wait: false });
   }
 }
 
-async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
-  const address = formatAddress(dialect.kind, input.sessionId);
+async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEvent, input: HookInput, address: string, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
   const via = `hook:${event}`;
   if (event === "session-start") {
     const hostPid = findAncestor((info) => dialect.isHostProcess(info))?.pid;
