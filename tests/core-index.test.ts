@@ -10,9 +10,9 @@ import { MailboxView } from "../core/view.js";
 import { snapshotFileName, tailFingerprint } from "../core/cache.js";
 import type { Peerpost } from "../core/peerpost.js";
 import { changeRole, ROLES_SCOPE } from "../core/roles.js";
-import { monotonicFactory } from "ulid";
 import { CLI, connect } from "./helpers/mcp.js";
 import { until } from "./helpers/poll.js";
+import { oldLog } from "./helpers/old-log.js";
 import { inspectState } from "../core/health.js";
 
 const ADDRESSES = ["claude:a", "codex:b", "copilot:c", "grok:d"];
@@ -76,14 +76,7 @@ test("a dormant session's snapshot far behind the index is left for it: the view
   await traffic(peerpost, 60, clock);
   await peerpost.mailbox.persist(peerpost.mailbox.view("claude:a"));
   // Others' mail, more than a reader reads on its way (written directly: a busy machine's weeks).
-  const newId = monotonicFactory();
-  const filler = "x".repeat(1000);
-  const lines: string[] = [];
-  for (let i = 0; i < 9000; i++) {
-    const id = newId(clock.now);
-    lines.push(JSON.stringify({ v: 1, type: "msg", id, from: "codex:b", fromVerified: true, to: "grok:d", sentAt: new Date(clock.now).toISOString(), anticipation: "fyi", conversationId: id, hop: 1, body: filler }) + "\n");
-  }
-  appendFileSync(peerpost.mailbox.log.path, lines.join(""));
+  oldLog(peerpost.mailbox.log.path, 10 * 1024 * 1024);
   await peerpost.mailbox.send({ from: "grok:d", fromVerified: true, to: "claude:a", body: "while you were away", anticipation: "reply" });
   assert.ok(reopen().mailbox.indexAll()! > 0);
   const { message: afterIndex } = await peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "claude:a", body: "after the index", anticipation: "reply" });
@@ -146,26 +139,6 @@ test("an interrupted extension, a stale extension lock and a replaced log change
   rmSync(join(stateDir, "cache"), { recursive: true, force: true });
   for (const address of ADDRESSES) assert.deepEqual(reopen().mailbox.view(address).state, folded(reopen(), address).state);
 });
-
-/** Appends `bytes` or more of resolved traffic between many sessions straight to the log, as an old peerpost left it (no index). */
-function oldLog(path: string, bytes: number): void {
-  const newId = monotonicFactory();
-  const start = Date.parse("2026-01-01T00:00:00Z");
-  const lines: string[] = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const at = new Date(start + i * 1000).toISOString();
-    const id = newId(start + i * 1000);
-    const to = `codex:old-${i % 300}`;
-    const batch = [
-      { v: 1, type: "msg", id, from: `claude:old-${(i * 7) % 300}`, fromVerified: true, to, sentAt: at, anticipation: "reply", conversationId: id, hop: 1, body: `old message ${i} about src/module-${i % 97}.ts` },
-      { v: 1, type: "resolved", id, resolution: "done", by: to, at },
-    ].map((record) => JSON.stringify(record) + "\n");
-    lines.push(...batch);
-    size += batch.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
-  }
-  appendFileSync(path, lines.join(""));
-}
 
 for (const [name, entry, args] of [["peerpost serve", CLI, ["serve"]], ["a plugin's server.mjs", `${CLI.replace(/cli\.mjs$/, "")}claude-code/server.mjs`, []]] as const)
   test(`${name} started on an old log far ahead of its index builds the index detached; new sessions then start from it`, { timeout: 120_000 }, async (t) => {

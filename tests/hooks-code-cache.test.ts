@@ -6,11 +6,9 @@ import assert from "node:assert/strict";
 import { appendFileSync, chmodSync, chownSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { Script } from "node:vm";
 import { join } from "node:path";
-import { spawn } from "node:child_process";
 import { onCleanup, tempDir } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
-import { hookBundle, runHook } from "./helpers/hooks.js";
-import { collect } from "./helpers/children.js";
+import { hookBundle, runHook, runHookFile } from "./helpers/hooks.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { wrapCommonJs } from "../hooks/code-cache.js";
 
@@ -29,10 +27,7 @@ async function withPendingMail(t: Parameters<typeof tempDir>[0], backend: Record
 }
 
 async function flagsTheMail(env: Record<string, string>, hooks = hookBundle("claude-code")): Promise<void> {
-  const child = spawn(process.execPath, [hooks, "user-prompt"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
-  const done = collect(child);
-  child.stdin.end(JSON.stringify(PROMPT));
-  const result = await done;
+  const result = await runHookFile(hooks, "user-prompt", PROMPT, env);
   assert.equal(result.code, 0);
   assert.equal(result.stderr, "");
   assert.match(result.stdout, /1 new message from other AI agents on this machine \(codex:a\)/);
@@ -146,19 +141,13 @@ test("a broken hook program still gives the prompt silence and exit 0", async (t
   const plugin = join(tempDir(t), "claude-code");
   cpSync(join(hookBundle("claude-code"), ".."), plugin, { recursive: true });
   writeFileSync(join(plugin, "hook-program.cjs"), "this is not JavaScript {");
-  for (const event of ["user-prompt", "session-start"]) {
-    const child = spawn(process.execPath, [join(plugin, "hooks.cjs"), event], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    const done = collect(child);
-    child.stdin.end(JSON.stringify(PROMPT));
-    const result = await done;
-    assert.deepEqual({ code: result.code, stdout: result.stdout, stderr: result.stderr }, { code: 0, stdout: "", stderr: "" }, event);
-  }
+  const silent = async (event: string, what: string) => {
+    const result = await runHookFile(join(plugin, "hooks.cjs"), event, PROMPT, env);
+    assert.deepEqual({ code: result.code, stdout: result.stdout, stderr: result.stderr }, { code: 0, stdout: "", stderr: "" }, what);
+  };
+  for (const event of ["user-prompt", "session-start"]) await silent(event, event);
   rmSync(join(plugin, "hook-program.cjs"));
-  const child = spawn(process.execPath, [join(plugin, "hooks.cjs"), "user-prompt"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
-  const done = collect(child);
-  child.stdin.end(JSON.stringify(PROMPT));
-  const result = await done;
-  assert.deepEqual({ code: result.code, stdout: result.stdout, stderr: result.stderr }, { code: 0, stdout: "", stderr: "" }, "a missing program");
+  await silent("user-prompt", "a missing program");
 });
 
 test("each hook event keeps its own cache, and leftovers of killed hooks go", async (t) => {

@@ -9,7 +9,7 @@ import { testEachBackend } from "./helpers/backends.js";
 import { runHook, snapshotTree } from "./helpers/hooks.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { until } from "./helpers/poll.js";
-import { monotonicFactory } from "ulid";
+import { oldLog } from "./helpers/old-log.js";
 
 const T0 = Date.parse("2026-03-01T10:00:00.000Z");
 
@@ -208,19 +208,11 @@ test("a bad PEERPOST_* value in the hook's environment fails silently and is log
 });
 
 test("on an old log the index never covered, a new session's hook says nothing at once, starts the index build, and the next hook flags the mail", async (t) => {
-  const { env, stateDir, home } = setup(t);
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const { env, home, store } = setup(t);
+  const peerpost = store();
   // Written directly, as a peerpost before the index would have left it: more than readers index on their way.
-  const newId = monotonicFactory();
-  const line = (to: string, body: string) => {
-    const id = newId(T0);
-    return JSON.stringify({ v: 1, type: "msg", id, from: "codex:a", fromVerified: true, to, sentAt: new Date(T0).toISOString(), anticipation: "reply", conversationId: id, hop: 1, body }) + "\n";
-  };
-  const filler = "x".repeat(1000);
-  const lines: string[] = [];
-  for (let i = 0; i < 9000; i++) lines.push(line(`codex:other-${i % 50}`, filler));
-  lines.push(line("claude:me", "the one for me"));
-  writeFileSync(join(stateDir, "mailbox.jsonl"), lines.join(""), { mode: 0o600 });
+  oldLog(peerpost.mailbox.log.path, 10 * 1024 * 1024);
+  await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the one for me", anticipation: "reply" });
   const prompt = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
   const indexFarBehind = () => openPeerpost({ env: env(), home }).mailbox.indexLag().farBehind;
   assert.equal(indexFarBehind(), true);
@@ -239,20 +231,11 @@ test("a session whose snapshot the log left far behind, with the index within a 
   const peerpost = store();
   await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "early", anticipation: "fyi" });
   await peerpost.mailbox.persist(peerpost.mailbox.view("claude:me"));
-  const newId = monotonicFactory();
-  const othersMail = (count: number) => {
-    const lines: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const id = newId(T0);
-      lines.push(JSON.stringify({ v: 1, type: "msg", id, from: "codex:b", fromVerified: true, to: "grok:c", sentAt: new Date(T0).toISOString(), anticipation: "fyi", conversationId: id, hop: 1, body: "x".repeat(1000) }) + "\n");
-    }
-    appendFileSync(peerpost.mailbox.log.path, lines.join(""));
-  };
   // Others' mail past the snapshot: some of it indexed, the rest within what a reader indexes on its way.
-  othersMail(6000);
+  oldLog(peerpost.mailbox.log.path, 7_000_000);
   peerpost.mailbox.indexAll();
   await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "while you were away", anticipation: "reply" });
-  othersMail(4500);
+  oldLog(peerpost.mailbox.log.path, 5_000_000);
   assert.equal(store().mailbox.indexLag().farBehind, false);
   const result = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, env());
   assert.match(context(result.stdout), /2 new messages from other AI agents on this machine \(codex:a \(2\)\)/);

@@ -11,8 +11,13 @@ export function hookBundle(host: HookHost): string {
   return join(REPO_ROOT, "dist", host, "hooks.cjs");
 }
 
-export async function runHook(host: HookHost, event: string, stdin: string | object, env: Record<string, string>): Promise<Collected> {
-  const child = spawn(process.execPath, [hookBundle(host), event], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+export function runHook(host: HookHost, event: string, stdin: string | object, env: Record<string, string>): Promise<Collected> {
+  return runHookFile(hookBundle(host), event, stdin, env);
+}
+
+/** The same for a hook program at another path (a copy of a plugin dir, say). */
+export async function runHookFile(hooks: string, event: string, stdin: string | object, env: Record<string, string>): Promise<Collected> {
+  const child = spawn(process.execPath, [hooks, event], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] });
   const done = collect(child);
   child.stdin.end(typeof stdin === "string" ? stdin : JSON.stringify(stdin));
   return done;
