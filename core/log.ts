@@ -55,6 +55,8 @@ export interface FileIdentity {
   dev: number;
   ino: number;
   size: number;
+  /** The look at the path (not followed) this came from: `scan` checks its kept descriptor against it instead of looking again. */
+  stats: Stats;
 }
 
 /** One file of a log held open by `pin()`. */
@@ -76,6 +78,9 @@ export interface Transacted<T> {
 }
 
 const CHUNK_BYTES = 1024 * 1024;
+/** Room past its own lines an appender reads to find them: other writers' lines that landed first usually fit. */
+const FIND_SLACK_BYTES = 16 * 1024;
+const APPEND_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
 /** Slack for clock granularity before a lock's mtime counts as in the future. */
 const FUTURE_LOCK_SLACK_MS = 2000;
 /** Longest line a reader will parse; longer lines are skipped and reported, never buffered whole. */
@@ -111,6 +116,7 @@ export class JsonlLog<T> {
    * every append and read cost a send more than its write. Used only while the path still names it.
    */
   private readonly kept = new Map<number, KeptDescriptor>();
+  private scratch = Buffer.alloc(0);
 
   constructor(
     readonly path: string,
@@ -128,38 +134,45 @@ export class JsonlLog<T> {
 
   /**
    * The kept descriptor for `flags` while the path names the file it was opened on (not followed: a link
-   * put in its place is opened, and refused, anew); otherwise the file opened and checked now.
+   * put in its place is opened, and refused, anew); otherwise the file opened and checked now. `seen` is a
+   * look at the path taken just before, in the same step, which spares looking again.
    */
-  private descriptor(flags: number): number {
+  private descriptor(flags: number, seen?: Stats): KeptDescriptor {
     const kept = this.kept.get(flags);
     if (kept) {
-      let current: Stats | undefined;
+      let current: Stats | undefined = seen;
       try {
-        current = lstatSync(this.path);
+        current ??= lstatSync(this.path);
       } catch {
         current = undefined;
       }
       // The same file, still as the checks left it (a mode someone loosened since is checked, and tightened, anew).
-      if (current && current.ino === kept.ino && current.dev === kept.dev && isPrivateFile(current)) return kept.fd;
-      closeQuietly(kept.fd);
-      this.kept.delete(flags);
+      if (current && current.ino === kept.ino && current.dev === kept.dev && isPrivateFile(current)) return kept;
+      this.forget(flags);
     }
     const fd = openStateFile(this.path, flags);
     try {
       const stat = fstatSync(fd);
-      this.kept.set(flags, { fd, dev: stat.dev, ino: stat.ino });
+      const opened = { fd, dev: stat.dev, ino: stat.ino };
+      this.kept.set(flags, opened);
+      return opened;
     } catch (error) {
       closeQuietly(fd);
       throw error;
     }
-    return fd;
+  }
+
+  private forget(flags: number): void {
+    const kept = this.kept.get(flags);
+    if (kept) closeQuietly(kept.fd);
+    this.kept.delete(flags);
   }
 
   /** The file's identity and size, or undefined when it does not exist yet. */
   identity(): FileIdentity | undefined {
     try {
-      const stat = statSync(this.path);
-      return { dev: stat.dev, ino: stat.ino, size: stat.size };
+      const stat = lstatSync(this.path);
+      return { dev: stat.dev, ino: stat.ino, size: stat.size, stats: stat };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw ioError("inspect", this.path, error);
@@ -173,26 +186,49 @@ export class JsonlLog<T> {
   async append(records: T[], options: { syncLater?: boolean } = {}): Promise<LogEntry<T>[]> {
     if (records.length === 0) return [];
     const data = this.encode(records);
-    const fd = this.openForAppend();
-    const start = fstatSync(fd).size;
-    this.write(fd, data);
-    const entries = this.locate(fd, start, data, records);
-    if (!options.syncLater) this.sync(fd);
+    const { file, start } = this.appendTarget();
+    this.write(file.fd, data);
+    const entries = this.locate(file.fd, start, data, records);
+    if (!options.syncLater) this.sync(file.fd);
     // A compaction replaced the file after this one was opened: write the lines again into the live one
     // (a compaction that copied them too leaves a duplicate, which every fold ignores).
-    if (this.replaced(fd)) return await this.append(records, options);
+    if (this.replaced(file)) return await this.append(records, options);
     return entries;
   }
 
-  /** Whether the path now names another file than the open descriptor (a compaction renamed a new one in). */
-  private replaced(fd: number): boolean {
-    try {
-      const open = fstatSync(fd);
-      const current = statSync(this.path);
-      return open.ino !== current.ino || open.dev !== current.dev;
-    } catch {
-      return true;
+  /**
+   * Where a plain append writes, and the file's size before it. The kept descriptor is checked by fstat
+   * alone (still a private file of ours): whether the path still names it is checked once the lines are
+   * written (`replaced`), and a replaced file gets them again. Each look at the path costs every send,
+   * and under contention more than its write.
+   */
+  private appendTarget(): { file: KeptDescriptor; start: number } {
+    const kept = this.kept.get(APPEND_FLAGS);
+    if (kept) {
+      let stat: Stats | undefined;
+      try {
+        stat = fstatSync(kept.fd);
+      } catch {
+        stat = undefined;
+      }
+      if (stat && isPrivateFile(stat)) return { file: kept, start: stat.size };
+      this.forget(APPEND_FLAGS);
     }
+    const file = this.openForAppend();
+    return { file, start: fstatSync(file.fd).size };
+  }
+
+  /** Whether the path now names another file than the descriptor (a compaction renamed a new one in); then it is not kept. */
+  private replaced(file: KeptDescriptor): boolean {
+    let current: Stats | undefined;
+    try {
+      current = statSync(this.path);
+    } catch {
+      current = undefined;
+    }
+    if (current && current.ino === file.ino && current.dev === file.dev) return false;
+    this.forget(APPEND_FLAGS);
+    return true;
   }
 
   /**
@@ -208,7 +244,7 @@ export class JsonlLog<T> {
     const release = await this.lock();
     try {
       // Taken under the lock: a compaction (which holds it) cannot replace the file under this writer.
-      fd = this.openForAppend();
+      fd = this.openForAppend().fd;
       end = fstatSync(fd).size;
       const decided = await decide(end);
       decision = Array.isArray(decided) ? { records: decided } : decided;
@@ -242,17 +278,15 @@ export class JsonlLog<T> {
     }
   }
 
-  private openForAppend(): number {
-    let fd: number;
+  private openForAppend(): KeptDescriptor {
     try {
       // O_APPEND: every write lands whole at the end, after any other writer's, lock or no lock.
       // Never through a link, and only a regular file of ours that no one else can write (trust.ts).
-      fd = this.descriptor(constants.O_RDWR | constants.O_CREAT | constants.O_APPEND);
+      return this.descriptor(APPEND_FLAGS);
     } catch (error) {
       if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
     }
-    return fd;
   }
 
   private async lock(): Promise<() => Promise<void>> {
@@ -372,18 +406,34 @@ export class JsonlLog<T> {
 
   /** The first place at or after `from` holding `data`, and whether it starts mid-line. */
   private find(fd: number, from: number, data: Buffer): { offset: number; glued: boolean } {
-    // From one byte early, to see whether the match starts a line.
+    // From one byte early, to see whether the match starts a line. One read sized to the lines and some
+    // slack usually holds them; only a writer that many other lines overtook reads on to the end.
     const base = Math.max(0, from - 1);
-    const region = Buffer.allocUnsafe(fstatSync(fd).size - base);
-    let read = 0;
-    while (read < region.length) {
-      const n = readSync(fd, region, read, region.length - read, base + read);
-      if (n === 0) break;
-      read += n;
+    const wanted = from - base + data.length + FIND_SLACK_BYTES;
+    let region = this.readRegion(fd, base, wanted);
+    let index = region.indexOf(data, from - base);
+    if (index < 0 && region.length === wanted) {
+      region = this.readRegion(fd, base, fstatSync(fd).size - base);
+      index = region.indexOf(data, from - base);
     }
-    const index = region.indexOf(data, from - base);
     if (index < 0) throw this.lost(1, from);
     return { offset: base + index, glued: base + index > 0 && region[index - 1] !== NEWLINE };
+  }
+
+  /** Up to `length` bytes from `position`, fewer where the file ends, in a buffer the next call reuses. */
+  private readRegion(fd: number, position: number, length: number): Buffer {
+    // Reused: a send reads its lines back on every append, and a fresh buffer each time is a fresh allocation.
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length));
+    const region = this.scratch.subarray(0, Math.max(0, length));
+    let read = 0;
+    while (read < region.length) {
+      const wanted = region.length - read;
+      const n = readSync(fd, region, read, wanted, position + read);
+      read += n;
+      // A regular file reads short only at its end.
+      if (n < wanted) break;
+    }
+    return region.subarray(0, read);
   }
 
   private lost(count: number, from: number): PeerpostError {
@@ -397,25 +447,26 @@ export class JsonlLog<T> {
    * Streams complete lines from `offset` to the end of the file, calling `visit` for each valid record.
    * Invalid lines are reported in `corrupt` and skipped. Memory stays bounded by the chunk and line limits.
    */
-  scan(offset: number, visit: (entry: LogEntry<T>) => void, limits: ScanLimits = {}): ScanResult {
-    let fd: number;
+  scan(offset: number, visit: (entry: LogEntry<T>) => void, limits: ScanLimits = {}, seen?: FileIdentity): ScanResult {
+    let file: KeptDescriptor;
     try {
-      fd = this.descriptor(constants.O_RDONLY);
+      file = this.descriptor(constants.O_RDONLY, seen?.stats);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return { next: offset, corrupt: [], tornTail: false };
       if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);
     }
-    return this.scanOpen(fd, offset, visit, limits);
+    const size = seen && seen.ino === file.ino && seen.dev === file.dev ? seen.size : undefined;
+    return this.scanOpen(file.fd, offset, visit, limits, size);
   }
 
-  /** `scan` on an open descriptor. */
-  private scanOpen(fd: number, offset: number, visit: (entry: LogEntry<T>) => void, limits: ScanLimits): ScanResult {
+  /** `scan` on an open descriptor; `size`, when known, spares asking the file. */
+  private scanOpen(fd: number, offset: number, visit: (entry: LogEntry<T>) => void, limits: ScanLimits, size?: number): ScanResult {
     const result: ScanResult = { next: offset, corrupt: [], tornTail: false };
     // Sized to what is there to read: a reader that is nearly caught up (the common case) reads a few lines.
     let available = CHUNK_BYTES;
     try {
-      available = Math.max(0, fstatSync(fd).size - offset);
+      available = Math.max(0, (size ?? fstatSync(fd).size) - offset);
     } catch {
       // Read in full chunks.
     }
@@ -470,6 +521,8 @@ export class JsonlLog<T> {
         if (++lines >= maxLines) return result;
       }
       position += read;
+      // A regular file reads short only at its end: no second read to learn that.
+      if (read < chunk.length) break;
     }
     result.tornTail = position > result.next;
     return result;
@@ -506,7 +559,7 @@ export class JsonlLog<T> {
     if (offsets.length === 0) return;
     let fd: number;
     try {
-      fd = this.descriptor(constants.O_RDONLY);
+      fd = this.descriptor(constants.O_RDONLY).fd;
     } catch (error) {
       if (error instanceof PeerpostError) throw error;
       throw ioError("open", this.path, error);

@@ -175,6 +175,8 @@ export class Mailbox {
   private compacting: Promise<CompactionResult> | undefined;
   /** The last compaction swap whose old file's tail this process brought over (each once). */
   private swapBroughtOver: string | undefined;
+  /** The log's file (dev:ino) when this process last looked for a compaction's marker; null before the first look. */
+  private swapCheckedFor: string | undefined | null = null;
 
   constructor(
     readonly stateDir: string,
@@ -295,12 +297,25 @@ export class Mailbox {
   view(scope: string): MailboxView {
     const view = this.viewOf(scope);
     view.refresh();
+    if (this.swapLeftLines(view.file())) view.refresh();
     return view;
+  }
+
+  /**
+   * Whether a compaction that swapped a new file in left lines of the old one to bring over (it died, or
+   * is finishing), now brought over. Its marker is looked for only when the log's file changed since the
+   * last look (and on the first): a swap always changes it, and a look on every call costs each send.
+   */
+  private swapLeftLines(file: string | undefined): boolean {
+    if (file === this.swapCheckedFor) return false;
+    this.swapCheckedFor = file;
+    if (!existsSync(this.compaction.marker)) return false;
+    this.bringOverSwap();
+    return true;
   }
 
   /** This process's view of `scope`, started from its snapshot or the index, not yet refreshed. */
   private viewOf(scope: string): MailboxView {
-    if (existsSync(this.compaction.marker)) this.bringOverSwap();
     let view = this.views.get(scope);
     if (!view) {
       const snapshotPath = join(this.cacheDir, snapshotFileName(scope));

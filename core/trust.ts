@@ -12,9 +12,12 @@ export const DIR_MODE = 0o700;
 const STICKY = 0o1000;
 const WRITABLE_BY_OTHERS = 0o022;
 
-/** The effective uid peerpost acts for (undefined where the platform has none). */
+let euid: number | undefined | null = null;
+
+/** The effective uid peerpost acts for (undefined where the platform has none); asked once, as every file check needs it. */
 function me(): number | undefined {
-  return typeof process.geteuid === "function" ? process.geteuid() : undefined;
+  if (euid === null) euid = typeof process.geteuid === "function" ? process.geteuid() : undefined;
+  return euid;
 }
 
 function untrusted(path: string, why: string, hint: string): PeerpostError {

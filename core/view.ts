@@ -133,6 +133,11 @@ export class MailboxView {
     this.fromIndex = true;
   }
 
+  /** The log's file this view read last, as dev:ino (undefined before it read one). */
+  file(): string | undefined {
+    return this.logIdentity && `${this.logIdentity.dev}:${this.logIdentity.ino}`;
+  }
+
   /** Folds the events appended since the last refresh. Returns how many lines were read. */
   refresh(): number {
     const identity = this.log.identity();
@@ -158,7 +163,7 @@ export class MailboxView {
       lines++;
       applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message));
       if (this.asking) this.track(entry.record.id);
-    });
+    }, {}, identity);
     lines += result.corrupt.length;
     if (result.corrupt.length > 0) {
       this.corrupt.count += result.corrupt.length;

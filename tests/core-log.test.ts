@@ -2,7 +2,7 @@
 // repaired by the next writer; a huge line does not blow up a reader.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, linkSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { JsonlLog } from "../core/log.js";
 import { mailboxEvent, type MailboxEvent } from "../core/schemas.js";
@@ -113,6 +113,28 @@ test("files are created 0600 and a looser mode is tightened on append", async (t
   (await import("node:fs")).chmodSync(log.path, 0o644);
   await log.append([validMessage(2)]);
   assert.equal(statSync(log.path).mode & 0o777, 0o600);
+});
+
+test("a long-lived appender follows the path: a file renamed over the log gets its lines, and a link put there is refused", async (t) => {
+  const dir = tempDir(t);
+  const log = new JsonlLog(join(dir, "mailbox.jsonl"), mailboxEvent, options);
+  await log.append([validMessage(1)]);
+  const old = join(dir, "old.jsonl");
+  linkSync(log.path, old);
+  // What a compaction does: a new file renamed over the one this log holds open.
+  writeFileSync(join(dir, "next.jsonl"), readFileSync(log.path), { mode: 0o600 });
+  renameSync(join(dir, "next.jsonl"), log.path);
+  await log.append([validMessage(2)]);
+  await log.append([validMessage(3)]);
+  assert.deepEqual(readAll(log).records.map((record) => record.id.slice(-3)), ["001", "002", "003"]);
+  const oldIds = readFileSync(old, "utf8").trim().split("\n").map((line) => JSON.parse(line).id.slice(-3));
+  assert.ok(!oldIds.includes("003"), `after the swap was seen, the old file gets nothing: ${oldIds}`);
+  const outside = join(tempDir(t), "victim.txt");
+  writeFileSync(outside, "precious\n");
+  rmSync(log.path);
+  symlinkSync(outside, log.path);
+  await assert.rejects(log.append([validMessage(4)]), (error: { code?: string }) => error.code === "permission_denied");
+  assert.equal(readFileSync(outside, "utf8"), "precious\n");
 });
 
 test("readAt reads one record at an offset without scanning the rest", async (t) => {

@@ -99,6 +99,23 @@ test("every session record the fast check accepts, zod accepts too", () => {
   assert.equal(acceptsSession({ ...SESSIONS[1], roles: [, "reviewer"] }), false, "a hole in a list is a missing item");
 });
 
+test("the fast check keeps exactly the times a round trip through Date keeps (leap years, month ends, 24:00, 60 s)", () => {
+  const pad = (value: number, width: number) => String(value).padStart(width, "0");
+  const disagree: string[] = [];
+  for (const year of [0, 4, 100, 400, 1900, 2000, 2024, 2026, 2100, 9999])
+    for (let month = 0; month <= 13; month++)
+      for (let day = 0; day <= 32; day++)
+        for (const [hour, minute, second] of [[0, 0, 0], [23, 59, 59], [24, 0, 0], [12, 60, 0], [12, 0, 60], [99, 99, 99]] as const) {
+          const sentAt = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(day * 31, 3)}Z`;
+          const time = Date.parse(sentAt);
+          const roundTrip = Number.isFinite(time) && new Date(time).toISOString() === sentAt;
+          if (acceptsMailboxEvent({ ...MAILBOX_EVENTS[0], sentAt }) !== roundTrip) disagree.push(sentAt);
+        }
+  assert.deepEqual(disagree, []);
+  assert.equal(acceptsMailboxEvent({ ...MAILBOX_EVENTS[0], sentAt: "2024-02-29T00:00:00.000Z" }), true);
+  assert.equal(acceptsMailboxEvent({ ...MAILBOX_EVENTS[0], sentAt: "2100-02-29T00:00:00.000Z" }), false);
+});
+
 test("what the fast check leaves to zod is still read when valid and reported when not", async (t) => {
   const dir = await tempDir(t);
   const path = join(dir, "mailbox.jsonl");
