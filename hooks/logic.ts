@@ -8,7 +8,8 @@ import { mailNote } from "../core/notes.js";
 import { findAncestor, hostStartField } from "../core/process-tree.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
 import { byId, type MessageState } from "../core/fold.js";
-import { indexWhenFarBehind } from "../core/index-run.js";
+import { catchUpDetached, indexWhenFarBehind } from "../core/index-run.js";
+import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 
 /** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
@@ -32,7 +33,13 @@ function serverBundle(): string {
   return join(dirname(process.argv[1] ?? ""), "server.mjs");
 }
 
-async function pending(peerpost: Peerpost, address: string, via: string): Promise<Pending> {
+async function pending(peerpost: Peerpost, address: string, via: string, mirrorCurrent: boolean): Promise<Pending> {
+  // A mirror the hook's sync budget left behind (a machine new to a large shared store) holds only the
+  // store's oldest records: what it says about this session's mail may be wrong. The catch-up runs detached.
+  if (!mirrorCurrent) {
+    catchUpDetached(peerpost, serverBundle());
+    return NOTHING_PENDING;
+  }
   // A view neither its snapshot nor the index starts near the end (an old log never indexed): folding
   // it would hold the prompt for seconds (and past the hook's deadline, which cannot interrupt a fold).
   // The hook starts the index build and says nothing this time; the next hooks start from the index.
@@ -68,6 +75,12 @@ function afterPendingIo(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * Records a hook copies into each mirror of a shared store at most: one batch (tens of milliseconds). A
+ * machine further behind (new to a large store) would copy it all inside the prompt, past the deadline.
+ */
+const HOOK_SYNC_BUDGET = SYNC_BATCH;
+
 /** Hooks wait at most this long for a busy lock (unless PEERPOST_LOCK_TIMEOUT_MS says otherwise), then postpone what needed it. */
 const HOOK_LOCK_TIMEOUT_MS = 250;
 
@@ -78,20 +91,20 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   try {
     const address = formatAddress(dialect.kind, input.sessionId);
     // A shared store: read the local mirror, brought up to date here unless a running server keeps it so.
-    const synced = peerpost.backend.sync(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] });
+    const synced = peerpost.backend.sync({ budget: HOOK_SYNC_BUDGET, ...(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] }) });
     // While the database answers, fold what the mirror already holds (unless that is a read the hook
     // gives up on, or nothing will be told): after the sync the view reads only what it brought.
     const folds = peerpost.backend.database !== undefined && event !== "session-start" && !(event === "stop" && input.stopHookActive);
     const folded = folds ? afterPendingIo().then(() => void (peerpost.mailbox.viewWouldReadFar(address) || peerpost.mailbox.view(address))) : undefined;
-    await Promise.all([synced, folded]);
-    return await hookFor(peerpost, dialect, event, input, address, env);
+    const [mirrorCurrent] = await Promise.all([synced, folded]);
+    return await hookFor(peerpost, dialect, event, input, address, env, mirrorCurrent);
   } finally {
     // The hook exits right after: the database's side of the goodbye is not worth waiting for.
     await peerpost.backend.close({ wait: false });
   }
 }
 
-async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEvent, input: HookInput, address: string, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
+async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEvent, input: HookInput, address: string, env: NodeJS.ProcessEnv, mirrorCurrent: boolean): Promise<HookOutcome> {
   const via = `hook:${event}`;
   if (event === "session-start") {
     const hostPid = findAncestor((info) => dialect.isHostProcess(info))?.pid;
@@ -110,19 +123,19 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
     // lends it no environment to be woken with.
     if (registered.claimFrom !== undefined) return {};
     captureHostEnv(peerpost.stateDir.path, address, hostPid, env);
-    const note = mailNote({ unread: (await pending(peerpost, address, via)).unread, reminders: [] });
+    const note = mailNote({ unread: (await pending(peerpost, address, via, mirrorCurrent)).unread, reminders: [] });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }
   if (event === "user-prompt") {
-    const mail = await pending(peerpost, address, via);
+    const mail = await pending(peerpost, address, via, mirrorCurrent);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];
     const note = mailNote({ unread: mail.unread, reminders });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }
   if (input.stopHookActive) return {};
-  const mail = await pending(peerpost, address, via);
+  const mail = await pending(peerpost, address, via, mirrorCurrent);
   // Requests (never fyi) not told about at a turn end yet, or still unread a reminder interval after the
   // last time (at most PEERPOST_REMINDER_LIMIT more times): each blocks one stop.
   const now = peerpost.config.now();

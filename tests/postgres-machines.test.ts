@@ -4,12 +4,14 @@
 // stay silent and fast, and afterwards nothing is missing from either side's view.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
 import { runHook } from "./helpers/hooks.js";
-import { clusterScript, NO_POSTGRES, testDatabase } from "./helpers/postgres.js";
+import { clusterScript, NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
+import { openPeerpost } from "../core/peerpost.js";
+import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import { until } from "./helpers/poll.js";
 
 interface Machine {
@@ -121,4 +123,33 @@ test("a database outage: sends fail state_io_error with a hint, hooks stay silen
   const status = await laptop.call("status", { messageId: before });
   assert.equal((status.message as { status: string }).status, "replied", JSON.stringify(status));
   await exchange(laptop, devbox, "after");
+});
+
+test("a machine new to a large shared store: its first hook copies one batch and says nothing, a detached run catches the mirror up, and the next hook flags the mail", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const laptop = machine(t, url);
+  const sender = openPeerpost({ env: laptop.env, home: laptop.home });
+  t.after(() => sender.backend.close());
+  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "schema and tables" });
+  // Years of other sessions' traffic, planted as rows (five sync batches), then the one message for this session.
+  await sql(url, `INSERT INTO peerpost_log_mailbox (scopes, record)
+    SELECT ARRAY['claude:old-' || (i % 300)], json_build_object('v', 1, 'type', 'msg', 'id', '01J' || lpad(i::text, 23, '0'), 'from', 'claude:old-' || (i % 300),
+      'fromVerified', true, 'to', 'codex:old-' || (i % 300), 'sentAt', '2026-01-01T00:00:00.000Z', 'anticipation', 'fyi', 'conversationId', '01J' || lpad(i::text, 23, '0'), 'hop', 1, 'body', 'old message ' || i)
+    FROM generate_series(1, ${5 * SYNC_BATCH}) AS i`);
+  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the one for me", anticipation: "reply" });
+
+  const devbox = machine(t, url);
+  const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
+  const lines = () => (existsSync(mirror) ? readFileSync(mirror, "utf8").split("\n").length - 1 : 0);
+  const start = await runHook("claude-code", "session-start", { session_id: "me", hook_event_name: "SessionStart", source: "startup" }, devbox.env);
+  assert.deepEqual([start.code, start.stdout], [0, ""], start.stderr);
+  assert.ok(lines() <= SYNC_BATCH, `the hook copied at most one batch: ${lines()} lines`);
+  assert.equal(existsSync(`${mirror}.lock`), false, "and left no lock");
+  // The detached `server.mjs index-run` the hook started copies the rest.
+  await until(() => readFileSync(mirror, "utf8").includes("the one for me"), 60_000, "the detached catch-up to reach the newest row");
+  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
+  assert.equal(prompt.code, 0, prompt.stderr);
+  assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
+  assert.equal(lines(), 5 * SYNC_BATCH + 2, "every row once");
 });

@@ -14,9 +14,10 @@ export interface Backend {
   /**
    * Brings local mirrors up to the shared store (nothing to do for the file store). With `unlessFollowed`,
    * trusts the mirrors as they are while a live process on this machine follows the database (prompt hooks);
-   * `only` names the logs to sync (a prompt hook reads only the mailbox).
+   * `only` names the logs to sync (a prompt hook reads only the mailbox); `budget` caps the records each
+   * mirror copies. Resolves false when a mirror is still behind the database (its budget ran out).
    */
-  sync(options?: { unlessFollowed?: boolean; only?: string[] }): Promise<void>;
+  sync(options?: { unlessFollowed?: boolean; only?: string[]; budget?: number }): Promise<boolean>;
   /**
    * Keeps the mirrors current while this process runs (a server): follows NOTIFY, and re-reads after
    * every reconnection. Returns the stop function.
@@ -32,7 +33,7 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
   if (config.store.kind === "file")
     return {
       open: (name, schema, scopeFilter) => new FileStore(stateDir, name, schema, logOptions, scopeFilter),
-      sync: async () => undefined,
+      sync: async () => true,
       follow: () => () => undefined,
       close: async () => undefined,
     };
@@ -46,8 +47,9 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       return store;
     },
     sync: async (options = {}) => {
-      if (options.unlessFollowed && isFollowed(stateDir)) return;
-      await Promise.all(mirrors.filter((mirror) => options.only === undefined || options.only.includes(mirror.name)).map((mirror) => mirror.sync()));
+      if (options.unlessFollowed && isFollowed(stateDir)) return true;
+      const synced = await Promise.all(mirrors.filter((mirror) => options.only === undefined || options.only.includes(mirror.name)).map((mirror) => mirror.sync(undefined, options.budget)));
+      return synced.every((mirror) => mirror.caughtUp);
     },
     follow: () => {
       // Hooks on this machine trust the mirrors while a follower's LISTEN is up.

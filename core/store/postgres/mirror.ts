@@ -26,7 +26,14 @@ function mirrorSchema<T>(schema: RecordSchema<T>): RecordSchema<T> {
   };
 }
 
-const SYNC_BATCH = 2000;
+/** Records one sync copies under the mirror's lock at a time. */
+export const SYNC_BATCH = 2000;
+
+/** What a sync did: the records it copied, and whether it reached the database's end (a budget can stop it first). */
+export interface Synced {
+  added: number;
+  caughtUp: boolean;
+}
 const TAIL_PROBE = 64 * 1024;
 
 /** The `_seq` of the last complete, valid line of a mirror file ("0" for none). */
@@ -83,27 +90,29 @@ export class MirroredStore<T> implements LocalStore<T> {
   }
 
   /**
-   * Brings the mirror up to the database's end. Returns how many records it added. Inside a transaction,
+   * Brings the mirror up to the database's end, copying at most `budget` records. Inside a transaction,
    * `read` is the transaction's own (a pool of one connection must not wait on itself).
    */
-  async sync(read: DecideContext<T>["read"] = (from, visit, limits) => this.remote.read(from, visit, limits)): Promise<number> {
+  async sync(read: DecideContext<T>["read"] = (from, visit, limits) => this.remote.read(from, visit, limits), budget = Infinity): Promise<Synced> {
     let added = 0;
     for (;;) {
       // A look without the lock first: most syncs find nothing new, and then never touch the lock.
       const seen = this.local.log.identity()?.size ?? 0;
       let news = false;
       await read(lastMirroredSeq(this.local.log.path, seen), () => void (news = true), { maxRecords: 1 });
-      if (!news) return added;
+      if (!news) return { added, caughtUp: true };
+      if (added >= budget) return { added, caughtUp: false };
+      const wanted = Math.min(SYNC_BATCH, budget - added);
       let batch = 0;
       await this.local.log.transact(async (end) => {
         const after = lastMirroredSeq(this.local.log.path, end);
         const rows: Mirrored<T>[] = [];
-        await read(after, (entry) => void rows.push({ ...entry.record, _seq: entry.position }), { maxRecords: SYNC_BATCH });
+        await read(after, (entry) => void rows.push({ ...entry.record, _seq: entry.position }), { maxRecords: wanted });
         batch = rows.length;
         return rows;
       });
       added += batch;
-      if (batch < SYNC_BATCH) return added;
+      if (batch < wanted) return { added, caughtUp: true };
     }
   }
 
@@ -179,7 +188,7 @@ export class MirroredStore<T> implements LocalStore<T> {
       }
       busy = true;
       running = this.sync()
-        .then((added) => void (added > 0 && onSynced()))
+        .then((synced) => void (synced.added > 0 && onSynced()))
         .catch(() => undefined)
         .finally(() => {
           busy = false;
