@@ -48,8 +48,12 @@ const roleList = (): Parser<string[]> => (raw) => {
   return bad === undefined ? { value: roles } : { problem: `role ${JSON.stringify(bad)} may use only letters, digits, '.', '_' and '-'` };
 };
 
-/** Crash-test fault points: stop before an fsync, die mid-line, stop (SIGSTOP) between deciding and writing, die at a compaction step. */
-export const FAULTS = ["pause-before-fsync", "partial-line", "stop-after-decide", "compact-after-marker", "compact-after-archive", "compact-after-rename"] as const;
+/**
+ * Fault points for crash tests: stop before an fsync, die mid-line, stop (SIGSTOP) between deciding and
+ * writing, die at a compaction step; and for the bench, appends that skip their fsync (the ceiling any
+ * group commit could reach).
+ */
+export const FAULTS = ["pause-before-fsync", "partial-line", "stop-after-decide", "compact-after-marker", "compact-after-archive", "compact-after-rename", "skip-fsync"] as const;
 export type Fault = (typeof FAULTS)[number];
 
 /** PEERPOST_STORE: `file` (the default) or a PostgreSQL URL. */
@@ -93,7 +97,7 @@ export const VARIABLES = {
   PEERPOST_STALE_MS: { parse: wholeNumber(1000, 2_592_000_000), help: "Age after which unread mail is stale: never woken for nor pushed, it waits for read (default 3600000)." },
   PEERPOST_NOW: { parse: instant(), help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
   PEERPOST_STORE: { parse: storeChoice(), secret: true, help: "Where the logs live: file (default, the state dir) or postgres://user@host:port/db?sslmode=… (a database shared by several machines)." },
-  PEERPOST_FAULT: { parse: oneOf(FAULTS), help: "Fault injection for crash tests; never set it in normal use." },
+  PEERPOST_FAULT: { parse: oneOf(FAULTS), help: "Fault injection for crash tests and the bench; never set it in normal use." },
 } as const;
 
 type Variables = typeof VARIABLES;

@@ -365,6 +365,7 @@ export class JsonlLog<T> {
   }
 
   private sync(fd: number): void {
+    if (this.options.fault === "skip-fsync") return;
     if (this.options.fault === "pause-before-fsync") {
       process.stderr.write("peerpost-fault: paused before fsync\n");
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);

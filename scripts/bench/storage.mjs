@@ -13,12 +13,12 @@ const LINE = Buffer.from(JSON.stringify({ v: 1, type: "msg", body: "x".repeat(20
  * Runs `count` workers (node -e scripts or module paths with args) that print "ready" once started,
  * then wait for a go file; returns the seconds from go to the last one's exit. Start-up is not measured.
  */
-export async function timeFromGo(dir, workers) {
+export async function timeFromGo(dir, workers, env = process.env) {
   const go = join(dir, `go-${Date.now()}`);
   let started;
   const ready = [];
   const done = workers.map((args) => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...args, go], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...args, go], { stdio: ["ignore", "pipe", "inherit"], env });
     ready.push(new Promise((ok) => child.stdout.on("data", (chunk) => chunk.toString().includes("ready") && ok())));
     child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`bench worker exited ${code}`))));
   }));
