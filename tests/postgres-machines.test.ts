@@ -125,6 +125,14 @@ test("a database outage: sends fail state_io_error with a hint, hooks stay silen
   await exchange(laptop, devbox, "after");
 });
 
+/** Other sessions' finished traffic, planted as rows straight into the database (no peerpost writes that much that fast). */
+function plantOldTraffic(url: string, rows: number): Promise<unknown> {
+  return sql(url, `INSERT INTO peerpost_log_mailbox (scopes, record)
+    SELECT ARRAY['claude:old-' || (i % 300)], json_build_object('v', 1, 'type', 'msg', 'id', '01J' || lpad(i::text, 23, '0'), 'from', 'claude:old-' || (i % 300),
+      'fromVerified', true, 'to', 'codex:old-' || (i % 300), 'sentAt', '2026-01-01T00:00:00.000Z', 'anticipation', 'fyi', 'conversationId', '01J' || lpad(i::text, 23, '0'), 'hop', 1, 'body', 'old message ' || i)
+    FROM generate_series(1, ${rows}) AS i`);
+}
+
 test("a machine new to a large shared store: its first hook copies one batch and says nothing, a detached run catches the mirror up, and the next hook flags the mail", async (t) => {
   const url = await testDatabase(t);
   if (!url) return t.skip(NO_POSTGRES);
@@ -132,11 +140,8 @@ test("a machine new to a large shared store: its first hook copies one batch and
   const sender = openPeerpost({ env: laptop.env, home: laptop.home });
   t.after(() => sender.backend.close());
   await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "schema and tables" });
-  // Years of other sessions' traffic, planted as rows (five sync batches), then the one message for this session.
-  await sql(url, `INSERT INTO peerpost_log_mailbox (scopes, record)
-    SELECT ARRAY['claude:old-' || (i % 300)], json_build_object('v', 1, 'type', 'msg', 'id', '01J' || lpad(i::text, 23, '0'), 'from', 'claude:old-' || (i % 300),
-      'fromVerified', true, 'to', 'codex:old-' || (i % 300), 'sentAt', '2026-01-01T00:00:00.000Z', 'anticipation', 'fyi', 'conversationId', '01J' || lpad(i::text, 23, '0'), 'hop', 1, 'body', 'old message ' || i)
-    FROM generate_series(1, ${5 * SYNC_BATCH}) AS i`);
+  // Years of other sessions' traffic (five sync batches), then the one message for this session.
+  await plantOldTraffic(url, 5 * SYNC_BATCH);
   await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the one for me", anticipation: "reply" });
 
   const devbox = machine(t, url);
@@ -152,4 +157,30 @@ test("a machine new to a large shared store: its first hook copies one batch and
   assert.equal(prompt.code, 0, prompt.stderr);
   assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
   assert.equal(lines(), 5 * SYNC_BATCH + 2, "every row once");
+});
+
+test("a new machine's server tells hooks to trust its mirror only once the mirror holds the store", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const laptop = machine(t, url);
+  const sender = openPeerpost({ env: laptop.env, home: laptop.home });
+  t.after(() => sender.backend.close());
+  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "schema and tables" });
+  await plantOldTraffic(url, 10 * SYNC_BATCH);
+  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the newest one", anticipation: "reply" });
+
+  const devbox = machine(t, url);
+  const followers = join(devbox.stateDir, "followers");
+  const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
+  // The server follows the database from its start, before any tool call.
+  await connect(t, { ...devbox.env, PEERPOST_ADDRESS: "codex:devbox" });
+  const deadline = Date.now() + 60_000;
+  while (!(existsSync(followers) && readdirSync(followers).length > 0)) {
+    assert.ok(Date.now() < deadline, "the server never marked itself as following");
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  // What a prompt hook reads from now on, without connecting: it must already hold the newest message.
+  assert.match(readFileSync(mirror, "utf8"), /the newest one/);
+  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
+  assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
 });

@@ -52,11 +52,22 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       return synced.every((mirror) => mirror.caughtUp);
     },
     follow: () => {
-      // Hooks on this machine trust the mirrors while a follower's LISTEN is up.
-      database.onListening = (listening) => markFollowing(stateDir, listening);
+      // Hooks on this machine trust the mirrors while a follower's LISTEN is up, but only once the mirrors
+      // hold what was committed before it came up: a new machine's first server may be copying a large store.
+      let listenings = 0;
+      let listening = false;
+      database.onListening = (up) => {
+        listening = up;
+        if (!up) return markFollowing(stateDir, false);
+        const listenedAt = ++listenings;
+        void Promise.all(mirrors.map((mirror) => mirror.sync()))
+          .then(() => listening && listenedAt === listenings && markFollowing(stateDir, true))
+          .catch(() => undefined);
+      };
       const stops = mirrors.map((mirror) => mirror.follow());
       return () => {
         stops.forEach((stop) => stop());
+        listening = false;
         markFollowing(stateDir, false);
       };
     },
