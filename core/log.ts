@@ -80,6 +80,8 @@ export interface Transacted<T> {
 const CHUNK_BYTES = 1024 * 1024;
 /** Room past its own lines an appender reads to find them: other writers' lines that landed first usually fit. */
 const FIND_SLACK_BYTES = 16 * 1024;
+/** Largest read-back buffer a log keeps between appends. */
+const SCRATCH_KEPT_BYTES = 256 * 1024;
 const APPEND_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
 /** Slack for clock granularity before a lock's mtime counts as in the future. */
 const FUTURE_LOCK_SLACK_MS = 2000;
@@ -218,15 +220,19 @@ export class JsonlLog<T> {
     return { file, start: fstatSync(file.fd).size };
   }
 
-  /** Whether the path now names another file than the descriptor (a compaction renamed a new one in); then it is not kept. */
+  /**
+   * Whether the path now names another file than the descriptor (a compaction renamed a new one in), or
+   * no longer a private file of ours (a link put in its place): then it is not kept, and the append goes
+   * again through a descriptor opened and checked anew, which refuses a link.
+   */
   private replaced(file: KeptDescriptor): boolean {
     let current: Stats | undefined;
     try {
-      current = statSync(this.path);
+      current = lstatSync(this.path);
     } catch {
       current = undefined;
     }
-    if (current && current.ino === file.ino && current.dev === file.dev) return false;
+    if (current && current.ino === file.ino && current.dev === file.dev && isPrivateFile(current)) return false;
     this.forget(APPEND_FLAGS);
     return true;
   }
@@ -423,9 +429,14 @@ export class JsonlLog<T> {
 
   /** Up to `length` bytes from `position`, fewer where the file ends, in a buffer the next call reuses. */
   private readRegion(fd: number, position: number, length: number): Buffer {
-    // Reused: a send reads its lines back on every append, and a fresh buffer each time is a fresh allocation.
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 2 * this.scratch.length));
-    const region = this.scratch.subarray(0, Math.max(0, length));
+    // Reused: a send reads its lines back on every append, and a fresh buffer each time is a fresh
+    // allocation. A rare large region (a writer many lines overtook, a big batch) is not kept.
+    let buffer = this.scratch;
+    if (buffer.length < length) {
+      buffer = Buffer.allocUnsafe(Math.max(0, length));
+      if (length <= SCRATCH_KEPT_BYTES) this.scratch = buffer;
+    }
+    const region = buffer.subarray(0, Math.max(0, length));
     let read = 0;
     while (read < region.length) {
       const wanted = region.length - read;

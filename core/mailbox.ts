@@ -308,10 +308,11 @@ export class Mailbox {
    */
   private swapLeftLines(file: string | undefined): boolean {
     if (file === this.swapCheckedFor) return false;
+    const marked = existsSync(this.compaction.marker);
+    // Recorded only once done: a bring-over that failed (a busy process out of descriptors) is tried again.
+    if (marked) this.bringOverSwap();
     this.swapCheckedFor = file;
-    if (!existsSync(this.compaction.marker)) return false;
-    this.bringOverSwap();
-    return true;
+    return marked;
   }
 
   /** This process's view of `scope`, started from its snapshot or the index, not yet refreshed. */

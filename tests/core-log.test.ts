@@ -135,6 +135,16 @@ test("a long-lived appender follows the path: a file renamed over the log gets i
   symlinkSync(outside, log.path);
   await assert.rejects(log.append([validMessage(4)]), (error: { code?: string }) => error.code === "permission_denied");
   assert.equal(readFileSync(outside, "utf8"), "precious\n");
+  // A link to the very file the appender holds open: refused too, as every reader refuses it.
+  rmSync(log.path);
+  const moved = join(tempDir(t), "moved.jsonl");
+  writeFileSync(moved, "", { mode: 0o600 });
+  symlinkSync(moved, log.path);
+  const held = new JsonlLog(join(dir, "held.jsonl"), mailboxEvent, options);
+  await held.append([validMessage(5)]);
+  renameSync(held.path, moved);
+  symlinkSync(moved, held.path);
+  await assert.rejects(held.append([validMessage(6)]), (error: { code?: string }) => error.code === "permission_denied");
 });
 
 test("readAt reads one record at an offset without scanning the rest", async (t) => {
