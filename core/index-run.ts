@@ -1,28 +1,72 @@
 // `index-run`: the detached catch-up a server or a hook starts, in any peerpost bundle. It brings this
 // machine's mirrors of a shared store to the database's end (a machine new to a large store copies it
-// here, not inside a prompt), then indexes the mailbox when it is far ahead of its index. Another build
-// under way (the index's own lock) makes the indexing a no-op; two syncs share the work batch by batch.
+// here, not inside a prompt), then indexes the mailbox when it is far ahead of its index. One runs at a
+// time: a run under way makes the next start a no-op (and the index's own lock guards the build).
+import { renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { openPeerpost, type Peerpost } from "./peerpost.js";
 import { logError } from "./error-log.js";
 import { startDetached } from "./detached.js";
+import { isAlive } from "./process-tree.js";
+import { readStateFile } from "./trust.js";
+import { FILE_MODE } from "./state-dir.js";
 
-export async function indexRunCommand(): Promise<number> {
-  const peerpost = openPeerpost({});
+/** A run's pid file older than this does not hold the next one back (the pid may have been reused). */
+const RUN_FILE_FRESH_MS = 10 * 60_000;
+
+function runFile(stateDir: string): string {
+  return join(stateDir, "index-run.pid");
+}
+
+/** Whether an `index-run` started recently is still running. */
+function running(stateDir: string): boolean {
   try {
-    await peerpost.backend.sync();
-    peerpost.mailbox.indexAll();
-    return 0;
-  } catch (error) {
-    logError(peerpost.stateDir.path, "index-run", error);
-    return 1;
-  } finally {
-    await peerpost.backend.close();
+    const path = runFile(stateDir);
+    if (Date.now() - statSync(path).mtimeMs > RUN_FILE_FRESH_MS) return false;
+    const pid = Number(readStateFile(path).trim());
+    return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid);
+  } catch {
+    return false;
   }
 }
 
-/** Starts `index-run` from `entry`, to bring mirrors a budgeted sync left behind up to the database's end. */
+export async function indexRunCommand(): Promise<number> {
+  const peerpost = openPeerpost({});
+  const stateDir = peerpost.stateDir.path;
+  let code = 0;
+  try {
+    const temporary = `${runFile(stateDir)}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${process.pid}\n`, { mode: FILE_MODE });
+    renameSync(temporary, runFile(stateDir));
+  } catch (error) {
+    logError(stateDir, "index-run", error);
+  }
+  try {
+    try {
+      await peerpost.backend.sync();
+    } catch (error) {
+      // A database away now: the mirrors wait for the next run, the index is built all the same.
+      logError(stateDir, "index-run", error);
+      code = 1;
+    }
+    peerpost.mailbox.indexAll();
+  } catch (error) {
+    logError(stateDir, "index-run", error);
+    code = 1;
+  } finally {
+    await peerpost.backend.close().catch(() => undefined);
+    try {
+      if (readStateFile(runFile(stateDir)).trim() === String(process.pid)) rmSync(runFile(stateDir), { force: true });
+    } catch {
+      // Gone already, or another run's.
+    }
+  }
+  return code;
+}
+
+/** Starts `index-run` from `entry` (to bring mirrors a budgeted sync left behind to the database's end), unless one is running. */
 export function catchUpDetached(peerpost: Peerpost, entry: string): void {
-  startDetached(entry, ["index-run"], peerpost.stateDir.path);
+  if (!running(peerpost.stateDir.path)) startDetached(entry, ["index-run"], peerpost.stateDir.path);
 }
 
 /** Starts `index-run` from `entry` when the mailbox's index lags too far for readers to extend it on their way. */

@@ -4,7 +4,7 @@
 // stay silent and fast, and afterwards nothing is missing from either side's view.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
@@ -147,15 +147,25 @@ test("a machine new to a large shared store: its first hook copies one batch and
   const devbox = machine(t, url);
   const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
   const lines = () => (existsSync(mirror) ? readFileSync(mirror, "utf8").split("\n").length - 1 : 0);
+  // A catch-up under way already (this live process, named in the run file): hooks start no other.
+  const runFile = join(devbox.stateDir, "index-run.pid");
+  mkdirSync(devbox.stateDir, { recursive: true, mode: 0o700 });
+  writeFileSync(runFile, `${process.pid}\n`, { mode: 0o600 });
   const start = await runHook("claude-code", "session-start", { session_id: "me", hook_event_name: "SessionStart", source: "startup" }, devbox.env);
   assert.deepEqual([start.code, start.stdout], [0, ""], start.stderr);
   assert.ok(lines() <= SYNC_BATCH, `the hook copied at most one batch: ${lines()} lines`);
   assert.equal(existsSync(`${mirror}.lock`), false, "and left no lock");
-  // The detached `server.mjs index-run` the hook started copies the rest.
-  await until(() => readFileSync(mirror, "utf8").includes("the one for me"), 60_000, "the detached catch-up to reach the newest row");
-  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
-  assert.equal(prompt.code, 0, prompt.stderr);
-  assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
+  const prompt = (stdin = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }) => runHook("claude-code", "user-prompt", stdin, devbox.env);
+  assert.equal((await prompt()).stdout, "");
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.ok(lines() <= 2 * SYNC_BATCH, `no catch-up started beside the running one: ${lines()} lines`);
+  // That run gone: the next hook starts the detached `server.mjs index-run`, which copies the rest and clears its run file.
+  rmSync(runFile);
+  assert.equal((await prompt()).stdout, "");
+  await until(() => readFileSync(mirror, "utf8").includes("the one for me") && !existsSync(runFile), 60_000, "the detached catch-up to reach the newest row and finish");
+  const flagged = await prompt();
+  assert.equal(flagged.code, 0, flagged.stderr);
+  assert.match(JSON.parse(flagged.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
   assert.equal(lines(), 5 * SYNC_BATCH + 2, "every row once");
 });
 
@@ -181,6 +191,36 @@ test("a new machine's server tells hooks to trust its mirror only once the mirro
   }
   // What a prompt hook reads from now on, without connecting: it must already hold the newest message.
   assert.match(readFileSync(mirror, "utf8"), /the newest one/);
+  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
+  assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
+});
+
+test("rows this peerpost cannot read (a newer one's records) are passed over and reported: mirrors and sends go on past them", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const laptop = machine(t, url);
+  const sender = openPeerpost({ env: laptop.env, home: laptop.home });
+  t.after(() => sender.backend.close());
+  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "first" });
+  const devbox = machine(t, url);
+  const reader = openPeerpost({ env: devbox.env, home: devbox.home });
+  t.after(() => reader.backend.close());
+  assert.equal(await reader.backend.sync({ only: ["mailbox"] }), true);
+  const future = (kind: string) => sql(url, `INSERT INTO peerpost_log_mailbox (scopes, record) VALUES (ARRAY['claude:me'], '{"v":1,"type":"${kind}","id":"x"}')`);
+  await future("future-kind");
+  // The laptop's own mirror meets the row first: its send must still find its record.
+  const sent = await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "sent after", anticipation: "reply" });
+  assert.equal(sent.created, true);
+  assert.equal(await reader.backend.sync({ only: ["mailbox"], budget: SYNC_BATCH }), true);
+  const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
+  assert.match(readFileSync(mirror, "utf8"), /sent after/);
+  // One at the very end, with nothing readable after it: passed over once, never read again.
+  await future("another-kind");
+  assert.equal(await reader.backend.sync({ only: ["mailbox"] }), true);
+  assert.equal(await reader.backend.sync({ only: ["mailbox"] }), true);
+  const reported = readFileSync(join(devbox.stateDir, "logs", "errors.log"), "utf8").split("\n").filter((line) => line.includes("Passed over"));
+  assert.equal(reported.length, 2, reported.join("\n"));
+  assert.match(reported[1]!, /upgrade peerpost here/);
   const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
   assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
 });

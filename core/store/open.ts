@@ -29,6 +29,9 @@ export interface Backend {
   database?: PostgresDatabase;
 }
 
+const FIRST_CATCH_UP_RETRY_MS = 500;
+const MAX_CATCH_UP_RETRY_MS = 30_000;
+
 export function openBackend(config: Config, stateDir: string, logOptions: LogOptions, kind: ProcessKind): Backend {
   if (config.store.kind === "file")
     return {
@@ -56,13 +59,17 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       // hold what was committed before it came up: a new machine's first server may be copying a large store.
       let listenings = 0;
       let listening = false;
+      const current = (listenedAt: number) => listening && listenedAt === listenings;
+      // Tried again with a growing delay while this LISTEN stays up (a busy lock, a brief database error).
+      const catchUp = (listenedAt: number, retryMs: number): void =>
+        void Promise.all(mirrors.map((mirror) => mirror.sync())).then(
+          () => current(listenedAt) && markFollowing(stateDir, true),
+          () => current(listenedAt) && setTimeout(() => catchUp(listenedAt, Math.min(2 * retryMs, MAX_CATCH_UP_RETRY_MS)), retryMs).unref(),
+        );
       database.onListening = (up) => {
         listening = up;
         if (!up) return markFollowing(stateDir, false);
-        const listenedAt = ++listenings;
-        void Promise.all(mirrors.map((mirror) => mirror.sync()))
-          .then(() => listening && listenedAt === listenings && markFollowing(stateDir, true))
-          .catch(() => undefined);
+        catchUp(++listenings, FIRST_CATCH_UP_RETRY_MS);
       };
       const stops = mirrors.map((mirror) => mirror.follow());
       return () => {

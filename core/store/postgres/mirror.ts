@@ -4,11 +4,16 @@
 // plus its `_seq`; syncing appends, under the mirror's lock, the rows after the last mirrored seq, so a
 // reader that was away (an outage, a stopped process) catches up from exactly where it was.
 // Sequence order is commit order (see store.ts), so a mirror never skips a row.
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PeerpostError } from "../../errors.js";
+import { logError } from "../../error-log.js";
+import { readStateFile } from "../../trust.js";
+import { FILE_MODE } from "../../state-dir.js";
 import type { LogOptions, RecordSchema } from "../../log.js";
 import { FileStore, type ScopeFilter } from "../file.js";
 import type { LocalStore } from "../local.js";
-import type { AppendItem, AppendOutcome, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";
+import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";
 import type { PostgresDatabase, PostgresLog } from "./store.js";
 import type { JsonlLog } from "../../log.js";
 
@@ -35,6 +40,29 @@ export interface Synced {
   caughtUp: boolean;
 }
 const TAIL_PROBE = 64 * 1024;
+
+/** What `passOver` records beside a mirror. */
+interface Passed {
+  v: 1;
+  through: string;
+  count: number;
+}
+
+function readPassed(path: string): Passed | undefined {
+  try {
+    const value = JSON.parse(readStateFile(path)) as Partial<Passed>;
+    return typeof value.through === "string" && /^\d{1,19}$/.test(value.through) && typeof value.count === "number" ? (value as Passed) : undefined;
+  } catch {
+    // None yet (or unreadable: the rows are read, and passed over, again).
+    return undefined;
+  }
+}
+
+/** The later of two seqs (decimal strings without leading zeros). */
+function laterSeq(a: string, b: string): string {
+  if (a.length !== b.length) return a.length > b.length ? a : b;
+  return a >= b ? a : b;
+}
 
 /** The `_seq` of the last complete, valid line of a mirror file ("0" for none). */
 function lastMirroredSeq(path: string, end: number): string {
@@ -67,16 +95,18 @@ function lastMirroredSeq(path: string, end: number): string {
 export class MirroredStore<T> implements LocalStore<T> {
   private readonly local: FileStore<T>;
   private readonly remote: PostgresLog<T>;
+  private readonly passedPath: string;
 
   constructor(
     database: PostgresDatabase,
-    stateDir: string,
+    private readonly stateDir: string,
     readonly name: string,
     schema: RecordSchema<T>,
     logOptions: LogOptions,
     scopeFilter: ScopeFilter<T>,
   ) {
     this.local = new FileStore(stateDir, `mirror-${name}`, mirrorSchema(schema), logOptions, scopeFilter);
+    this.passedPath = join(stateDir, `mirror-${name}.passed.json`);
     this.remote = database.log(name, schema);
   }
 
@@ -90,30 +120,60 @@ export class MirroredStore<T> implements LocalStore<T> {
   }
 
   /**
-   * Brings the mirror up to the database's end, copying at most `budget` records. Inside a transaction,
+   * Brings the mirror up to the database's end, reading at most `budget` rows. Inside a transaction,
    * `read` is the transaction's own (a pool of one connection must not wait on itself).
    */
   async sync(read: DecideContext<T>["read"] = (from, visit, limits) => this.remote.read(from, visit, limits), budget = Infinity): Promise<Synced> {
     let added = 0;
+    let taken = 0;
     for (;;) {
       // A look without the lock first: most syncs find nothing new, and then never touch the lock.
       const seen = this.local.log.identity()?.size ?? 0;
       let news = false;
-      await read(lastMirroredSeq(this.local.log.path, seen), () => void (news = true), { maxRecords: 1 });
-      if (!news) return { added, caughtUp: true };
-      if (added >= budget) return { added, caughtUp: false };
-      const wanted = Math.min(SYNC_BATCH, budget - added);
-      let batch = 0;
+      const probe = await read(this.mirroredThrough(seen), () => void (news = true), { maxRecords: 1 });
+      if (!news && probe.corrupt.length === 0) return { added, caughtUp: true };
+      if (taken >= budget) return { added, caughtUp: false };
+      const wanted = Math.min(SYNC_BATCH, budget - taken);
+      let batch: { rows: Mirrored<T>[]; unreadable: CorruptRecord[] } = { rows: [], unreadable: [] };
       await this.local.log.transact(async (end) => {
-        const after = lastMirroredSeq(this.local.log.path, end);
         const rows: Mirrored<T>[] = [];
-        await read(after, (entry) => void rows.push({ ...entry.record, _seq: entry.position }), { maxRecords: wanted });
-        batch = rows.length;
+        const result = await read(this.mirroredThrough(end), (entry) => void rows.push({ ...entry.record, _seq: entry.position }), { maxRecords: wanted });
+        batch = { rows, unreadable: result.corrupt };
         return rows;
       });
-      added += batch;
-      if (batch < wanted) return { added, caughtUp: true };
+      // Only once the rows before them are in the mirror: a crash in between reads them again.
+      this.passOver(batch.rows, batch.unreadable);
+      added += batch.rows.length;
+      taken += batch.rows.length + batch.unreadable.length;
+      if (batch.rows.length + batch.unreadable.length < wanted) return { added, caughtUp: true };
     }
+  }
+
+  /** The seq the mirror holds everything up to: its last line's, or the last unreadable row passed over after it. */
+  private mirroredThrough(end: number): string {
+    return laterSeq(lastMirroredSeq(this.local.log.path, end), readPassed(this.passedPath)?.through ?? "0");
+  }
+
+  /**
+   * Rows this peerpost cannot read (a newer peerpost's records, a row written by hand) are passed over, as
+   * the file store skips such lines: recorded beside the mirror so every later sync starts after them,
+   * and reported in the error log that `peerpost doctor` shows.
+   */
+  private passOver(rows: Mirrored<T>[], unreadable: CorruptRecord[]): void {
+    const last = unreadable.at(-1);
+    if (!last) return;
+    const lastRow = rows.at(-1)?._seq;
+    if (lastRow === undefined || laterSeq(last.position, lastRow) === last.position) {
+      const passed = readPassed(this.passedPath);
+      const text = JSON.stringify({ v: 1, through: last.position, count: (passed?.count ?? 0) + unreadable.length } satisfies Passed);
+      const temporary = `${this.passedPath}.${process.pid}.tmp`;
+      writeFileSync(temporary, text + "\n", { mode: FILE_MODE });
+      renameSync(temporary, this.passedPath);
+    }
+    logError(this.stateDir, `mirror-${this.name}`, new PeerpostError("state_io_error", `Passed over ${unreadable.length} row(s) of the ${this.name} log this peerpost cannot read (seq ${unreadable[0]!.position} to ${last.position}; a newer peerpost's records? upgrade peerpost here): ${last.reason}.`, {
+      details: { log: this.name, rows: unreadable.map((row) => row.position) },
+      hint: "A newer peerpost on another machine writes records this one does not know: upgrade peerpost here. Nothing else is affected.",
+    }));
   }
 
   append(items: AppendItem<T>[]): Promise<AppendOutcome<T>> {
@@ -143,6 +203,11 @@ export class MirroredStore<T> implements LocalStore<T> {
   private async locate(from: Position, committed: StoredRecord<T>[]): Promise<StoredRecord<T>[]> {
     const found: StoredRecord<T>[] = [];
     await this.local.read(from, (entry) => void found.push(entry), { maxRecords: committed.length });
+    if (found.length < committed.length)
+      throw new PeerpostError("state_io_error", `The ${this.name} records just committed to PostgreSQL (seq ${committed[0]!.position}) are not in this machine's mirror.`, {
+        details: { log: this.name, committed: committed.map((entry) => entry.position) },
+        hint: "They are stored in the database; the next sync brings them here. Run `peerpost doctor` if this repeats.",
+      });
     return found;
   }
 
