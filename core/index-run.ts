@@ -22,7 +22,8 @@ function runFile(stateDir: string): string {
 function running(stateDir: string): boolean {
   try {
     const path = runFile(stateDir);
-    if (Date.now() - statSync(path).mtimeMs > RUN_FILE_FRESH_MS) return false;
+    // Stale either way: an old file, or one dated ahead of a clock that was set back.
+    if (Math.abs(Date.now() - statSync(path).mtimeMs) > RUN_FILE_FRESH_MS) return false;
     const pid = Number(readStateFile(path).trim());
     return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid);
   } catch {

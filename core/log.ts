@@ -221,9 +221,9 @@ export class JsonlLog<T> {
   }
 
   /**
-   * Whether the path now names another file than the descriptor (a compaction renamed a new one in), or
-   * no longer a private file of ours (a link put in its place): then it is not kept, and the append goes
-   * again through a descriptor opened and checked anew, which refuses a link.
+   * Whether the path now names another file than the descriptor (a compaction renamed a new one in, or a
+   * link was put in its place: not followed, a link is a file of its own): then it is not kept, and the
+   * append goes again through a descriptor opened and checked anew, which refuses a link.
    */
   private replaced(file: KeptDescriptor): boolean {
     let current: Stats | undefined;
@@ -232,7 +232,7 @@ export class JsonlLog<T> {
     } catch {
       current = undefined;
     }
-    if (current && current.ino === file.ino && current.dev === file.dev && isPrivateFile(current)) return false;
+    if (current && current.ino === file.ino && current.dev === file.dev) return false;
     this.forget(APPEND_FLAGS);
     return true;
   }
@@ -433,8 +433,9 @@ export class JsonlLog<T> {
     // allocation. A rare large region (a writer many lines overtook, a big batch) is not kept.
     let buffer = this.scratch;
     if (buffer.length < length) {
-      buffer = Buffer.allocUnsafe(Math.max(0, length));
-      if (length <= SCRATCH_KEPT_BYTES) this.scratch = buffer;
+      const kept = length <= SCRATCH_KEPT_BYTES;
+      buffer = Buffer.allocUnsafe(kept ? Math.min(SCRATCH_KEPT_BYTES, Math.max(length, 2 * buffer.length)) : Math.max(0, length));
+      if (kept) this.scratch = buffer;
     }
     const region = buffer.subarray(0, Math.max(0, length));
     let read = 0;

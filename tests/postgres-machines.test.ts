@@ -158,6 +158,7 @@ test("a machine new to a large shared store: its first hook copies one batch and
   const prompt = (stdin = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }) => runHook("claude-code", "user-prompt", stdin, devbox.env);
   assert.equal((await prompt()).stdout, "");
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal(readFileSync(runFile, "utf8"), `${process.pid}\n`, "no other index-run started (each writes its pid there)");
   assert.ok(lines() <= 2 * SYNC_BATCH, `no catch-up started beside the running one: ${lines()} lines`);
   // That run gone: the next hook starts the detached `server.mjs index-run`, which copies the rest and clears its run file.
   rmSync(runFile);
@@ -221,6 +222,10 @@ test("rows this peerpost cannot read (a newer one's records) are passed over and
   const reported = readFileSync(join(devbox.stateDir, "logs", "errors.log"), "utf8").split("\n").filter((line) => line.includes("Passed over"));
   assert.equal(reported.length, 2, reported.join("\n"));
   assert.match(reported[1]!, /upgrade peerpost here/);
+  // A mirror rebuilt from nothing (it is derived data) reads every readable row again: what was passed over extended only the old one.
+  rmSync(mirror);
+  assert.equal(await reader.backend.sync({ only: ["mailbox"] }), true);
+  assert.match(readFileSync(mirror, "utf8"), /"body":"first".*\n.*"body":"sent after"/s);
   const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
   assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
 });

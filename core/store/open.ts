@@ -8,6 +8,7 @@ import { openDatabase, type ProcessKind } from "./postgres/open.js";
 import { MirroredStore } from "./postgres/mirror.js";
 import type { PostgresDatabase } from "./postgres/store.js";
 import { isFollowed, markFollowing } from "./postgres/followers.js";
+import { logError } from "../error-log.js";
 
 export interface Backend {
   open: StoreFactory;
@@ -59,15 +60,23 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       // hold what was committed before it came up: a new machine's first server may be copying a large store.
       let listenings = 0;
       let listening = false;
+      let retry: NodeJS.Timeout | undefined;
       const current = (listenedAt: number) => listening && listenedAt === listenings;
       // Tried again with a growing delay while this LISTEN stays up (a busy lock, a brief database error).
-      const catchUp = (listenedAt: number, retryMs: number): void =>
+      const catchUp = (listenedAt: number, retryMs: number): void => {
+        if (!current(listenedAt)) return;
         void Promise.all(mirrors.map((mirror) => mirror.sync())).then(
           () => current(listenedAt) && markFollowing(stateDir, true),
-          () => current(listenedAt) && setTimeout(() => catchUp(listenedAt, Math.min(2 * retryMs, MAX_CATCH_UP_RETRY_MS)), retryMs).unref(),
+          (error: unknown) => {
+            if (!current(listenedAt)) return;
+            if (retryMs === FIRST_CATCH_UP_RETRY_MS) logError(stateDir, "follow", error);
+            retry = setTimeout(() => catchUp(listenedAt, Math.min(2 * retryMs, MAX_CATCH_UP_RETRY_MS)), retryMs).unref();
+          },
         );
+      };
       database.onListening = (up) => {
         listening = up;
+        clearTimeout(retry);
         if (!up) return markFollowing(stateDir, false);
         catchUp(++listenings, FIRST_CATCH_UP_RETRY_MS);
       };
@@ -75,6 +84,7 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       return () => {
         stops.forEach((stop) => stop());
         listening = false;
+        clearTimeout(retry);
         markFollowing(stateDir, false);
       };
     },

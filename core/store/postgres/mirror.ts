@@ -44,14 +44,19 @@ const TAIL_PROBE = 64 * 1024;
 /** What `passOver` records beside a mirror. */
 interface Passed {
   v: 1;
+  /** The mirror's last seq when it was written: it extends that mirror only (one rebuilt from nothing reads the rows again). */
+  after: string;
   through: string;
   count: number;
 }
 
+const SEQ = /^(0|[1-9]\d{0,18})$/;
+
 function readPassed(path: string): Passed | undefined {
   try {
     const value = JSON.parse(readStateFile(path)) as Partial<Passed>;
-    return typeof value.through === "string" && /^\d{1,19}$/.test(value.through) && typeof value.count === "number" ? (value as Passed) : undefined;
+    const valid = typeof value.after === "string" && SEQ.test(value.after) && typeof value.through === "string" && SEQ.test(value.through) && typeof value.count === "number";
+    return valid ? (value as Passed) : undefined;
   } catch {
     // None yet (or unreadable: the rows are read, and passed over, again).
     return undefined;
@@ -149,9 +154,11 @@ export class MirroredStore<T> implements LocalStore<T> {
     }
   }
 
-  /** The seq the mirror holds everything up to: its last line's, or the last unreadable row passed over after it. */
+  /** The seq the mirror holds everything up to: its last line's, or the last unreadable row passed over right after it. */
   private mirroredThrough(end: number): string {
-    return laterSeq(lastMirroredSeq(this.local.log.path, end), readPassed(this.passedPath)?.through ?? "0");
+    const line = lastMirroredSeq(this.local.log.path, end);
+    const passed = readPassed(this.passedPath);
+    return passed?.after === line ? laterSeq(line, passed.through) : line;
   }
 
   /**
@@ -162,10 +169,13 @@ export class MirroredStore<T> implements LocalStore<T> {
   private passOver(rows: Mirrored<T>[], unreadable: CorruptRecord[]): void {
     const last = unreadable.at(-1);
     if (!last) return;
-    const lastRow = rows.at(-1)?._seq;
-    if (lastRow === undefined || laterSeq(last.position, lastRow) === last.position) {
-      const passed = readPassed(this.passedPath);
-      const text = JSON.stringify({ v: 1, through: last.position, count: (passed?.count ?? 0) + unreadable.length } satisfies Passed);
+    const after = rows.at(-1)?._seq ?? lastMirroredSeq(this.local.log.path, this.local.log.identity()?.size ?? 0);
+    const passed = readPassed(this.passedPath);
+    // Unreadable rows at the end of what was read, not already passed over (by another process meanwhile).
+    const trailing = laterSeq(last.position, after) === last.position;
+    const known = passed?.after === after && laterSeq(passed.through, last.position) === passed.through;
+    if (trailing && !known) {
+      const text = JSON.stringify({ v: 1, after, through: last.position, count: (passed?.count ?? 0) + unreadable.length } satisfies Passed);
       const temporary = `${this.passedPath}.${process.pid}.tmp`;
       writeFileSync(temporary, text + "\n", { mode: FILE_MODE });
       renameSync(temporary, this.passedPath);
