@@ -229,3 +229,29 @@ test("rows this peerpost cannot read (a newer one's records) are passed over and
   const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
   assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
 });
+
+test("a mirror continues only the database it was copied from: PEERPOST_STORE pointed at another one starts it over", async (t) => {
+  const first = await testDatabase(t);
+  if (!first) return t.skip(NO_POSTGRES);
+  const second = (await testDatabase(t))!;
+  const laptop = machine(t, first);
+  const sendTo = async (url: string, from: string, body: string) => {
+    const sender = openPeerpost({ env: { ...laptop.env, PEERPOST_STORE: url }, home: laptop.home });
+    try {
+      await sender.mailbox.send({ from, fromVerified: true, to: "claude:me", body, anticipation: "reply" });
+    } finally {
+      await sender.backend.close();
+    }
+  };
+  await sendTo(first, "codex:alpha", "in the first database");
+  await sendTo(second, "codex:beta", "in the second database");
+  const prompt = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
+  const told = async (url: string) => JSON.parse((await runHook("claude-code", "user-prompt", prompt, { ...laptop.env, PEERPOST_STORE: url })).stdout).hookSpecificOutput.additionalContext as string;
+  assert.match(await told(first), /1 new message .*\(codex:alpha\)/);
+  // The same state dir on the second database: the same seqs there are other rows.
+  const second2 = await told(second);
+  assert.match(second2, /1 new message .*\(codex:beta\)/);
+  assert.doesNotMatch(second2, /alpha/);
+  const mirror = readFileSync(join(laptop.stateDir, "mirror-mailbox.jsonl"), "utf8");
+  assert.ok(mirror.includes("in the second database") && !mirror.includes("in the first database"), mirror);
+});

@@ -4,7 +4,7 @@
 // plus its `_seq`; syncing appends, under the mirror's lock, the rows after the last mirrored seq, so a
 // reader that was away (an outage, a stopped process) catches up from exactly where it was.
 // Sequence order is commit order (see store.ts), so a mirror never skips a row.
-import { closeSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PeerpostError } from "../../errors.js";
 import { logError } from "../../error-log.js";
@@ -63,6 +63,23 @@ function readPassed(path: string): Passed | undefined {
   }
 }
 
+/** The database a mirror holds the rows of, as `startedOver` recorded it. */
+function readRecordedStore(path: string): string | undefined {
+  try {
+    const value = JSON.parse(readStateFile(path)) as { store?: unknown };
+    return typeof value.store === "string" ? value.store : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a small state file whole: a temporary file renamed in. */
+function writePrivate(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: FILE_MODE });
+  renameSync(temporary, path);
+}
+
 /** The later of two seqs (decimal strings without leading zeros). */
 function laterSeq(a: string, b: string): string {
   if (a.length !== b.length) return a.length > b.length ? a : b;
@@ -102,8 +119,12 @@ export class MirroredStore<T> implements LocalStore<T> {
   private readonly remote: PostgresLog<T>;
   private readonly passedPath: string;
 
+  private readonly storePath: string;
+  /** The database this process found the mirror to be of (checked once per process). */
+  private checkedStore: string | undefined;
+
   constructor(
-    database: PostgresDatabase,
+    private readonly database: PostgresDatabase,
     private readonly stateDir: string,
     readonly name: string,
     schema: RecordSchema<T>,
@@ -112,6 +133,7 @@ export class MirroredStore<T> implements LocalStore<T> {
   ) {
     this.local = new FileStore(stateDir, `mirror-${name}`, mirrorSchema(schema), logOptions, scopeFilter);
     this.passedPath = join(stateDir, `mirror-${name}.passed.json`);
+    this.storePath = join(stateDir, `mirror-${name}.store.json`);
     this.remote = database.log(name, schema);
   }
 
@@ -136,6 +158,7 @@ export class MirroredStore<T> implements LocalStore<T> {
       const seen = this.local.log.identity()?.size ?? 0;
       let news = false;
       const probe = await read(this.mirroredThrough(seen), () => void (news = true), { maxRecords: 1 });
+      if (await this.startedOver()) continue;
       if (!news && probe.corrupt.length === 0) return { added, caughtUp: true };
       if (taken >= budget) return { added, caughtUp: false };
       const wanted = Math.min(SYNC_BATCH, budget - taken);
@@ -152,6 +175,36 @@ export class MirroredStore<T> implements LocalStore<T> {
       taken += batch.rows.length + batch.unreadable.length;
       if (batch.rows.length + batch.unreadable.length < wanted) return { added, caughtUp: true };
     }
+  }
+
+  /**
+   * A mirror continues only the database it was copied from: PEERPOST_STORE pointed at another one, or the
+   * database dropped and made anew (its seqs start over), starts the mirror over from nothing. Readers see
+   * a replaced file, as after a compaction. A mirror from before this record is taken as the current one's.
+   */
+  private async startedOver(): Promise<boolean> {
+    const store = await this.database.store();
+    if (this.checkedStore === store) return false;
+    // The common case, without the lock (a hook must not load the lock's module for it).
+    if (readRecordedStore(this.storePath) === store) {
+      this.checkedStore = store;
+      return false;
+    }
+    const startOver = await this.local.log.exclusive(() => {
+      // Under the mirror's lock: another process may have started it over already.
+      const recorded = readRecordedStore(this.storePath);
+      if (recorded === store) return false;
+      if (recorded !== undefined) {
+        const empty = `${this.local.log.path}.${process.pid}.empty`;
+        writeFileSync(empty, "", { mode: FILE_MODE });
+        renameSync(empty, this.local.log.path);
+        rmSync(this.passedPath, { force: true });
+      }
+      writePrivate(this.storePath, JSON.stringify({ v: 1, store }) + "\n");
+      return recorded !== undefined;
+    });
+    this.checkedStore = store;
+    return startOver;
   }
 
   /** The seq the mirror holds everything up to: its last line's, or the last unreadable row passed over right after it. */
@@ -176,9 +229,7 @@ export class MirroredStore<T> implements LocalStore<T> {
     const known = passed?.after === after && laterSeq(passed.through, last.position) === passed.through;
     if (trailing && !known) {
       const text = JSON.stringify({ v: 1, after, through: last.position, count: (passed?.count ?? 0) + unreadable.length } satisfies Passed);
-      const temporary = `${this.passedPath}.${process.pid}.tmp`;
-      writeFileSync(temporary, text + "\n", { mode: FILE_MODE });
-      renameSync(temporary, this.passedPath);
+      writePrivate(this.passedPath, text + "\n");
     }
     logError(this.stateDir, `mirror-${this.name}`, new PeerpostError("state_io_error", `Passed over ${unreadable.length} row(s) of the ${this.name} log this peerpost cannot read (seq ${unreadable[0]!.position} to ${last.position}; a newer peerpost's records? upgrade peerpost here): ${last.reason}.`, {
       details: { log: this.name, rows: unreadable.map((row) => row.position) },

@@ -47,6 +47,8 @@ const MIGRATIONS: Record<number, string> = {
 export interface SchemaState {
   version: number;
   migrated: boolean;
+  /** Which database this is (its cluster's system identifier where this role may read it, and its oid): a mirror of another is not continued. */
+  store: string;
 }
 
 function newerSchema(found: number): PeerpostError {
@@ -66,21 +68,46 @@ async function currentVersion(db: Queryable): Promise<number | undefined> {
   }
 }
 
+const STORE_OF_CLUSTER = "(SELECT system_identifier::text FROM pg_control_system()) || '/' || d.oid::text";
+const STORE_OF_DATABASE = "d.oid::text";
+
+/** The version with the store's identity, in one query (a hook's first). */
+async function currentState(db: Queryable): Promise<{ version: number | undefined; store: string }> {
+  try {
+    const row = await withStore(db, "(SELECT version FROM peerpost_schema WHERE id = 1)");
+    return { version: row.version ?? 0, store: row.store };
+  } catch (error) {
+    if ((error as { code?: string }).code !== "42P01") throw error;
+    // No such table: a new database.
+    return { version: undefined, store: (await withStore(db, "NULL::int")).store };
+  }
+}
+
+/** `version` (an SQL expression) and the store's identity; without the cluster's id where this role may not read it. */
+async function withStore(db: Queryable, version: string): Promise<{ version: number | null; store: string }> {
+  try {
+    return (await db.query<{ version: number | null; store: string }>(`SELECT ${version} AS version, ${STORE_OF_CLUSTER} AS store FROM pg_database d WHERE d.datname = current_database()`)).rows[0]!;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "42501") throw error;
+    return (await db.query<{ version: number | null; store: string }>(`SELECT ${version} AS version, ${STORE_OF_DATABASE} AS store FROM pg_database d WHERE d.datname = current_database()`)).rows[0]!;
+  }
+}
+
 /** Checks the schema (one query when it is current) and migrates it when it is missing or older. */
 export async function ensureSchema(pool: Pool): Promise<SchemaState> {
-  const seen = await currentVersion(pool);
-  if (seen === SCHEMA_VERSION) return { version: seen, migrated: false };
-  if (seen !== undefined && seen > SCHEMA_VERSION) throw newerSchema(seen);
+  const seen = await currentState(pool);
+  if (seen.version === SCHEMA_VERSION) return { version: seen.version, migrated: false, store: seen.store };
+  if (seen.version !== undefined && seen.version > SCHEMA_VERSION) throw newerSchema(seen.version);
   // One connection for the whole migration: a pool would spread its statements over several.
   const db = await pool.connect();
   try {
-    return await migrate(db);
+    return { ...(await migrate(db)), store: seen.store };
   } finally {
     db.release();
   }
 }
 
-async function migrate(db: Queryable): Promise<SchemaState> {
+async function migrate(db: Queryable): Promise<Omit<SchemaState, "store">> {
   await db.query("BEGIN");
   try {
     await db.query("SELECT pg_advisory_xact_lock($1, $2)", [LOCK_CLASS, SCHEMA_LOCK]);

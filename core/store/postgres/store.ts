@@ -42,16 +42,24 @@ export class PostgresDatabase {
     return (this.pool ??= await createPool(this.options, this.options.poolSize));
   }
 
+  /** Which database this is (see SchemaState), known once the schema was checked. */
+  async store(): Promise<string> {
+    return (await this.checked()).state.store;
+  }
+
   /** The pool, with the schema checked (and migrated) on first use. */
   async db(): Promise<Pool> {
+    return (await this.checked()).pool;
+  }
+
+  private async checked(): Promise<{ pool: Pool; state: SchemaState }> {
     const pool = await this.connectPool();
     // A failed check is not remembered: the next call (the database is back) tries again.
     this.ready ??= ensureSchema(pool).catch((error: unknown) => {
       this.ready = undefined;
       throw storeError("open", this.options.url, error);
     });
-    await this.ready;
-    return pool;
+    return { pool, state: await this.ready };
   }
 
   log<T>(name: string, schema: RecordSchema<T>): PostgresLog<T> {
