@@ -12,6 +12,7 @@ import { runHook } from "./helpers/hooks.js";
 import { clusterScript, NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
+import lockfile from "proper-lockfile";
 import { until } from "./helpers/poll.js";
 
 interface Machine {
@@ -254,4 +255,25 @@ test("a mirror continues only the database it was copied from: PEERPOST_STORE po
   assert.doesNotMatch(second2, /alpha/);
   const mirror = readFileSync(join(laptop.stateDir, "mirror-mailbox.jsonl"), "utf8");
   assert.ok(mirror.includes("in the second database") && !mirror.includes("in the first database"), mirror);
+});
+
+test("a server whose first catch-up fails (its mirror's lock held) tries again, and tells hooks to trust the mirror only once it succeeded", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const laptop = machine(t, url);
+  const sender = openPeerpost({ env: laptop.env, home: laptop.home });
+  t.after(() => sender.backend.close());
+  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "waiting", anticipation: "reply" });
+  const devbox = machine(t, url);
+  mkdirSync(devbox.stateDir, { recursive: true, mode: 0o700 });
+  const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
+  const release = await lockfile.lock(mirror, { realpath: false, stale: 60_000 });
+  await connect(t, { ...devbox.env, PEERPOST_ADDRESS: "codex:devbox", PEERPOST_LOCK_TIMEOUT_MS: "200" });
+  const followers = join(devbox.stateDir, "followers");
+  const marked = () => existsSync(followers) && readdirSync(followers).length > 0;
+  await until(() => existsSync(join(devbox.stateDir, "logs", "errors.log")), 20_000, "the failed catch-up to be logged");
+  assert.equal(marked(), false, "not following while the mirror could not be brought up to date");
+  await release();
+  await until(marked, 20_000, "the retried catch-up to succeed");
+  assert.match(readFileSync(mirror, "utf8"), /"body":"waiting"/);
 });
