@@ -119,6 +119,10 @@ export class JsonlLog<T> {
    */
   private readonly kept = new Map<number, KeptDescriptor>();
   private scratch = Buffer.alloc(0);
+  /** Kept descriptors a deciding append uses across its awaits, with how many use each. */
+  private readonly held = new Map<number, number>();
+  /** Held descriptors let go of meanwhile (the path replaced, the log closed): closed when the last user is done. */
+  private readonly retired = new Set<number>();
 
   constructor(
     readonly path: string,
@@ -130,8 +134,25 @@ export class JsonlLog<T> {
 
   /** Closes the descriptors this log keeps open (the next call opens them again). */
   close(): void {
-    for (const { fd } of this.kept.values()) closeQuietly(fd);
+    for (const { fd } of this.kept.values()) this.closeKept(fd);
     this.kept.clear();
+  }
+
+  /** Closes a descriptor no longer kept, unless a deciding append still uses it: its number must not name another file under it. */
+  private closeKept(fd: number): void {
+    if (this.held.has(fd)) this.retired.add(fd);
+    else closeQuietly(fd);
+  }
+
+  private hold(fd: number): void {
+    this.held.set(fd, (this.held.get(fd) ?? 0) + 1);
+  }
+
+  private letGo(fd: number): void {
+    const users = (this.held.get(fd) ?? 1) - 1;
+    if (users > 0) return void this.held.set(fd, users);
+    this.held.delete(fd);
+    if (this.retired.delete(fd)) closeQuietly(fd);
   }
 
   /**
@@ -166,7 +187,7 @@ export class JsonlLog<T> {
 
   private forget(flags: number): void {
     const kept = this.kept.get(flags);
-    if (kept) closeQuietly(kept.fd);
+    if (kept) this.closeKept(kept.fd);
     this.kept.delete(flags);
   }
 
@@ -243,35 +264,41 @@ export class JsonlLog<T> {
    * end to them: a record there that `conflicts` matches came first in log order and wins.
    */
   async transact(decide: (end: number) => Decided<T> | Promise<Decided<T>>): Promise<Transacted<T>> {
-    let fd: number;
+    let fd: number | undefined;
     let end: number;
     let decision: { records: T[]; conflicts?: ((earlier: T) => boolean) | undefined };
     let entries: LogEntry<T>[];
     const release = await this.lock();
     try {
-      // Taken under the lock: a compaction (which holds it) cannot replace the file under this writer.
-      fd = this.openForAppend().fd;
-      end = fstatSync(fd).size;
-      const decided = await decide(end);
-      decision = Array.isArray(decided) ? { records: decided } : decided;
-      if (decision.records.length === 0) return { entries: [] };
-      if (this.options.fault === "stop-after-decide") process.kill(process.pid, "SIGSTOP");
-      const data = this.encode(decision.records);
-      this.write(fd, data);
-      entries = this.locate(fd, end, data, decision.records);
+      try {
+        // Taken under the lock: a compaction (which holds it) cannot replace the file under this writer.
+        // Held across the awaits below: a plain append of this process that lets it go must not close it.
+        fd = this.openForAppend().fd;
+        this.hold(fd);
+        end = fstatSync(fd).size;
+        const decided = await decide(end);
+        decision = Array.isArray(decided) ? { records: decided } : decided;
+        if (decision.records.length === 0) return { entries: [] };
+        if (this.options.fault === "stop-after-decide") process.kill(process.pid, "SIGSTOP");
+        const data = this.encode(decision.records);
+        this.write(fd, data);
+        entries = this.locate(fd, end, data, decision.records);
+      } finally {
+        await release().catch(() => undefined);
+      }
+      // Outside the lock: the next decider writes while this fsync (which covers its pages too) runs.
+      this.sync(fd);
+      const first = Math.min(...entries.map((entry) => entry.offset));
+      const conflicts = decision.conflicts;
+      let conflict: LogEntry<T> | undefined;
+      if (conflicts && first > end)
+        this.scan(end, (entry) => {
+          if (!conflict && conflicts(entry.record)) conflict = entry;
+        }, { until: first });
+      return conflict ? { entries, conflict } : { entries };
     } finally {
-      await release().catch(() => undefined);
+      if (fd !== undefined) this.letGo(fd);
     }
-    // Outside the lock: the next decider writes while this fsync (which covers its pages too) runs.
-    this.sync(fd);
-    const first = Math.min(...entries.map((entry) => entry.offset));
-    const conflicts = decision.conflicts;
-    let conflict: LogEntry<T> | undefined;
-    if (conflicts && first > end)
-      this.scan(end, (entry) => {
-        if (!conflict && conflicts(entry.record)) conflict = entry;
-      }, { until: first });
-    return conflict ? { entries, conflict } : { entries };
   }
 
   /** Runs `work` holding the log's lock: no deciding append runs meanwhile (plain appends still may). */

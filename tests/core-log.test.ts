@@ -2,7 +2,7 @@
 // repaired by the next writer; a huge line does not blow up a reader.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, linkSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { JsonlLog } from "../core/log.js";
 import { mailboxEvent, type MailboxEvent } from "../core/schemas.js";
@@ -145,6 +145,34 @@ test("a long-lived appender follows the path: a file renamed over the log gets i
   renameSync(held.path, moved);
   symlinkSync(moved, held.path);
   await assert.rejects(held.append([validMessage(6)]), (error: { code?: string }) => error.code === "permission_denied");
+});
+
+test("a deciding append keeps its descriptor while it decides: a plain append or a close that lets it go never hands its number to another file", async (t) => {
+  const dir = tempDir(t);
+  const log = new JsonlLog(join(dir, "mailbox.jsonl"), mailboxEvent, options);
+  await log.append([validMessage(1)]);
+  let started!: () => void;
+  let decide!: () => void;
+  const deciding = new Promise<void>((resolve) => (started = resolve));
+  const decided = new Promise<void>((resolve) => (decide = resolve));
+  const transacted = log.transact(async () => {
+    started();
+    await decided;
+    return [validMessage(3)];
+  });
+  await deciding;
+  // Meanwhile the path names another file, and a plain append of this process notices and lets the shared descriptor go.
+  writeFileSync(join(dir, "next.jsonl"), readFileSync(log.path), { mode: 0o600 });
+  renameSync(join(dir, "next.jsonl"), log.path);
+  await log.append([validMessage(2)]);
+  // And the log is closed (a process shutting down): the lowest free number goes to the next file opened.
+  log.close();
+  const other = join(dir, "other.txt");
+  const fd = openSync(other, "w+", 0o600);
+  t.after(() => closeSync(fd));
+  decide();
+  await transacted.catch(() => undefined);
+  assert.equal(readFileSync(other, "utf8"), "", "the deciding append wrote into another file");
 });
 
 test("readAt reads one record at an offset without scanning the rest", async (t) => {
