@@ -118,7 +118,6 @@ export class MirroredStore<T> implements LocalStore<T> {
   private readonly local: FileStore<T>;
   private readonly remote: PostgresLog<T>;
   private readonly passedPath: string;
-
   private readonly storePath: string;
   /** The database this process found the mirror to be of (checked once per process). */
   private checkedStore: string | undefined;
