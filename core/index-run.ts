@@ -2,14 +2,13 @@
 // machine's mirrors of a shared store to the database's end (a machine new to a large store copies it
 // here, not inside a prompt), then indexes the mailbox when it is far ahead of its index. One runs at a
 // time: a run under way makes the next start a no-op (and the index's own lock guards the build).
-import { renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openPeerpost, type Peerpost } from "./peerpost.js";
 import { logError } from "./error-log.js";
 import { startDetached } from "./detached.js";
 import { isAlive } from "./process-tree.js";
-import { readStateFile } from "./trust.js";
-import { FILE_MODE } from "./state-dir.js";
+import { readStateFile, writeStateFile } from "./trust.js";
 
 /** A run's pid file older than this does not hold the next one back (the pid may have been reused). */
 const RUN_FILE_FRESH_MS = 10 * 60_000;
@@ -36,9 +35,7 @@ export async function indexRunCommand(): Promise<number> {
   const stateDir = peerpost.stateDir.path;
   let code = 0;
   try {
-    const temporary = `${runFile(stateDir)}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${process.pid}\n`, { mode: FILE_MODE });
-    renameSync(temporary, runFile(stateDir));
+    writeStateFile(runFile(stateDir), `${process.pid}\n`);
   } catch (error) {
     logError(stateDir, "index-run", error);
   }

@@ -3,7 +3,7 @@
 // only when sticky). Every state file is opened without following a link and must be a regular file of
 // this user that no one else can write. Links are resolved before any of these checks. peerpost
 // never changes the mode of a directory it did not just create.
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { PeerpostError } from "./errors.js";
 
@@ -152,4 +152,11 @@ export function readStateFile(path: string): string {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Writes a small state file whole (0600): under a temporary name, renamed in, so a reader sees the old text or the new. */
+export function writeStateFile(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: FILE_MODE });
+  renameSync(temporary, path);
 }

@@ -7,12 +7,13 @@
 // - ids/<hash prefix>.json: message id → its msg line's offset and scopes, to place later events about it.
 // Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
 // offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
-import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fnv1a64 } from "../hash.js";
 import { tailFingerprint } from "../cache.js";
 import type { CorruptLine, JsonlLog } from "../log.js";
 import { DIR_MODE, FILE_MODE } from "../state-dir.js";
+import { writeStateFile } from "../trust.js";
 
 /** The scopes of a record, given a way to look up the scopes of an earlier message by id. */
 export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[] };
@@ -149,10 +150,10 @@ export class ScopeIndex<T> {
         }
       });
       for (const [scope, offsets] of appended) appendFileSync(this.scopePath(scope), offsets.join("\n") + "\n", { mode: FILE_MODE });
-      for (const key of dirty) this.writeAtomic(join(this.dir, "ids", `${key}.json`), JSON.stringify(buckets.get(key)));
+      for (const key of dirty) writeStateFile(join(this.dir, "ids", `${key}.json`), JSON.stringify(buckets.get(key)));
       const corrupt = { count: meta.corrupt.count + result.corrupt.length, recent: [...meta.corrupt.recent, ...result.corrupt].slice(-RECENT_CORRUPT) };
       const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt };
-      this.writeAtomic(this.metaPath, JSON.stringify(next));
+      writeStateFile(this.metaPath, JSON.stringify(next));
       return next.covered;
     } finally {
       try {
@@ -206,9 +207,4 @@ export class ScopeIndex<T> {
     }
   }
 
-  private writeAtomic(path: string, text: string): void {
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, text, { mode: FILE_MODE });
-    renameSync(temporary, path);
-  }
 }

@@ -3,9 +3,10 @@
 // servers a dozen variables; Copilot drops COPILOT_PROVIDER_*), so the capture reads the host process's
 // own start-up environment where the system shows it (/proc/<pid>/environ), else this process's. Kept in
 // a 0600 file under the state dir: it may hold API keys, exactly as the host's own environment did.
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { DIR_MODE, FILE_MODE } from "../state-dir.js";
+import { DIR_MODE } from "../state-dir.js";
+import { writeStateFile } from "../trust.js";
 
 /** Names kept exactly, and prefixes kept whole: what a headless host run reads, nothing session-bound. */
 const KEEP_NAMES = ["HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ENABLE_TOOL_SEARCH", "IS_SANDBOX", "GH_TOKEN", "GITHUB_TOKEN"];
@@ -46,9 +47,7 @@ export function captureHostEnv(stateDir: string, address: string, hostPid: numbe
   const path = envFile(stateDir, address);
   try {
     mkdirSync(join(stateDir, "wake-env"), { recursive: true, mode: DIR_MODE });
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ v: 1, env: keptVariables(source) }), { mode: FILE_MODE });
-    renameSync(temporary, path);
+    writeStateFile(path, JSON.stringify({ v: 1, env: keptVariables(source) }));
   } catch {
     // No capture: the wake falls back to the environment of the process that starts it.
   }

@@ -1,8 +1,8 @@
 // The wake and launch switches, kept in the state dir (wake.json, 0600). Off by default. A wake rule
 // names all sessions, a host, or one address; the most specific rule that is set decides.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FILE_MODE } from "../state-dir.js";
+import { writeStateFile } from "../trust.js";
 import { ioError } from "../errors.js";
 import type { SessionHost } from "../schemas.js";
 
@@ -29,10 +29,8 @@ export function readSwitches(stateDir: string): Switches {
 
 export function writeSwitches(stateDir: string, switches: Switches): void {
   const path = switchFile(stateDir);
-  const temporary = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, JSON.stringify({ v: 1, ...switches }, null, 2) + "\n", { mode: FILE_MODE });
-    renameSync(temporary, path);
+    writeStateFile(path, JSON.stringify({ v: 1, ...switches }, null, 2) + "\n");
   } catch (error) {
     throw ioError("write", path, error);
   }

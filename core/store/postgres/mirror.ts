@@ -4,12 +4,11 @@
 // plus its `_seq`; syncing appends, under the mirror's lock, the rows after the last mirrored seq, so a
 // reader that was away (an outage, a stopped process) catches up from exactly where it was.
 // Sequence order is commit order (see store.ts), so a mirror never skips a row.
-import { closeSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PeerpostError } from "../../errors.js";
 import { logError } from "../../error-log.js";
-import { readStateFile } from "../../trust.js";
-import { FILE_MODE } from "../../state-dir.js";
+import { readStateFile, writeStateFile } from "../../trust.js";
 import type { LogOptions, RecordSchema } from "../../log.js";
 import { FileStore, type ScopeFilter } from "../file.js";
 import type { LocalStore } from "../local.js";
@@ -71,13 +70,6 @@ function readRecordedStore(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Writes a small state file whole: a temporary file renamed in. */
-function writePrivate(path: string, text: string): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode: FILE_MODE });
-  renameSync(temporary, path);
 }
 
 /** The later of two seqs (decimal strings without leading zeros). */
@@ -194,12 +186,10 @@ export class MirroredStore<T> implements LocalStore<T> {
       const recorded = readRecordedStore(this.storePath);
       if (recorded === store) return false;
       if (recorded !== undefined) {
-        const empty = `${this.local.log.path}.${process.pid}.empty`;
-        writeFileSync(empty, "", { mode: FILE_MODE });
-        renameSync(empty, this.local.log.path);
+        writeStateFile(this.local.log.path, "");
         rmSync(this.passedPath, { force: true });
       }
-      writePrivate(this.storePath, JSON.stringify({ v: 1, store }) + "\n");
+      writeStateFile(this.storePath, JSON.stringify({ v: 1, store }) + "\n");
       return recorded !== undefined;
     });
     this.checkedStore = store;
@@ -228,7 +218,7 @@ export class MirroredStore<T> implements LocalStore<T> {
     const known = passed?.after === after && laterSeq(passed.through, last.position) === passed.through;
     if (trailing && !known) {
       const text = JSON.stringify({ v: 1, after, through: last.position, count: (passed?.count ?? 0) + unreadable.length } satisfies Passed);
-      writePrivate(this.passedPath, text + "\n");
+      writeStateFile(this.passedPath, text + "\n");
     }
     logError(this.stateDir, `mirror-${this.name}`, new PeerpostError("state_io_error", `Passed over ${unreadable.length} row(s) of the ${this.name} log this peerpost cannot read (seq ${unreadable[0]!.position} to ${last.position}; a newer peerpost's records? upgrade peerpost here): ${last.reason}.`, {
       details: { log: this.name, rows: unreadable.map((row) => row.position) },

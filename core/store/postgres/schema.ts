@@ -85,11 +85,13 @@ async function currentState(db: Queryable): Promise<{ version: number | undefine
 
 /** `version` (an SQL expression) and the store's identity; without the cluster's id where this role may not read it. */
 async function withStore(db: Queryable, version: string): Promise<{ version: number | null; store: string }> {
+  const select = async (store: string) =>
+    (await db.query<{ version: number | null; store: string }>(`SELECT ${version} AS version, ${store} AS store FROM pg_database d WHERE d.datname = current_database()`)).rows[0]!;
   try {
-    return (await db.query<{ version: number | null; store: string }>(`SELECT ${version} AS version, ${STORE_OF_CLUSTER} AS store FROM pg_database d WHERE d.datname = current_database()`)).rows[0]!;
+    return await select(STORE_OF_CLUSTER);
   } catch (error) {
     if ((error as { code?: string }).code !== "42501") throw error;
-    return (await db.query<{ version: number | null; store: string }>(`SELECT ${version} AS version, ${STORE_OF_DATABASE} AS store FROM pg_database d WHERE d.datname = current_database()`)).rows[0]!;
+    return await select(STORE_OF_DATABASE);
   }
 }
 
