@@ -10,7 +10,7 @@ import { tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
 import { runHook } from "./helpers/hooks.js";
 import { clusterScript, NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
-import { openPeerpost } from "../core/peerpost.js";
+import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import lockfile from "proper-lockfile";
 import { until } from "./helpers/poll.js";
@@ -25,6 +25,29 @@ function machine(t: TestContext, url: string): Machine {
   const home = tempDir(t);
   const stateDir = join(home, "state");
   return { home, stateDir, env: { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_STORE: url } };
+}
+
+/** A peerpost on `on` (or on another store, by `env`), closed when the test ends. */
+function peerpostOn(t: TestContext, on: Machine, env = on.env): Peerpost {
+  const peerpost = openPeerpost({ env, home: on.home });
+  t.after(() => peerpost.backend.close());
+  return peerpost;
+}
+
+/** The prompt hook of session `claude:me`, with `env`. */
+function promptMe(env: Record<string, string>) {
+  return runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, env);
+}
+
+/** What a hook told the session. */
+function contextOf(hook: { stdout: string }): string {
+  return (JSON.parse(hook.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+}
+
+/** Whether a server on `on` tells its hooks to trust the mirrors (a live follower's mark). */
+function followed(on: Machine): boolean {
+  const followers = join(on.stateDir, "followers");
+  return existsSync(followers) && readdirSync(followers).length > 0;
 }
 
 async function server(t: TestContext, on: Machine, address: string): Promise<Session> {
@@ -138,8 +161,7 @@ test("a machine new to a large shared store: its first hook copies one batch and
   const url = await testDatabase(t);
   if (!url) return t.skip(NO_POSTGRES);
   const laptop = machine(t, url);
-  const sender = openPeerpost({ env: laptop.env, home: laptop.home });
-  t.after(() => sender.backend.close());
+  const sender = peerpostOn(t, laptop);
   await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "schema and tables" });
   // Years of other sessions' traffic (five sync batches), then the one message for this session.
   await plantOldTraffic(url, 5 * SYNC_BATCH);
@@ -156,18 +178,17 @@ test("a machine new to a large shared store: its first hook copies one batch and
   assert.deepEqual([start.code, start.stdout], [0, ""], start.stderr);
   assert.ok(lines() <= SYNC_BATCH, `the hook copied at most one batch: ${lines()} lines`);
   assert.equal(existsSync(`${mirror}.lock`), false, "and left no lock");
-  const prompt = (stdin = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }) => runHook("claude-code", "user-prompt", stdin, devbox.env);
-  assert.equal((await prompt()).stdout, "");
+  assert.equal((await promptMe(devbox.env)).stdout, "");
   await new Promise((resolve) => setTimeout(resolve, 1000));
   assert.equal(readFileSync(runFile, "utf8"), `${process.pid}\n`, "no other index-run started (each writes its pid there)");
   assert.ok(lines() <= 2 * SYNC_BATCH, `no catch-up started beside the running one: ${lines()} lines`);
   // That run gone: the next hook starts the detached `server.mjs index-run`, which copies the rest and clears its run file.
   rmSync(runFile);
-  assert.equal((await prompt()).stdout, "");
+  assert.equal((await promptMe(devbox.env)).stdout, "");
   await until(() => readFileSync(mirror, "utf8").includes("the one for me") && !existsSync(runFile), 60_000, "the detached catch-up to reach the newest row and finish");
-  const flagged = await prompt();
+  const flagged = await promptMe(devbox.env);
   assert.equal(flagged.code, 0, flagged.stderr);
-  assert.match(JSON.parse(flagged.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
+  assert.match(contextOf(flagged), /1 new message from other AI agents on this machine \(codex:a\)/);
   assert.equal(lines(), 5 * SYNC_BATCH + 2, "every row once");
 });
 
@@ -175,38 +196,33 @@ test("a new machine's server tells hooks to trust its mirror only once the mirro
   const url = await testDatabase(t);
   if (!url) return t.skip(NO_POSTGRES);
   const laptop = machine(t, url);
-  const sender = openPeerpost({ env: laptop.env, home: laptop.home });
-  t.after(() => sender.backend.close());
+  const sender = peerpostOn(t, laptop);
   await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "schema and tables" });
   await plantOldTraffic(url, 10 * SYNC_BATCH);
   await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the newest one", anticipation: "reply" });
 
   const devbox = machine(t, url);
-  const followers = join(devbox.stateDir, "followers");
   const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
   // The server follows the database from its start, before any tool call.
   await connect(t, { ...devbox.env, PEERPOST_ADDRESS: "codex:devbox" });
   const deadline = Date.now() + 60_000;
-  while (!(existsSync(followers) && readdirSync(followers).length > 0)) {
+  while (!followed(devbox)) {
     assert.ok(Date.now() < deadline, "the server never marked itself as following");
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
   // What a prompt hook reads from now on, without connecting: it must already hold the newest message.
   assert.match(readFileSync(mirror, "utf8"), /the newest one/);
-  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
-  assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
+  assert.match(contextOf(await promptMe(devbox.env)), /1 new message from other AI agents on this machine \(codex:a\)/);
 });
 
 test("rows this peerpost cannot read (a newer one's records) are passed over and reported: mirrors and sends go on past them", async (t) => {
   const url = await testDatabase(t);
   if (!url) return t.skip(NO_POSTGRES);
   const laptop = machine(t, url);
-  const sender = openPeerpost({ env: laptop.env, home: laptop.home });
-  t.after(() => sender.backend.close());
+  const sender = peerpostOn(t, laptop);
   await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "first" });
   const devbox = machine(t, url);
-  const reader = openPeerpost({ env: devbox.env, home: devbox.home });
-  t.after(() => reader.backend.close());
+  const reader = peerpostOn(t, devbox);
   assert.equal(await reader.backend.sync({ only: ["mailbox"] }), true);
   const future = (kind: string) => sql(url, `INSERT INTO peerpost_log_mailbox (scopes, record) VALUES (ARRAY['claude:me'], '{"v":1,"type":"${kind}","id":"x"}')`);
   await future("future-kind");
@@ -227,8 +243,7 @@ test("rows this peerpost cannot read (a newer one's records) are passed over and
   rmSync(mirror);
   assert.equal(await reader.backend.sync({ only: ["mailbox"] }), true);
   assert.match(readFileSync(mirror, "utf8"), /"body":"first".*\n.*"body":"sent after"/s);
-  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, devbox.env);
-  assert.match(JSON.parse(prompt.stdout).hookSpecificOutput.additionalContext, /1 new message from other AI agents on this machine \(codex:a\)/);
+  assert.match(contextOf(await promptMe(devbox.env)), /1 new message from other AI agents on this machine \(codex:a\)/);
 });
 
 test("a mirror continues only the database it was copied from: PEERPOST_STORE pointed at another one starts it over", async (t) => {
@@ -236,18 +251,11 @@ test("a mirror continues only the database it was copied from: PEERPOST_STORE po
   if (!first) return t.skip(NO_POSTGRES);
   const second = (await testDatabase(t))!;
   const laptop = machine(t, first);
-  const sendTo = async (url: string, from: string, body: string) => {
-    const sender = openPeerpost({ env: { ...laptop.env, PEERPOST_STORE: url }, home: laptop.home });
-    try {
-      await sender.mailbox.send({ from, fromVerified: true, to: "claude:me", body, anticipation: "reply" });
-    } finally {
-      await sender.backend.close();
-    }
-  };
+  const sendTo = (url: string, from: string, body: string) =>
+    peerpostOn(t, laptop, { ...laptop.env, PEERPOST_STORE: url }).mailbox.send({ from, fromVerified: true, to: "claude:me", body, anticipation: "reply" });
   await sendTo(first, "codex:alpha", "in the first database");
   await sendTo(second, "codex:beta", "in the second database");
-  const prompt = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
-  const told = async (url: string) => JSON.parse((await runHook("claude-code", "user-prompt", prompt, { ...laptop.env, PEERPOST_STORE: url })).stdout).hookSpecificOutput.additionalContext as string;
+  const told = async (url: string) => contextOf(await promptMe({ ...laptop.env, PEERPOST_STORE: url }));
   assert.match(await told(first), /1 new message .*\(codex:alpha\)/);
   // The same state dir on the second database: the same seqs there are other rows.
   const second2 = await told(second);
@@ -261,19 +269,16 @@ test("a server whose first catch-up fails (its mirror's lock held) tries again, 
   const url = await testDatabase(t);
   if (!url) return t.skip(NO_POSTGRES);
   const laptop = machine(t, url);
-  const sender = openPeerpost({ env: laptop.env, home: laptop.home });
-  t.after(() => sender.backend.close());
+  const sender = peerpostOn(t, laptop);
   await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "waiting", anticipation: "reply" });
   const devbox = machine(t, url);
   mkdirSync(devbox.stateDir, { recursive: true, mode: 0o700 });
   const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
   const release = await lockfile.lock(mirror, { realpath: false, stale: 60_000 });
   await connect(t, { ...devbox.env, PEERPOST_ADDRESS: "codex:devbox", PEERPOST_LOCK_TIMEOUT_MS: "200" });
-  const followers = join(devbox.stateDir, "followers");
-  const marked = () => existsSync(followers) && readdirSync(followers).length > 0;
   await until(() => existsSync(join(devbox.stateDir, "logs", "errors.log")), 20_000, "the failed catch-up to be logged");
-  assert.equal(marked(), false, "not following while the mirror could not be brought up to date");
+  assert.equal(followed(devbox), false, "not following while the mirror could not be brought up to date");
   await release();
-  await until(marked, 20_000, "the retried catch-up to succeed");
+  await until(() => followed(devbox), 20_000, "the retried catch-up to succeed");
   assert.match(readFileSync(mirror, "utf8"), /"body":"waiting"/);
 });
