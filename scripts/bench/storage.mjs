@@ -5,28 +5,33 @@ import { spawn } from "node:child_process";
 import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { generateMailbox } from "./mailbox-generator.mjs";
-
-const LINE = Buffer.from(JSON.stringify({ v: 1, type: "msg", body: "x".repeat(200) }) + "\n");
+import { LINE, wallMs } from "./start-signal.mjs";
 
 /**
- * Runs `count` workers (node -e scripts or module paths with args) that print "ready" once started,
- * then wait for a go file; returns the seconds from go to the last one's exit. Start-up is not measured.
+ * Runs workers (module paths with their args) that follow start-signal.mjs: each says "ready" once set
+ * up, waits for the go file, and says "done <wall ms>" when its timed work is over. Returns the seconds
+ * from go to the last "done": start-up and process exit are not measured, as in the raw loop.
  */
 export async function timeFromGo(dir, workers, env = process.env) {
   const go = join(dir, `go-${Date.now()}`);
-  let started;
   const ready = [];
   const done = workers.map((args) => new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...args, go], { stdio: ["ignore", "pipe", "inherit"], env });
-    ready.push(new Promise((ok) => child.stdout.on("data", (chunk) => chunk.toString().includes("ready") && ok())));
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`bench worker exited ${code}`))));
+    let output = "";
+    ready.push(new Promise((ok) => child.stdout.on("data", (chunk) => (output += chunk) && output.includes("ready\n") && ok())));
+    child.on("close", (code) => {
+      const finishedAt = Number(/^done (\S+)$/m.exec(output)?.[1]);
+      if (code === 0 && Number.isFinite(finishedAt)) resolve(finishedAt);
+      else reject(new Error(`bench worker ${args[0]} exited ${code}${Number.isFinite(finishedAt) ? "" : " without saying done"}`));
+    });
   }));
   await Promise.all(ready);
-  started = process.hrtime.bigint();
+  const started = wallMs();
   writeFileSync(go, "");
-  await Promise.all(done);
-  return Number(process.hrtime.bigint() - started) / 1e9;
+  const finishedAt = await Promise.all(done);
+  return (Math.max(...finishedAt) - started) / 1000;
 }
 
 /** One raw loop of whole-line appends, each fsynced: the floor a durable append cannot beat alone. */
@@ -43,10 +48,9 @@ export function rawAppendRate(path, count) {
 
 /** 8 processes, each committing `perWriter` single-row transactions to one SQLite file in WAL mode, synchronous=FULL. */
 async function sqliteRate(dir, perWriter) {
-  const require = createRequire(import.meta.url);
   let Database;
   try {
-    Database = require("better-sqlite3");
+    Database = createRequire(import.meta.url)("better-sqlite3");
   } catch {
     return undefined;
   }
@@ -55,23 +59,8 @@ async function sqliteRate(dir, perWriter) {
   setup.pragma("journal_mode = WAL");
   setup.exec("CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY, line TEXT NOT NULL)");
   setup.close();
-  const script = `
-    const Database = require(${JSON.stringify(require.resolve("better-sqlite3"))});
-    const { existsSync } = require("node:fs");
-    const db = new Database(${JSON.stringify(path)}, { timeout: 60000 });
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    const insert = db.prepare("INSERT INTO log (line) VALUES (?)");
-    const line = ${JSON.stringify(LINE.toString())};
-    insert.run(line);
-    process.stdout.write("ready\\n");
-    const go = process.argv.at(-1);
-    (async () => {
-      while (!existsSync(go)) await new Promise((resolve) => setTimeout(resolve, 1));
-      for (let i = 0; i < ${perWriter}; i++) insert.run(line);
-      db.close();
-    })();`;
-  const seconds = await timeFromGo(dir, Array.from({ length: 8 }, () => ["-e", script]));
+  const worker = fileURLToPath(new URL("./sqlite-worker.mjs", import.meta.url));
+  const seconds = await timeFromGo(dir, Array.from({ length: 8 }, () => [worker, path, String(perWriter)]));
   return (8 * perWriter) / seconds;
 }
 
