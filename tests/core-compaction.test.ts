@@ -10,6 +10,7 @@ import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { CLI } from "./helpers/mcp.js";
 import { spawn } from "node:child_process";
+import { monotonicFactory } from "ulid";
 import type { Peerpost } from "../core/peerpost.js";
 
 const DAY = 86_400_000;
@@ -280,4 +281,125 @@ test("a tail that finds no record of a swap says so, shows the old file to its e
   await until(() => bodies().includes("late #1"), 10_000, "the tail to go on in the new file");
   assert.deepEqual(bodies(), ["unread #1", "late #1"], "the old file's last line once, then the new file's new lines");
   await tail.stop();
+});
+
+/** Writes mailbox lines by hand (real records, ids in time order), for what a test must place exactly. */
+function handWrittenLog(stateDir: string) {
+  const newId = monotonicFactory();
+  const path = join(stateDir, "mailbox.jsonl");
+  const lines: string[] = [];
+  const iso = (time: number) => new Date(time).toISOString();
+  return {
+    path,
+    lines,
+    msg(at: number, fields: { from?: string; to?: string; anticipation?: string; inReplyTo?: string } = {}): string {
+      const id = newId(at);
+      lines.push(JSON.stringify({ v: 1, type: "msg", id, from: fields.from ?? "claude:a", fromVerified: true, to: fields.to ?? "codex:b", sentAt: iso(at), anticipation: fields.anticipation ?? "reply", ...(fields.inReplyTo ? { inReplyTo: fields.inReplyTo } : {}), conversationId: fields.inReplyTo ?? id, hop: fields.inReplyTo ? 2 : 1, body: `body of ${id}` }));
+      return id;
+    },
+    event(type: string, id: string, at: number, fields: Record<string, unknown> = {}): void {
+      lines.push(JSON.stringify({ v: 1, type, id, ...fields, at: iso(at) }));
+    },
+    write(): void {
+      appendFileSync(path, lines.map((line) => `${line}\n`).join(""), { mode: 0o600 });
+    },
+  };
+}
+
+function linesOf(path: string): string[] {
+  return existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : [];
+}
+
+test("a message resolved before the retention moves unless a later line could still change that: a first read or a reminder since keeps it; deliveries, notices and repeats do not", async (t) => {
+  const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const old = clock.now - 40 * DAY;
+  const recent = clock.now - DAY;
+  const log = handWrittenLog(stateDir);
+  const plain = log.msg(old);
+  log.event("read", plain, old, { by: "codex:b" });
+  log.event("resolved", plain, old + 1, { resolution: "done", by: "codex:b" });
+  const readLate = log.msg(old);
+  log.event("resolved", readLate, old + 1, { resolution: "done", by: "codex:b" });
+  const remindedLate = log.msg(old);
+  log.event("resolved", remindedLate, old + 1, { resolution: "decline", by: "codex:b" });
+  const repeated = log.msg(old);
+  log.event("read", repeated, old, { by: "codex:b" });
+  log.event("resolved", repeated, old + 1, { resolution: "done", by: "codex:b" });
+  // Later lines, recent: the first read and the reminder count for the last activity; the rest change nothing.
+  log.event("read", readLate, recent, { by: "codex:b" });
+  log.event("reminder", remindedLate, recent, { n: 1, via: "hook" });
+  log.event("delivered", repeated, recent, { via: "channel" });
+  log.event("noticed", repeated, recent, { via: "stop-hook" });
+  log.event("read", repeated, recent, { by: "codex:b" });
+  log.event("resolved", repeated, recent, { resolution: "decline", by: "codex:b" });
+  log.write();
+
+  const result = await reopen().mailbox.compact();
+  const archived = linesOf(join(stateDir, "mailbox.archive.jsonl")).join("\n");
+  const live = linesOf(log.path).join("\n");
+  for (const id of [plain, repeated]) assert.ok(archived.includes(id) && !live.includes(id), `${id} moves with all its lines`);
+  for (const id of [readLate, remindedLate]) assert.ok(live.includes(id) && !archived.includes(id), `${id} stays: its last activity is recent`);
+  assert.equal(result.movedMessages, 2);
+  assert.equal(reopen().mailbox.status(reopen().mailbox.find(repeated)!), "done", "the first resolution still stands after the move");
+});
+
+test("a reply that a later, losing resolution names goes where its request goes: the fold drops it from the mail before and after", async (t) => {
+  const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const old = clock.now - 40 * DAY;
+  const log = handWrittenLog(stateDir);
+  const request = log.msg(old);
+  const answer = log.msg(old + 1, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
+  log.event("resolved", request, old + 1, { resolution: "reply", replyId: answer, by: "codex:b" });
+  log.event("read", answer, old + 2, { by: "claude:a" });
+  const lostAnswer = log.msg(old + 3, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
+  log.event("read", lostAnswer, old + 4, { by: "claude:a" });
+  log.event("resolved", request, old + 3, { resolution: "reply", replyId: lostAnswer, by: "codex:b" });
+  log.write();
+  const droppedFromFold = () => reopen().mailbox.view("claude:a").state.messages[lostAnswer] === undefined;
+  assert.ok(droppedFromFold(), "the fold drops the reply of the losing resolution");
+  const thread = () => reopen().mailbox.thread(request).map((message) => message.id);
+  assert.deepEqual(thread(), [request, answer]);
+
+  await reopen().mailbox.compact();
+  const archived = linesOf(join(stateDir, "mailbox.archive.jsonl")).join("\n");
+  const live = linesOf(log.path).join("\n");
+  for (const id of [request, answer, lostAnswer]) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${id} moves`);
+  assert.ok(droppedFromFold(), "the dropped reply does not turn up as mail in the live log");
+  assert.deepEqual(thread(), [request, answer], "nor in the thread, read from the archive");
+  assert.equal(reopen().mailbox.find(request)?.resolved?.replyId, answer);
+});
+
+test("a compaction of more lines than it decides at once puts every line once, in order, in the archive or the live log, corrupt ones in the live log", async (t) => {
+  const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const old = clock.now - 40 * DAY;
+  const log = handWrittenLog(stateDir);
+  const open = new Set<string>();
+  for (let i = 0; i < 12_000; i++) {
+    const id = log.msg(old + i);
+    if (i % 1000 === 7) {
+      open.add(id);
+      continue;
+    }
+    log.event("read", id, old + i, { by: "codex:b" });
+    log.event("resolved", id, old + i, { resolution: "done", by: "codex:b" });
+    // Corrupt lines around where a batch of lines ends (every 20,000): kept, never moved or dropped.
+    if (i === 6_666 || i === 6_667) log.lines.push(`{"v":1,"type":"read","id":"${id}","by":"codex:b"`, `not json at all ${i}`);
+  }
+  log.write();
+  const original = linesOf(log.path);
+
+  const result = await reopen().mailbox.compact();
+  const archived = linesOf(join(stateDir, "mailbox.archive.jsonl"));
+  const live = linesOf(log.path);
+  assert.equal(archived.length + live.length, original.length, "no line lost or copied twice");
+  assert.equal(result.movedLines, archived.length);
+  assert.equal(result.keptLines, live.length);
+  assert.equal(result.movedMessages, 12_000 - open.size);
+  // Each file keeps the original order: merging them back by position gives the original log.
+  const position = new Map(original.map((line, index) => [line, index]));
+  for (const lines of [archived, live]) lines.forEach((line, index) => index > 0 && assert.ok(position.get(line)! > position.get(lines[index - 1]!)!, "in log order"));
+  assert.deepEqual([...archived, ...live].sort(), [...original].sort());
+  assert.equal(live.filter((line) => line.startsWith("not json at all") || line.endsWith('"by":"codex:b"')).length, 4, "the corrupt lines stay");
+  const liveIds = new Set(live.flatMap((line) => /"type":"msg","id":"(\w+)"/.exec(line)?.[1] ?? []));
+  assert.deepEqual(liveIds, open, "only the open messages stay");
 });

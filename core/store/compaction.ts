@@ -137,6 +137,29 @@ function copyTail(source: number, start: number, fd: number): number {
   return position;
 }
 
+/** Calls `visit` with each whole line of the file open as `source` in [from, to) (a view, valid during the call); returns where the last one ends. */
+function eachLine(source: number, from: number, to: number, buffer: Buffer, visit: (line: Buffer, offset: number) => void): number {
+  let position = from;
+  let lineStart = from;
+  let carry = Buffer.alloc(0);
+  while (position < to) {
+    const read = readSync(source, buffer, 0, Math.min(buffer.length, to - position), position);
+    if (read === 0) break;
+    const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+    let index = 0;
+    for (;;) {
+      const newline = data.indexOf(0x0a, index);
+      if (newline < 0) break;
+      visit(data.subarray(index, newline + 1), lineStart);
+      lineStart += newline + 1 - index;
+      index = newline + 1;
+    }
+    carry = Buffer.from(data.subarray(index));
+    position += read;
+  }
+  return lineStart;
+}
+
 /**
  * Step 4 of a compaction renamed in: what the old file got past `copiedUpTo`, appended to the live file.
  * Only from the swap's own old file: another file under the old name is a later compaction's, and its
@@ -219,6 +242,114 @@ function die(fault: CompactionFault | undefined, at: CompactionFault): void {
   if (fault === at) process.kill(process.pid, "SIGKILL");
 }
 
+/** Events that cannot make a resolved message unmovable: its first resolution and first read stand, and these change neither. */
+const INERT_AFTER_RESOLUTION = new Set<MailboxEvent["type"]>(["msg", "delivered", "undelivered", "noticed", "resolved"]);
+
+/** What pass 1 keeps of a message it no longer folds: whether it was read, and the reply its resolution named. */
+interface Retired {
+  read: boolean;
+  replyId?: string;
+}
+const RETIRED_READ: Retired = Object.freeze({ read: true });
+const RETIRED_UNREAD: Retired = Object.freeze({ read: false });
+
+/**
+ * Pass 1: which messages move, in memory that follows the unresolved messages, not the log. The fold
+ * (fold.ts) runs as it does everywhere, but a message resolved with its last activity past the retention
+ * leaves the state for a small record (most of a large log is such messages, and a whole state of them
+ * took over 1 KB each). A later line about it that could still change that (a read it had not had, a
+ * reminder) keeps it in the live log: this moves a subset of what the whole fold would, never more.
+ */
+class MovingMessages {
+  private readonly state = emptyState();
+  private readonly retired = new Map<string, Retired>();
+  private readonly keptAnyway = new Set<string>();
+  /** Replies the fold drops (a resolution that lost in log order named them) → their request: they go where it goes. */
+  private readonly dropped = new Map<string, string>();
+  private stillFolded: Set<string> | undefined;
+
+  constructor(
+    private readonly cutoff: number,
+    private readonly now: number,
+  ) {}
+
+  apply(event: MailboxEvent, offset: number): void {
+    if (event.type === "role") return applyEvent(this.state, event, offset, () => true);
+    const retired = this.retired.get(event.id);
+    if (event.type === "resolved" && event.replyId !== undefined) {
+      const first = retired ?? this.state.messages[event.id]?.resolved;
+      if (first && first.replyId !== event.replyId) {
+        // What applyEvent does for a request it still folds, done here for one it no longer does.
+        if (retired && this.state.messages[event.replyId]?.inReplyTo === event.id) delete this.state.messages[event.replyId];
+        this.dropped.set(event.replyId, event.id);
+      }
+    }
+    if (retired) {
+      if (!INERT_AFTER_RESOLUTION.has(event.type) && !(event.type === "read" && retired.read)) this.keptAnyway.add(event.id);
+      return;
+    }
+    applyEvent(this.state, event, offset, () => true);
+    const message = this.state.messages[event.id];
+    // Role mail stays folded: a handover changes it without naming it.
+    if (message?.resolved && message.via === undefined && movable(message, this.cutoff, this.now)) {
+      const replyId = message.resolved.replyId;
+      this.retired.set(message.id, replyId !== undefined ? { read: message.read !== undefined, replyId } : message.read ? RETIRED_READ : RETIRED_UNREAD);
+      delete this.state.messages[message.id];
+    }
+  }
+
+  /** Once every line is applied: whether the message with this id moves. */
+  moves(id: string): boolean {
+    this.stillFolded ??= new Set(Object.values(this.state.messages).filter((message) => movable(message, this.cutoff, this.now)).map((message) => message.id));
+    const followed = new Set<string>();
+    for (let current: string | undefined = id; current !== undefined && !followed.has(current); current = this.dropped.get(current)) {
+      if (this.keptAnyway.has(current)) return false;
+      if (this.retired.has(current) || this.stillFolded.has(current)) return true;
+      if (this.state.messages[current]) return false;
+      followed.add(current);
+    }
+    return false;
+  }
+
+  /** Messages that move (a dropped reply goes with its request, but is no message of its own). */
+  count(): number {
+    let count = 0;
+    for (const id of this.retired.keys()) if (this.moves(id)) count++;
+    for (const id of Object.keys(this.state.messages)) if (this.moves(id)) count++;
+    return count;
+  }
+}
+
+/** Lines bound for one file, gathered into one buffer and written when it fills: no allocation per line. */
+class LineWriter {
+  private readonly buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
+  private length = 0;
+  lines = 0;
+
+  constructor(private readonly fd: number) {}
+
+  add(line: Buffer): void {
+    this.lines++;
+    if (this.length + line.length > this.buffer.length) this.flush();
+    if (line.length > this.buffer.length) return this.write(line);
+    line.copy(this.buffer, this.length);
+    this.length += line.length;
+  }
+
+  flush(): void {
+    this.write(this.buffer.subarray(0, this.length));
+    this.length = 0;
+  }
+
+  private write(data: Buffer): void {
+    let written = 0;
+    while (written < data.length) written += writeSync(this.fd, data, written, data.length - written);
+  }
+}
+
+/** Lines per batch of pass 2: its decisions are kept only for the batch being copied. */
+const BATCH_LINES = 20_000;
+
 /** Compacts the mailbox log; the caller holds the log's lock (no deciding append runs meanwhile). */
 export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptions): CompactionResult {
   const paths = compactionPaths(log.path);
@@ -228,14 +359,10 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   const result: CompactionResult = { movedMessages: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveBefore };
   if (liveBytesBefore === 0) return result;
   // Pass 1: which messages move. Events about messages not in this log (none normally) stay.
-  const state = emptyState();
-  const scanned = log.scan(0, (entry) => applyEvent(state, entry.record, entry.offset, () => true));
-  const end = scanned.next;
-  const cutoff = options.now - options.retentionMs;
-  const moving = new Set<string>();
-  for (const message of Object.values(state.messages)) if (movable(message, cutoff, options.now)) moving.add(message.id);
-  result.movedMessages = moving.size;
-  if (moving.size === 0) return result;
+  const moving = new MovingMessages(options.now - options.retentionMs, options.now);
+  const end = log.scan(0, (entry) => moving.apply(entry.record, entry.offset)).next;
+  result.movedMessages = moving.count();
+  if (result.movedMessages === 0) return result;
   writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! } satisfies Marker), { mode: FILE_MODE });
   fsyncPath(paths.marker);
   die(options.fault, "after-marker");
@@ -244,49 +371,27 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   const nextFd = openSync(paths.next, "w", FILE_MODE);
   const source = openSync(paths.live, "r");
   try {
-    const moved: Buffer[] = [];
-    const kept: Buffer[] = [];
-    let pendingBytes = 0;
-    const flush = () => {
-      for (const [fd, lines] of [[archiveFd, moved], [nextFd, kept]] as const) {
-        const data = Buffer.concat(lines);
-        let written = 0;
-        while (written < data.length) written += writeSync(fd, data, written, data.length - written);
-        lines.length = 0;
-      }
-      pendingBytes = 0;
-    };
-    const ids = new Map<number, string>();
-    log.scan(0, (entry) => ids.set(entry.offset, entry.record.id), { until: end });
-    let position = 0;
+    const moved = new LineWriter(archiveFd);
+    const kept = new LineWriter(nextFd);
+    // In batches of lines: each batch's records are read again for their ids (corrupt lines have none and
+    // stay), then its bytes are copied line by line to where they go.
     const buffer = Buffer.allocUnsafe(1024 * 1024);
-    let carry = Buffer.alloc(0);
+    let position = 0;
     while (position < end) {
-      const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
-      if (read === 0) break;
-      const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
-      const dataStart = position - carry.length;
-      let index = 0;
-      for (;;) {
-        const newline = data.indexOf(0x0a, index);
-        if (newline < 0) break;
-        const line = data.subarray(index, newline + 1);
-        const id = ids.get(dataStart + index);
-        if (id !== undefined && moving.has(id)) {
-          moved.push(Buffer.from(line));
-          result.movedLines++;
-        } else {
-          kept.push(Buffer.from(line));
-          result.keptLines++;
-        }
-        pendingBytes += line.length;
-        index = newline + 1;
-      }
-      carry = Buffer.from(data.subarray(index));
-      position += read;
-      if (pendingBytes > 4 * 1024 * 1024) flush();
+      const moves = new Set<number>();
+      const batchEnd = log.scan(position, (entry) => void (moving.moves(entry.record.id) && moves.add(entry.offset)), { until: end, maxLines: BATCH_LINES }).next;
+      // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
+      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (moves.has(offset) ? moved : kept).add(line)) !== batchEnd)
+        throw new PeerpostError("state_io_error", `The mailbox changed under its compaction near byte ${position}; nothing was moved.`, {
+          details: { path: log.path },
+          hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it, then run `peerpost compact` again.",
+        });
+      position = batchEnd;
     }
-    flush();
+    moved.flush();
+    kept.flush();
+    result.movedLines = moved.lines;
+    result.keptLines = kept.lines;
     fsyncSync(archiveFd);
     die(options.fault, "after-archive");
     // Step 3: lines appended since pass 1, then the swap. The old file stays linked until step 4.
