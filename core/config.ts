@@ -86,7 +86,7 @@ export const VARIABLES = {
   PEERPOST_LOCK_STALE_MS: { parse: wholeNumber(2000, 600_000), help: "Age after which a lock whose holder stopped updating it is taken over (default 10000)." },
   PEERPOST_LOCK_TIMEOUT_MS: { parse: wholeNumber(100, 600_000), help: "How long an append waits for the lock before state_io_error (default 15000: longer than the stale window, so a dead holder's lock is taken over first)." },
   PEERPOST_RETENTION_DAYS: { parse: wholeNumber(0, 36_500), help: "Days a resolved, expired or read fyi message stays in the live mailbox before compaction archives it (default 30)." },
-  PEERPOST_COMPACT_AT_BYTES: { parse: wholeNumber(65_536, 2 ** 40), help: "Live mailbox size past which a server compacts it by itself (default 67108864, 64 MiB)." },
+  PEERPOST_COMPACT_AT_BYTES: { parse: wholeNumber(65_536, 2 ** 40), help: "Live mailbox size past which a server or the web view has it compacted, by a detached run (default 67108864, 64 MiB)." },
   PEERPOST_WAIT_POLL_MS: { parse: wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
   PEERPOST_PUSH: { parse: flag(), help: "Live push into the host session where the host has a transport (default on)." },
   PEERPOST_WAKE_PER_HOUR: { parse: wholeNumber(0, 1000), help: "Wakes (and launches) per session per hour (default 6)." },

@@ -1,7 +1,9 @@
 // `index-run`: the detached catch-up a server or a hook starts, in any peerpost bundle. It brings this
 // machine's mirrors of a shared store to the database's end (a machine new to a large store copies it
-// here, not inside a prompt), then indexes the mailbox when it is far ahead of its index. One runs at a
-// time: a run under way makes the next start a no-op (and the index's own lock guards the build).
+// here, not inside a prompt), compacts a live mailbox past PEERPOST_COMPACT_AT_BYTES (a server's own
+// memory and answers stay out of it), then indexes the mailbox when it is far ahead of its index. One
+// runs at a time: a run under way makes the next start a no-op (and the log's and the index's locks
+// guard the work).
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openPeerpost, type Peerpost } from "./peerpost.js";
@@ -47,7 +49,9 @@ export async function indexRunCommand(): Promise<number> {
       logError(stateDir, "index-run", error);
       code = 1;
     }
-    peerpost.mailbox.indexAll();
+    // A compaction indexes what it keeps; otherwise the index is brought to the end here.
+    if (peerpost.mailbox.pastCompactionSize()) await peerpost.mailbox.compact();
+    else peerpost.mailbox.indexAll();
   } catch (error) {
     logError(stateDir, "index-run", error);
     code = 1;
@@ -62,7 +66,7 @@ export async function indexRunCommand(): Promise<number> {
   return code;
 }
 
-/** Starts `index-run` from `entry` (to bring mirrors a budgeted sync left behind to the database's end), unless one is running. */
+/** Starts `index-run` from `entry` (mirrors a budgeted sync left behind, a mailbox past its compaction size, an index far behind), unless one is running. */
 export function catchUpDetached(peerpost: Peerpost, entry: string): void {
   if (!running(peerpost.stateDir.path)) startDetached(entry, ["index-run"], peerpost.stateDir.path);
 }

@@ -155,6 +155,9 @@ function indexScopes(event: MailboxEvent, scopesOfMessage: (id: string) => reado
   return { scopes: scopesOfMessage(event.id) ?? [] };
 }
 
+/** How long a process that called for a compaction waits before calling again for the same file (unless it grew). */
+const COMPACTION_RECALL_MS = 60 * 60_000;
+
 /** Less than this is cheaper to fold than to index: small state dirs never get an index written. */
 const INDEX_MIN_LAG_BYTES = 64 * 1024;
 
@@ -220,10 +223,38 @@ export class Mailbox {
     return this.compacting;
   }
 
-  /** Past the size setting, compacts in the background of a long-running process (a CLI exits first). */
+  /**
+   * Where a compaction the size setting calls for runs: by default in this process, after the send (a CLI
+   * exits first). A server hands it to a detached run instead, so its memory and its answers stay as they were.
+   */
+  private compactLarge: () => void = () => setTimeout(() => void this.compact().catch(() => undefined), 0).unref();
+  /** The log's file, size and the time when this process last called for a compaction. */
+  private lastCalledFor: { file: string; end: number; at: number } | undefined;
+
+  compactElsewhere(start: () => void): void {
+    this.compactLarge = start;
+  }
+
+  /**
+   * Past the size setting, calls for a compaction: again only once the log was swapped (a compaction
+   * moved something), grew by a quarter of the setting, or an hour went by (messages age past the
+   * retention), so a log of mail too young to move is not read whole at every send.
+   */
   private compactWhenLarge(end: number): void {
-    if (this.compacting || !(this.store instanceof FileStore) || end < (this.settings.compactAtBytes ?? 64 * 1024 * 1024)) return;
-    setTimeout(() => void this.compact().catch(() => undefined), 0).unref();
+    const atBytes = this.settings.compactAtBytes ?? 64 * 1024 * 1024;
+    if (this.compacting || !(this.store instanceof FileStore) || end < atBytes) return;
+    const identity = this.log.identity();
+    const file = identity ? `${identity.dev}:${identity.ino}` : "";
+    const now = this.settings.now();
+    const last = this.lastCalledFor;
+    if (last?.file === file && end < last.end + atBytes / 4 && Math.abs(now - last.at) < COMPACTION_RECALL_MS) return;
+    this.lastCalledFor = { file, end, at: now };
+    this.compactLarge();
+  }
+
+  /** Whether the live log is past the size at which peerpost compacts it by itself (a file store only). */
+  pastCompactionSize(): boolean {
+    return this.store instanceof FileStore && (this.log.identity()?.size ?? 0) >= (this.settings.compactAtBytes ?? 64 * 1024 * 1024);
   }
 
   /** Visits the archive's committed records (a compaction under way has not committed its additions yet). */

@@ -8,10 +8,11 @@ import { join } from "node:path";
 import { onCleanup, tempPeerpost, type TestPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
-import { CLI } from "./helpers/mcp.js";
+import { CLI, connect } from "./helpers/mcp.js";
 import { spawn } from "node:child_process";
 import { monotonicFactory } from "ulid";
 import type { Peerpost } from "../core/peerpost.js";
+import { isAlive } from "../core/process-tree.js";
 
 const DAY = 86_400_000;
 
@@ -402,4 +403,62 @@ test("a compaction of more lines than it decides at once puts every line once, i
   assert.equal(live.filter((line) => line.startsWith("not json at all") || line.endsWith('"by":"codex:b"')).length, 4, "the corrupt lines stay");
   const liveIds = new Set(live.flatMap((line) => /"type":"msg","id":"(\w+)"/.exec(line)?.[1] ?? []));
   assert.deepEqual(liveIds, open, "only the open messages stay");
+});
+
+/** Old traffic, all finished, in 40 messages of 2 KB: past a 64 KiB compaction size. */
+async function finishedTraffic(peerpost: Peerpost): Promise<void> {
+  for (let i = 0; i < 40; i++) {
+    const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "x".repeat(2000), anticipation: "reply" });
+    await peerpost.mailbox.resolve({ id: message.id, by: "codex:b", resolution: "done" });
+  }
+}
+
+test("a server past PEERPOST_COMPACT_AT_BYTES compacts in a detached run: one killed there leaves the server answering and the mailbox reading as before", async (t) => {
+  const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "1" });
+  const { peerpost, clock, stateDir } = temp;
+  await finishedTraffic(peerpost);
+  await peerpost.sessions.register({ host: "codex", address: "codex:b", sessionId: "b", source: "startup" });
+  clock.now += 2 * DAY;
+  const live = join(stateDir, "mailbox.jsonl");
+  const before = readFileSync(live);
+  const env = cliEnv(temp, { PEERPOST_RETENTION_DAYS: "1", PEERPOST_COMPACT_AT_BYTES: "65536" });
+  // The fault kills whichever process compacts, after its archive step: a compaction in the server would kill it.
+  const session = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:a", PEERPOST_FAULT: "compact-after-archive" });
+  assert.equal((await session.call("message", { to: "codex:b", message: "the one past the size" })).ok, true);
+  const marker = `${live}.compacting.json`;
+  const runFile = join(stateDir, "index-run.pid");
+  await until(() => existsSync(marker) && existsSync(runFile) && !isAlive(Number(readFileSync(runFile, "utf8"))), 20_000, "the detached compaction to die after its archive step");
+  assert.equal((await session.call("health")).ok, true, "the server still answers");
+  assert.ok(readFileSync(live).subarray(0, before.length).equals(before), "the live log reads as before");
+  assert.equal(temp.reopen().mailbox.inbox("codex:b").filter((entry) => entry.status === "queued").length, 1);
+  // The next compaction completes it.
+  const done = await collect(spawn(process.execPath, [CLI, "compact"], { env, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(done.code, 0, done.stderr);
+  assert.ok(statSync(live).size < before.length / 10 && !existsSync(marker));
+});
+
+test("past the size, a process calls for a compaction once, then again only after a swap, a quarter of the size more, or an hour", async (t) => {
+  const { peerpost, clock, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "1", PEERPOST_COMPACT_AT_BYTES: "65536" });
+  const { mailbox } = peerpost;
+  let calls = 0;
+  mailbox.compactElsewhere(() => calls++);
+  await finishedTraffic(peerpost);
+  const passed = calls;
+  assert.ok(passed >= 1, "the sends past the size called for one");
+  const send = (bytes: number) => mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "y".repeat(bytes), anticipation: "fyi" });
+  for (let i = 0; i < 5; i++) await send(100);
+  assert.equal(calls, passed, "a log past the size that nothing shrank is not read whole at every send");
+  await send(17_000);
+  assert.equal(calls, passed + 1, "a quarter of the size more calls again");
+  clock.now += 2 * DAY;
+  await mailbox.compact();
+  await send(100);
+  assert.equal(calls, passed + 1, "below the size after the swap: nothing to call for");
+  while (statSync(join(stateDir, "mailbox.jsonl")).size < 65536) await send(4000);
+  assert.equal(calls, passed + 2, "past the size again, in the swapped file");
+  await send(100);
+  assert.equal(calls, passed + 2);
+  clock.now += 61 * 60_000;
+  await send(100);
+  assert.equal(calls, passed + 3, "an hour later: messages may have aged past the retention");
 });

@@ -3,7 +3,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { indexWhenFarBehind } from "../index-run.js";
+import { catchUpDetached, indexWhenFarBehind } from "../index-run.js";
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { PeerpostError, toErrorValue } from "../errors.js";
 import { logError } from "../error-log.js";
@@ -85,7 +85,10 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   // With PostgreSQL, a server keeps this machine's mirrors current for the whole run (push, wait, hooks).
   const unfollow = peerpost.backend.follow();
   // An old log far ahead of its index: a detached build indexes it, so new sessions' hooks stop folding it whole.
-  if (wake) indexWhenFarBehind(peerpost, wake.runnerEntry);
+  if (wake) {
+    indexWhenFarBehind(peerpost, wake.runnerEntry);
+    peerpost.mailbox.compactElsewhere(() => catchUpDetached(peerpost, wake.runnerEntry));
+  }
   const tools = peerpost.config.roleAdmin ? [...TOOLS, ...ROLE_ADMIN_TOOLS] : TOOLS;
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;
