@@ -49,9 +49,18 @@ export async function indexRunCommand(): Promise<number> {
       logError(stateDir, "index-run", error);
       code = 1;
     }
-    // A compaction indexes what it keeps; otherwise the index is brought to the end here.
-    if (peerpost.mailbox.pastCompactionSize()) await peerpost.mailbox.compact();
-    else peerpost.mailbox.indexAll();
+    // A compaction indexes what it keeps; otherwise (or when it failed) the index is brought to the end here.
+    let indexed = false;
+    if (peerpost.mailbox.pastCompactionSize()) {
+      try {
+        await peerpost.mailbox.compact();
+        indexed = true;
+      } catch (error) {
+        logError(stateDir, "index-run", error);
+        code = 1;
+      }
+    }
+    if (!indexed) peerpost.mailbox.indexAll();
   } catch (error) {
     logError(stateDir, "index-run", error);
     code = 1;
@@ -66,9 +75,11 @@ export async function indexRunCommand(): Promise<number> {
   return code;
 }
 
-/** Starts `index-run` from `entry` (mirrors a budgeted sync left behind, a mailbox past its compaction size, an index far behind), unless one is running. */
-export function catchUpDetached(peerpost: Peerpost, entry: string): void {
-  if (!running(peerpost.stateDir.path)) startDetached(entry, ["index-run"], peerpost.stateDir.path);
+/** Starts `index-run` from `entry` (mirrors a budgeted sync left behind, a mailbox past its compaction size, an index far behind), unless one is running; returns whether it did. */
+export function catchUpDetached(peerpost: Peerpost, entry: string): boolean {
+  if (running(peerpost.stateDir.path)) return false;
+  startDetached(entry, ["index-run"], peerpost.stateDir.path);
+  return true;
 }
 
 /** Starts `index-run` from `entry` when the mailbox's index lags too far for readers to extend it on their way. */

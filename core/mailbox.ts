@@ -11,7 +11,7 @@ import { FileStore } from "./store/file.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
 import type { AppendItem } from "./store/types.js";
 import { EVERY_SCOPE, ScopeIndex } from "./store/scope-index.js";
-import { compactLog, compactionPaths, committedArchiveBytes, finishRenamedCompaction, type CompactionFault, type CompactionPaths, type CompactionResult } from "./store/compaction.js";
+import { compactLog, compactionPaths, committedArchiveBytes, finishRenamedCompaction, readSwap, type CompactionFault, type CompactionPaths, type CompactionResult } from "./store/compaction.js";
 import { FAR_BEHIND_BYTES, MailboxView } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
@@ -225,31 +225,40 @@ export class Mailbox {
 
   /**
    * Where a compaction the size setting calls for runs: by default in this process, after the send (a CLI
-   * exits first). A server hands it to a detached run instead, so its memory and its answers stay as they were.
+   * exits first). A server hands it to a detached run instead, so its memory and its answers stay as they
+   * were. Returns whether one was started (a run under way already may decide before this send).
    */
-  private compactLarge: () => void = () => setTimeout(() => void this.compact().catch(() => undefined), 0).unref();
-  /** The log's file, size and the time when this process last called for a compaction. */
+  private compactLarge: () => boolean = () => {
+    setTimeout(() => void this.compact().catch(() => undefined), 0).unref();
+    return true;
+  };
+  /** The log's file, its size and the time when this process last called for a compaction. */
   private lastCalledFor: { file: string; end: number; at: number } | undefined;
 
-  compactElsewhere(start: () => void): void {
+  compactElsewhere(start: () => boolean): void {
     this.compactLarge = start;
   }
 
   /**
-   * Past the size setting, calls for a compaction: again only once the log was swapped (a compaction
-   * moved something), grew by a quarter of the setting, or an hour went by (messages age past the
-   * retention), so a log of mail too young to move is not read whole at every send.
+   * Past the size setting, calls for a compaction: again only once the log grew by a quarter of the setting
+   * (after a swap, from what the compaction left) or an hour went by (messages age past the retention), so
+   * a log of mail too young to move is not read whole at every send, nor one that a compaction hardly shrank.
    */
   private compactWhenLarge(end: number): void {
     const atBytes = this.settings.compactAtBytes ?? 64 * 1024 * 1024;
     if (this.compacting || !(this.store instanceof FileStore) || end < atBytes) return;
     const identity = this.log.identity();
-    const file = identity ? `${identity.dev}:${identity.ino}` : "";
+    if (!identity) return;
+    const file = `${identity.dev}:${identity.ino}`;
     const now = this.settings.now();
-    const last = this.lastCalledFor;
-    if (last?.file === file && end < last.end + atBytes / 4 && Math.abs(now - last.at) < COMPACTION_RECALL_MS) return;
-    this.lastCalledFor = { file, end, at: now };
-    this.compactLarge();
+    let last = this.lastCalledFor;
+    if (last && last.file !== file) {
+      const swap = readSwap(this.compaction);
+      const left = swap?.toIno === identity.ino ? swap.keptBytes + (swap.copiedUpTo - swap.end) : 0;
+      last = this.lastCalledFor = { file, end: left, at: last.at };
+    }
+    if (last && end < last.end + atBytes / 4 && Math.abs(now - last.at) < COMPACTION_RECALL_MS) return;
+    if (this.compactLarge()) this.lastCalledFor = { file, end, at: now };
   }
 
   /** Whether the live log is past the size at which peerpost compacts it by itself (a file store only). */

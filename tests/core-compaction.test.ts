@@ -311,7 +311,7 @@ function linesOf(path: string): string[] {
   return existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : [];
 }
 
-test("a message resolved before the retention moves unless a later line could still change that: a first read or a reminder since keeps it; deliveries, notices and repeats do not", async (t) => {
+test("a message resolved before the retention moves unless a later line could still change that: a first read or a reminder since the cutoff keeps it; older ones, deliveries, notices and repeats do not", async (t) => {
   const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
   const old = clock.now - 40 * DAY;
   const recent = clock.now - DAY;
@@ -323,6 +323,9 @@ test("a message resolved before the retention moves unless a later line could st
   log.event("resolved", readLate, old + 1, { resolution: "done", by: "codex:b" });
   const remindedLate = log.msg(old);
   log.event("resolved", remindedLate, old + 1, { resolution: "decline", by: "codex:b" });
+  const readLateButOld = log.msg(old);
+  log.event("resolved", readLateButOld, old + 1, { resolution: "done", by: "codex:b" });
+  log.event("read", readLateButOld, old + 2, { by: "codex:b" });
   const repeated = log.msg(old);
   log.event("read", repeated, old, { by: "codex:b" });
   log.event("resolved", repeated, old + 1, { resolution: "done", by: "codex:b" });
@@ -338,9 +341,9 @@ test("a message resolved before the retention moves unless a later line could st
   const result = await reopen().mailbox.compact();
   const archived = linesOf(join(stateDir, "mailbox.archive.jsonl")).join("\n");
   const live = linesOf(log.path).join("\n");
-  for (const id of [plain, repeated]) assert.ok(archived.includes(id) && !live.includes(id), `${id} moves with all its lines`);
+  for (const id of [plain, readLateButOld, repeated]) assert.ok(archived.includes(id) && !live.includes(id), `${id} moves with all its lines`);
   for (const id of [readLate, remindedLate]) assert.ok(live.includes(id) && !archived.includes(id), `${id} stays: its last activity is recent`);
-  assert.equal(result.movedMessages, 2);
+  assert.equal(result.movedMessages, 3);
   assert.equal(reopen().mailbox.status(reopen().mailbox.find(repeated)!), "done", "the first resolution still stands after the move");
 });
 
@@ -355,6 +358,17 @@ test("a reply that a later, losing resolution names goes where its request goes:
   const lostAnswer = log.msg(old + 3, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
   log.event("read", lostAnswer, old + 4, { by: "claude:a" });
   log.event("resolved", request, old + 3, { resolution: "reply", replyId: lostAnswer, by: "codex:b" });
+  // A reply resolved before the losing resolution that drops it; then a recent message answering that dropped reply.
+  const other = log.msg(old + 5);
+  const resolvedThenDropped = log.msg(old + 6, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: other });
+  log.event("resolved", other, old + 6, { resolution: "done", by: "codex:b" });
+  log.event("resolved", resolvedThenDropped, old + 7, { resolution: "done", by: "claude:a" });
+  log.event("resolved", other, old + 8, { resolution: "reply", replyId: resolvedThenDropped, by: "codex:b" });
+  const recentAnswer = log.msg(clock.now - DAY, { anticipation: "fyi", inReplyTo: resolvedThenDropped });
+  log.event("resolved", resolvedThenDropped, clock.now - DAY, { resolution: "reply", replyId: recentAnswer, by: "claude:a" });
+  // A losing resolution naming a message that answers something else: the fold drops nothing, the message stays open.
+  const unrelated = log.msg(clock.now - DAY, { from: "codex:c", to: "claude:a" });
+  log.event("resolved", other, old + 9, { resolution: "reply", replyId: unrelated, by: "codex:b" });
   log.write();
   const droppedFromFold = () => reopen().mailbox.view("claude:a").state.messages[lostAnswer] === undefined;
   assert.ok(droppedFromFold(), "the fold drops the reply of the losing resolution");
@@ -367,6 +381,9 @@ test("a reply that a later, losing resolution names goes where its request goes:
   for (const id of [request, answer, lostAnswer]) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${id} moves`);
   assert.ok(droppedFromFold(), "the dropped reply does not turn up as mail in the live log");
   assert.deepEqual(thread(), [request, answer], "nor in the thread, read from the archive");
+  for (const id of [other, resolvedThenDropped]) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${id} moves`);
+  for (const id of [recentAnswer, unrelated]) assert.ok(live.includes(`"type":"msg","id":"${id}"`) && !archived.includes(`"type":"msg","id":"${id}"`), `${id}, recent mail, stays`);
+  assert.ok(reopen().mailbox.view("claude:a").state.messages[unrelated], "the open message is still mail");
   assert.equal(reopen().mailbox.find(request)?.resolved?.replyId, answer);
 });
 
@@ -437,28 +454,45 @@ test("a server past PEERPOST_COMPACT_AT_BYTES compacts in a detached run: one ki
   assert.ok(statSync(live).size < before.length / 10 && !existsSync(marker));
 });
 
-test("past the size, a process calls for a compaction once, then again only after a swap, a quarter of the size more, or an hour", async (t) => {
+test("past the size, a process calls for a compaction again only after an hour, or a quarter of the size more than it last saw or a compaction left", async (t) => {
   const { peerpost, clock, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "1", PEERPOST_COMPACT_AT_BYTES: "65536" });
   const { mailbox } = peerpost;
+  const live = join(stateDir, "mailbox.jsonl");
   let calls = 0;
-  mailbox.compactElsewhere(() => calls++);
+  mailbox.compactElsewhere(() => (calls++, true));
+  const send = (bytes: number, anticipation: "fyi" | "reply" = "fyi") => mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "y".repeat(bytes), anticipation });
   await finishedTraffic(peerpost);
-  const passed = calls;
-  assert.ok(passed >= 1, "the sends past the size called for one");
-  const send = (bytes: number) => mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "y".repeat(bytes), anticipation: "fyi" });
+  let expected = calls;
+  assert.ok(expected >= 1, "the sends past the size called for one");
   for (let i = 0; i < 5; i++) await send(100);
-  assert.equal(calls, passed, "a log past the size that nothing shrank is not read whole at every send");
+  assert.equal(calls, expected, "a log past the size that nothing shrank is not read whole at every send");
   await send(17_000);
-  assert.equal(calls, passed + 1, "a quarter of the size more calls again");
+  assert.equal(calls, ++expected, "a quarter of the size more calls again");
+  clock.now += 61 * 60_000;
+  await send(100);
+  assert.equal(calls, ++expected, "an hour later: messages may have aged past the retention");
+
   clock.now += 2 * DAY;
   await mailbox.compact();
   await send(100);
-  assert.equal(calls, passed + 1, "below the size after the swap: nothing to call for");
-  while (statSync(join(stateDir, "mailbox.jsonl")).size < 65536) await send(4000);
-  assert.equal(calls, passed + 2, "past the size again, in the swapped file");
+  assert.ok(statSync(live).size < 65536, "below the size after the swap: nothing to call for");
+  // One old finished request, then the log past the size again: a compaction that moves only it leaves the log past the size.
+  const { message } = await send(100, "reply");
+  await mailbox.resolve({ id: message.id, by: "codex:b", resolution: "done" });
+  clock.now += 2 * DAY;
+  while (statSync(live).size < 65536) await send(4000);
+  assert.equal(calls, ++expected, "past the size again, in the file the compaction left small");
+  assert.equal((await mailbox.compact()).movedMessages, 1);
   await send(100);
-  assert.equal(calls, passed + 2);
-  clock.now += 61 * 60_000;
   await send(100);
-  assert.equal(calls, passed + 3, "an hour later: messages may have aged past the retention");
+  assert.equal(calls, expected, "a compaction that hardly shrank the log is not called for again at once");
+  await send(17_000);
+  assert.equal(calls, ++expected, "a quarter of the size more than it left");
+  // A call that started nothing (a run under way may have decided already) does not count.
+  let declined = 0;
+  mailbox.compactElsewhere(() => (declined++, false));
+  await send(17_000);
+  await send(100);
+  assert.equal(declined, 2, "the next send past the mark calls again");
 });
+

@@ -242,23 +242,27 @@ function die(fault: CompactionFault | undefined, at: CompactionFault): void {
   if (fault === at) process.kill(process.pid, "SIGKILL");
 }
 
-/** Events that cannot make a resolved message unmovable: its first resolution and first read stand, and these change neither. */
-const INERT_AFTER_RESOLUTION = new Set<MailboxEvent["type"]>(["msg", "delivered", "undelivered", "noticed", "resolved"]);
-
-/** What pass 1 keeps of a message it no longer folds: whether it was read, and the reply its resolution named. */
+/** What pass 1 keeps of a message it no longer folds: whether it was read, the reply its resolution named, the request it answers. */
 interface Retired {
   read: boolean;
   replyId?: string;
+  inReplyTo?: string;
 }
 const RETIRED_READ: Retired = Object.freeze({ read: true });
 const RETIRED_UNREAD: Retired = Object.freeze({ read: false });
+
+function retiredRecord(message: MessageState): Retired {
+  const replyId = message.resolved?.replyId;
+  if (replyId === undefined && message.inReplyTo === undefined) return message.read ? RETIRED_READ : RETIRED_UNREAD;
+  return { read: message.read !== undefined, ...(replyId !== undefined ? { replyId } : {}), ...(message.inReplyTo !== undefined ? { inReplyTo: message.inReplyTo } : {}) };
+}
 
 /**
  * Pass 1: which messages move, in memory that follows the unresolved messages, not the log. The fold
  * (fold.ts) runs as it does everywhere, but a message resolved with its last activity past the retention
  * leaves the state for a small record (most of a large log is such messages, and a whole state of them
- * took over 1 KB each). A later line about it that could still change that (a read it had not had, a
- * reminder) keeps it in the live log: this moves a subset of what the whole fold would, never more.
+ * took over 1 KB each). A later line about it that could still change that (a first read or a reminder
+ * dated past the cutoff) keeps it in the live log: this moves a subset of what the whole fold would, never more.
  */
 class MovingMessages {
   private readonly state = emptyState();
@@ -278,24 +282,33 @@ class MovingMessages {
     const retired = this.retired.get(event.id);
     if (event.type === "resolved" && event.replyId !== undefined) {
       const first = retired ?? this.state.messages[event.id]?.resolved;
-      if (first && first.replyId !== event.replyId) {
-        // What applyEvent does for a request it still folds, done here for one it no longer does.
-        if (retired && this.state.messages[event.replyId]?.inReplyTo === event.id) delete this.state.messages[event.replyId];
-        this.dropped.set(event.replyId, event.id);
-      }
+      if (first && first.replyId !== event.replyId) this.dropReply(event.replyId, event.id);
     }
     if (retired) {
-      if (!INERT_AFTER_RESOLUTION.has(event.type) && !(event.type === "read" && retired.read)) this.keptAnyway.add(event.id);
+      // Only these can add to its last activity (its first resolution and first read stand; deliveries and notices do not count).
+      const couldCount = event.type === "reminder" || (event.type === "read" && !retired.read);
+      if (couldCount && Date.parse(event.at) >= this.cutoff) this.keptAnyway.add(event.id);
       return;
     }
     applyEvent(this.state, event, offset, () => true);
     const message = this.state.messages[event.id];
     // Role mail stays folded: a handover changes it without naming it.
     if (message?.resolved && message.via === undefined && movable(message, this.cutoff, this.now)) {
-      const replyId = message.resolved.replyId;
-      this.retired.set(message.id, replyId !== undefined ? { read: message.read !== undefined, replyId } : message.read ? RETIRED_READ : RETIRED_UNREAD);
+      this.retired.set(message.id, retiredRecord(message));
       delete this.state.messages[message.id];
     }
+  }
+
+  /**
+   * A resolution that lost in log order: the fold drops the reply it names, if that reply answers this
+   * request (fold.ts). Done here for a reply retired too; the dropped reply goes where its request goes.
+   */
+  private dropReply(replyId: string, requestId: string): void {
+    const inReplyTo = this.state.messages[replyId]?.inReplyTo ?? this.retired.get(replyId)?.inReplyTo;
+    if (inReplyTo !== requestId) return;
+    delete this.state.messages[replyId];
+    this.retired.delete(replyId);
+    this.dropped.set(replyId, requestId);
   }
 
   /** Once every line is applied: whether the message with this id moves. */
