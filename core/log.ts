@@ -100,6 +100,12 @@ interface KeptDescriptor {
   ino: number;
 }
 
+/** Writes all of `data` at the descriptor's position (looped only if the kernel writes less, which regular files do not). */
+export function writeAll(fd: number, data: Buffer): void {
+  let written = 0;
+  while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+}
+
 function closeQuietly(fd: number): void {
   try {
     closeSync(fd);
@@ -389,8 +395,7 @@ export class JsonlLog<T> {
         writeSync(fd, data, 0, Math.max(1, Math.floor(data.length / 2)));
         process.kill(process.pid, "SIGKILL");
       }
-      let written = 0;
-      while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+      writeAll(fd, data);
     } catch (error) {
       // No truncation: it could cut a line another writer appended meanwhile. A partial line is closed off by the next writer.
       throw ioError("append to", this.path, error);

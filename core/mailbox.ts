@@ -245,8 +245,8 @@ export class Mailbox {
    * a log of mail too young to move is not read whole at every send, nor one that a compaction hardly shrank.
    */
   private compactWhenLarge(end: number): void {
-    const atBytes = this.settings.compactAtBytes ?? 64 * 1024 * 1024;
-    if (this.compacting || !(this.store instanceof FileStore) || end < atBytes) return;
+    const atBytes = this.compactAtBytes();
+    if (this.compacting || atBytes === undefined || end < atBytes) return;
     const identity = this.log.identity();
     if (!identity) return;
     const file = `${identity.dev}:${identity.ino}`;
@@ -261,9 +261,15 @@ export class Mailbox {
     if (this.compactLarge()) this.lastCalledFor = { file, end, at: now };
   }
 
-  /** Whether the live log is past the size at which peerpost compacts it by itself (a file store only). */
+  /** The live log size past which peerpost compacts by itself; none for a shared store (its mirror is derived data). */
+  private compactAtBytes(): number | undefined {
+    return this.store instanceof FileStore ? (this.settings.compactAtBytes ?? 64 * 1024 * 1024) : undefined;
+  }
+
+  /** Whether the live log is past the size at which peerpost compacts it by itself. */
   pastCompactionSize(): boolean {
-    return this.store instanceof FileStore && (this.log.identity()?.size ?? 0) >= (this.settings.compactAtBytes ?? 64 * 1024 * 1024);
+    const atBytes = this.compactAtBytes();
+    return atBytes !== undefined && (this.log.identity()?.size ?? 0) >= atBytes;
   }
 
   /** Visits the archive's committed records (a compaction under way has not committed its additions yet). */

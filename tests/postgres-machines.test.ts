@@ -149,26 +149,28 @@ test("a database outage: sends fail state_io_error with a hint, hooks stay silen
   await exchange(laptop, devbox, "after");
 });
 
-/** Other sessions' finished traffic, planted as rows straight into the database (no peerpost writes that much that fast). */
-function plantOldTraffic(url: string, rows: number): Promise<unknown> {
-  return sql(url, `INSERT INTO peerpost_log_mailbox (scopes, record)
+/**
+ * A large shared store and a machine new to it: a first message (schema and tables), `batches` sync
+ * batches of other sessions' traffic planted as rows straight into the database (no peerpost writes that
+ * much that fast), then `newest` for claude:me.
+ */
+async function newMachineOnLargeStore(t: TestContext, url: string, batches: number, newest: string) {
+  const sender = peerpostOn(t, machine(t, url));
+  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "schema and tables" });
+  await sql(url, `INSERT INTO peerpost_log_mailbox (scopes, record)
     SELECT ARRAY['claude:old-' || (i % 300)], json_build_object('v', 1, 'type', 'msg', 'id', '01J' || lpad(i::text, 23, '0'), 'from', 'claude:old-' || (i % 300),
       'fromVerified', true, 'to', 'codex:old-' || (i % 300), 'sentAt', '2026-01-01T00:00:00.000Z', 'anticipation', 'fyi', 'conversationId', '01J' || lpad(i::text, 23, '0'), 'hop', 1, 'body', 'old message ' || i)
-    FROM generate_series(1, ${rows}) AS i`);
+    FROM generate_series(1, ${batches * SYNC_BATCH}) AS i`);
+  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: newest, anticipation: "reply" });
+  const devbox = machine(t, url);
+  return { devbox, mirror: join(devbox.stateDir, "mirror-mailbox.jsonl") };
 }
 
 test("a machine new to a large shared store: its first hook copies one batch and says nothing, a detached run catches the mirror up, and the next hook flags the mail", async (t) => {
   const url = await testDatabase(t);
   if (!url) return t.skip(NO_POSTGRES);
-  const laptop = machine(t, url);
-  const sender = peerpostOn(t, laptop);
-  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "schema and tables" });
   // Years of other sessions' traffic (five sync batches), then the one message for this session.
-  await plantOldTraffic(url, 5 * SYNC_BATCH);
-  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the one for me", anticipation: "reply" });
-
-  const devbox = machine(t, url);
-  const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
+  const { devbox, mirror } = await newMachineOnLargeStore(t, url, 5, "the one for me");
   const lines = () => (existsSync(mirror) ? readFileSync(mirror, "utf8").split("\n").length - 1 : 0);
   // A catch-up under way already (this live process, named in the run file): hooks start no other.
   const runFile = join(devbox.stateDir, "index-run.pid");
@@ -195,14 +197,7 @@ test("a machine new to a large shared store: its first hook copies one batch and
 test("a new machine's server tells hooks to trust its mirror only once the mirror holds the store", async (t) => {
   const url = await testDatabase(t);
   if (!url) return t.skip(NO_POSTGRES);
-  const laptop = machine(t, url);
-  const sender = peerpostOn(t, laptop);
-  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "codex:b", body: "schema and tables" });
-  await plantOldTraffic(url, 10 * SYNC_BATCH);
-  await sender.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the newest one", anticipation: "reply" });
-
-  const devbox = machine(t, url);
-  const mirror = join(devbox.stateDir, "mirror-mailbox.jsonl");
+  const { devbox, mirror } = await newMachineOnLargeStore(t, url, 10, "the newest one");
   // The server follows the database from its start, before any tool call.
   await connect(t, { ...devbox.env, PEERPOST_ADDRESS: "codex:devbox" });
   const deadline = Date.now() + 60_000;

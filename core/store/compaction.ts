@@ -9,9 +9,9 @@
 // as before (no rename yet) or after (renamed: readers bring step 4's lines over without the lock, and the
 // next compaction, under it, finishes the step and clears the marker). Duplicated lines are harmless:
 // every fold keeps the first line of a message and the first of each decision.
-import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { JsonlLog } from "../log.js";
+import { writeAll, type JsonlLog } from "../log.js";
 import type { MailboxEvent } from "../schemas.js";
 import { applyEvent, emptyState, type MessageState } from "../fold.js";
 import { FILE_MODE } from "../state-dir.js";
@@ -130,8 +130,7 @@ function copyTail(source: number, start: number, fd: number): number {
   while (position < end) {
     const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
     if (read === 0) break;
-    let written = 0;
-    while (written < read) written += writeSync(fd, buffer, written, read - written);
+    writeAll(fd, buffer.subarray(0, read));
     position += read;
   }
   return position;
@@ -344,19 +343,14 @@ class LineWriter {
   add(line: Buffer): void {
     this.lines++;
     if (this.length + line.length > this.buffer.length) this.flush();
-    if (line.length > this.buffer.length) return this.write(line);
+    if (line.length > this.buffer.length) return writeAll(this.fd, line);
     line.copy(this.buffer, this.length);
     this.length += line.length;
   }
 
   flush(): void {
-    this.write(this.buffer.subarray(0, this.length));
+    writeAll(this.fd, this.buffer.subarray(0, this.length));
     this.length = 0;
-  }
-
-  private write(data: Buffer): void {
-    let written = 0;
-    while (written < data.length) written += writeSync(this.fd, data, written, data.length - written);
   }
 }
 
