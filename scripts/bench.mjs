@@ -1,14 +1,15 @@
 // npm run bench: peerpost's speed and memory, each as a ratio to a baseline measured in the same run.
-//   node scripts/bench.mjs [--only append,sqlite,mcp,inbox,hook,server,ui,newsession,compact,rss,postgres] [--sizes 100000] [--big] [--runs 21]
+//   node scripts/bench.mjs [--only append,mcp,inbox,hook,server,ui,newsession,compact,rss,postgres] [--sizes 100000] [--big] [--runs 21]
 // --big adds the 1M-message rows (inbox, hook, new sessions, compaction): several minutes and ~1 GB of temp files.
 // Results go to stdout as a table; nothing here is a pass/fail test.
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, constants, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateMailbox } from "./bench/mailbox-generator.mjs";
-import { benchCompaction, benchMcpSends, benchNewSessions, benchServerRss, benchSqlite, rawAppendRate, timeFromGo } from "./bench/storage.mjs";
+import { benchCompaction, benchMcpSends, benchNewSessions, benchServerRss } from "./bench/storage.mjs";
+import { benchGroupCommit } from "./bench/group-commit.mjs";
 import { benchPostgres } from "./bench/postgres.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -17,7 +18,7 @@ const option = (name, fallback) => {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1] : fallback;
 };
-const only = new Set(option("only", "append,sqlite,mcp,inbox,hook,server,newsession,compact,rss").split(","));
+const only = new Set(option("only", "append,mcp,inbox,hook,server,newsession,compact,rss").split(","));
 const sizes = option("sizes", args.includes("--big") ? "100000,1000000" : "100000").split(",").map(Number);
 const runs = Number(option("runs", "21"));
 const work = mkdtempSync(join(tmpdir(), "peerpost-bench-"));
@@ -63,22 +64,6 @@ function timeProcess(command, commandArgs, { input, env, pipe = false } = {}) {
   const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
   const rss = useTime ? Number(result.stderr.trim().split("\n").pop()) : NaN;
   return { elapsed, rss, stdout: result.stdout, status: result.status };
-}
-
-async function benchAppend() {
-  console.error("\nappend: 8 processes × 250 durable sends (group commit: no lock, one O_APPEND write, own fsync before the ack; timed from a start signal, after each opened the store, to the last send's ack) vs one raw append+fsync loop of 2000 lines. Then what bounds any group commit here, against the same loop: 8 node processes that only append and fsync (no peerpost); the same sends with each fsync replaced by a 50 µs wait (a group commit whose fsync cost nothing; each send still waits for its ack: PEERPOST_FAULT=wait-instead-of-fsync); and with no fsync and no wait (PEERPOST_FAULT=skip-fsync)");
-  const sends = (dir, fault) => {
-    const workers = Array.from({ length: 8 }, (_, i) => [join(root, "scripts/bench/send-worker.mjs"), join(root, ".build/core/peerpost.js"), join(work, dir), `claude:w${i}`, "codex:sink", "250"]);
-    return timeFromGo(work, workers, fault ? { ...process.env, PEERPOST_FAULT: fault } : process.env).then((seconds) => 2000 / seconds);
-  };
-  const durable = await sends("append");
-  const rawRate = rawAppendRate(join(work, "raw.jsonl"), 2000);
-  report("durable sends/s (8 processes)", durable, "raw appends/s", rawRate, "(target ≥ 1.0×)");
-  const appendOnly = Array.from({ length: 8 }, () => [join(root, "scripts/bench/append-worker.mjs"), join(work, "raw-8.jsonl"), "250"]);
-  report("append+fsync/s, no peerpost (8 processes)", 2000 / (await timeFromGo(work, appendOnly)), "raw appends/s", rawRate, "(what this machine gives 8 processes)");
-  report("sends/s, fsync a 50 µs wait (8 processes)", await sends("append-wait", "wait-instead-of-fsync"), "raw appends/s", rawRate, "(a group commit with free fsyncs)");
-  report("sends/s with no fsync (8 processes)", await sends("append-no-fsync", "skip-fsync"), "raw appends/s", rawRate, "(no fsync, no wait)");
-  return { durable, raw: rawRate };
 }
 
 function prepareMailbox(size) {
@@ -269,9 +254,7 @@ async function benchUi() {
 }
 
 try {
-  const append = only.has("append") ? await benchAppend() : undefined;
-  const sqlite = only.has("sqlite") ? await benchSqlite({ work, report, raw: append?.raw }) : undefined;
-  if (append !== undefined && sqlite !== undefined) report("durable sends/s (8 processes)", append.durable, "SQLite WAL FULL commits/s", sqlite, "(same run; target ≥ 2×)");
+  if (only.has("append")) await benchGroupCommit({ root, work, report });
   if (only.has("ui")) await benchUi();
   if (only.has("mcp")) await benchMcpSends({ root, work, report });
   if (only.has("server")) await benchServer();

@@ -1,11 +1,9 @@
-// Storage rows of `npm run bench`: SQLite WAL baseline, sends through 8 MCP servers, new sessions on a
-// large log, compaction, and server RSS as the log grows. Each row is a ratio to a baseline measured in
-// the same run, with its method printed beside it. Large logs are generated here, in the bench's temp dir.
+// Storage rows of `npm run bench`: sends through 8 MCP servers, new sessions on a large log, compaction,
+// and server RSS as the log grows. Each row is a ratio to a baseline measured in the same run, with its
+// method printed beside it. Large logs are generated here, in the bench's temp dir.
 import { spawn } from "node:child_process";
 import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { generateMailbox } from "./mailbox-generator.mjs";
 import { LINE, wallMs } from "./start-signal.mjs";
 
@@ -47,37 +45,6 @@ export function rawAppendRate(path, count) {
 }
 
 /** 8 processes, each committing `perWriter` single-row transactions to one SQLite file in WAL mode, synchronous=FULL. */
-async function sqliteRate(dir, perWriter) {
-  let Database;
-  try {
-    Database = createRequire(import.meta.url)("better-sqlite3");
-  } catch {
-    return undefined;
-  }
-  const path = join(dir, "baseline.sqlite");
-  const setup = new Database(path);
-  setup.pragma("journal_mode = WAL");
-  setup.exec("CREATE TABLE IF NOT EXISTS log (id INTEGER PRIMARY KEY, line TEXT NOT NULL)");
-  setup.close();
-  const worker = fileURLToPath(new URL("./sqlite-worker.mjs", import.meta.url));
-  const seconds = await timeFromGo(dir, Array.from({ length: 8 }, () => [worker, path, String(perWriter)]));
-  return (8 * perWriter) / seconds;
-}
-
-export async function benchSqlite({ work, report, raw }) {
-  console.error("\nSQLite baseline: 8 processes × 250 commits (WAL, synchronous=FULL, one row each; timed from a start signal, after each opened the database) vs the raw append+fsync loop of 2000 lines measured for the append row");
-  const dir = join(work, "sqlite");
-  mkdirSync(dir, { recursive: true });
-  const sqlite = await sqliteRate(dir, 250);
-  if (sqlite === undefined) {
-    console.error("  better-sqlite3 is not installed (a dev dependency); row skipped");
-    return undefined;
-  }
-  const baseline = raw ?? rawAppendRate(join(dir, "raw.jsonl"), 2000);
-  report("SQLite WAL FULL commits/s (8 processes)", sqlite, "raw appends/s", baseline);
-  return sqlite;
-}
-
 async function connectServers(root, stateDir, count, env) {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
