@@ -44,17 +44,30 @@ export function rawAppendRate(path, count) {
   return count / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
-/** 8 processes, each committing `perWriter` single-row transactions to one SQLite file in WAL mode, synchronous=FULL. */
+/** `count` MCP servers with a client each; `pids` are the servers' processes. */
 async function connectServers(root, stateDir, count, env) {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-  return Promise.all(
+  const servers = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       const client = new Client({ name: "bench", version: "1" });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(root, "dist/cli.mjs"), "serve"], env: { ...env, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: `claude:server-${i}` }, stderr: "ignore" }));
-      return client;
+      const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, "dist/cli.mjs"), "serve"], env: { ...env, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: `claude:server-${i}` }, stderr: "ignore" });
+      await client.connect(transport);
+      return { client, pid: transport.pid };
     }),
   );
+  return { clients: servers.map((server) => server.client), pids: servers.map((server) => server.pid) };
+}
+
+/** CPU time (user + system, µs) the processes have used so far, from /proc (clock ticks of 10 ms). */
+function cpuMicroseconds(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    // After the command name (which may hold spaces), utime and stime are the 12th and 13th fields.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10_000;
 }
 
 /** Calls/s when every client makes `perClient` calls back to back, all clients at once. */
@@ -67,22 +80,29 @@ async function callRate(clients, perClient, call) {
 }
 
 export async function benchMcpSends({ root, work, report }) {
-  console.error("\n8 MCP servers (dist/cli.mjs serve), each sent 100 `message` calls by its own client, all at once, vs the same servers answering 100 calls each refused for their arguments (the protocol's ceiling)");
+  console.error("\n8 MCP servers (dist/cli.mjs serve), each sent 100 `message` calls by its own client, all at once, vs the same servers answering 100 calls each refused for their arguments (the protocol's ceiling); then the servers' CPU per call in each phase");
   const stateDir = join(work, "mcp");
-  const clients = await connectServers(root, stateDir, 8, { ...process.env, HOME: work });
+  const { clients, pids } = await connectServers(root, stateDir, 8, { ...process.env, HOME: work });
+  /** Calls/s of `call`, and the servers' CPU µs per call meanwhile. */
+  const measure = async (call) => {
+    const before = cpuMicroseconds(pids);
+    const rate = await callRate(clients, 100, call);
+    return { rate, cpu: (cpuMicroseconds(pids) - before) / (clients.length * 100) };
+  };
   try {
     // The recipient must be known: one server registers it by its first call.
     await clients[0].callTool({ name: "health", arguments: {} });
     for (const client of clients) await client.callTool({ name: "health", arguments: {} });
-    const refused = await callRate(clients, 100, async (client) => {
+    const refused = await measure(async (client) => {
       const result = await client.callTool({ name: "message", arguments: { to: "claude:server-0", message: "x", bogus: 1 } });
       if (!result.isError) throw new Error("the refused call was accepted");
     });
-    const sends = await callRate(clients, 100, async (client, i, n) => {
+    const sends = await measure(async (client, i, n) => {
       const result = await client.callTool({ name: "message", arguments: { to: `claude:server-${(i + 1) % 8}`, message: `bench ${i}/${n}` } });
       if (result.isError) throw new Error(`send failed: ${JSON.stringify(result.structuredContent)}`);
     });
-    report("MCP sends/s (8 servers)", sends, "refused calls/s", refused);
+    report("MCP sends/s (8 servers)", sends.rate, "refused calls/s", refused.rate, "(target ≥ 0.6×)");
+    report("MCP server CPU µs per send", sends.cpu, "per refused call", refused.cpu, "(the 8 servers' user+system time over each phase, from /proc: where a send's time goes)");
   } finally {
     await Promise.all(clients.map((client) => client.close()));
   }
