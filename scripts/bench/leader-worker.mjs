@@ -16,7 +16,8 @@ const watcher = watch(markPath, () => wake?.());
 
 function synced() {
   const read = readSync(mark, markBuffer, 0, markBuffer.length, 0);
-  return read === 0 ? 0 : Number(markBuffer.toString("latin1", 0, read));
+  // A mark read while the leader rewrites it may not parse: then it covers nothing, and the writer waits on.
+  return Number(markBuffer.toString("latin1", 0, read)) || 0;
 }
 
 function lead() {
@@ -39,7 +40,7 @@ await awaitGo();
 for (let i = 0; i < Number(countText); i++) {
   writeSync(log, LINE);
   const end = fstatSync(log).size;
-  // A wait ends at the mark's next move, or after 20 ms (a leader that died holds nothing up for long).
+  // A wait ends at the mark's next move, or after 20 ms should a wake-up go missing.
   while (synced() < end && !lead()) await new Promise((resolve) => setTimeout((wake = resolve), 20));
 }
 watcher.close();
