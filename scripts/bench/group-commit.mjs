@@ -18,10 +18,11 @@ const RAW_LINES = 2000;
 
 const worker = (name) => fileURLToPath(new URL(`./${name}-worker.mjs`, import.meta.url));
 
-/** The round whose ratio is the median, and every round's ratio. */
-function medianRound(rounds, value) {
-  const sorted = [...rounds].sort((a, b) => value(a) / a.raw - value(b) / b.raw);
-  return { round: sorted[Math.floor(sorted.length / 2)], spread: rounds.map((round) => (value(round) / round.raw).toFixed(2)).join(" ") };
+/** Of the rounds, the one whose `key`/`baseline` ratio is the median (its two rates), and every round's ratio. */
+function medianRound(rounds, key, baseline = "raw") {
+  const ratio = (round) => round[key] / round[baseline];
+  const middle = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)];
+  return { value: middle[key], baseline: middle[baseline], spread: rounds.map((round) => ratio(round).toFixed(2)).join(" ") };
 }
 
 function hasSqlite() {
@@ -55,14 +56,13 @@ export async function benchGroupCommit({ root, work, report }) {
     if (sqlite) round.sqlite = await rate("sqlite", (target) => [target, String(WARM_UPS)]);
     rounds.push(round);
   }
-  const durable = medianRound(rounds, (round) => round.sends);
-  report("durable sends/s (8 processes)", durable.round.sends, "raw appends/s", durable.round.raw, `(target ≥ 1.0×; rounds ${durable.spread})`);
+  const durable = medianRound(rounds, "sends");
+  report("durable sends/s (8 processes)", durable.value, "raw appends/s", durable.baseline, `(target ≥ 1.0×; rounds ${durable.spread})`);
   if (sqlite) {
-    const baseline = medianRound(rounds, (round) => round.sqlite);
-    report("SQLite WAL FULL commits/s (8 processes)", baseline.round.sqlite, "raw appends/s", baseline.round.raw, `(rounds ${baseline.spread})`);
-    const sorted = [...rounds].sort((a, b) => a.sends / a.sqlite - b.sends / b.sqlite);
-    const middle = sorted[Math.floor(sorted.length / 2)];
-    report("durable sends/s (8 processes)", middle.sends, "SQLite WAL FULL commits/s", middle.sqlite, `(same rounds; target ≥ 2×; rounds ${rounds.map((round) => (round.sends / round.sqlite).toFixed(2)).join(" ")})`);
+    const baseline = medianRound(rounds, "sqlite");
+    report("SQLite WAL FULL commits/s (8 processes)", baseline.value, "raw appends/s", baseline.baseline, `(rounds ${baseline.spread})`);
+    const against = medianRound(rounds, "sends", "sqlite");
+    report("durable sends/s (8 processes)", against.value, "SQLite WAL FULL commits/s", against.baseline, `(same rounds; target ≥ 2×; rounds ${against.spread})`);
   } else {
     console.error("  better-sqlite3 is not installed (a dev dependency); SQLite rows skipped");
   }
