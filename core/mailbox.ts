@@ -16,7 +16,7 @@ import { FAR_BEHIND_BYTES, MailboxView } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
-import { applyEvent, byId, emptyState, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
+import { applyEvent, byId, emptyState, messageStatus, type MailboxState, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
 import { dueReminder, turnEndDue } from "./reminders.js";
 import { PeerpostError, ioError } from "./errors.js";
 import { HINTS } from "./hints.js";
@@ -662,12 +662,30 @@ export class Mailbox {
     return viaIndex ?? this.scanFor((message) => message.id === id)[0];
   }
 
-  /** A one-off fold of the archive and the live log, keeping only matching messages (memory stays bounded by the matches). */
+  /**
+   * A one-off fold of the archive and the live log, keeping only matching messages (memory stays bounded
+   * by the matches). Whether the fold drops a match can hang on a message the filter skips: the request
+   * whose losing resolution carried it as a reply, or an earlier send with the same idempotency key. When
+   * a match could be one of those, the fold runs again tracking them too, and drops what every view drops.
+   */
   private scanFor(keep: (message: MsgEvent) => boolean): MessageState[] {
+    const matched = this.foldEverything(keep).messages;
+    const requests = new Set<string>();
+    const keys = new Set<string>();
+    for (const message of Object.values(matched)) {
+      if (message.inReplyTo !== undefined && !matched[message.inReplyTo]) requests.add(message.inReplyTo);
+      if (message.idempotencyKey !== undefined) keys.add(`${message.from}\n${message.idempotencyKey}`);
+    }
+    if (requests.size === 0 && keys.size === 0) return Object.values(matched).sort(byId);
+    const settled = this.foldEverything((message) => keep(message) || requests.has(message.id) || (message.idempotencyKey !== undefined && keys.has(`${message.from}\n${message.idempotencyKey}`)));
+    return Object.values(settled.messages).filter((message) => matched[message.id] !== undefined).sort(byId);
+  }
+
+  private foldEverything(keep: (message: MsgEvent) => boolean): MailboxState {
     const state = emptyState();
     this.scanArchive((entry) => applyEvent(state, entry.record, entry.offset, keep));
     this.log.scan(0, (entry) => applyEvent(state, entry.record, entry.offset, keep));
-    return Object.values(state.messages).sort(byId);
+    return state;
   }
 
   /** Records the next reminder for a message if one is due; returns its number, or undefined. */

@@ -293,9 +293,9 @@ function handWrittenLog(stateDir: string) {
   return {
     path,
     lines,
-    msg(at: number, fields: { from?: string; to?: string; anticipation?: string; inReplyTo?: string } = {}): string {
+    msg(at: number, fields: { from?: string; to?: string; anticipation?: string; inReplyTo?: string; idempotencyKey?: string } = {}): string {
       const id = newId(at);
-      lines.push(JSON.stringify({ v: 1, type: "msg", id, from: fields.from ?? "claude:a", fromVerified: true, to: fields.to ?? "codex:b", sentAt: iso(at), anticipation: fields.anticipation ?? "reply", ...(fields.inReplyTo ? { inReplyTo: fields.inReplyTo } : {}), conversationId: fields.inReplyTo ?? id, hop: fields.inReplyTo ? 2 : 1, body: `body of ${id}` }));
+      lines.push(JSON.stringify({ v: 1, type: "msg", id, from: fields.from ?? "claude:a", fromVerified: true, to: fields.to ?? "codex:b", sentAt: iso(at), anticipation: fields.anticipation ?? "reply", ...(fields.inReplyTo ? { inReplyTo: fields.inReplyTo } : {}), ...(fields.idempotencyKey ? { idempotencyKey: fields.idempotencyKey } : {}), conversationId: fields.inReplyTo ?? id, hop: fields.inReplyTo ? 2 : 1, body: `body of ${id}` }));
       return id;
     },
     event(type: string, id: string, at: number, fields: Record<string, unknown> = {}): void {
@@ -385,6 +385,40 @@ test("a reply that a later, losing resolution names goes where its request goes:
   for (const id of [recentAnswer, unrelated]) assert.ok(live.includes(`"type":"msg","id":"${id}"`) && !archived.includes(`"type":"msg","id":"${id}"`), `${id}, recent mail, stays`);
   assert.ok(reopen().mailbox.view("claude:a").state.messages[unrelated], "the open message is still mail");
   assert.equal(reopen().mailbox.find(request)?.resolved?.replyId, answer);
+});
+
+test("a message looked up by id is what the views fold: never a reply a losing resolution carried, nor a send that repeated a key, before or after they move", async (t) => {
+  const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const old = clock.now - 40 * DAY;
+  const log = handWrittenLog(stateDir);
+  const request = log.msg(old);
+  const answer = log.msg(old + 1, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
+  log.event("resolved", request, old + 1, { resolution: "reply", replyId: answer, by: "codex:b" });
+  const lostAnswer = log.msg(old + 2, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
+  log.event("resolved", request, old + 2, { resolution: "reply", replyId: lostAnswer, by: "codex:b" });
+  // The same key twice from one sender (a lock taken over mid-send): the first in log order is the message.
+  const keyed = log.msg(old + 3, { anticipation: "fyi", idempotencyKey: "job-7" });
+  const repeated = log.msg(old + 4, { anticipation: "fyi", idempotencyKey: "job-7" });
+  const otherSender = log.msg(old + 5, { from: "codex:b", to: "claude:a", anticipation: "fyi", idempotencyKey: "job-7" });
+  // Read long ago: finished fyi mail, which the compaction moves.
+  for (const id of [keyed, repeated]) log.event("read", id, old + 6, { by: "codex:b" });
+  for (const id of [answer, lostAnswer, otherSender]) log.event("read", id, old + 6, { by: "claude:a" });
+  log.write();
+  const lookUp = () => {
+    const mailbox = reopen().mailbox;
+    return Object.fromEntries(Object.entries({ request, answer, lostAnswer, keyed, repeated, otherSender }).map(([name, id]) => [name, mailbox.find(id)?.id ?? null]));
+  };
+  const expected = { request, answer, lostAnswer: null, keyed, repeated: null, otherSender };
+  assert.deepEqual(lookUp(), expected, "in the live log");
+  const views = reopen().mailbox;
+  for (const id of [lostAnswer, repeated]) assert.equal(views.view("claude:a").state.messages[id], undefined, `${id} is not mail in the sender's view either`);
+
+  await reopen().mailbox.compact();
+  const archived = linesOf(join(stateDir, "mailbox.archive.jsonl")).join("\n");
+  for (const [name, id] of Object.entries({ request, answer, lostAnswer, keyed, repeated, otherSender })) assert.ok(archived.includes(`"id":"${id}"`), `${name} moved`);
+  assert.deepEqual(lookUp(), expected, "in the archive");
+  for (const address of ["claude:a", "codex:b"]) assert.equal(reopen().mailbox.view(address).state.messages[repeated], undefined, "the repeated send did not stay behind to be folded as mail without its first");
+  assert.equal(reopen().mailbox.find(request)?.resolved?.replyId, answer, "the first resolution stands");
 });
 
 test("a compaction of more lines than it decides at once puts every line once, in order, in the archive or the live log, corrupt ones in the live log", async (t) => {

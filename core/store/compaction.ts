@@ -267,7 +267,10 @@ class MovingMessages {
   private readonly state = emptyState();
   private readonly retired = new Map<string, Retired>();
   private readonly keptAnyway = new Set<string>();
-  /** Replies the fold drops (a resolution that lost in log order named them) → their request: they go where it goes. */
+  /**
+   * Messages the fold drops → the message they go with: a reply a resolution that lost in log order named
+   * → its request; a send that repeated an idempotency key → the first send with it.
+   */
   private readonly dropped = new Map<string, string>();
   private stillFolded: Set<string> | undefined;
 
@@ -278,6 +281,12 @@ class MovingMessages {
 
   apply(event: MailboxEvent, offset: number): void {
     if (event.type === "role") return applyEvent(this.state, event, offset, () => true);
+    if (event.type === "msg" && event.idempotencyKey !== undefined) {
+      // A send that repeated a key lost in log order (fold.ts) and is no message: it goes where the first goes,
+      // or a live log without the first would fold it as mail.
+      const first = this.state.idempotency[`${event.from}\n${event.idempotencyKey}`];
+      if (first !== undefined && first !== event.id) return void this.dropped.set(event.id, first);
+    }
     const retired = this.retired.get(event.id);
     if (event.type === "resolved" && event.replyId !== undefined) {
       const first = retired ?? this.state.messages[event.id]?.resolved;
@@ -323,7 +332,7 @@ class MovingMessages {
     return false;
   }
 
-  /** Messages that move (a dropped reply goes with its request, but is no message of its own). */
+  /** Messages that move (a dropped message goes with the one it follows, but is no message of its own). */
   count(): number {
     let count = 0;
     for (const id of this.retired.keys()) if (this.moves(id)) count++;
