@@ -4,7 +4,8 @@
 // - meta.json: the log it covers (device, inode, a fingerprint of the bytes before `covered`), `covered`
 //   (every line before it is indexed), and the corrupt lines seen there;
 // - scopes/<hash>.offs: offsets of one scope's lines, one per line, in log order;
-// - ids/<hash prefix>.json: message id → its msg line's offset and scopes, to place later events about it.
+// - ids/<hash prefix>.ids: per message id, its msg line's offset and scopes, to place later events about
+//   it: one JSON line each, appended (a bucket is never rewritten, so an extension costs what it adds).
 // Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
 // offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
 import { appendFileSync, mkdirSync, readFileSync, rmSync, rmdirSync, statSync } from "node:fs";
@@ -18,8 +19,13 @@ import { writeStateFile } from "../trust.js";
 /** The scopes of a record, given a way to look up the scopes of an earlier message by id. */
 export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[] };
 
+/** 2: message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension). */
+const INDEX_VERSION = 2;
+/** Lines one batch of an extension indexes before recording them. */
+const BATCH_LINES = 200_000;
+
 interface Meta {
-  v: 1;
+  v: typeof INDEX_VERSION;
   dev: number;
   ino: number;
   covered: number;
@@ -65,7 +71,7 @@ export class ScopeIndex<T> {
     } catch {
       return undefined;
     }
-    if (meta?.v !== 1 || typeof meta.covered !== "number" || !meta.corrupt) return undefined;
+    if (meta?.v !== INDEX_VERSION || typeof meta.covered !== "number" || !meta.corrupt) return undefined;
     try {
       const stat = statSync(this.log.path);
       if (stat.ino !== meta.ino || stat.dev !== meta.dev || stat.size < meta.covered) return undefined;
@@ -74,6 +80,11 @@ export class ScopeIndex<T> {
       return undefined;
     }
     return meta;
+  }
+
+  /** How far into the log the index reaches, or undefined when there is no valid index. */
+  covered(): number | undefined {
+    return this.meta()?.covered;
   }
 
   /** Bytes of the log the index does not cover yet (all of it when there is no valid index). */
@@ -105,15 +116,17 @@ export class ScopeIndex<T> {
   /** Offset and scopes of a message's msg line, from the index (undefined when not indexed). */
   message(id: string): IdEntry | undefined {
     const meta = this.meta();
-    const entry = meta ? this.readBucket(id)[id] : undefined;
+    const entry = meta ? this.entriesOf(id).get(id) : undefined;
     return entry && entry.o < meta!.covered ? entry : undefined;
   }
 
   /**
-   * Indexes the lines after `covered` up to the end of the log; returns the new `covered`, or undefined
-   * when another process is extending it right now. Starts over when the index does not match the log.
+   * Indexes the lines after `covered` up to the end of the log (or to `end`: the archive's lines past its
+   * committed end may still be cut); returns the new `covered`, or undefined when another process is
+   * extending it right now. Starts over when the index does not match the log. Works in batches of lines,
+   * each recorded before the next: memory follows a batch, not the log, and a crash keeps the batches done.
    */
-  extend(): number | undefined {
+  extend(end?: number): number | undefined {
     if (!this.log.identity()) return undefined;
     mkdirSync(join(this.dir, "scopes"), { recursive: true, mode: DIR_MODE });
     mkdirSync(join(this.dir, "ids"), { recursive: true, mode: DIR_MODE });
@@ -124,37 +137,15 @@ export class ScopeIndex<T> {
       if (!meta) {
         this.clear();
         const identity = this.log.identity()!;
-        meta = { v: 1, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
+        meta = { v: INDEX_VERSION, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
       }
-      if (this.log.identity()!.size === meta.covered) return meta.covered;
-      const appended = new Map<string, number[]>();
-      const buckets = new Map<string, Record<string, IdEntry>>();
-      const dirty = new Set<string>();
-      const bucketOf = (id: string) => {
-        const key = this.bucketKey(id);
-        let bucket = buckets.get(key);
-        if (!bucket) buckets.set(key, (bucket = this.readBucket(id)));
-        return { key, bucket };
-      };
-      const result = this.log.scan(meta.covered, (entry) => {
-        const { id, scopes } = this.scopesOf(entry.record, (messageId) => bucketOf(messageId).bucket[messageId]?.s);
-        if (id !== undefined) {
-          const { key, bucket } = bucketOf(id);
-          bucket[id] ??= { o: entry.offset, s: scopes };
-          dirty.add(key);
-        }
-        for (const scope of scopes) {
-          const list = appended.get(scope);
-          if (list) list.push(entry.offset);
-          else appended.set(scope, [entry.offset]);
-        }
-      });
-      for (const [scope, offsets] of appended) appendFileSync(this.scopePath(scope), offsets.join("\n") + "\n", { mode: FILE_MODE });
-      for (const key of dirty) writeStateFile(join(this.dir, "ids", `${key}.json`), JSON.stringify(buckets.get(key)));
-      const corrupt = { count: meta.corrupt.count + result.corrupt.length, recent: [...meta.corrupt.recent, ...result.corrupt].slice(-RECENT_CORRUPT) };
-      const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt };
-      writeStateFile(this.metaPath, JSON.stringify(next));
-      return next.covered;
+      const target = end ?? this.log.identity()!.size;
+      while (meta.covered < target) {
+        const next = this.extendBatch(meta, target);
+        if (next.covered === meta.covered) break;
+        meta = next;
+      }
+      return meta.covered;
     } finally {
       try {
         rmdirSync(lockPath);
@@ -162,6 +153,38 @@ export class ScopeIndex<T> {
         // Already gone.
       }
     }
+  }
+
+  /** Indexes up to BATCH_LINES lines from `meta.covered`: offsets and id lines first, then the meta that covers them. */
+  private extendBatch(meta: Meta, target: number): Meta {
+    const appended = new Map<string, number[]>();
+    /** Messages of this batch: their later events usually follow within it. */
+    const added = new Map<string, readonly string[]>();
+    const idLines = new Map<string, string[]>();
+    const read = new Map<string, Map<string, IdEntry>>();
+    const scopesOfMessage = (id: string) => added.get(id) ?? this.entriesOf(id, read).get(id)?.s;
+    const result = this.log.scan(meta.covered, (entry) => {
+      const { id, scopes } = this.scopesOf(entry.record, scopesOfMessage);
+      if (id !== undefined && !added.has(id)) {
+        // Appended without looking for an earlier line of the id: a lookup takes the first, which is the same message's.
+        added.set(id, scopes);
+        const key = this.bucketKey(id);
+        const lines = idLines.get(key) ?? [];
+        lines.push(JSON.stringify([id, entry.offset, scopes]));
+        idLines.set(key, lines);
+      }
+      for (const scope of scopes) {
+        const list = appended.get(scope);
+        if (list) list.push(entry.offset);
+        else appended.set(scope, [entry.offset]);
+      }
+    }, { until: target, maxLines: BATCH_LINES });
+    for (const [scope, offsets] of appended) appendFileSync(this.scopePath(scope), offsets.join("\n") + "\n", { mode: FILE_MODE });
+    for (const [key, lines] of idLines) appendFileSync(this.idsPath(key), lines.join("\n") + "\n", { mode: FILE_MODE });
+    const corrupt = { count: meta.corrupt.count + result.corrupt.length, recent: [...meta.corrupt.recent, ...result.corrupt].slice(-RECENT_CORRUPT) };
+    const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt };
+    writeStateFile(this.metaPath, JSON.stringify(next));
+    return next;
   }
 
   private tryLock(lockPath: string): boolean {
@@ -199,12 +222,31 @@ export class ScopeIndex<T> {
     return fnv1a64(id).slice(0, 3);
   }
 
-  private readBucket(id: string): Record<string, IdEntry> {
-    try {
-      return JSON.parse(readFileSync(join(this.dir, "ids", `${this.bucketKey(id)}.json`), "utf8")) as Record<string, IdEntry>;
-    } catch {
-      return {};
-    }
+  private idsPath(key: string): string {
+    return join(this.dir, "ids", `${key}.ids`);
   }
 
+  /** The entries of the bucket holding `id`, read once into `read`; an id's first line is its entry. */
+  private entriesOf(id: string, read = new Map<string, Map<string, IdEntry>>()): Map<string, IdEntry> {
+    const key = this.bucketKey(id);
+    let entries = read.get(key);
+    if (entries) return entries;
+    entries = new Map();
+    read.set(key, entries);
+    let text = "";
+    try {
+      text = readFileSync(this.idsPath(key), "utf8");
+    } catch {
+      return entries;
+    }
+    for (const line of text.split("\n")) {
+      try {
+        const [lineId, offset, scopes] = JSON.parse(line) as [string, number, string[]];
+        if (!entries.has(lineId)) entries.set(lineId, { o: offset, s: scopes });
+      } catch {
+        // The last line of an extension that died mid-write: the next extension writes it again.
+      }
+    }
+    return entries;
+  }
 }
