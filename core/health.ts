@@ -20,7 +20,8 @@ export interface LogReport {
 
 /** Where compaction and the index stand (the file store's mailbox). */
 export interface StorageReport {
-  archive: { path: string; bytes: number };
+  /** `indexed`: the archive's index reaches its committed end (else `status` of an archived message scans it). */
+  archive: { path: string; bytes: number; indexed: boolean };
   /** A compaction marker older than a minute: a compaction died there (readers are unaffected; the next one completes or undoes it). */
   compactionInterrupted: boolean;
   /** Bytes of the mailbox the per-address index does not cover, and whether that is beyond what readers index on their way. */
@@ -91,7 +92,7 @@ function inspectStorage(peerpost: Peerpost): StorageReport {
     markerAge = undefined;
   }
   return {
-    archive: { path: mailbox.compaction.archive, bytes: sizeOf(mailbox.compaction.archive) },
+    archive: { path: mailbox.compaction.archive, bytes: sizeOf(mailbox.compaction.archive), indexed: !mailbox.archiveIndexLags() },
     compactionInterrupted: markerAge !== undefined && markerAge > INTERRUPTED_AFTER_MS,
     index: mailbox.indexLag(),
   };

@@ -82,11 +82,11 @@ export function catchUpDetached(peerpost: Peerpost, entry: string): boolean {
   return true;
 }
 
-/** Starts `index-run` from `entry` when the mailbox's index lags too far for readers to extend it on their way. */
+/** Starts `index-run` from `entry` when the mailbox's index lags too far for readers to extend it on their way, or the archive's lags at all. */
 export function indexWhenFarBehind(peerpost: Peerpost, entry: string): void {
   let farBehind = false;
   try {
-    farBehind = peerpost.mailbox.indexLag().farBehind;
+    farBehind = peerpost.mailbox.indexLag().farBehind || peerpost.mailbox.archiveIndexLags();
   } catch {
     // A mailbox that cannot be looked at now is left to its readers (and their own error).
   }

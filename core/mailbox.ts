@@ -12,7 +12,7 @@ import type { LocalStore, StoreFactory } from "./store/local.js";
 import type { AppendItem } from "./store/types.js";
 import { EVERY_SCOPE, ScopeIndex } from "./store/scope-index.js";
 import { compactLog, compactionPaths, committedArchiveBytes, finishRenamedCompaction, readSwap, type CompactionFault, type CompactionPaths, type CompactionResult } from "./store/compaction.js";
-import { FAR_BEHIND_BYTES, MailboxView } from "./view.js";
+import { FAR_BEHIND_BYTES, MailboxView, keptBy } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
@@ -174,6 +174,8 @@ export class Mailbox {
   readonly index: ScopeIndex<MailboxEvent>;
   /** Where compaction moves finished messages; read for status, threads, bodies and `tail --from-start`. */
   readonly archive: JsonlLog<MailboxEvent>;
+  /** The archive's own per-address index, up to its committed end: a lookup there reads one address's lines, not the archive. */
+  readonly archiveIndex: ScopeIndex<MailboxEvent>;
   readonly compaction: CompactionPaths;
   private compacting: Promise<CompactionResult> | undefined;
   /** The last compaction swap whose old file's tail this process brought over (each once). */
@@ -192,6 +194,7 @@ export class Mailbox {
     this.index = new ScopeIndex(this.store.log, join(stateDir, "index", "mailbox"), indexScopes);
     this.compaction = compactionPaths(this.store.log.path);
     this.archive = new JsonlLog(this.compaction.archive, mailboxEvent, logOptions);
+    this.archiveIndex = new ScopeIndex(this.archive, join(stateDir, "index", "archive"), indexScopes);
     this.fault = logOptions.fault;
   }
 
@@ -298,8 +301,15 @@ export class Mailbox {
     return { lagBytes, farBehind: lagBytes > FAR_BEHIND_BYTES };
   }
 
-  /** Indexes all the log the index does not cover, however much: the one step that may read all of it. */
+  /** Indexes all the log and the archive the indexes do not cover, however much: the one step that may read all of them. */
   indexAll(): number | undefined {
+    try {
+      // Only up to the committed end: a compaction under way may still cut the archive back to it.
+      const committed = committedArchiveBytes(this.compaction);
+      if (committed > 0) this.archiveIndex.extend(committed);
+    } catch {
+      // Derived data: lookups in the archive scan it until the next run indexes it.
+    }
     return this.index.extend();
   }
 
@@ -644,22 +654,98 @@ export class Mailbox {
     return result;
   }
 
-  /** Message state by id from any view this process holds, else a full scan (rare: status of a stranger's message). */
+  /** Message state by id from a view this process holds, brought up to date first (a long-lived process keeps views it looked up long ago). */
   private findElsewhere(id: string): MessageState | undefined {
-    for (const view of this.views.values()) {
-      const message = view.state.messages[id];
-      if (message) return message;
+    for (const [scope, held] of this.views) {
+      if (!held.state.messages[id]) continue;
+      return this.view(scope).state.messages[id];
     }
     return undefined;
   }
 
-  /** A message by id: from a view, else through the index to a view of its recipient, else by scanning archive and log. */
+  /**
+   * A message by id: from a view this process holds, else as its sender's fold sees it (the indexes find
+   * the sender, and that fold drops what every view drops), else, when the indexes cannot tell, by
+   * scanning the archive and the log.
+   */
   find(id: string): MessageState | undefined {
     const found = this.findElsewhere(id);
     if (found) return found;
-    const indexed = this.index.message(id);
-    const viaIndex = indexed?.s[0] === undefined ? undefined : this.view(indexed.s[0]).state.messages[id];
-    return viaIndex ?? this.scanFor((message) => message.id === id)[0];
+    const sender = this.indexesAnswer() ? this.senderOf(id) : undefined;
+    if (sender === null) return undefined;
+    const messages = sender === undefined ? undefined : this.messagesOf(sender);
+    return messages ? messages[id] : this.scanFor((message) => message.id === id)[0];
+  }
+
+  /**
+   * Every message of a conversation, oldest first. Each message's sender and recipient see it, and a
+   * message answers one its sender saw, so the folds of the addresses reached from the first message hold
+   * the whole conversation; each message is taken from its sender's fold. Without the indexes, a scan.
+   */
+  thread(conversationId: string): MessageState[] {
+    const scan = () => this.scanFor((message) => message.conversationId === conversationId);
+    if (!this.indexesAnswer()) return scan();
+    const first = this.find(conversationId);
+    if (!first) return scan();
+    const folds = new Map<string, Record<string, MessageState>>();
+    const members = new Map<string, string>();
+    const pending = [first.from, first.to];
+    for (let address = pending.pop(); address !== undefined; address = pending.pop()) {
+      if (folds.has(address)) continue;
+      const messages = this.messagesOf(address);
+      if (!messages) return scan();
+      folds.set(address, messages);
+      for (const message of Object.values(messages)) {
+        if (message.conversationId !== conversationId || members.has(message.id)) continue;
+        members.set(message.id, message.from);
+        pending.push(message.from, message.to);
+      }
+    }
+    const thread: MessageState[] = [];
+    for (const [id, sender] of members) {
+      const message = folds.get(sender)?.[id];
+      if (message) thread.push(message);
+    }
+    return thread.sort(byId);
+  }
+
+  /** Whether the indexes cover the archive and nearly all the live log: then a lookup reads only what they point at. */
+  private indexesAnswer(): boolean {
+    return !this.archiveIndexLags() && this.index.lag() <= FAR_BEHIND_BYTES;
+  }
+
+  /** Whether the archive holds committed lines its index does not cover (an archive from before it had one, a compaction just finished). */
+  archiveIndexLags(): boolean {
+    const committed = committedArchiveBytes(this.compaction);
+    return committed > 0 && this.archiveIndex.covered() !== committed;
+  }
+
+  /** The sender of message `id`, from the indexes and the live log's few unindexed lines; null when there is no such message. */
+  private senderOf(id: string): string | null {
+    const indexed = this.index.message(id) ?? (committedArchiveBytes(this.compaction) > 0 ? this.archiveIndex.message(id) : undefined);
+    if (indexed) return indexed.s[1] ?? null;
+    let sender: string | null = null;
+    const size = this.log.identity()?.size ?? 0;
+    this.log.scan(size - this.index.lag(), (entry) => {
+      if (entry.record.type === "msg" && entry.record.id === id) sender ??= entry.record.from;
+    });
+    return sender;
+  }
+
+  /**
+   * The messages `address` sees: its archived lines (through the archive's index) folded as a view folds,
+   * then its view of the live log (a message moves with all its lines). Undefined when the archive's index
+   * does not cover the archive.
+   */
+  private messagesOf(address: string): Record<string, MessageState> | undefined {
+    const committed = committedArchiveBytes(this.compaction);
+    const archived = emptyState();
+    if (committed > 0) {
+      const indexed = this.archiveIndex.lookup(address);
+      if (indexed?.covered !== committed) return undefined;
+      this.archive.readLinesAt(indexed.offsets, (entry) => applyEvent(archived, entry.record, entry.offset, (message) => keptBy(address, message)));
+    }
+    return { ...archived.messages, ...this.view(address).state.messages };
   }
 
   /**
@@ -701,8 +787,4 @@ export class Mailbox {
     return conflict ? undefined : n;
   }
 
-  /** Every message of a conversation, oldest first (a full scan: conversations are looked at rarely). */
-  thread(conversationId: string): MessageState[] {
-    return this.scanFor((message) => message.conversationId === conversationId);
-  }
 }

@@ -22,6 +22,11 @@ const RECENT_CORRUPT = 20;
  */
 export const FAR_BEHIND_BYTES = 8 * 1024 * 1024;
 
+/** Whether the fold for `scope` (undefined: everything) tracks a message. Role mail is kept by every scope: a role can move to its address at any later event. */
+export function keptBy(scope: string | undefined, message: MsgEvent): boolean {
+  return scope === undefined || message.to === scope || message.from === scope || message.via !== undefined;
+}
+
 export class MailboxView {
   state: MailboxState = emptyState();
   offset = 0;
@@ -71,9 +76,8 @@ export class MailboxView {
     }
   }
 
-  /** Role mail is kept by every view: a role can move to this scope's address at any later event. */
   keeps(message: MsgEvent): boolean {
-    return this.scope === undefined || message.to === this.scope || message.from === this.scope || message.via !== undefined;
+    return keptBy(this.scope, message);
   }
 
   /** Ids of the messages that still ask for an answer (not fyi, not resolved); built on first use, then kept as events fold. */

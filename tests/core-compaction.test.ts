@@ -92,7 +92,14 @@ test("compaction moves finished old messages to the archive, keeps open ones, an
   const result = await reopen().mailbox.compact();
   assert.ok(result.movedMessages > 0);
   assert.ok(result.liveBytesAfter < result.liveBytesBefore / 2, `live log ${result.liveBytesBefore} → ${result.liveBytesAfter}`);
-  assert.deepEqual(observe(reopen(), ids), before);
+  assert.equal(reopen().mailbox.archiveIndexLags(), false, "the compaction indexed the archive");
+  assert.deepEqual(observe(reopen(), ids), before, "lookups through the archive's index");
+  // Without the indexes, lookups scan the archive and the log, and see the same; indexing brings them back.
+  rmSync(join(stateDir, "index"), { recursive: true });
+  assert.equal(reopen().mailbox.archiveIndexLags(), true);
+  assert.deepEqual(observe(reopen(), ids), before, "lookups by scanning");
+  reopen().mailbox.indexAll();
+  assert.equal(reopen().mailbox.archiveIndexLags(), false);
   const live = readFileSync(join(stateDir, "mailbox.jsonl"), "utf8");
   for (const id of stillOpen) assert.ok(live.includes(`"id":"${id}"`), `open message ${id} stays in the live log`);
   // A second compaction has nothing to move; the views of a new process match.
@@ -167,7 +174,7 @@ test("doctor reports a compaction that died and the archive; compact finishes it
   utimesSync(marker, old, old);
   const doctor = async () => {
     const result = await collect(spawn(process.execPath, [CLI, "doctor", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] }));
-    return JSON.parse(result.stdout) as { state: { storage: { compactionInterrupted: boolean; archive: { bytes: number } } }; problems: Array<{ problem: string; fix: string }> };
+    return JSON.parse(result.stdout) as { state: { storage: { compactionInterrupted: boolean; archive: { bytes: number; indexed: boolean } } }; problems: Array<{ problem: string; fix: string }> };
   };
   const sick = await doctor();
   assert.equal(sick.state.storage.compactionInterrupted, true);
@@ -177,7 +184,15 @@ test("doctor reports a compaction that died and the archive; compact finishes it
   const well = await doctor();
   assert.equal(well.state.storage.compactionInterrupted, false);
   assert.ok(well.state.storage.archive.bytes > 0, "the archive is reported");
-  assert.ok(!well.problems.some((entry) => /compaction/.test(entry.problem)));
+  assert.equal(well.state.storage.archive.indexed, true, "the compaction indexed the archive");
+  assert.ok(!well.problems.some((entry) => /compaction|archive/.test(entry.problem)));
+  // An archive without its index (deleted, or from before it existed) is reported; the next compaction indexes it, even with nothing to move.
+  rmSync(join(stateDir, "index", "archive"), { recursive: true });
+  const unindexed = await doctor();
+  assert.equal(unindexed.state.storage.archive.indexed, false);
+  assert.match(unindexed.problems.map((entry) => `${entry.problem} → ${entry.fix}`).join("\n"), /archive's index does not reach its end.*peerpost compact/);
+  assert.equal((await collect(spawn(process.execPath, [CLI, "compact"], { env, stdio: ["ignore", "pipe", "pipe"] }))).code, 0);
+  assert.equal((await doctor()).state.storage.archive.indexed, true);
 });
 
 test("senders running through repeated compactions lose and duplicate nothing", { timeout: 120_000 }, async (t) => {

@@ -49,6 +49,16 @@ testEachBackend("a reply request goes queued → delivered → read → replied,
   assert.deepEqual(mailbox.inbox(A).map((entry) => entry.body), ["LGTM"]);
 });
 
+testEachBackend("a long-lived process looks a message up as it stands now, after another process resolved it, and its thread with the reply", async (t, backend) => {
+  const { peerpost, reopen } = tempPeerpost(t, backend);
+  const { message } = await peerpost.mailbox.send({ from: A, fromVerified: true, to: B, body: "ship it?", anticipation: "reply" });
+  assert.equal(peerpost.mailbox.find(message.id)?.resolved, undefined);
+  assert.deepEqual(peerpost.mailbox.thread(message.conversationId).map((entry) => entry.id), [message.id]);
+  const { reply } = await reopen().mailbox.resolve({ id: message.id, by: B, resolution: "reply", text: "shipped" });
+  assert.equal(peerpost.mailbox.find(message.id)?.resolved?.resolution, "reply", "the lookup sees the other process's resolution");
+  assert.deepEqual(peerpost.mailbox.thread(message.conversationId).map((entry) => entry.id), [message.id, reply!.id]);
+});
+
 testEachBackend("decline and done resolve with their own statuses; decline keeps the reason", async (t, backend) => {
   const { peerpost } = tempPeerpost(t, backend);
   const { mailbox } = peerpost;

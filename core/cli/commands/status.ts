@@ -2,6 +2,7 @@
 import { PeerpostError } from "../../errors.js";
 import { messageHistory } from "../../history.js";
 import { HINTS } from "../../hints.js";
+import { indexWhenFarBehind } from "../../index-run.js";
 import type { Peerpost } from "../../peerpost.js";
 import type { MessageState } from "../../fold.js";
 import { describeMessage } from "../../server/projection.js";
@@ -49,6 +50,8 @@ export const statusCommand = defineCommand({
     const peerpost = await openStore();
     const id = args[0];
     if (id === undefined) return summary(peerpost, json);
+    // Without current indexes the lookup scans the whole store: they are built in the background for the next one.
+    indexWhenFarBehind(peerpost, process.argv[1] ?? "");
     const message = peerpost.mailbox.find(id);
     if (!message) throw new PeerpostError("not_found", `No message ${id} in the mailbox.`, { details: { messageId: id }, hint: HINTS.unknownMessage });
     const { mailbox } = peerpost;
