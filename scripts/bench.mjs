@@ -261,7 +261,7 @@ try {
   if (only.has("rss")) await benchServerRss({ root, work, report });
   for (const size of sizes) {
     if (only.has("newsession")) await benchNewSessions({ root, work, size, runs: Math.min(runs, 11), report, timeProcess, median, openPeerpost });
-    if (only.has("compact")) await benchCompaction({ root, work, size, report, timeProcess });
+    if (only.has("compact")) await benchCompaction({ root, work, size, report, timeProcess, median });
   }
   if (only.has("postgres")) await benchPostgres({ root, work, runs, report, median, percentile, timeProcess });
   if (only.has("inbox") || only.has("hook")) {

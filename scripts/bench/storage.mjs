@@ -2,7 +2,7 @@
 // and server RSS as the log grows. Each row is a ratio to a baseline measured in the same run, with its
 // method printed beside it. Large logs are generated here, in the bench's temp dir.
 import { spawn } from "node:child_process";
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { generateMailbox } from "./mailbox-generator.mjs";
 import { LINE, wallMs } from "./start-signal.mjs";
@@ -181,7 +181,7 @@ export async function benchNewSessions({ root, work, size, runs, report, timePro
   }
 }
 
-export async function benchCompaction({ root, work, size, report, timeProcess }) {
+export async function benchCompaction({ root, work, size, report, timeProcess, median }) {
   console.error(`\ncompaction: ${size} resolved messages older than the retention and 1000 open ones; live log size after \`peerpost compact\` vs before (one run, whole process)`);
   const home = join(work, `compact-${size}`);
   const stateDir = join(home, ".peerpost");
@@ -194,7 +194,24 @@ export async function benchCompaction({ root, work, size, report, timeProcess })
     const run = timeProcess(process.execPath, [join(root, "dist/cli.mjs"), "compact", "--json"], { env });
     if (run.status !== 0) throw new Error(`compact failed: ${run.stdout}`);
     const after = statSync(log).size;
-    report(`compaction ${size} live bytes after`, after, "live bytes before", before, `(${(run.elapsed / 1000).toFixed(1)} s, peak RSS ${(run.rss / 1024).toFixed(0)} MB, archive ${(statSync(join(stateDir, "mailbox.archive.jsonl")).size / 1e6).toFixed(0)} MB; target < 0.05×)`);
+    const archive = join(stateDir, "mailbox.archive.jsonl");
+    report(`compaction ${size} live bytes after`, after, "live bytes before", before, `(${(run.elapsed / 1000).toFixed(1)} s, peak RSS ${(run.rss / 1024).toFixed(0)} MB, archive ${(statSync(archive).size / 1e6).toFixed(0)} MB; target < 0.05×)`);
+    // A message from the middle of the archive: its lookup and its thread go through the archive's index.
+    const fd = openSync(archive, "r");
+    const middle = Buffer.alloc(64 * 1024);
+    readSync(fd, middle, 0, middle.length, statSync(archive).size >> 1);
+    closeSync(fd);
+    const text = middle.toString("utf8");
+    const archivedId = /"id":"([0-9A-Z]{26})"/.exec(text.slice(text.indexOf("\n")))[1];
+    const status = [];
+    const bare = [];
+    for (let i = 0; i < 5; i++) {
+      bare.push(timeProcess(process.execPath, ["-e", "0"], { env }).elapsed);
+      const lookup = timeProcess(process.execPath, [join(root, "dist/cli.mjs"), "status", archivedId], { env });
+      if (lookup.status !== 0) throw new Error(`status failed: ${lookup.stdout}`);
+      status.push(lookup.elapsed);
+    }
+    report(`peerpost status of an archived message (${size})`, median(status), "bare node -e 0 ms", median(bare), "(median of 5 interleaved runs; the archive's index finds it and its thread, no step reads the archive whole)");
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
