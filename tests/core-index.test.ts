@@ -3,7 +3,7 @@
 // change no result.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
 import { MailboxView } from "../core/view.js";
@@ -114,17 +114,27 @@ test("an interrupted extension, a stale extension lock and a replaced log change
   const index = join(stateDir, "index", "mailbox");
   const log = join(stateDir, "mailbox.jsonl");
   const covered = reopen().mailbox.index.lookup("codex:b")!.covered;
+  const indexFiles = () => ["ids", "scopes"].flatMap((dir) => readdirSync(join(index, dir)).map((name) => join(index, dir, name)));
+  const before = new Map(indexFiles().map((file) => [file, readFileSync(file)]));
   reopen().mailbox.index.extend();
   // Put `covered` back, as if the extension died before its last rename: its offsets get appended twice.
   const meta = join(index, "meta.json");
   const parsed = JSON.parse(readFileSync(meta, "utf8")) as Record<string, unknown>;
   writeFileSync(meta, JSON.stringify({ ...parsed, covered, tail: tailFingerprint(log, covered) }));
+  // And each file's new lines cut mid-way, as a crash while appending leaves them: the next extension cuts the torn line off.
+  for (const file of indexFiles()) {
+    const old = before.get(file) ?? Buffer.alloc(0);
+    const now = readFileSync(file);
+    if (now.length > old.length) writeFileSync(file, now.subarray(0, old.length + Math.ceil((now.length - old.length) / 2)));
+  }
   // And a lock left by a process that died while extending.
   mkdirSync(join(index, "extending.lock"));
   const longAgo = new Date(Date.now() - 3_600_000);
   utimesSync(join(index, "extending.lock"), longAgo, longAgo);
   reopen().mailbox.index.extend();
   assert.equal(existsSync(join(index, "extending.lock")), false, "a stale extension lock is taken over");
+  const ids = readFileSync(log, "utf8").split("\n").filter((line) => line.includes('"type":"msg"')).map((line) => (JSON.parse(line) as { id: string }).id);
+  for (const id of ids) assert.ok(reopen().mailbox.index.message(id), `message ${id} is in the index`);
   for (const address of ADDRESSES) {
     const fresh = reopen();
     const view = new MailboxView(fresh.mailbox.log, address, undefined, fresh.mailbox.index);

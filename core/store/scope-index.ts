@@ -8,7 +8,7 @@
 //   it: one JSON line each, appended (a bucket is never rewritten, so an extension costs what it adds).
 // Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
 // offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
-import { appendFileSync, mkdirSync, readFileSync, rmSync, rmdirSync, statSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, rmSync, rmdirSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fnv1a64 } from "../hash.js";
 import { tailFingerprint } from "../cache.js";
@@ -23,6 +23,9 @@ export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly 
 const INDEX_VERSION = 2;
 /** Lines one batch of an extension indexes before recording them. */
 const BATCH_LINES = 200_000;
+/** Longest torn line looked for at the end of an index file (its lines are tens of bytes). */
+const TORN_TAIL_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
 
 interface Meta {
   v: typeof INDEX_VERSION;
@@ -50,6 +53,28 @@ export interface IndexedScope {
   offsets: number[];
   covered: number;
   corrupt: { count: number; recent: CorruptLine[] };
+}
+
+/**
+ * Appends whole lines to an index file, first cutting off a torn last line that an interrupted extension
+ * left (past `covered`, so this extension writes it again): glued onto the new lines, it would spoil both.
+ */
+function appendLines(path: string, text: string): void {
+  const fd = openSync(path, "a+", FILE_MODE);
+  try {
+    const size = fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    if (size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NEWLINE) {
+      // Index lines are short: the fragment's start is within the last few KiB.
+      const tail = Buffer.alloc(Math.min(size, TORN_TAIL_BYTES));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      const newline = tail.lastIndexOf(NEWLINE);
+      ftruncateSync(fd, newline >= 0 ? size - tail.length + newline + 1 : size - tail.length);
+    }
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export class ScopeIndex<T> {
@@ -179,8 +204,8 @@ export class ScopeIndex<T> {
         else appended.set(scope, [entry.offset]);
       }
     }, { until: target, maxLines: BATCH_LINES });
-    for (const [scope, offsets] of appended) appendFileSync(this.scopePath(scope), offsets.join("\n") + "\n", { mode: FILE_MODE });
-    for (const [key, lines] of idLines) appendFileSync(this.idsPath(key), lines.join("\n") + "\n", { mode: FILE_MODE });
+    for (const [scope, offsets] of appended) appendLines(this.scopePath(scope), offsets.join("\n") + "\n");
+    for (const [key, lines] of idLines) appendLines(this.idsPath(key), lines.join("\n") + "\n");
     const corrupt = { count: meta.corrupt.count + result.corrupt.length, recent: [...meta.corrupt.recent, ...result.corrupt].slice(-RECENT_CORRUPT) };
     const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt };
     writeStateFile(this.metaPath, JSON.stringify(next));
