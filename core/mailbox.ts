@@ -147,12 +147,14 @@ function mailboxScopeFilter(scope: string): (event: MailboxEvent) => boolean {
 
 /**
  * Index scopes: a message by its addresses, an event by its message's. Role events and role mail are in
- * every view (a role can move to any address), so they go to the scope every lookup includes.
+ * every view (a role can move to any address), so they go to the scope every lookup includes, as do
+ * events about a message this log does not hold (one the archive holds, resolved after it moved there):
+ * a fold that holds the message applies them, every other fold ignores them.
  */
 function indexScopes(event: MailboxEvent, scopesOfMessage: (id: string) => readonly string[] | undefined): { id?: string; scopes: readonly string[] } {
   if (event.type === "role") return { scopes: [EVERY_SCOPE] };
   if (event.type === "msg") return { id: event.id, scopes: event.via === undefined ? scopesOf(event) : [...scopesOf(event), EVERY_SCOPE] };
-  return { scopes: scopesOfMessage(event.id) ?? [] };
+  return { scopes: scopesOfMessage(event.id) ?? [EVERY_SCOPE] };
 }
 
 /** How long a process that called for a compaction waits before calling again for the same file (unless it grew). */
@@ -491,11 +493,12 @@ export class Mailbox {
     return { message: this.readBack(view, id!), created };
   }
 
-  private newMessage(view: MailboxView, input: SendInput, newId: (seedTime?: number) => string): MsgEvent {
+  /** `known`: the message replied to, when the caller holds it already (a resolution of an archived request, which no live view holds). */
+  private newMessage(view: MailboxView, input: SendInput, newId: (seedTime?: number) => string, known?: MessageState): MsgEvent {
     const id = newId(this.settings.now());
     let conversationId = id;
     let hop = 1;
-    const parent = input.replyToMessageId === undefined ? answeredRequest(view, input) : view.state.messages[input.replyToMessageId];
+    const parent = input.replyToMessageId === undefined ? answeredRequest(view, input) : (view.state.messages[input.replyToMessageId] ?? known);
     if (input.replyToMessageId !== undefined && !parent) throw notFound(input.replyToMessageId);
     if (parent) {
       conversationId = parent.conversationId;
@@ -616,7 +619,8 @@ export class Mailbox {
     if (input.resolution === "reply" && (input.text === undefined || input.text.length === 0))
       throw new PeerpostError("invalid_arguments", "A reply needs a message.", { details: { field: "message" }, hint: HINTS.replyNeedsText });
     // A message outside the caller's view is someone else's (or nobody's): say which, before taking the lock.
-    const known = this.view(input.by).state.messages[input.id] ?? this.find(input.id);
+    const inView = this.view(input.by).state.messages[input.id];
+    const known = inView ?? this.find(input.id);
     if (!known) throw notFound(input.id);
     const newId = await idFactory();
     let replyId: string | undefined;
@@ -637,7 +641,7 @@ export class Mailbox {
       const at = this.nowIso();
       const events: MailboxEvent[] = [];
       if (input.resolution === "reply") {
-        const reply = this.newMessage(view, { from: input.by, fromVerified: input.byVerified ?? false, to: message.from, body: input.text!, anticipation: "fyi", replyToMessageId: message.id }, newId);
+        const reply = this.newMessage(view, { from: input.by, fromVerified: input.byVerified ?? false, to: message.from, body: input.text!, anticipation: "fyi", replyToMessageId: message.id }, newId, message);
         replyId = reply.id;
         events.push(reply);
       }
@@ -649,7 +653,8 @@ export class Mailbox {
     });
     // Another resolution came first in log order (a lock taken over mid-way): it is the one that counts.
     if (conflict?.type === "resolved") throw alreadyResolved(input.id, conflict);
-    const result: ResolveResult = { message: this.readBack(view, input.id) };
+    // A message resolved from the archive (an expired request moved there) is in no live view: looked up again.
+    const result: ResolveResult = { message: inView ? this.readBack(view, input.id) : (this.find(input.id) ?? this.readBack(view, input.id)) };
     if (replyId !== undefined) result.reply = this.readBack(view, replyId);
     return result;
   }
@@ -671,16 +676,24 @@ export class Mailbox {
   find(id: string): MessageState | undefined {
     const found = this.findElsewhere(id);
     if (found) return found;
+    const before = this.storeGeneration();
     const sender = this.indexesAnswer() ? this.senderOf(id) : undefined;
-    if (sender === null) return undefined;
-    const messages = sender === undefined ? undefined : this.messagesOf(sender);
+    // "No such message" holds only if no compaction moved lines between the indexes meanwhile.
+    if (sender === null && this.storeGeneration() === before) return undefined;
+    const messages = typeof sender === "string" ? this.messagesOf(sender) : undefined;
     return messages ? messages[id] : this.scanFor((message) => message.id === id)[0];
+  }
+
+  /** Changes whenever a compaction swaps the live log or commits to the archive. */
+  private storeGeneration(): string {
+    return `${this.log.identity()?.ino}:${committedArchiveBytes(this.compaction)}`;
   }
 
   /**
    * Every message of a conversation, oldest first. Each message's sender and recipient see it, and a
-   * message answers one its sender saw, so the folds of the addresses reached from the first message hold
-   * the whole conversation; each message is taken from its sender's fold. Without the indexes, a scan.
+   * message answers one its sender saw (as sender, recipient, or a holder of the role it came through),
+   * so the folds of the addresses reached from the first message hold the whole conversation; each
+   * message is taken from its sender's fold. Without the indexes, a scan.
    */
   thread(conversationId: string): MessageState[] {
     const scan = () => this.scanFor((message) => message.conversationId === conversationId);
@@ -698,7 +711,8 @@ export class Mailbox {
       for (const message of Object.values(messages)) {
         if (message.conversationId !== conversationId || members.has(message.id)) continue;
         members.set(message.id, message.from);
-        pending.push(message.from, message.to);
+        // Role mail's former holders may have answered it before it moved on.
+        pending.push(message.from, message.to, ...(message.handovers ?? []).map((step) => step.from));
       }
     }
     const thread: MessageState[] = [];
@@ -733,19 +747,27 @@ export class Mailbox {
   }
 
   /**
-   * The messages `address` sees: its archived lines (through the archive's index) folded as a view folds,
-   * then its view of the live log (a message moves with all its lines). Undefined when the archive's index
-   * does not cover the archive.
+   * The messages `address` sees, folded as its view folds but over its archived lines (through the
+   * archive's index) and then its live ones (through the live index, and the few lines after it), in one
+   * state: a live event about an archived message (a late resolution) counts, as in a fold of everything.
+   * Undefined when the indexes do not cover the archive and nearly all the live log.
    */
   private messagesOf(address: string): Record<string, MessageState> | undefined {
+    const state = emptyState();
+    const apply = (entry: { offset: number; record: MailboxEvent }) => applyEvent(state, entry.record, entry.offset, (message) => keptBy(address, message));
     const committed = committedArchiveBytes(this.compaction);
-    const archived = emptyState();
     if (committed > 0) {
-      const indexed = this.archiveIndex.lookup(address);
-      if (indexed?.covered !== committed) return undefined;
-      this.archive.readLinesAt(indexed.offsets, (entry) => applyEvent(archived, entry.record, entry.offset, (message) => keptBy(address, message)));
+      const archived = this.archiveIndex.lookup(address);
+      if (archived?.covered !== committed) return undefined;
+      this.archive.readLinesAt(archived.offsets, apply);
     }
-    return { ...archived.messages, ...this.view(address).state.messages };
+    const size = this.log.identity()?.size ?? 0;
+    const live = this.index.lookup(address);
+    if (live) this.log.readLinesAt(live.offsets, apply);
+    const from = live?.covered ?? 0;
+    if (size - from > FAR_BEHIND_BYTES) return undefined;
+    this.log.scan(from, apply);
+    return state.messages;
   }
 
   /**

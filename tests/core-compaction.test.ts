@@ -12,6 +12,7 @@ import { CLI, connect } from "./helpers/mcp.js";
 import { spawn } from "node:child_process";
 import { monotonicFactory } from "ulid";
 import type { Peerpost } from "../core/peerpost.js";
+import type { PeerpostError } from "../core/errors.js";
 import { isAlive } from "../core/process-tree.js";
 
 const DAY = 86_400_000;
@@ -426,6 +427,26 @@ test("a send that repeated an idempotency key is no message, looked up by id or 
   const live = linesOf(log.path).join("\n");
   for (const [name, id] of Object.entries({ keyed, repeated, otherSender })) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${name} moved`);
   expectFolded("in the archive");
+});
+
+test("an expired request moved to the archive can still be resolved once: the lookup folds the live resolution with the archived message, through the indexes or by scanning", async (t) => {
+  const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "still needed?", anticipation: "reply", replyBy: new Date(clock.now + 60_000).toISOString() });
+  clock.now += 40 * DAY;
+  assert.equal((await reopen().mailbox.compact()).movedMessages, 1, "the expired request moves");
+  assert.equal(reopen().mailbox.status(reopen().mailbox.find(message.id)!), "expired");
+  const resolved = await reopen().mailbox.resolve({ id: message.id, by: "codex:b", resolution: "reply", text: "no longer" });
+  assert.equal(resolved.message.resolved?.resolution, "reply", "the resolution reads back from the archive");
+  // The live index covers the resolution: a lookup through it must still see it.
+  reopen().mailbox.indexAll();
+  assert.equal(reopen().mailbox.indexLag().lagBytes, 0);
+  for (const lookUp of ["indexed", "scanning"]) {
+    if (lookUp === "scanning") rmSync(join(stateDir, "index"), { recursive: true });
+    const mailbox = reopen().mailbox;
+    assert.equal(mailbox.find(message.id)?.resolved?.replyId, resolved.reply!.id, lookUp);
+    assert.deepEqual(mailbox.thread(message.id).map((entry) => entry.id), [message.id, resolved.reply!.id], lookUp);
+    await assert.rejects(mailbox.resolve({ id: message.id, by: "codex:b", resolution: "done" }), (error: PeerpostError) => error.code === "already_resolved", lookUp);
+  }
 });
 
 test("a compaction of more lines than it decides at once puts every line once, in order, in the archive or the live log, corrupt ones in the live log", async (t) => {

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { tempPeerpost } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
 import { PeerpostError } from "../core/errors.js";
+import { changeRole } from "../core/roles.js";
 
 const A = "claude:alice";
 const B = "codex:bob";
@@ -57,6 +58,17 @@ testEachBackend("a long-lived process looks a message up as it stands now, after
   const { reply } = await reopen().mailbox.resolve({ id: message.id, by: B, resolution: "reply", text: "shipped" });
   assert.equal(peerpost.mailbox.find(message.id)?.resolved?.resolution, "reply", "the lookup sees the other process's resolution");
   assert.deepEqual(peerpost.mailbox.thread(message.conversationId).map((entry) => entry.id), [message.id, reply!.id]);
+});
+
+testEachBackend("a thread holds what a role's former holder answered before the role moved on", async (t, backend) => {
+  const { peerpost } = tempPeerpost(t, backend);
+  for (const address of ["claude:x", "codex:y", "grok:h"]) await peerpost.sessions.register({ host: "claude-code", address, sessionId: address.split(":")[1]!, source: "startup", roles: [] });
+  await changeRole(peerpost, { role: "rev", holder: "claude:x", by: "user:pat" });
+  const { message: request } = await peerpost.mailbox.send({ from: A, fromVerified: true, to: "role:rev", via: "role:rev", body: "review this", anticipation: "reply" });
+  const { message: asked } = await peerpost.mailbox.send({ from: "claude:x", fromVerified: true, to: "codex:y", body: "what do you think?", anticipation: "reply", replyToMessageId: request.id });
+  const { message: answered } = await peerpost.mailbox.send({ from: "codex:y", fromVerified: true, to: "claude:x", body: "fine by me", replyToMessageId: asked.id });
+  await changeRole(peerpost, { role: "rev", holder: "grok:h", by: "user:pat" });
+  assert.deepEqual(peerpost.mailbox.thread(request.conversationId).map((entry) => entry.id), [request.id, asked.id, answered.id]);
 });
 
 testEachBackend("decline and done resolve with their own statuses; decline keeps the reason", async (t, backend) => {
