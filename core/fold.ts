@@ -93,13 +93,18 @@ function messageFrom(event: MsgEvent, offset: number): MessageState {
  * are ignored. The first event of each kind wins in log order: a repeated `delivered`, `read` or `resolved`
  * changes nothing, and the reply a losing `resolved` carried is dropped with it.
  */
+/** The key of `state.idempotency`: a key is one sender's, so the same key from two senders names two messages. */
+export function idempotencySlot(from: string, key: string): string {
+  return `${from}\n${key}`;
+}
+
 export function applyEvent(state: MailboxState, event: MailboxEvent, offset: number, keep: (message: MsgEvent) => boolean): void {
   if (event.type === "role") return applyRole(state, event, offset);
   if (event.type === "msg") {
     if (state.messages[event.id] || !keep(event)) return;
     if (event.idempotencyKey !== undefined) {
       // A second send with a key already used lost in log order (its sender was told so): not a message.
-      const key = `${event.from}\n${event.idempotencyKey}`;
+      const key = idempotencySlot(event.from, event.idempotencyKey);
       if (state.idempotency[key] !== undefined) return;
       state.idempotency[key] = event.id;
     }

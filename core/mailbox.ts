@@ -16,7 +16,7 @@ import { FAR_BEHIND_BYTES, MailboxView, keptBy } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
-import { applyEvent, byId, emptyState, messageStatus, type MailboxState, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
+import { applyEvent, byId, emptyState, idempotencySlot, messageStatus, type MailboxState, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
 import { dueReminder, turnEndDue } from "./reminders.js";
 import { PeerpostError, ioError } from "./errors.js";
 import { HINTS } from "./hints.js";
@@ -481,7 +481,7 @@ export class Mailbox {
     let id: string | undefined;
     let created = false;
     const { view, conflict } = await this.appendDeciding(input.from, (view) => {
-      id = view.state.idempotency[`${input.from}\n${key}`];
+      id = view.state.idempotency[idempotencySlot(input.from, key)];
       if (id !== undefined) return { events: [] };
       const event = this.newMessage(view, input, newId);
       id = event.id;
@@ -736,11 +736,11 @@ export class Mailbox {
 
   /** The sender of message `id`, from the indexes and the live log's few unindexed lines; null when there is no such message. */
   private senderOf(id: string): string | null {
-    const indexed = this.index.message(id) ?? (committedArchiveBytes(this.compaction) > 0 ? this.archiveIndex.message(id) : undefined);
+    // An index whose log is gone or replaced answers nothing (its meta no longer matches).
+    const indexed = this.index.message(id) ?? this.archiveIndex.message(id);
     if (indexed) return indexed.s[1] ?? null;
     let sender: string | null = null;
-    const size = this.log.identity()?.size ?? 0;
-    this.log.scan(size - this.index.lag(), (entry) => {
+    this.log.scan(this.index.covered() ?? 0, (entry) => {
       if (entry.record.type === "msg" && entry.record.id === id) sender ??= entry.record.from;
     });
     return sender;
@@ -782,10 +782,10 @@ export class Mailbox {
     const keys = new Set<string>();
     for (const message of Object.values(matched)) {
       if (message.inReplyTo !== undefined && !matched[message.inReplyTo]) requests.add(message.inReplyTo);
-      if (message.idempotencyKey !== undefined) keys.add(`${message.from}\n${message.idempotencyKey}`);
+      if (message.idempotencyKey !== undefined) keys.add(idempotencySlot(message.from, message.idempotencyKey));
     }
     if (requests.size === 0 && keys.size === 0) return Object.values(matched).sort(byId);
-    const settled = this.foldEverything((message) => keep(message) || requests.has(message.id) || (message.idempotencyKey !== undefined && keys.has(`${message.from}\n${message.idempotencyKey}`)));
+    const settled = this.foldEverything((message) => keep(message) || requests.has(message.id) || (message.idempotencyKey !== undefined && keys.has(idempotencySlot(message.from, message.idempotencyKey))));
     return Object.values(settled.messages).filter((message) => matched[message.id] !== undefined).sort(byId);
   }
 

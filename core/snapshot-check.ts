@@ -4,6 +4,7 @@
 // snapshot on every prompt and must not pay for building schemas. Returns the first problem found.
 import { ADDRESS_PATTERN, ID_PATTERN } from "./address.js";
 import { ANTICIPATIONS, RESOLUTIONS, ULID_PATTERN } from "./schemas.js";
+import { idempotencySlot } from "./fold.js";
 
 /** A problem relative to the value checked: "is not a string", or ".field is missing" / ".field is not …". */
 type Check = (value: unknown) => string | undefined;
@@ -147,7 +148,7 @@ export function snapshotProblem(value: unknown, { logPath, scope, version }: Sna
   }
   for (const [key, id] of Object.entries(snapshot.state.idempotency)) {
     const message = typeof id === "string" ? (snapshot.state.messages[id] as { from: string; idempotencyKey?: string } | undefined) : undefined;
-    if (!message || key !== `${message.from}\n${message.idempotencyKey}`) return `snapshot.state.idempotency names a message it does not hold`;
+    if (!message || message.idempotencyKey === undefined || key !== idempotencySlot(message.from, message.idempotencyKey)) return `snapshot.state.idempotency names a message it does not hold`;
   }
   if (snapshot.corrupt.count < snapshot.corrupt.recent.length || snapshot.corrupt.recent.some((line) => line.offset >= end)) return "snapshot.corrupt does not match its position";
   return undefined;

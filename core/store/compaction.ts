@@ -13,7 +13,7 @@ import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, readFi
 import { dirname } from "node:path";
 import { writeAll, type JsonlLog } from "../log.js";
 import type { MailboxEvent } from "../schemas.js";
-import { applyEvent, emptyState, type MessageState } from "../fold.js";
+import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../fold.js";
 import { FILE_MODE } from "../state-dir.js";
 import { PeerpostError, ioError } from "../errors.js";
 import { readStateFile } from "../trust.js";
@@ -284,7 +284,7 @@ class MovingMessages {
     if (event.type === "msg" && event.idempotencyKey !== undefined) {
       // A send that repeated a key lost in log order (fold.ts) and is no message: it goes where the first goes,
       // or a live log without the first would fold it as mail.
-      const first = this.state.idempotency[`${event.from}\n${event.idempotencyKey}`];
+      const first = this.state.idempotency[idempotencySlot(event.from, event.idempotencyKey)];
       if (first !== undefined && first !== event.id) return void this.dropped.set(event.id, first);
     }
     const retired = this.retired.get(event.id);
