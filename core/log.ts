@@ -43,6 +43,8 @@ export interface ScanLimits {
   /** Stop before the line that starts at or after this offset. */
   until?: number;
   chunkBytes?: number;
+  /** Lines it returns false for are passed over unparsed: neither visited nor reported corrupt (the reader knows they cannot concern it). */
+  wanted?: (line: Buffer) => boolean;
 }
 
 export interface LogOptions {
@@ -520,6 +522,7 @@ export class JsonlLog<T> {
     const chunk = Buffer.allocUnsafe(Math.max(4096, Math.min(limits.chunkBytes ?? CHUNK_BYTES, available + 1)));
     const maxLines = limits.maxLines ?? Infinity;
     const until = limits.until ?? Infinity;
+    const wanted = limits.wanted;
     let lines = 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -558,7 +561,7 @@ export class JsonlLog<T> {
           skipping = false;
         } else {
           const line = pending.length === 0 ? data.subarray(index, newline) : Buffer.concat([...pending, data.subarray(index, newline)]);
-          this.parseLine(line, lineOffset, visit, result);
+          if (!wanted || wanted(line)) this.parseLine(line, lineOffset, visit, result);
         }
         pending = [];
         pendingBytes = 0;

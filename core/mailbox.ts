@@ -6,13 +6,13 @@
 import { idFactory } from "./ids.js";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { JsonlLog, type LogOptions } from "./log.js";
+import { JsonlLog, type CorruptLine, type LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
 import type { AppendItem } from "./store/types.js";
 import { EVERY_SCOPE, ScopeIndex } from "./store/scope-index.js";
 import { compactLog, compactionPaths, committedArchiveBytes, finishRenamedCompaction, readSwap, type CompactionFault, type CompactionPaths, type CompactionResult } from "./store/compaction.js";
-import { FAR_BEHIND_BYTES, MailboxView, keptBy } from "./view.js";
+import { FAR_BEHIND_BYTES, MailboxView, RECENT_CORRUPT, keptBy } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
@@ -301,6 +301,23 @@ export class Mailbox {
   indexLag(): { lagBytes: number; farBehind: boolean } {
     const lagBytes = this.index.lag();
     return { lagBytes, farBehind: lagBytes > FAR_BEHIND_BYTES };
+  }
+
+  /**
+   * The live log's corrupt lines and whether it ends in a torn line. Scoped views pass over others' lines
+   * unparsed, so this asks the index (which parses every line it covers) and reads only the rest.
+   */
+  corruptLines(): { count: number; recent: CorruptLine[]; tornTail: boolean } {
+    this.extendIndex(0);
+    let seen: ReturnType<ScopeIndex<MailboxEvent>["corruptSeen"]>;
+    try {
+      seen = this.index.corruptSeen();
+    } catch {
+      seen = undefined;
+    }
+    const rest = this.log.scan(seen?.covered ?? 0, () => undefined);
+    const earlier = seen?.corrupt ?? { count: 0, recent: [] };
+    return { count: earlier.count + rest.corrupt.length, recent: [...earlier.recent, ...rest.corrupt].slice(-RECENT_CORRUPT), tornTail: rest.tornTail };
   }
 
   /** Indexes all the log and the archive the indexes do not cover, however much: the one step that may read all of them. */

@@ -6,6 +6,7 @@ import type { MailboxEvent, MsgEvent } from "./schemas.js";
 import { applyEvent, emptyState, type MailboxState, type MessageState } from "./fold.js";
 import { loadSnapshot, saveSnapshot, tailFingerprint, SNAPSHOT_VERSION, type Snapshot } from "./cache.js";
 import type { ScopeIndex } from "./store/scope-index.js";
+import { scopeLineTest } from "./scope-lines.js";
 
 /** Corrupt lines seen so far: a total, and the most recent few with their offsets. */
 export interface CorruptSummary {
@@ -13,7 +14,8 @@ export interface CorruptSummary {
   recent: CorruptLine[];
 }
 
-const RECENT_CORRUPT = 20;
+/** How many of the latest corrupt lines a summary keeps with their offsets. */
+export const RECENT_CORRUPT = 20;
 
 /**
  * How much of the log a reader reads on its way before the per-address index is the cheaper start (a
@@ -50,6 +52,7 @@ export class MailboxView {
     /** Lets a view without a snapshot read only its scope's lines (a new session: O(own mail)). */
     private readonly index?: ScopeIndex<MailboxEvent> | undefined,
   ) {
+    this.mayConcern = scope === undefined ? undefined : scopeLineTest(scope, (id) => this.state.messages[id] !== undefined);
     this.loadFromSnapshot();
     const behind = this.cacheState === "loaded" && this.snapshotFarBehindIndex();
     if (behind) {
@@ -75,6 +78,9 @@ export class MailboxView {
       return false;
     }
   }
+
+  /** For a scoped view: whether a line may change its fold (others' mail is passed over unparsed). */
+  private readonly mayConcern: ((line: Buffer) => boolean) | undefined;
 
   keeps(message: MsgEvent): boolean {
     return keptBy(this.scope, message);
@@ -142,7 +148,10 @@ export class MailboxView {
     return this.logIdentity && `${this.logIdentity.dev}:${this.logIdentity.ino}`;
   }
 
-  /** Folds the events appended since the last refresh. Returns how many lines were read. */
+  /**
+   * Folds the events appended since the last refresh; a scoped view passes over lines that cannot concern
+   * it, and reports only the corrupt lines among those it parsed. Returns how many lines were read.
+   */
   refresh(): number {
     const identity = this.log.identity();
     if (!identity) {
@@ -163,11 +172,13 @@ export class MailboxView {
       return 0;
     }
     let lines = 0;
+    const mayConcern = this.mayConcern;
+    const wanted = mayConcern && ((line: Buffer) => mayConcern(line) || (lines++, false));
     const result = this.log.scan(this.offset, (entry) => {
       lines++;
       applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message));
       if (this.asking) this.track(entry.record.id);
-    }, {}, identity);
+    }, wanted ? { wanted } : {}, identity);
     lines += result.corrupt.length;
     if (result.corrupt.length > 0) {
       this.corrupt.count += result.corrupt.length;

@@ -185,12 +185,21 @@ test("readAt reads one record at an offset without scanning the rest", async (t)
   assert.equal(log.readAt(entries[1]!.offset + 1), undefined, "an offset inside a line is not a record");
 });
 
-test("a corrupt mailbox line does not hide other messages from the inbox, and the view counts it", async (t) => {
+test("a corrupt mailbox line does not hide other messages from the inbox, and the mailbox counts it", async (t) => {
   const { peerpost, reopen } = tempPeerpost(t);
   await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "before" });
   appendFileSync(peerpost.mailbox.log.path, "garbage line\n");
   await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "after" });
   const store = reopen();
   assert.deepEqual(store.mailbox.inbox("codex:b").map((entry) => entry.body), ["before", "after"]);
-  assert.equal(store.mailbox.view("codex:b").corrupt.count, 1);
+  const corrupt = store.mailbox.corruptLines();
+  assert.equal(corrupt.count, 1);
+  assert.equal(corrupt.recent[0]?.reason, "not valid JSON");
+  // The index counts what it covers (it parses every line), and later lines too.
+  assert.ok(store.mailbox.indexAll()! > 0);
+  appendFileSync(peerpost.mailbox.log.path, '{"v":1,"type":"read"}\n');
+  const both = store.mailbox.corruptLines();
+  assert.equal(both.count, 2);
+  assert.equal(both.recent[0]?.reason, "not valid JSON");
+  assert.match(both.recent[1]?.reason ?? "", /^not a valid record/);
 });

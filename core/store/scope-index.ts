@@ -112,6 +112,12 @@ export class ScopeIndex<T> {
     return this.meta()?.covered;
   }
 
+  /** How far into the log the index reaches and the corrupt lines it met before that, or undefined when there is no valid index. */
+  corruptSeen(): { covered: number; corrupt: IndexedScope["corrupt"] } | undefined {
+    const meta = this.meta();
+    return meta && { covered: meta.covered, corrupt: meta.corrupt };
+  }
+
   /** Bytes of the log the index does not cover yet (all of it when there is no valid index). */
   lag(): number {
     const size = this.log.identity()?.size ?? 0;

@@ -28,7 +28,7 @@ export const healthTool = defineTool({
     const { peerpost } = context;
     const identity = context.maybeIdentity();
     const view = identity ? peerpost.mailbox.view(identity.address) : undefined;
-    const state = inspectState(peerpost, view ? { count: view.corrupt.count, recent: view.corrupt.recent, tornTail: view.tornTail } : undefined);
+    const state = inspectState(peerpost, peerpost.mailbox.corruptLines());
     const warnings = [];
     if (!state.stateDir.private) warnings.push({ code: "state_dir_not_private", message: `The state dir's mode is ${state.stateDir.mode}, not 0700.` });
     const store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
