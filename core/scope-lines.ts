@@ -15,13 +15,20 @@ const ROLE = Buffer.from('"role');
 const VIA = Buffer.from('"via"');
 const MSG = Buffer.from('"msg"');
 const ID_KEY = Buffer.from('"id"');
-const UNICODE_ESCAPE = Buffer.from("\\u");
-const SLASH_ESCAPE = Buffer.from("\\/");
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 const COLON = 0x3a;
+const LETTER_U = 0x75;
+const SLASH = 0x2f;
 
 function isJsonSpace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a;
+}
+
+function startsAt(line: Buffer, at: number, token: Buffer): boolean {
+  if (at + token.length > line.length) return false;
+  for (let index = 1; index < token.length; index++) if (line[at + index] !== token[index]) return false;
+  return true;
 }
 
 /** The string value of the key that ends at `at` (just past its closing quote), or undefined when it has none. */
@@ -39,16 +46,30 @@ function stringValueAfter(line: Buffer, at: number): string | undefined {
 /**
  * A test for whether a line may change the fold of `scope`'s view; `holds` says whether the view holds a
  * message, asked when the test runs (a line about a message the view took in lines earlier is kept).
+ * One pass over the bytes, looking at what follows each quote that is not escaped: a fraction of a parse.
  */
 export function scopeLineTest(scope: string, holds: (id: string) => boolean): (line: Buffer) => boolean {
   const address = Buffer.from(JSON.stringify(scope));
   return (line) => {
-    if (line.includes(address) || line.includes(ROLE) || line.includes(UNICODE_ESCAPE) || line.includes(SLASH_ESCAPE)) return true;
-    if (line.includes(VIA) && line.includes(MSG)) return true;
-    for (let at = line.indexOf(ID_KEY); at >= 0; at = line.indexOf(ID_KEY, at + ID_KEY.length)) {
-      const id = stringValueAfter(line, at + ID_KEY.length);
-      if (id !== undefined && holds(id)) return true;
+    let via = false;
+    let msg = false;
+    for (let index = 0; index < line.length; index++) {
+      const byte = line[index];
+      if (byte === BACKSLASH) {
+        const escaped = line[index + 1];
+        if (escaped === LETTER_U || escaped === SLASH) return true;
+        // Whatever it escapes (a quote too) is inside a string: no token starts there.
+        index++;
+        continue;
+      }
+      if (byte !== QUOTE) continue;
+      if (startsAt(line, index, address) || startsAt(line, index, ROLE)) return true;
+      if (startsAt(line, index, ID_KEY)) {
+        const id = stringValueAfter(line, index + ID_KEY.length);
+        if (id !== undefined && holds(id)) return true;
+      } else if (startsAt(line, index, VIA)) via = true;
+      else if (startsAt(line, index, MSG)) msg = true;
     }
-    return false;
+    return via && msg;
   };
 }

@@ -114,5 +114,6 @@ test("the line test looks at the tokens a fold acts on, not at text that only qu
   assert.equal(mayConcern(line(`{"type":"msg","from":"codex:b","to":"grok:d","via":"copilot:c"}`)), true, "a message with a via");
   assert.equal(mayConcern(line(`{"type":"role","role":"x","by":"codex:b"}`)), true);
   assert.equal(mayConcern(line(`{"type":"msg","from":"codex:b","to":"\\u0063laude:a"}`)), true);
+  assert.equal(mayConcern(line(`{"type":"msg","body":"ends in a backslash\\\\","to":"claude:a"}`)), true, "an escaped backslash does not hide the quote after it");
   assert.equal(mayConcern(line(`{"type":"msg","from":"codex:b","to":"claude:a\\/"}`)), true);
 });
