@@ -28,9 +28,26 @@ export function onCleanup(t: TestContext, step: () => unknown): void {
 
 export function tempDir(t: TestContext, prefix = "peerpost-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  // Retried: a detached process the test started (a wake runner) may still be writing its last file.
-  onCleanup(t, () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }));
+  onCleanup(t, () => removeTree(dir));
   return dir;
+}
+
+/**
+ * Removes a temp tree, listing it again on each try: a detached process the test started (a wake runner
+ * checking for more mail after its run) may still create a file in it. rmSync's own retries only retry
+ * the last rmdir, so one file created after its listing fails every one of them.
+ */
+async function removeTree(dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (attempt === 50 || (code !== "ENOTEMPTY" && code !== "EBUSY")) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }
 
 export interface TestPeerpost {
