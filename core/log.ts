@@ -43,7 +43,7 @@ export interface ScanLimits {
   /** Stop before the line that starts at or after this offset. */
   until?: number;
   chunkBytes?: number;
-  /** Lines it returns false for are passed over unparsed: neither visited nor reported corrupt (the reader knows they cannot concern it). */
+  /** Lines it returns false for are passed over unparsed, neither visited nor checked (the reader knows they cannot concern it); a line too long to be a record is still reported. */
   wanted?: (line: Buffer) => boolean;
 }
 

@@ -309,15 +309,23 @@ export class Mailbox {
    */
   corruptLines(): { count: number; recent: CorruptLine[]; tornTail: boolean } {
     this.extendIndex(0);
-    let seen: ReturnType<ScopeIndex<MailboxEvent>["corruptSeen"]>;
+    // Held open, so a compaction that swaps another file in meanwhile cannot pair the index's count with the wrong file.
+    const file = this.log.pin();
+    if (!file) return { count: 0, recent: [], tornTail: false };
     try {
-      seen = this.index.corruptSeen();
-    } catch {
-      seen = undefined;
+      let seen: ReturnType<ScopeIndex<MailboxEvent>["corruptSeen"]>;
+      try {
+        seen = this.index.corruptSeen();
+      } catch {
+        seen = undefined;
+      }
+      if (seen && (seen.dev !== file.dev || seen.ino !== file.ino)) seen = undefined;
+      const rest = file.scan(seen?.covered ?? 0, () => undefined);
+      const earlier = seen?.corrupt ?? { count: 0, recent: [] };
+      return { count: earlier.count + rest.corrupt.length, recent: [...earlier.recent, ...rest.corrupt].slice(-RECENT_CORRUPT), tornTail: rest.tornTail };
+    } finally {
+      file.close();
     }
-    const rest = this.log.scan(seen?.covered ?? 0, () => undefined);
-    const earlier = seen?.corrupt ?? { count: 0, recent: [] };
-    return { count: earlier.count + rest.corrupt.length, recent: [...earlier.recent, ...rest.corrupt].slice(-RECENT_CORRUPT), tornTail: rest.tornTail };
   }
 
   /** Indexes all the log and the archive the indexes do not cover, however much: the one step that may read all of them. */

@@ -32,6 +32,10 @@ export function keptBy(scope: string | undefined, message: MsgEvent): boolean {
 export class MailboxView {
   state: MailboxState = emptyState();
   offset = 0;
+  /**
+   * Corrupt lines this view met: all of those before the index's end when it started from the index, then
+   * those it parsed (a scoped view passes over others' lines unchecked). `Mailbox.corruptLines` counts the log's.
+   */
   corrupt: CorruptSummary = { count: 0, recent: [] };
   /** Whether the last refresh saw a torn (incomplete) last line. */
   tornTail = false;

@@ -66,7 +66,13 @@ test("a scoped view that passes over others' lines folds exactly what parsing ev
   handWritten(peerpost, `{ "v" : 1 , "type" : "read" , "id" : "${aSent.id}" , "by" : "codex:b" , "at" : "${at}" }`);
   handWritten(peerpost, `{"v":1,"type":"msg","id":"${id(1)}","from":"grok:d","fromVerified":false,"to":"\\u0063laude:a","sentAt":"${at}","anticipation":"reply","conversationId":"${id(1)}","hop":1,"body":"escaped recipient"}`);
   handWritten(peerpost, `{"v":1,"type":"resolved","\\u0069d":"${id(1)}","resolution":"done","by":"claude:a","at":"${at}"}`);
-  handWritten(peerpost, `{"body":"via a non-role address","hop":1,"conversationId":"${id(2)}","anticipation":"fyi","sentAt":"${at}","via":"copilot:c","to":"grok:d","fromVerified":true,"from":"codex:b","id":"${id(2)}","type":"msg","v":1}`);
+  handWritten(peerpost, `{"body":"via a non-role address","hop":1,"conversationId":"${id(2)}","anticipation":"fyi","sentAt":"${at}","via" : "copilot:c","to":"grok:d","fromVerified":true,"from":"codex:b","id":"${id(2)}","v":1,"type" : "msg" }`);
+  // A key given twice: JSON.parse keeps the last, so every "id" in a line counts.
+  handWritten(peerpost, `{"v":1,"type":"noticed","id":"${id(8)}","via":"hand","at":"${at}","id":"${aSent.id}"}`);
+  // A second resolution loses in log order, and the reply it carried is dropped from every view holding the request.
+  const resolvedRequest = Object.values(known.messages).find((message) => message.from === "claude:a" && message.to === "codex:b" && message.resolved)!;
+  handWritten(peerpost, `{"v":1,"type":"msg","id":"${id(3)}","from":"codex:b","fromVerified":true,"to":"claude:a","sentAt":"${at}","anticipation":"fyi","conversationId":"${resolvedRequest.conversationId}","hop":2,"body":"a late answer","inReplyTo":"${resolvedRequest.id}"}`);
+  handWritten(peerpost, `{"v":1,"type":"resolved","id":"${resolvedRequest.id}","resolution":"reply","replyId":"${id(3)}","by":"codex:b","at":"${at}"}`);
   handWritten(peerpost, `{"v":1,"type":"noticed","id":"${id(2)}","via":"stop-hook","at":"${at}"}`);
   handWritten(peerpost, "not json, and no token at all");
   handWritten(peerpost, `{"v":1,"type":"read","id":"${aSent.id}","by":"codex:b"}`);
@@ -80,11 +86,15 @@ test("a scoped view that passes over others' lines folds exactly what parsing ev
     const fresh = new MailboxView(reopened.mailbox.log, scope, undefined);
     fresh.refresh();
     assert.deepEqual(fresh.state, expected, `${scope}, folded at once`);
+    // Through the mailbox: started from the per-address index, then the lines after it.
+    assert.deepEqual(reopened.mailbox.view(scope).state, expected, `${scope}, through the index`);
   }
   const a = reference(reopened, "claude:a");
   assert.ok(a.messages[id(1)]?.resolved, "the escaped recipient's message and its escaped resolution");
   assert.equal(a.messages[aSent.id]?.read?.by, "codex:b", "the read spelled with whitespace");
   assert.ok(reference(reopened, "claude:never-seen").messages[id(2)]?.noticed, "mail with a via is in every view, with its events");
+  assert.equal(a.messages[aSent.id]?.noticed?.via, "hand", "the second of two ids");
+  assert.equal(a.messages[id(3)], undefined, "the reply of the losing resolution");
 
   // Lines that cannot concern a scope are not even checked: a scoped view reports only the corrupt lines
   // it parsed (the mailbox's count comes from the index, which parses them all).

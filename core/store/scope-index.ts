@@ -112,10 +112,10 @@ export class ScopeIndex<T> {
     return this.meta()?.covered;
   }
 
-  /** How far into the log the index reaches and the corrupt lines it met before that, or undefined when there is no valid index. */
-  corruptSeen(): { covered: number; corrupt: IndexedScope["corrupt"] } | undefined {
+  /** The log file the index describes, how far into it the index reaches and the corrupt lines it met before that; undefined when there is no valid index. */
+  corruptSeen(): { dev: number; ino: number; covered: number; corrupt: IndexedScope["corrupt"] } | undefined {
     const meta = this.meta();
-    return meta && { covered: meta.covered, corrupt: meta.corrupt };
+    return meta && { dev: meta.dev, ino: meta.ino, covered: meta.covered, corrupt: meta.corrupt };
   }
 
   /** Bytes of the log the index does not cover yet (all of it when there is no valid index). */
