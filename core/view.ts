@@ -47,6 +47,8 @@ export class MailboxView {
   fromIndex = false;
   /** Why the snapshot on disk was not trusted (the view was rebuilt from the log instead). */
   cacheProblem: string | undefined;
+  /** For a scoped view: whether a line may change its fold (others' mail is passed over unparsed). */
+  private readonly mayConcern: ((line: Buffer) => boolean) | undefined;
 
   constructor(
     private readonly log: JsonlLog<MailboxEvent>,
@@ -82,9 +84,6 @@ export class MailboxView {
       return false;
     }
   }
-
-  /** For a scoped view: whether a line may change its fold (others' mail is passed over unparsed). */
-  private readonly mayConcern: ((line: Buffer) => boolean) | undefined;
 
   keeps(message: MsgEvent): boolean {
     return keptBy(this.scope, message);
@@ -177,7 +176,14 @@ export class MailboxView {
     }
     let lines = 0;
     const mayConcern = this.mayConcern;
-    const wanted = mayConcern && ((line: Buffer) => mayConcern(line) || (lines++, false));
+    const wanted =
+      mayConcern &&
+      ((line: Buffer) => {
+        if (mayConcern(line)) return true;
+        // Read, and passed over.
+        lines++;
+        return false;
+      });
     const result = this.log.scan(this.offset, (entry) => {
       lines++;
       applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message));
