@@ -3,6 +3,7 @@
 // run in interleaved rounds: each round measures the loop just before its sends and its SQLite commits,
 // and a row reports its median round (every round's ratio is printed beside it). Then, one round each,
 // what bounds any group commit here, against the same kind of loop.
+import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -29,6 +30,21 @@ function hasSqlite() {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Appends/s of 8 clients through one writer process for the machine (socket-writer.mjs), started for this row alone. */
+async function throughSocketWriter(dir, rate) {
+  const socketPath = join(dir, `writer-${process.hrtime.bigint()}.sock`);
+  const writer = spawn(process.execPath, [fileURLToPath(new URL("./socket-writer.mjs", import.meta.url)), `${socketPath}.jsonl`, socketPath], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    await new Promise((resolve, reject) => {
+      writer.stdout.on("data", (chunk) => String(chunk).includes("listening") && resolve());
+      writer.once("exit", (code) => reject(new Error(`the socket writer exited ${code} before listening`)));
+    });
+    return await rate("socket-client", () => [socketPath]);
+  } finally {
+    writer.kill("SIGTERM");
   }
 }
 
@@ -65,11 +81,12 @@ export async function benchGroupCommit({ root, work, report }) {
     console.error("  better-sqlite3 is not installed (a dev dependency); SQLite rows skipped");
   }
 
-  console.error(`\nwhat bounds a group commit here, one round each against a raw loop measured just before: new processes' first ${PER_WRITER} sends (one warm-up send); ${WRITERS} node processes that only append and fsync (no peerpost); the same with a group commit in user space (one process at a time fsyncs for all, the others wait for the synced mark); the sends with each fsync replaced by a 50 µs wait for the ack (PEERPOST_FAULT=wait-instead-of-fsync: a group commit whose fsync cost nothing); and with no fsync and no wait (PEERPOST_FAULT=skip-fsync)`);
+  console.error(`\nwhat bounds a group commit here, one round each against a raw loop measured just before: new processes' first ${PER_WRITER} sends (one warm-up send); ${WRITERS} node processes that only append and fsync (no peerpost); the same with a group commit in user space (one process at a time fsyncs for all, the others wait for the synced mark); one writer process for the machine that batches 8 clients' lines from a Unix socket (a write and an fsync a batch, then the acks); the sends with each fsync replaced by a 50 µs wait for the ack (PEERPOST_FAULT=wait-instead-of-fsync: a group commit whose fsync cost nothing); and with no fsync and no wait (PEERPOST_FAULT=skip-fsync)`);
   const bounds = [
     ["durable sends/s, new processes (8)", () => sends({}, 1), "(the same sends before the JIT has warmed up)"],
     ["append+fsync/s, no peerpost (8 processes)", () => rate("append", (target) => [target]), "(what the kernel's own fsync batching gives 8 processes)"],
     ["append+leader fsync/s, no peerpost (8 processes)", () => rate("leader", (target) => [target]), "(the kernel's batching beats a leader in user space here)"],
+    ["appends through one writer/s, no peerpost (8 clients)", () => throughSocketWriter(dir, rate), "(one process for the machine batches the lines it gets over a Unix socket: one write and fsync a batch)"],
     ["sends/s, fsync a 50 µs wait (8 processes)", () => sends({ env: { ...process.env, PEERPOST_FAULT: "wait-instead-of-fsync" } }), "(a group commit with free fsyncs)"],
     ["sends/s with no fsync (8 processes)", () => sends({ env: { ...process.env, PEERPOST_FAULT: "skip-fsync" } }), "(no fsync, no wait)"],
   ];
