@@ -88,16 +88,16 @@ function messageFrom(event: MsgEvent, offset: number): MessageState {
   return state;
 }
 
-/**
- * Applies one event. `keep` decides which messages this state tracks; events about untracked messages
- * are ignored. The first event of each kind wins in log order: a repeated `delivered`, `read` or `resolved`
- * changes nothing, and the reply a losing `resolved` carried is dropped with it.
- */
 /** The key of `state.idempotency`: a key is one sender's, so the same key from two senders names two messages. */
 export function idempotencySlot(from: string, key: string): string {
   return `${from}\n${key}`;
 }
 
+/**
+ * Applies one event. `keep` decides which messages this state tracks; events about untracked messages
+ * are ignored. The first event of each kind wins in log order: a repeated `delivered`, `read` or `resolved`
+ * changes nothing, and the reply a losing `resolved` carried is dropped with it.
+ */
 export function applyEvent(state: MailboxState, event: MailboxEvent, offset: number, keep: (message: MsgEvent) => boolean): void {
   if (event.type === "role") return applyRole(state, event, offset);
   if (event.type === "msg") {

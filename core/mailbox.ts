@@ -833,5 +833,4 @@ export class Mailbox {
     });
     return conflict ? undefined : n;
   }
-
 }
