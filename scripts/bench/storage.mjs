@@ -87,9 +87,14 @@ const MCP_ROUNDS = 3;
 const MCP_ROUND_CALLS = 300;
 
 export async function benchMcpSends({ root, work, report }) {
-  console.error(`\n8 MCP servers (dist/cli.mjs serve), each called by its own client, all at once: \`message\` sends vs calls refused for their arguments (the protocol's ceiling), with the 8 servers' CPU per call (user+system, from /proc). First the fresh servers' first ${MCP_COLD_CALLS} calls of each kind; then, after ${MCP_WARM_UPS} more of each, ${MCP_ROUNDS} interleaved rounds of ${MCP_ROUND_CALLS} (median round reported)`);
-  const stateDir = join(work, "mcp");
-  const { clients, pids } = await connectServers(root, stateDir, 8, { ...process.env, HOME: work });
+  console.error(`\n8 MCP servers (dist/cli.mjs serve), each called by its own client, all at once: \`message\` sends vs calls refused for their arguments (the protocol's ceiling), with the 8 servers' CPU per call (user+system, from /proc). First the fresh servers' first ${MCP_COLD_CALLS} calls of each kind; then, after ${MCP_WARM_UPS} more of each, ${MCP_ROUNDS} interleaved rounds of ${MCP_ROUND_CALLS} (median round reported). Then the same rounds on 8 new servers that skip every fsync (PEERPOST_FAULT=skip-fsync): what sends reach through MCP if durability cost nothing`);
+  await measureMcpServers({ root, stateDir: join(work, "mcp"), env: { ...process.env, HOME: work }, report, label: "", fresh: true, note: "target ≥ 0.6×" });
+  await measureMcpServers({ root, stateDir: join(work, "mcp-no-fsync"), env: { ...process.env, HOME: work, PEERPOST_FAULT: "skip-fsync" }, report, label: ", no fsync", fresh: false, note: "bound: durability free" });
+}
+
+/** Rows for 8 servers on `stateDir`: sends against refused calls, and the servers' CPU per call in each. */
+async function measureMcpServers({ root, stateDir, env, report, label, fresh, note }) {
+  const { clients, pids } = await connectServers(root, stateDir, 8, env);
   /** Calls/s of `call`, and the servers' CPU µs per call meanwhile. */
   const measure = async (perClient, call) => {
     const before = cpuMicroseconds(pids);
@@ -104,10 +109,9 @@ export async function benchMcpSends({ root, work, report }) {
     const result = await client.callTool({ name: "message", arguments: { to: `claude:server-${(i + 1) % 8}`, message: `bench ${i}/${n}` } });
     if (result.isError) throw new Error(`send failed: ${JSON.stringify(result.structuredContent)}`);
   };
-  /** The rows of one pair of phases: sends against refused calls, then the servers' CPU per call in each. */
-  const reportPair = (label, refused, sends, note) => {
-    report(`MCP sends/s (8 servers${label})`, sends.rate, "refused calls/s", refused.rate, note);
-    report(`MCP server CPU µs per send${label}`, sends.cpu, "per refused call", refused.cpu, "(where a send's time goes)");
+  const reportPair = (phase, refused, sends, pairNote) => {
+    report(`MCP sends/s (8 servers${label}, ${phase})`, sends.rate, "refused calls/s", refused.rate, pairNote);
+    report(`MCP server CPU µs per send${label}, ${phase}`, sends.cpu, "per refused call", refused.cpu, "(where a send's time goes)");
   };
   try {
     // The recipient must be known: one server registers it by its first call.
@@ -115,7 +119,7 @@ export async function benchMcpSends({ root, work, report }) {
     for (const client of clients) await client.callTool({ name: "health", arguments: {} });
     const coldRefused = await measure(MCP_COLD_CALLS, refuse);
     const coldSends = await measure(MCP_COLD_CALLS, send);
-    reportPair(", fresh", coldRefused, coldSends, `(each server's first ${MCP_COLD_CALLS} calls of each kind)`);
+    if (fresh) reportPair("fresh", coldRefused, coldSends, `(each server's first ${MCP_COLD_CALLS} calls of each kind)`);
     await measure(MCP_WARM_UPS, refuse);
     await measure(MCP_WARM_UPS, send);
     const rounds = [];
@@ -125,7 +129,7 @@ export async function benchMcpSends({ root, work, report }) {
       rounds.push({ refused: refused.rate, sends: sends.rate, refusedCpu: refused.cpu, sendsCpu: sends.cpu });
     }
     const { round, spread } = medianRound(rounds, "sends", "refused");
-    reportPair(", warmed", { rate: round.refused, cpu: round.refusedCpu }, { rate: round.sends, cpu: round.sendsCpu }, `(target ≥ 0.6×; rounds ${spread})`);
+    reportPair("warmed", { rate: round.refused, cpu: round.refusedCpu }, { rate: round.sends, cpu: round.sendsCpu }, `(${note}; rounds ${spread})`);
   } finally {
     await Promise.all(clients.map((client) => client.close()));
   }
