@@ -20,5 +20,5 @@ export async function nameSession(peerpost: Peerpost, address: string, name: str
     throw new PeerpostError("invalid_arguments", `Only sessions take names; ${address} is a ${kind === "role" ? "role" : "person"}.`, { details: { field: "address", value: address }, hint: "Give a session's address, as `peerpost agents --all` lists it." });
   const { entry } = peerpost.sessions.resolveRecipient(address);
   await peerpost.sessions.register({ host: entry.host, address: entry.address, sessionId: entry.sessionId, source: "cli", name });
-  return peerpost.sessions.all().find((session) => session.address === address)!;
+  return peerpost.sessions.get(address)!;
 }

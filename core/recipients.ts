@@ -26,7 +26,7 @@ export async function resolveRecipient(peerpost: Peerpost, to: string): Promise<
     const held = roleState(peerpost).roles[address.id];
     if (held) {
       if (held.holder === undefined) return { address: to, via: to, alive: false };
-      const entry = peerpost.sessions.all().find((session) => session.address === held.holder);
+      const entry = peerpost.sessions.get(held.holder);
       return entry ? { address: held.holder, via: to, entry, alive: entry.alive } : { address: held.holder, via: to, alive: false };
     }
   }

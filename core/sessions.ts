@@ -46,6 +46,15 @@ export interface SessionClaim {
   at: string;
 }
 
+/** Sort order of ISO times, latest first. */
+function latestFirst(a: string, b: string): number {
+  return a < b ? 1 : a > b ? -1 : 0;
+}
+
+function byLastSeen(a: SessionEntry, b: SessionEntry): number {
+  return latestFirst(a.lastSeen, b.lastSeen);
+}
+
 export class Sessions {
   readonly store: LocalStore<SessionRecord>;
 
@@ -79,7 +88,7 @@ export class Sessions {
   /** The running host process that holds this session, when it is not the registering one. */
   private ownerElsewhere(input: SessionInput): number | undefined {
     if (input.hostPid === undefined) return undefined;
-    const owner = this.all().find((entry) => entry.address === input.address);
+    const owner = this.get(input.address);
     // `alive` guards against a reused pid with the host's start time.
     return owner?.hostPid !== undefined && owner.hostPid !== input.hostPid && owner.alive ? owner.hostPid : undefined;
   }
@@ -89,20 +98,27 @@ export class Sessions {
 
   /** Every session ever registered, latest record per address, most recently seen first. */
   all(): SessionEntry[] {
-    const entries = [...this.fold().values()].map((entry) => ({ ...entry }));
-    const here = this.machine();
-    for (const entry of entries) {
-      entry.local = entry.machine === undefined || entry.machine === here;
-      // Judged when first asked (it reads /proc): most calls look at one entry. A pid names a process only on its own machine.
-      let alive: boolean | undefined;
-      Object.defineProperty(entry, "alive", {
-        enumerable: true,
-        configurable: true,
-        get: () => (alive ??= entry.local && entry.hostPid !== undefined && isSameProcess(entry.hostPid, entry.hostStart)),
-        set: (value: boolean) => (alive = value),
-      });
-    }
-    return entries.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
+    return [...this.fold().values()].map((entry) => this.view(entry)).sort(byLastSeen);
+  }
+
+  /** One session's entry: a send or a registration looks up one address, not the whole registry (which only grows). */
+  get(address: string): SessionEntry | undefined {
+    const entry = this.fold().get(address);
+    return entry && this.view(entry);
+  }
+
+  /** A copy of a folded entry for callers, with `local` and `alive` judged for this machine. */
+  private view(folded: SessionEntry): SessionEntry {
+    const entry = { ...folded, local: folded.machine === undefined || folded.machine === this.machine() };
+    // Judged when first asked (it reads /proc): most calls look at one entry. A pid names a process only on its own machine.
+    let alive: boolean | undefined;
+    Object.defineProperty(entry, "alive", {
+      enumerable: true,
+      configurable: true,
+      get: () => (alive ??= entry.local && entry.hostPid !== undefined && isSameProcess(entry.hostPid, entry.hostStart)),
+      set: (value: boolean) => (alive = value),
+    });
+    return entry;
   }
 
   /** Folds the records appended since the last call (every tool call asks; the file only grows). */
@@ -159,14 +175,20 @@ export class Sessions {
 
   /** The most recent session registered for a host process on this machine (how a server finds the session its hooks saw). */
   byHostPid(host: SessionHost, hostPid: number): SessionEntry | undefined {
-    return this.all().find((entry) => entry.local && entry.host === host && entry.hostPid === hostPid);
+    const here = this.machine();
+    return this.first((entry) => (entry.machine === undefined || entry.machine === here) && entry.host === host && entry.hostPid === hostPid, byLastSeen);
   }
 
   /** The session a host process most recently claimed from another running host, if any. */
   claimedBy(host: SessionHost, hostPid: number): SessionEntry | undefined {
-    return this.all()
-      .filter((entry) => entry.host === host && entry.claim?.hostPid === hostPid)
-      .sort((a, b) => (a.claim!.at < b.claim!.at ? 1 : a.claim!.at > b.claim!.at ? -1 : 0))[0];
+    return this.first((entry) => entry.host === host && entry.claim?.hostPid === hostPid, (a, b) => latestFirst(a.claim!.at, b.claim!.at) || byLastSeen(a, b));
+  }
+
+  /** Of the entries `matches` accepts, the first in `order` (the first folded on a tie, as a stable sort keeps it): only it is copied. */
+  private first(matches: (entry: SessionEntry) => boolean, order: (a: SessionEntry, b: SessionEntry) => number): SessionEntry | undefined {
+    let best: SessionEntry | undefined;
+    for (const entry of this.fold().values()) if (matches(entry) && (best === undefined || order(entry, best) < 0)) best = entry;
+    return best && this.view(best);
   }
 
   /**
@@ -174,22 +196,21 @@ export class Sessions {
    * offline: mail waits, and `alive` says so); `role:<name>` must name exactly one live session.
    */
   resolveRecipient(to: string, unseen?: () => DiscoveredSession | undefined): { address: string; via?: string; entry: SessionEntry; discovered?: DiscoveredSession } {
-    const sessions = this.all();
     if (!to.startsWith("role:")) {
-      const entry = sessions.find((session) => session.address === to);
+      const entry = this.get(to);
       if (entry) return { address: to, entry };
       // A session its host wrote files for but peerpost has not seen: exact address only, never a guess.
       const found = unseen?.();
       if (found) return { address: to, discovered: found, entry: { address: to, host: found.host, sessionId: found.sessionId, roles: [], local: true, alive: false, source: "discovered", firstSeen: found.lastActivity, lastSeen: found.lastActivity } };
       const [kind, id = ""] = to.split(":");
-      const similar = sessions.filter((session) => session.address.startsWith(`${kind}:`) && (session.sessionId.startsWith(id.slice(0, 6)) || id.startsWith(session.sessionId.slice(0, 6))));
+      const similar = this.all().filter((session) => session.address.startsWith(`${kind}:`) && (session.sessionId.startsWith(id.slice(0, 6)) || id.startsWith(session.sessionId.slice(0, 6))));
       throw new PeerpostError("not_found", `No session ${to} is known to peerpost.`, {
         details: { to, similar: similar.slice(0, 5).map((session) => session.address) },
         hint: HINTS.unknownSession,
       });
     }
     const role = to.slice("role:".length);
-    const holders = sessions.filter((entry) => entry.alive && entry.roles.includes(role));
+    const holders = this.all().filter((entry) => entry.alive && entry.roles.includes(role));
     if (holders.length === 1) return { address: holders[0]!.address, via: to, entry: holders[0]! };
     if (holders.length === 0)
       throw new PeerpostError("not_found", `No live session holds the role ${role}.`, {

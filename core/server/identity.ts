@@ -85,7 +85,7 @@ export class IdentityResolver {
   private async record(identity: Identity, extra: { push?: string }): Promise<boolean> {
     const kind = parseAddress(identity.address).kind as SessionKind;
     const host = this.adapter.sessionHost ?? HOST_OF_KIND[kind];
-    const known = this.peerpost.sessions.all().find((entry) => entry.address === identity.address);
+    const known = this.peerpost.sessions.get(identity.address);
     try {
       await this.peerpost.sessions.register({
         host,

@@ -11,7 +11,7 @@ export function wakeReport(peerpost: Peerpost, address?: string): Record<string,
     settings: { ...peerpost.config.wake, staleMs: peerpost.config.staleMs },
     running: peerpost.wakes.fold().active(now).map((run) => ({ id: run.claim.id, kind: run.claim.kind, address: run.claim.address, since: run.claim.at })),
   };
-  const entry = address === undefined ? undefined : peerpost.sessions.all().find((session) => session.address === address);
+  const entry = address === undefined ? undefined : peerpost.sessions.get(address);
   if (entry) report.self = wakeSetting(switches, entry);
   return report;
 }

@@ -96,7 +96,7 @@ export function startRunner(peerpost: Peerpost, deps: WakeDeps, claimId: string)
  * detached runner); a wake runner that finds more mail after its turn passes itself.
  */
 export async function requestWake(peerpost: Peerpost, address: string, deps: WakeDeps, start: (claimId: string) => void | Promise<void> = (id) => startRunner(peerpost, deps, id)): Promise<WakeDecision> {
-  const entry = peerpost.sessions.all().find((session) => session.address === address);
+  const entry = peerpost.sessions.get(address);
   if (!entry) return { outcome: "unknown" };
   if (!wakeSetting(readSwitches(peerpost.stateDir.path), entry).on) return { outcome: "off" };
   if (entry.alive) return { outcome: "alive" };

@@ -220,7 +220,7 @@ export async function wakeRunMain(peerpost: Peerpost, claimId: string, deps: Wak
     let ended: WakeEnded;
     try {
       if (!waker) throw new Error(`no waker for ${claim.host}`);
-      const entry = peerpost.sessions.all().find((session) => session.address === claim.address);
+      const entry = claim.address === undefined ? undefined : peerpost.sessions.get(claim.address);
       const liveness = claim.kind === "wake" && entry ? sessionLiveness(peerpost, entry, waker) : undefined;
       if (liveness && liveness.state !== "gone") {
         const reason = liveness.state === "alive" ? "the session's host process is running again; it gets its mail by push or its hooks" : `its host may hold it now: ${liveness.why}`;

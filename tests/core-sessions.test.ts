@@ -1,0 +1,85 @@
+// The registry's one-session lookups (get, byHostPid, claimedBy) must pick exactly what a search of the
+// whole sorted registry picks, ties included, while copying only the entry they return.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { openPeerpost } from "../core/peerpost.js";
+import type { SessionEntry } from "../core/sessions.js";
+import type { SessionHost } from "../core/schemas.js";
+import { tempDir } from "./helpers/temp.js";
+
+/** A small deterministic generator (mulberry32): the same registrations on every run. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HOSTS = ["claude-code", "codex"] as const satisfies readonly SessionHost[];
+const KIND = { "claude-code": "claude", codex: "codex" } as const;
+
+/** The entry as callers see it, `alive` included (a getter). */
+const shown = (entry: SessionEntry | undefined) => (entry === undefined ? undefined : JSON.parse(JSON.stringify(entry)));
+
+test("get, byHostPid and claimedBy pick what a search of the whole sorted registry picks, ties included", async (t) => {
+  const home = tempDir(t);
+  const sleeper = spawn("sleep", ["300"], { stdio: "ignore" });
+  t.after(() => sleeper.kill("SIGKILL"));
+  const ended = spawnSync("true").pid!;
+  // Live owners (so later records by another pid become claims), and a pid that has ended.
+  const pids = [process.pid, sleeper.pid!, ended, undefined];
+  let clock = Date.parse("2026-06-01T00:00:00.000Z");
+  const peerpost = openPeerpost({ env: { PEERPOST_HOME: `${home}/state` }, home, now: () => clock });
+  const next = random(13);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  const addresses = Array.from({ length: 12 }, (_, i) => ({ host: HOSTS[i % 2]!, id: `s${i}` }));
+
+  const compare = () => {
+    const all = peerpost.sessions.all();
+    for (const { host, id } of addresses) {
+      const address = `${KIND[host]}:${id}`;
+      assert.deepEqual(shown(peerpost.sessions.get(address)), shown(all.find((entry) => entry.address === address)), `get ${address}`);
+    }
+    for (const host of HOSTS)
+      for (const pid of pids) {
+        if (pid === undefined) continue;
+        const byPid = all.find((entry) => entry.local && entry.host === host && entry.hostPid === pid);
+        assert.deepEqual(shown(peerpost.sessions.byHostPid(host, pid)), shown(byPid), `byHostPid ${host} ${pid}`);
+        const claimed = all.filter((entry) => entry.host === host && entry.claim?.hostPid === pid).sort((a, b) => (a.claim!.at < b.claim!.at ? 1 : a.claim!.at > b.claim!.at ? -1 : 0))[0];
+        assert.deepEqual(shown(peerpost.sessions.claimedBy(host, pid)), shown(claimed), `claimedBy ${host} ${pid}`);
+      }
+    return all;
+  };
+
+  let claims = 0;
+  let ties = 0;
+  for (let i = 0; i < 240; i++) {
+    // Often the same millisecond as the record before: ties in lastSeen and claim times.
+    if (next() < 0.5) clock += 1 + Math.floor(next() * 3);
+    else ties++;
+    const { host, id } = pick(addresses);
+    const hostPid = pick(pids);
+    const record = await peerpost.sessions.register({ host, address: `${KIND[host]}:${id}`, sessionId: id, source: pick(["startup", "resume", "server", "cli"] as const), ...(hostPid === undefined ? {} : { hostPid }) });
+    if (record.claimFrom !== undefined) claims++;
+    if (i % 20 === 19) compare();
+  }
+  // The newest record for a live host pid, written on another machine (as a shared store's mirror holds
+  // it): a pid names a process only on its own machine, so byHostPid passes over it.
+  clock += 5;
+  for (const host of HOSTS)
+    await peerpost.sessions.log.append([{ v: 1, type: "session", at: new Date(clock).toISOString(), writerPid: 1, host, address: `${KIND[host]}:remote`, sessionId: "remote", source: "startup", hostPid: sleeper.pid!, machine: "another-machine" }]);
+  const all = compare();
+  assert.equal(peerpost.sessions.get("claude:remote")?.local, false);
+  assert.equal(peerpost.sessions.get("claude:never-seen"), undefined);
+  // The run reached the cases the lookups must order: claims, ties, and several sessions per host pid.
+  assert.ok(claims >= 10, `only ${claims} claims`);
+  assert.ok(ties >= 50, `only ${ties} ties`);
+  for (const host of HOSTS) assert.ok(all.filter((entry) => entry.host === host && entry.hostPid === sleeper.pid).length >= 2, `several ${host} sessions share one host pid`);
+  // A copy each time: changing one does not change the registry.
+  const first = peerpost.sessions.get("claude:s0")!;
+  first.name = "changed";
+  assert.notEqual(peerpost.sessions.get("claude:s0")!.name, "changed");
+});
