@@ -2,6 +2,7 @@
 // the hooks and the CLI.
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
+import { join } from "node:path";
 import { loadConfig, type Config } from "./config.js";
 import { ensureStateDir, resolveStateDirPath, type StateDirInfo } from "./state-dir.js";
 import { Mailbox } from "./mailbox.js";
@@ -68,7 +69,7 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
     env,
     mailbox: new Mailbox(stateDir.path, backend.open, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: clock, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes }),
     receipts: new Receipts(backend.open, clock),
-    sessions: new Sessions(backend.open, clock, thisMachine),
+    sessions: new Sessions(backend.open, clock, thisMachine, join(stateDir.path, "index", "sessions")),
     // Wakes start processes on this machine: their log stays in the state dir, whatever the store.
     wakes: new Wakes(stateDir.path, logOptions),
   };

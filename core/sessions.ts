@@ -3,6 +3,8 @@
 // move a session away from a host process that is still running: it is written as a claim and kept
 // aside (anyone can run a hook from a shell inside their own host). Liveness is the host process.
 import type { JsonlLog } from "./log.js";
+import { ScopeIndex } from "./store/scope-index.js";
+import { FAR_BEHIND_BYTES } from "./view.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "./schemas.js";
 import { isSameProcess } from "./process-tree.js";
@@ -46,6 +48,9 @@ export interface SessionClaim {
   at: string;
 }
 
+/** A registry shorter than this is folded whole even by a hook (a few ms); a longer one is read through its index. */
+const INDEXED_FROM_BYTES = 64 * 1024;
+
 /** Sort order of ISO times, latest first. */
 function latestFirst(a: string, b: string): number {
   return a < b ? 1 : a > b ? -1 : 0;
@@ -53,6 +58,43 @@ function latestFirst(a: string, b: string): number {
 
 function byLastSeen(a: SessionEntry, b: SessionEntry): number {
   return latestFirst(a.lastSeen, b.lastSeen);
+}
+
+/** Folds one registry record into the latest entry per address: a record depends only on its address's earlier ones. */
+function foldRecord(byAddress: Map<string, SessionEntry>, record: SessionRecord): void {
+  const previous = byAddress.get(record.address);
+  if (record.claimFrom !== undefined && record.hostPid !== undefined) {
+    if (previous) previous.claim = { hostPid: record.hostPid, ownerPid: record.claimFrom, at: record.at };
+    return;
+  }
+  const entry: SessionEntry = {
+    address: record.address,
+    host: record.host,
+    sessionId: record.sessionId,
+    roles: record.roles ?? previous?.roles ?? [],
+    local: true,
+    alive: false,
+    source: record.source,
+    firstSeen: previous?.firstSeen ?? record.at,
+    // A person naming a session is not the session being seen.
+    lastSeen: record.source === "cli" && previous ? previous.lastSeen : record.at,
+  };
+  const hostPid = record.hostPid ?? previous?.hostPid;
+  if (hostPid !== undefined) entry.hostPid = hostPid;
+  // A start time belongs to the pid it was recorded with.
+  const hostStart = record.hostPid !== undefined ? record.hostStart : previous?.hostStart;
+  if (hostStart !== undefined) entry.hostStart = hostStart;
+  const cwd = record.cwd ?? previous?.cwd;
+  if (cwd !== undefined) entry.cwd = cwd;
+  const title = record.title ?? previous?.title;
+  if (title !== undefined) entry.title = title;
+  const name = record.name ?? previous?.name;
+  if (name !== undefined) entry.name = name;
+  const push = record.push ?? previous?.push;
+  if (push !== undefined) entry.push = push;
+  if (previous?.claim !== undefined) entry.claim = previous.claim;
+  if (record.machine !== undefined) entry.machine = record.machine;
+  byAddress.set(record.address, entry);
 }
 
 export class Sessions {
@@ -63,9 +105,14 @@ export class Sessions {
     private readonly now: () => number,
     /** This machine's id (read on first use: most hooks never register or list). */
     private readonly machine: () => string,
+    indexDir: string,
   ) {
     this.store = open("sessions", sessionSchema, (scope) => (record) => record.address === scope);
+    this.index = new ScopeIndex(this.store.log, indexDir, (record) => ({ scopes: [record.address] }));
   }
+
+  /** Per address, the offsets of its records: a process that folded nothing yet reads one session's records, not the registry's history. */
+  private readonly index: ScopeIndex<SessionRecord>;
 
   get log(): JsonlLog<SessionRecord> {
     return this.store.log;
@@ -103,8 +150,33 @@ export class Sessions {
 
   /** One session's entry: a send or a registration looks up one address, not the whole registry (which only grows). */
   get(address: string): SessionEntry | undefined {
-    const entry = this.fold().get(address);
+    const indexed = this.folded.offset === 0 ? this.foldOne(address) : undefined;
+    const entry = indexed ? indexed.entry : this.fold().get(address);
     return entry && this.view(entry);
+  }
+
+  /**
+   * One address's entry from its own records (an entry depends on no other address's): the index's
+   * offsets, then the lines after what it covers. For a process that has folded nothing yet, such as the
+   * SessionStart hook, on a registry too long to fold whole in a hook; undefined when not worth it or the
+   * index cannot serve (then the whole fold answers).
+   */
+  private foldOne(address: string): { entry: SessionEntry | undefined } | undefined {
+    const size = this.log.identity()?.size ?? 0;
+    if (size < INDEXED_FROM_BYTES) return undefined;
+    try {
+      // Extended by whoever reads, as the mailbox's: a hook pays for the records since the last one.
+      if (this.index.lag() <= FAR_BEHIND_BYTES) this.index.extend();
+      const indexed = this.index.lookup(address);
+      if (!indexed) return undefined;
+      const byAddress = new Map<string, SessionEntry>();
+      this.log.readLinesAt(indexed.offsets, ({ record }) => foldRecord(byAddress, record));
+      this.log.scan(indexed.covered, ({ record }) => void (record.address === address && foldRecord(byAddress, record)));
+      return { entry: byAddress.get(address) };
+    } catch {
+      // Derived data: the whole fold answers instead.
+      return undefined;
+    }
   }
 
   /** A copy of a folded entry for callers, with `local` and `alive` judged for this machine. */
@@ -130,41 +202,7 @@ export class Sessions {
       folded = this.folded = { byAddress: new Map(), offset: 0, dev: identity?.dev ?? -1, ino: identity?.ino ?? -1 };
     const byAddress = folded.byAddress;
     if (!identity || identity.size === folded.offset) return byAddress;
-    folded.offset = this.log.scan(folded.offset, ({ record }) => {
-      const previous = byAddress.get(record.address);
-      if (record.claimFrom !== undefined && record.hostPid !== undefined) {
-        if (previous) previous.claim = { hostPid: record.hostPid, ownerPid: record.claimFrom, at: record.at };
-        return;
-      }
-      const entry: SessionEntry = {
-        address: record.address,
-        host: record.host,
-        sessionId: record.sessionId,
-        roles: record.roles ?? previous?.roles ?? [],
-        local: true,
-        alive: false,
-        source: record.source,
-        firstSeen: previous?.firstSeen ?? record.at,
-        // A person naming a session is not the session being seen.
-        lastSeen: record.source === "cli" && previous ? previous.lastSeen : record.at,
-      };
-      const hostPid = record.hostPid ?? previous?.hostPid;
-      if (hostPid !== undefined) entry.hostPid = hostPid;
-      // A start time belongs to the pid it was recorded with.
-      const hostStart = record.hostPid !== undefined ? record.hostStart : previous?.hostStart;
-      if (hostStart !== undefined) entry.hostStart = hostStart;
-      const cwd = record.cwd ?? previous?.cwd;
-      if (cwd !== undefined) entry.cwd = cwd;
-      const title = record.title ?? previous?.title;
-      if (title !== undefined) entry.title = title;
-      const name = record.name ?? previous?.name;
-      if (name !== undefined) entry.name = name;
-      const push = record.push ?? previous?.push;
-      if (push !== undefined) entry.push = push;
-      if (previous?.claim !== undefined) entry.claim = previous.claim;
-      if (record.machine !== undefined) entry.machine = record.machine;
-      byAddress.set(record.address, entry);
-    }).next;
+    folded.offset = this.log.scan(folded.offset, ({ record }) => foldRecord(byAddress, record)).next;
     return byAddress;
   }
 

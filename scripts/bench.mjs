@@ -258,7 +258,7 @@ async function benchUi() {
 try {
   if (only.has("append")) await benchGroupCommit({ root, work, report });
   if (only.has("catchup")) await benchCatchUp({ root, work, report, median, openPeerpost });
-  if (only.has("registry")) await benchRegistry({ root, work, report, openPeerpost });
+  if (only.has("registry")) await benchRegistry({ root, work, report, median, openPeerpost });
   if (only.has("ui")) await benchUi();
   if (only.has("mcp")) await benchMcpSends({ root, work, report });
   if (only.has("server")) await benchServer();

@@ -1,8 +1,11 @@
 // The registry's one-session lookups (get, byHostPid, claimedBy) must pick exactly what a search of the
-// whole sorted registry picks, ties included, while copying only the entry they return.
+// whole sorted registry picks, ties included, while copying only the entry they return; a process that
+// folded nothing yet (a SessionStart hook) gets the same entry from the registry's per-address index.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
 import type { SessionEntry } from "../core/sessions.js";
 import type { SessionHost } from "../core/schemas.js";
@@ -32,17 +35,23 @@ test("get, byHostPid and claimedBy pick what a search of the whole sorted regist
   // Live owners (so later records by another pid become claims), and a pid that has ended.
   const pids = [process.pid, sleeper.pid!, ended, undefined];
   let clock = Date.parse("2026-06-01T00:00:00.000Z");
-  const peerpost = openPeerpost({ env: { PEERPOST_HOME: `${home}/state` }, home, now: () => clock });
+  const peerpost = openPeerpost({ env: { PEERPOST_HOME: join(home, "state") }, home, now: () => clock });
   const next = random(13);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-  const addresses = Array.from({ length: 12 }, (_, i) => ({ host: HOSTS[i % 2]!, id: `s${i}` }));
+  const addresses: { host: (typeof HOSTS)[number]; id: string }[] = Array.from({ length: 12 }, (_, i) => ({ host: HOSTS[i % 2]!, id: `s${i}` }));
 
+  const state = join(home, "state");
   const compare = () => {
     const all = peerpost.sessions.all();
+    // A new process's view: it has folded nothing, so a long registry is read through the index.
+    const fresh = openPeerpost({ env: { PEERPOST_HOME: state }, home, now: () => clock });
     for (const { host, id } of addresses) {
       const address = `${KIND[host]}:${id}`;
-      assert.deepEqual(shown(peerpost.sessions.get(address)), shown(all.find((entry) => entry.address === address)), `get ${address}`);
+      const expected = shown(all.find((entry) => entry.address === address));
+      assert.deepEqual(shown(peerpost.sessions.get(address)), expected, `get ${address}`);
+      assert.deepEqual(shown(fresh.sessions.get(address)), expected, `get ${address} in a process that folded nothing`);
     }
+    assert.equal(fresh.sessions.get("claude:never-seen"), undefined);
     for (const host of HOSTS)
       for (const pid of pids) {
         if (pid === undefined) continue;
@@ -56,7 +65,10 @@ test("get, byHostPid and claimedBy pick what a search of the whole sorted regist
 
   let claims = 0;
   let ties = 0;
-  for (let i = 0; i < 240; i++) {
+  for (let i = 0; i < 800; i++) {
+    // Corrupt lines (a torn write closed off by the next record, a line that is not a record) are skipped by both folds.
+    if (i === 300) appendFileSync(join(state, "sessions.jsonl"), '{"v":1,"type":"session","address":"claude:s0"\n');
+    if (i === 301) appendFileSync(join(state, "sessions.jsonl"), '{"v":1,"type":"session","address":"claude:s2","host":"claude-code"');
     // Often the same millisecond as the record before: ties in lastSeen and claim times.
     if (next() < 0.5) clock += 1 + Math.floor(next() * 3);
     else ties++;
@@ -64,7 +76,7 @@ test("get, byHostPid and claimedBy pick what a search of the whole sorted regist
     const hostPid = pick(pids);
     const record = await peerpost.sessions.register({ host, address: `${KIND[host]}:${id}`, sessionId: id, source: pick(["startup", "resume", "server", "cli"] as const), ...(hostPid === undefined ? {} : { hostPid }) });
     if (record.claimFrom !== undefined) claims++;
-    if (i % 20 === 19) compare();
+    if (i % 40 === 39) compare();
   }
   // The newest record for a live host pid, written on another machine (as a shared store's mirror holds
   // it): a pid names a process only on its own machine, so byHostPid passes over it.
@@ -72,12 +84,30 @@ test("get, byHostPid and claimedBy pick what a search of the whole sorted regist
   for (const host of HOSTS)
     await peerpost.sessions.log.append([{ v: 1, type: "session", at: new Date(clock).toISOString(), writerPid: 1, host, address: `${KIND[host]}:remote`, sessionId: "remote", source: "startup", hostPid: sleeper.pid!, machine: "another-machine" }]);
   const all = compare();
+  // The registry outgrew a whole fold in a hook, so the lookups above went through the index.
+  assert.ok(peerpost.sessions.log.identity()!.size > 128 * 1024, `the registry is only ${peerpost.sessions.log.identity()!.size} bytes`);
+  assert.ok(existsSync(join(state, "index", "sessions", "meta.json")), "the registry's index was built");
   assert.equal(peerpost.sessions.get("claude:remote")?.local, false);
   assert.equal(peerpost.sessions.get("claude:never-seen"), undefined);
   // The run reached the cases the lookups must order: claims, ties, and several sessions per host pid.
   assert.ok(claims >= 10, `only ${claims} claims`);
   assert.ok(ties >= 50, `only ${ties} ties`);
   for (const host of HOSTS) assert.ok(all.filter((entry) => entry.host === host && entry.hostPid === sleeper.pid).length >= 2, `several ${host} sessions share one host pid`);
+
+  // Another process extending the index meanwhile (its lock held): a lookup reads the lines past what the
+  // index covers itself; with no valid index at all, the whole fold answers.
+  mkdirSync(join(state, "index", "sessions", "extending.lock"));
+  for (let i = 0; i < 30; i++) {
+    clock += 1;
+    const { host, id } = i === 29 ? { host: "codex" as const, id: "late" } : pick(addresses);
+    await peerpost.sessions.register({ host, address: `${KIND[host]}:${id}`, sessionId: id, source: "resume", hostPid: ended, cwd: `/late/${i}` });
+  }
+  addresses.push({ host: "codex", id: "late" });
+  compare();
+  rmSync(join(state, "index", "sessions", "meta.json"));
+  compare();
+  rmSync(join(state, "index", "sessions", "extending.lock"), { recursive: true });
+
   // A copy each time: changing one does not change the registry.
   const first = peerpost.sessions.get("claude:s0")!;
   first.name = "changed";
