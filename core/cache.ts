@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fnv1a64 } from "./hash.js";
 import type { MailboxState } from "./fold.js";
-import type { CorruptSummary } from "./view.js";
+import type { CorruptSummary } from "./log.js";
 import { FILE_MODE, openStateFile, readStateFile } from "./trust.js";
 import { ioError } from "./errors.js";
 import { snapshotProblem } from "./snapshot-check.js";

@@ -3,7 +3,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { readStateFile } from "./trust.js";
 import type { Peerpost } from "./peerpost.js";
-import type { JsonlLog, CorruptLine } from "./log.js";
+import { RECENT_CORRUPT, type JsonlLog, type CorruptLine } from "./log.js";
 import { errorLogPath } from "./error-log.js";
 import { invalidSnapshots, type InvalidSnapshot } from "./cache.js";
 
@@ -67,7 +67,7 @@ export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: { cou
   } else {
     const scanned = log.scan(0, () => undefined);
     report.corrupt = scanned.corrupt.length;
-    report.recentCorrupt = scanned.corrupt.slice(-20);
+    report.recentCorrupt = scanned.corrupt.slice(-RECENT_CORRUPT);
     report.tornTail = scanned.tornTail;
   }
   return report;

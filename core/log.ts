@@ -29,6 +29,20 @@ export interface CorruptLine {
   reason: string;
 }
 
+/** Corrupt lines seen so far: a total, and the most recent few with their offsets. */
+export interface CorruptSummary {
+  count: number;
+  recent: CorruptLine[];
+}
+
+/** How many of the latest corrupt lines a summary keeps with their offsets. */
+export const RECENT_CORRUPT = 20;
+
+/** `summary` with `lines` met after it: the total grows, the latest few are kept. */
+export function withCorrupt(summary: CorruptSummary, lines: readonly CorruptLine[]): CorruptSummary {
+  return { count: summary.count + lines.length, recent: [...summary.recent, ...lines].slice(-RECENT_CORRUPT) };
+}
+
 export interface ScanResult {
   /** Where the next read should start: just past the last complete line. */
   next: number;

@@ -6,13 +6,13 @@
 import { idFactory } from "./ids.js";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { JsonlLog, type CorruptLine, type LogOptions } from "./log.js";
+import { JsonlLog, withCorrupt, type CorruptLine, type LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
 import type { AppendItem } from "./store/types.js";
 import { EVERY_SCOPE, ScopeIndex } from "./store/scope-index.js";
 import { compactLog, compactionPaths, committedArchiveBytes, finishRenamedCompaction, readSwap, type CompactionFault, type CompactionPaths, type CompactionResult } from "./store/compaction.js";
-import { FAR_BEHIND_BYTES, MailboxView, RECENT_CORRUPT, keptBy } from "./view.js";
+import { FAR_BEHIND_BYTES, MailboxView, keptBy } from "./view.js";
 import { snapshotFileName } from "./cache.js";
 import type { ProcedureText } from "./envelope.js";
 import { MAX_BODY_BYTES, mailboxEvent, type Anticipation, type MailboxEvent, type MsgEvent, type Resolution } from "./schemas.js";
@@ -290,8 +290,7 @@ export class Mailbox {
    */
   extendIndex(minBytes = 0): void {
     try {
-      const lag = this.index.lag();
-      if (lag > 0 && lag >= minBytes && lag <= FAR_BEHIND_BYTES) this.index.extend();
+      this.index.extendOnTheWay(FAR_BEHIND_BYTES, minBytes);
     } catch {
       // Derived data: a read without the index folds the log as before.
     }
@@ -321,8 +320,7 @@ export class Mailbox {
       }
       if (seen && (seen.dev !== file.dev || seen.ino !== file.ino)) seen = undefined;
       const rest = file.scan(seen?.covered ?? 0, () => undefined);
-      const earlier = seen?.corrupt ?? { count: 0, recent: [] };
-      return { count: earlier.count + rest.corrupt.length, recent: [...earlier.recent, ...rest.corrupt].slice(-RECENT_CORRUPT), tornTail: rest.tornTail };
+      return { ...withCorrupt(seen?.corrupt ?? { count: 0, recent: [] }, rest.corrupt), tornTail: rest.tornTail };
     } finally {
       file.close();
     }

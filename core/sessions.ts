@@ -99,6 +99,8 @@ function foldRecord(byAddress: Map<string, SessionEntry>, record: SessionRecord)
 
 export class Sessions {
   readonly store: LocalStore<SessionRecord>;
+  /** Per address, the offsets of its records: a process that folded nothing yet reads one session's records, not the registry's history. */
+  private readonly index: ScopeIndex<SessionRecord>;
 
   constructor(
     open: StoreFactory,
@@ -110,9 +112,6 @@ export class Sessions {
     this.store = open("sessions", sessionSchema, (scope) => (record) => record.address === scope);
     this.index = new ScopeIndex(this.store.log, indexDir, (record) => ({ scopes: [record.address] }));
   }
-
-  /** Per address, the offsets of its records: a process that folded nothing yet reads one session's records, not the registry's history. */
-  private readonly index: ScopeIndex<SessionRecord>;
 
   get log(): JsonlLog<SessionRecord> {
     return this.store.log;
@@ -166,7 +165,7 @@ export class Sessions {
     if (size < INDEXED_FROM_BYTES) return undefined;
     try {
       // Extended by whoever reads, as the mailbox's: a hook pays for the records since the last one.
-      if (this.index.lag() <= FAR_BEHIND_BYTES) this.index.extend();
+      this.index.extendOnTheWay(FAR_BEHIND_BYTES);
       const indexed = this.index.lookup(address);
       if (!indexed) return undefined;
       const byAddress = new Map<string, SessionEntry>();

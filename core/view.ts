@@ -1,21 +1,12 @@
 // A mailbox view: the fold of the log for one scope (an address's inbox and outbox, or everything),
 // kept up to a log offset. Refreshing reads only the events appended since, so a read costs O(new events).
 // Views persist as a derived, validated snapshot (see cache.ts); deleting it changes no result.
-import type { JsonlLog, CorruptLine } from "./log.js";
+import { withCorrupt, type CorruptSummary, type JsonlLog } from "./log.js";
 import type { MailboxEvent, MsgEvent } from "./schemas.js";
 import { applyEvent, emptyState, type MailboxState, type MessageState } from "./fold.js";
 import { loadSnapshot, saveSnapshot, tailFingerprint, SNAPSHOT_VERSION, type Snapshot } from "./cache.js";
 import type { ScopeIndex } from "./store/scope-index.js";
 import { scopeLineTest } from "./scope-lines.js";
-
-/** Corrupt lines seen so far: a total, and the most recent few with their offsets. */
-export interface CorruptSummary {
-  count: number;
-  recent: CorruptLine[];
-}
-
-/** How many of the latest corrupt lines a summary keeps with their offsets. */
-export const RECENT_CORRUPT = 20;
 
 /**
  * How much of the log a reader reads on its way before the per-address index is the cheaper start (a
@@ -190,10 +181,7 @@ export class MailboxView {
       if (this.asking) this.track(entry.record.id);
     }, wanted ? { wanted } : {}, identity);
     lines += result.corrupt.length;
-    if (result.corrupt.length > 0) {
-      this.corrupt.count += result.corrupt.length;
-      this.corrupt.recent = [...this.corrupt.recent, ...result.corrupt].slice(-RECENT_CORRUPT);
-    }
+    if (result.corrupt.length > 0) this.corrupt = withCorrupt(this.corrupt, result.corrupt);
     this.offset = result.next;
     this.tornTail = result.tornTail;
     return lines;

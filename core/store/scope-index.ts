@@ -12,7 +12,7 @@ import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync,
 import { join } from "node:path";
 import { fnv1a64 } from "../hash.js";
 import { tailFingerprint } from "../cache.js";
-import type { CorruptLine, JsonlLog } from "../log.js";
+import { withCorrupt, type CorruptSummary, type JsonlLog } from "../log.js";
 import { DIR_MODE, FILE_MODE } from "../state-dir.js";
 import { writeStateFile } from "../trust.js";
 
@@ -33,7 +33,7 @@ interface Meta {
   ino: number;
   covered: number;
   tail: string;
-  corrupt: { count: number; recent: CorruptLine[] };
+  corrupt: CorruptSummary;
 }
 
 interface IdEntry {
@@ -42,7 +42,6 @@ interface IdEntry {
   s: readonly string[];
 }
 
-const RECENT_CORRUPT = 20;
 /** A scope whose lines every lookup includes (records every view folds). Not an address: it has no colon. */
 export const EVERY_SCOPE = "*";
 /** A lock on extending older than this was left by a process that died. */
@@ -52,7 +51,7 @@ export interface IndexedScope {
   /** Offsets of the scope's lines before `covered`, in log order. */
   offsets: number[];
   covered: number;
-  corrupt: { count: number; recent: CorruptLine[] };
+  corrupt: CorruptSummary;
 }
 
 /**
@@ -113,7 +112,7 @@ export class ScopeIndex<T> {
   }
 
   /** The log file the index describes, how far into it the index reaches and the corrupt lines it met before that; undefined when there is no valid index. */
-  corruptSeen(): { dev: number; ino: number; covered: number; corrupt: IndexedScope["corrupt"] } | undefined {
+  corruptSeen(): { dev: number; ino: number; covered: number; corrupt: CorruptSummary } | undefined {
     const meta = this.meta();
     return meta && { dev: meta.dev, ino: meta.ino, covered: meta.covered, corrupt: meta.corrupt };
   }
@@ -149,6 +148,12 @@ export class ScopeIndex<T> {
     const meta = this.meta();
     const entry = meta ? this.entriesOf(id).get(id) : undefined;
     return entry && entry.o < meta!.covered ? entry : undefined;
+  }
+
+  /** Extends the index on a reader's way: when it lags `minLag` bytes or more but at most `maxLag` (further is a rebuild's job). */
+  extendOnTheWay(maxLag: number, minLag = 0): void {
+    const lag = this.lag();
+    if (lag > 0 && lag >= minLag && lag <= maxLag) this.extend();
   }
 
   /**
@@ -212,8 +217,7 @@ export class ScopeIndex<T> {
     }, { until: target, maxLines: BATCH_LINES });
     for (const [scope, offsets] of appended) appendLines(this.scopePath(scope), offsets.join("\n") + "\n");
     for (const [key, lines] of idLines) appendLines(this.idsPath(key), lines.join("\n") + "\n");
-    const corrupt = { count: meta.corrupt.count + result.corrupt.length, recent: [...meta.corrupt.recent, ...result.corrupt].slice(-RECENT_CORRUPT) };
-    const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt };
+    const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt) };
     writeStateFile(this.metaPath, JSON.stringify(next));
     return next;
   }

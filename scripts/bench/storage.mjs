@@ -117,6 +117,7 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
     // The recipient must be known: one server registers it by its first call.
     await clients[0].callTool({ name: "health", arguments: {} });
     for (const client of clients) await client.callTool({ name: "health", arguments: {} });
+    // Measured on every set of servers (they warm them up too), reported for the first.
     const coldRefused = await measure(MCP_COLD_CALLS, refuse);
     const coldSends = await measure(MCP_COLD_CALLS, send);
     if (fresh) reportPair("fresh", coldRefused, coldSends, `(each server's first ${MCP_COLD_CALLS} calls of each kind)`);
