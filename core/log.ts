@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, readSync, rmdirSync, statSync, writeSync, type Stats } from "node:fs";
 import { PeerpostError, ioError } from "./errors.js";
 import { isPrivateFile, openStateFile } from "./trust.js";
+import { eachLineBackward, lastLineEnd, startsLine } from "./lines-backward.js";
 import type { Fault } from "./config.js";
 
 /** Anything with zod's safeParse: the record schema of this log. */
@@ -613,6 +614,53 @@ export class JsonlLog<T> {
       return;
     }
     visit({ offset, end: offset + length, record: parsed.data });
+  }
+
+  /**
+   * Visits the valid records of the whole lines before `before` (by default all of them: a torn tail is
+   * not a line yet), newest first, until `visit` returns false. Invalid lines are reported in `corrupt`;
+   * `end` is where the lines read back from end.
+   * A `before` that does not start a line (nor end the file's whole lines) is refused.
+   */
+  scanBackward(before: number | undefined, visit: (entry: LogEntry<T>) => boolean | void): { end: number; corrupt: CorruptLine[] } {
+    const result: ScanResult = { next: 0, corrupt: [], tornTail: false };
+    let fd: number;
+    try {
+      fd = this.descriptor(constants.O_RDONLY).fd;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        if (before) throw this.notALineStart(before);
+        return { end: 0, corrupt: [] };
+      }
+      if (error instanceof PeerpostError) throw error;
+      throw ioError("open", this.path, error);
+    }
+    let end: number;
+    try {
+      const size = fstatSync(fd).size;
+      end = before ?? lastLineEnd(fd, size);
+      if (before !== undefined && !startsLine(fd, before, size)) throw this.notALineStart(before);
+      let stopped = false;
+      const stop = (entry: LogEntry<T>) => void (visit(entry) === false && (stopped = true));
+      eachLineBackward(fd, end, MAX_LINE_BYTES, {
+        line: (line, offset) => {
+          this.parseLine(line, offset, stop, result);
+          return !stopped;
+        },
+        tooLong: (offset, length) => void result.corrupt.push({ offset, length, reason: "line longer than 1 MiB" }),
+      });
+    } catch (error) {
+      if (error instanceof PeerpostError) throw error;
+      throw ioError("read", this.path, error);
+    }
+    return { end, corrupt: result.corrupt };
+  }
+
+  private notALineStart(offset: number): PeerpostError {
+    return new PeerpostError("invalid_arguments", `Byte ${offset} of ${this.path} does not start a line.`, {
+      details: { path: this.path, offset },
+      hint: "Pass back a cursor or position exactly as a result returned it.",
+    });
   }
 
   /**

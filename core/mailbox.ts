@@ -6,7 +6,7 @@
 import { idFactory } from "./ids.js";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { JsonlLog, withCorrupt, type CorruptLine, type LogOptions } from "./log.js";
+import { JsonlLog, type CorruptLine, type LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
 import type { AppendItem } from "./store/types.js";
@@ -308,22 +308,7 @@ export class Mailbox {
    */
   corruptLines(): { count: number; recent: CorruptLine[]; tornTail: boolean } {
     this.extendIndex(0);
-    // Held open, so a compaction that swaps another file in meanwhile cannot pair the index's count with the wrong file.
-    const file = this.log.pin();
-    if (!file) return { count: 0, recent: [], tornTail: false };
-    try {
-      let seen: ReturnType<ScopeIndex<MailboxEvent>["corruptSeen"]>;
-      try {
-        seen = this.index.corruptSeen();
-      } catch {
-        seen = undefined;
-      }
-      if (seen && (seen.dev !== file.dev || seen.ino !== file.ino)) seen = undefined;
-      const rest = file.scan(seen?.covered ?? 0, () => undefined);
-      return { ...withCorrupt(seen?.corrupt ?? { count: 0, recent: [] }, rest.corrupt), tornTail: rest.tornTail };
-    } finally {
-      file.close();
-    }
+    return this.index.corruptLines();
   }
 
   /** Indexes all the log and the archive the indexes do not cover, however much: the one step that may read all of them. */

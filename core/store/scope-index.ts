@@ -117,6 +117,29 @@ export class ScopeIndex<T> {
     return meta && { dev: meta.dev, ino: meta.ino, covered: meta.covered, corrupt: meta.corrupt };
   }
 
+  /**
+   * The log's corrupt lines and whether it ends in a torn line: those the index met before `covered` (it
+   * parses every line it covers), then a scan of the rest. Readers that pass over lines unparsed ask this.
+   */
+  corruptLines(): CorruptSummary & { tornTail: boolean } {
+    // Held open, so a compaction that swaps another file in meanwhile cannot pair the index's count with the wrong file.
+    const file = this.log.pin();
+    if (!file) return { count: 0, recent: [], tornTail: false };
+    try {
+      let seen: ReturnType<ScopeIndex<T>["corruptSeen"]>;
+      try {
+        seen = this.corruptSeen();
+      } catch {
+        seen = undefined;
+      }
+      if (seen && (seen.dev !== file.dev || seen.ino !== file.ino)) seen = undefined;
+      const rest = file.scan(seen?.covered ?? 0, () => undefined);
+      return { ...withCorrupt(seen?.corrupt ?? { count: 0, recent: [] }, rest.corrupt), tornTail: rest.tornTail };
+    } finally {
+      file.close();
+    }
+  }
+
   /** Bytes of the log the index does not cover yet (all of it when there is no valid index). */
   lag(): number {
     const size = this.log.identity()?.size ?? 0;
