@@ -54,7 +54,10 @@ function lockState(logPath: string, staleMs: number): LogReport["lock"] {
   }
 }
 
-export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: { count: number; recent: CorruptLine[]; tornTail: boolean }): LogReport {
+/** A log's corrupt lines (a count and the latest few) and whether it ends in a torn line. */
+export type CorruptCount = { count: number; recent: CorruptLine[]; tornTail: boolean };
+
+export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: CorruptCount): LogReport {
   const identity = log.identity();
   const report: LogReport = { path: log.path, exists: identity !== undefined, bytes: identity?.size ?? 0, corrupt: 0, recentCorrupt: [], tornTail: false, lock: lockState(log.path, staleMs) };
   const mode = modeOf(log.path);
@@ -106,8 +109,13 @@ export function recentErrors(stateDir: string, count = 10): string[] {
   }
 }
 
-/** `mailboxCorrupt` lets a caller with an up-to-date view skip a full scan of a large mailbox. */
-export function inspectState(peerpost: Peerpost, mailboxCorrupt?: { count: number; recent: CorruptLine[]; tornTail: boolean }): StateReport {
+/** Each log's corrupt lines from its index and a scan of the lines past it: what `health` reports without reading whole logs. */
+export function indexedCorruptLines(peerpost: Peerpost): Record<"mailbox" | "receipts" | "sessions", CorruptCount> {
+  return { mailbox: peerpost.mailbox.corruptLines(), receipts: peerpost.receipts.corruptLines(), sessions: peerpost.sessions.corruptLines() };
+}
+
+/** Without `corrupt` (doctor), each log is read whole for its corrupt lines. */
+export function inspectState(peerpost: Peerpost, corrupt?: Record<"mailbox" | "receipts" | "sessions", CorruptCount>): StateReport {
   const { stateDir, config } = peerpost;
   let writable = true;
   try {
@@ -119,9 +127,9 @@ export function inspectState(peerpost: Peerpost, mailboxCorrupt?: { count: numbe
   return {
     stateDir: { path: stateDir.path, source: stateDir.source, mode, private: mode === "0700", writable },
     logs: {
-      mailbox: inspectLog(peerpost.mailbox.log, config.lockStaleMs, mailboxCorrupt),
-      receipts: inspectLog(peerpost.receipts.log, config.lockStaleMs),
-      sessions: inspectLog(peerpost.sessions.log, config.lockStaleMs),
+      mailbox: inspectLog(peerpost.mailbox.log, config.lockStaleMs, corrupt?.mailbox),
+      receipts: inspectLog(peerpost.receipts.log, config.lockStaleMs, corrupt?.receipts),
+      sessions: inspectLog(peerpost.sessions.log, config.lockStaleMs, corrupt?.sessions),
     },
     storage: inspectStorage(peerpost),
     snapshots: invalidSnapshots(peerpost.mailbox.cacheDir, peerpost.mailbox.log.path),

@@ -1,9 +1,9 @@
 // `index-run`: the detached catch-up a server or a hook starts, in any peerpost bundle. It brings this
 // machine's mirrors of a shared store to the database's end (a machine new to a large store copies it
 // here, not inside a prompt), compacts a live mailbox past PEERPOST_COMPACT_AT_BYTES (a server's own
-// memory and answers stay out of it), then indexes the mailbox when it is far ahead of its index. One
-// runs at a time: a run under way makes the next start a no-op (and the log's and the index's locks
-// guard the work).
+// memory and answers stay out of it), then indexes the mailbox and the receipts when they are far ahead
+// of their indexes. One runs at a time: a run under way makes the next start a no-op (and the log's and
+// the index's locks guard the work).
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { openPeerpost, type Peerpost } from "./peerpost.js";
@@ -61,6 +61,7 @@ export async function indexRunCommand(): Promise<number> {
       }
     }
     if (!indexed) peerpost.mailbox.indexAll();
+    peerpost.receipts.indexAll();
   } catch (error) {
     logError(stateDir, "index-run", error);
     code = 1;
@@ -82,11 +83,11 @@ export function catchUpDetached(peerpost: Peerpost, entry: string): boolean {
   return true;
 }
 
-/** Starts `index-run` from `entry` when the mailbox's index lags too far for readers to extend it on their way, or the archive's lags at all. */
+/** Starts `index-run` from `entry` when the mailbox's or the receipts' index lags too far for readers to extend it on their way, or the archive's lags at all. */
 export function indexWhenFarBehind(peerpost: Peerpost, entry: string): void {
   let farBehind = false;
   try {
-    farBehind = peerpost.mailbox.indexLag().farBehind || peerpost.mailbox.archiveIndexLags();
+    farBehind = peerpost.mailbox.indexLag().farBehind || peerpost.mailbox.archiveIndexLags() || peerpost.receipts.indexFarBehind();
   } catch {
     // A mailbox that cannot be looked at now is left to its readers (and their own error).
   }

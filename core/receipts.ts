@@ -1,8 +1,13 @@
-// Receipts: one record per side-effecting action (send, reply, push attempt), with the origin of the
-// sender's identity. Queried with filters and cursor paging (the cursor is a log offset).
+// Receipts: one record per side-effecting action (send, reply, push attempt, wake, launch), with the
+// origin of the sender's identity. Queried newest first, with filters and cursor paging (the cursor is the
+// log offset the next page reads back from). The log only grows, so no query reads it whole: a page without
+// filters reads the last lines back, and one filtered by address or kind reads that scope's lines through
+// a per-scope index of the log (index/receipts/), extended by the readers as the mailbox's is.
 import { idFactory } from "./ids.js";
-import type { JsonlLog } from "./log.js";
+import type { JsonlLog, LogEntry } from "./log.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
+import { ScopeIndex } from "./store/scope-index.js";
+import { FAR_BEHIND_BYTES } from "./view.js";
 import { receiptSchema, type ReceiptKind, type ReceiptRecord } from "./schemas.js";
 import { PeerpostError } from "./errors.js";
 
@@ -19,30 +24,55 @@ export interface ReceiptQuery {
 }
 
 export interface ReceiptPage {
+  /** Newest first. */
   receipts: ReceiptRecord[];
-  /** Pass back as `cursor` for the next page; absent at the end. */
+  /** Pass back as `cursor` for the next (older) page; absent at the end. */
   nextCursor?: string;
 }
 
-function parseCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  if (!/^\d{1,15}$/.test(cursor))
-    throw new PeerpostError("invalid_arguments", `cursor ${JSON.stringify(cursor)} is not a cursor from a receipts result.`, {
-      details: { field: "cursor", value: cursor.slice(0, 100) },
-      hint: "Pass nextCursor from the previous page unchanged, or leave cursor out for the first page.",
-    });
+/**
+ * How much older than the receipt before it in the log a receipt can be dated: each is dated just before
+ * its own append, so writers racing each other land out of order by far less. Reading back for `since`
+ * stops at a receipt this much older than it.
+ */
+const OUT_OF_ORDER_MS = 10 * 60_000;
+/** Lines read per batch of a scope's offsets, newest first (a page stops early). */
+const OFFSETS_PER_BATCH = 64;
+
+function invalidCursor(cursor: string): PeerpostError {
+  return new PeerpostError("invalid_arguments", `cursor ${JSON.stringify(cursor.slice(0, 100))} is not a cursor from a receipts result.`, {
+    details: { field: "cursor", value: cursor.slice(0, 100) },
+    hint: "Pass nextCursor from the previous page unchanged, or leave cursor out for the first page.",
+  });
+}
+
+function parseCursor(cursor: string | undefined): number | undefined {
+  if (cursor === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(cursor)) throw invalidCursor(cursor);
   return Number(cursor);
+}
+
+/** The index scope of a kind's receipts (no colon: never an address). */
+function kindScope(kind: ReceiptKind): string {
+  return `kind=${kind}`;
 }
 
 function receiptScopes(receipt: ReceiptRecord): string[] {
   return [receipt.from, receipt.to].filter((address): address is string => typeof address === "string");
 }
 
+/** The index scopes of a receipt: its addresses and its kind. */
+function indexScopes(receipt: ReceiptRecord): string[] {
+  return [...receiptScopes(receipt), kindScope(receipt.kind)];
+}
+
 export class Receipts {
   readonly store: LocalStore<ReceiptRecord>;
+  private readonly index: ScopeIndex<ReceiptRecord>;
 
-  constructor(open: StoreFactory, private readonly now: () => number) {
+  constructor(open: StoreFactory, private readonly now: () => number, indexDir: string) {
     this.store = open("receipts", receiptSchema, (scope) => (receipt) => receiptScopes(receipt).includes(scope));
+    this.index = new ScopeIndex(this.store.log, indexDir, (receipt) => ({ scopes: indexScopes(receipt) }));
   }
 
   get log(): JsonlLog<ReceiptRecord> {
@@ -60,27 +90,79 @@ export class Receipts {
     return record;
   }
 
+  /** A page of receipts, newest first: those before `cursor` that every filter given keeps. */
   query(query: ReceiptQuery): ReceiptPage {
     const limit = query.limit ?? 50;
     const since = query.since === undefined ? undefined : Date.parse(query.since);
-    const receipts: ReceiptRecord[] = [];
-    let nextCursor: string | undefined;
-    const stop = Symbol("page full");
-    try {
-      this.log.scan(parseCursor(query.cursor), (entry) => {
-        const receipt = entry.record;
-        if (query.kind !== undefined && receipt.kind !== query.kind) return;
-        if (query.address !== undefined && receipt.from !== query.address && receipt.to !== query.address) return;
-        if (since !== undefined && Date.parse(receipt.at) < since) return;
-        if (receipts.length === limit) {
-          nextCursor = String(entry.offset);
-          throw stop;
-        }
-        receipts.push(receipt);
-      });
-    } catch (error) {
-      if (error !== stop) throw error;
+    const before = parseCursor(query.cursor);
+    const page: Array<LogEntry<ReceiptRecord>> = [];
+    let more = false;
+    /** Takes a receipt into the page; false once nothing older can be wanted. */
+    const take = ({ offset, end, record }: LogEntry<ReceiptRecord>): boolean => {
+      if (since !== undefined && Date.parse(record.at) < since - OUT_OF_ORDER_MS) return false;
+      if (query.kind !== undefined && record.kind !== query.kind) return true;
+      if (query.address !== undefined && record.from !== query.address && record.to !== query.address) return true;
+      if (since !== undefined && Date.parse(record.at) < since) return true;
+      if (page.length === limit) return !(more = true);
+      page.push({ offset, end, record });
+      return true;
+    };
+    const scope = query.address ?? (query.kind === undefined ? undefined : kindScope(query.kind));
+    const offsets = scope === undefined ? undefined : this.scopeOffsets(scope);
+    if (!offsets) this.log.scanBackward(before, take);
+    else {
+      let last = offsets.length;
+      if (before !== undefined) {
+        // A cursor is the offset of a receipt the same query returned: one of these.
+        last = offsets.indexOf(before);
+        if (last < 0) throw invalidCursor(query.cursor!);
+      }
+      let wanted = true;
+      for (let batchEnd = last; wanted && batchEnd > 0; batchEnd -= OFFSETS_PER_BATCH) {
+        const batch = offsets.slice(Math.max(0, batchEnd - OFFSETS_PER_BATCH), batchEnd).reverse();
+        this.log.readLinesAt(batch, (entry) => void (wanted &&= take(entry)));
+      }
     }
-    return nextCursor === undefined ? { receipts } : { receipts, nextCursor };
+    const receipts = page.map((entry) => entry.record);
+    return more ? { receipts, nextCursor: String(page[page.length - 1]!.offset) } : { receipts };
+  }
+
+  /**
+   * Offsets of a scope's receipts, oldest first: the index's, then those in the lines past what it
+   * covers. Undefined when the index cannot serve (missing, or far behind: a rebuild's job); then the
+   * page reads the log back.
+   */
+  private scopeOffsets(scope: string): number[] | undefined {
+    try {
+      this.index.extendOnTheWay(FAR_BEHIND_BYTES);
+      const indexed = this.index.lookup(scope);
+      if (!indexed || this.index.lag() > FAR_BEHIND_BYTES) return undefined;
+      const offsets = indexed.offsets;
+      this.log.scan(indexed.covered, (entry) => void (indexScopes(entry.record).includes(scope) && offsets.push(entry.offset)));
+      return offsets;
+    } catch {
+      // Derived data: the log answers instead.
+      return undefined;
+    }
+  }
+
+  /** Corrupt lines of the log and whether it ends torn, without reading what the index covers again. */
+  corruptLines(): ReturnType<ScopeIndex<ReceiptRecord>["corruptLines"]> {
+    try {
+      this.index.extendOnTheWay(FAR_BEHIND_BYTES);
+    } catch {
+      // Derived data: the scan of the rest covers what it would have.
+    }
+    return this.index.corruptLines();
+  }
+
+  /** Whether the index lags too far for readers to extend it on their way (then filtered pages read the log back). */
+  indexFarBehind(): boolean {
+    return this.index.lag() > FAR_BEHIND_BYTES;
+  }
+
+  /** Indexes all of the log the index does not cover, however much (index-run). */
+  indexAll(): number | undefined {
+    return this.index.extend();
   }
 }

@@ -178,6 +178,16 @@ export class Sessions {
     }
   }
 
+  /** Corrupt lines of the registry and whether it ends torn; past INDEXED_FROM_BYTES without reading what the index covers again. */
+  corruptLines(): ReturnType<ScopeIndex<SessionRecord>["corruptLines"]> {
+    try {
+      if ((this.log.identity()?.size ?? 0) >= INDEXED_FROM_BYTES) this.index.extendOnTheWay(FAR_BEHIND_BYTES);
+    } catch {
+      // Derived data: the scan of the rest covers what it would have.
+    }
+    return this.index.corruptLines();
+  }
+
   /** A copy of a folded entry for callers, with `local` and `alive` judged for this machine. */
   private view(folded: SessionEntry): SessionEntry {
     const entry = { ...folded, local: folded.machine === undefined || folded.machine === this.machine() };

@@ -10,16 +10,7 @@ import { openPeerpost } from "../core/peerpost.js";
 import type { SessionEntry } from "../core/sessions.js";
 import type { SessionHost } from "../core/schemas.js";
 import { tempDir } from "./helpers/temp.js";
-
-/** A small deterministic generator (mulberry32): the same registrations on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from "./helpers/random.js";
 
 const HOSTS = ["claude-code", "codex"] as const satisfies readonly SessionHost[];
 const KIND = { "claude-code": "claude", codex: "codex" } as const;

@@ -1,5 +1,6 @@
 // What the web view reads, kept up to date incrementally: the fold of the whole mailbox (with its
-// snapshot, so a large mailbox is folded once across starts), the latest receipts, and the sessions.
+// snapshot, so a large mailbox is folded once across starts), the latest receipts (read back from the end
+// of their log), and the sessions.
 // Each refresh reads only what was appended since the last one.
 import { join } from "node:path";
 import { statSync } from "node:fs";
@@ -7,7 +8,8 @@ import type { Peerpost } from "../peerpost.js";
 import { MailboxView } from "../view.js";
 import { snapshotFileName } from "../cache.js";
 import type { ReceiptRecord } from "../schemas.js";
-import { JsonlLog, type CorruptLine, type RecordSchema } from "../log.js";
+import { JsonlLog, type RecordSchema } from "../log.js";
+import type { CorruptCount } from "../health.js";
 
 /** Receipts kept in memory for the page (the newest). */
 const RECEIPTS_KEPT = 500;
@@ -24,8 +26,9 @@ const ANY_RECORD: RecordSchema<{ type?: unknown; id?: unknown; body?: unknown }>
 export class UiSource {
   readonly mailbox: MailboxView;
   receipts: ReceiptRecord[] = [];
-  receiptsCorrupt = { count: 0, recent: [] as CorruptLine[], tornTail: false };
-  private receiptsOffset = 0;
+  receiptsCorrupt: CorruptCount = { count: 0, recent: [], tornTail: false };
+  /** Where the receipts read so far end; undefined before the first read (or after the file was replaced). */
+  private receiptsOffset: number | undefined;
   private readonly bodies = new Map<string, string>();
   private readonly searches = new Map<string, { offset: number; ids: Set<string> }>();
   private readonly rawMailbox: JsonlLog<{ type?: unknown; id?: unknown; body?: unknown }>;
@@ -53,23 +56,23 @@ export class UiSource {
   async refresh(): Promise<void> {
     this.mailbox.refresh();
     await this.peerpost.mailbox.persist(this.mailbox, SNAPSHOT_EVERY_BYTES).catch(() => false);
-    const log = this.peerpost.receipts.log;
-    if ((log.identity()?.size ?? 0) < this.receiptsOffset) {
-      this.receipts = [];
-      this.receiptsOffset = 0;
-      this.receiptsCorrupt = { count: 0, recent: [], tornTail: false };
+    const { receipts } = this.peerpost;
+    const log = receipts.log;
+    let from = this.receiptsOffset;
+    if (from === undefined || (log.identity()?.size ?? 0) < from) {
+      // The newest receipts, read back from the end: the log only grows, and the page shows the latest.
+      const newest: ReceiptRecord[] = [];
+      from = log.scanBackward(undefined, ({ record }) => newest.push(record) < RECEIPTS_KEPT).end;
+      this.receipts = newest.reverse();
     }
-    const result = log.scan(this.receiptsOffset, ({ record }) => {
+    const result = log.scan(from, ({ record }) => {
       this.receipts.push(record);
       if (this.receipts.length > RECEIPTS_KEPT * 2) this.receipts = this.receipts.slice(-RECEIPTS_KEPT);
     });
     this.receipts = this.receipts.slice(-RECEIPTS_KEPT);
     this.receiptsOffset = result.next;
-    this.receiptsCorrupt = {
-      count: this.receiptsCorrupt.count + result.corrupt.length,
-      recent: [...this.receiptsCorrupt.recent, ...result.corrupt].slice(-20),
-      tornTail: result.tornTail,
-    };
+    // From the receipts' index and the lines past it, not by reading the log whole.
+    this.receiptsCorrupt = receipts.corruptLines();
   }
 
   body(id: string): string {

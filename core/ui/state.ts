@@ -173,7 +173,7 @@ export class UiStateBuilder {
     const logs = [
       { name: "mailbox", report: inspectLog(peerpost.mailbox.log, staleMs, { ...mailbox.corrupt, tornTail: mailbox.tornTail }) },
       { name: "receipts", report: inspectLog(peerpost.receipts.log, staleMs, this.source.receiptsCorrupt) },
-      { name: "sessions", report: inspectLog(peerpost.sessions.log, staleMs) },
+      { name: "sessions", report: inspectLog(peerpost.sessions.log, staleMs, peerpost.sessions.corruptLines()) },
     ];
     return {
       version,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { inspectState } from "../../health.js";
+import { indexedCorruptLines, inspectState } from "../../health.js";
 import { inspectStore } from "../../store/report.js";
 import { VERSION } from "../../version.js";
 import { wakeReport } from "../../wake/report.js";
@@ -28,7 +28,7 @@ export const healthTool = defineTool({
     const { peerpost } = context;
     const identity = context.maybeIdentity();
     const view = identity ? peerpost.mailbox.view(identity.address) : undefined;
-    const state = inspectState(peerpost, peerpost.mailbox.corruptLines());
+    const state = inspectState(peerpost, indexedCorruptLines(peerpost));
     const warnings = [];
     if (!state.stateDir.private) warnings.push({ code: "state_dir_not_private", message: `The state dir's mode is ${state.stateDir.mode}, not 0700.` });
     const store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());

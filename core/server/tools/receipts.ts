@@ -6,11 +6,11 @@ import { RECEIPT_KINDS } from "../../schemas.js";
 
 const input = z
   .object({
-    kind: z.enum(RECEIPT_KINDS).optional().describe("Only send, reply or push receipts."),
+    kind: z.enum(RECEIPT_KINDS).optional().describe("Only receipts of this kind."),
     address: z.string().regex(ADDRESS_PATTERN, "must be an exact address").optional().describe("Only receipts from or to this address."),
     since: z.iso.datetime({ offset: true }).optional().describe("Only receipts at or after this ISO time."),
     limit: z.number().int().min(1).max(500).optional().describe("Page size (default 50)."),
-    cursor: z.string().optional().describe("nextCursor from the previous page."),
+    cursor: z.string().optional().describe("nextCursor from the previous page (the next older receipts)."),
   })
   .strict();
 
@@ -32,7 +32,7 @@ const output = z.object({ receipts: z.array(receipt), nextCursor: z.string().opt
 
 export const receiptsTool = defineTool({
   name: "receipts",
-  description: "List receipts of what peerpost did: each send, reply and push attempt, with who, to whom, how it was delivered and where the sender's identity came from. Paged with cursor.",
+  description: "List receipts of what peerpost did: each send, reply, push attempt, wake and launch, with who, to whom, how it was delivered and where the sender's identity came from. Newest first; paged with cursor.",
   input,
   output,
   annotations: { title: "Delivery receipts", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
