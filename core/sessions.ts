@@ -147,6 +147,17 @@ export class Sessions {
     return [...this.fold().values()].map((entry) => this.view(entry)).sort(byLastSeen);
   }
 
+  /** Live sessions registered with `role`, most recently seen first: only they are copied and asked whether they run. */
+  private liveHolders(role: string): SessionEntry[] {
+    const holders: SessionEntry[] = [];
+    for (const entry of this.fold().values())
+      if (entry.roles.includes(role)) {
+        const holder = this.view(entry);
+        if (holder.alive) holders.push(holder);
+      }
+    return holders.sort(byLastSeen);
+  }
+
   /** One session's entry: a send or a registration looks up one address, not the whole registry (which only grows). */
   get(address: string): SessionEntry | undefined {
     const indexed = this.folded.offset === 0 ? this.foldOne(address) : undefined;
@@ -257,7 +268,7 @@ export class Sessions {
       });
     }
     const role = to.slice("role:".length);
-    const holders = this.all().filter((entry) => entry.alive && entry.roles.includes(role));
+    const holders = this.liveHolders(role);
     if (holders.length === 1) return { address: holders[0]!.address, via: to, entry: holders[0]! };
     if (holders.length === 0)
       throw new PeerpostError("not_found", `No live session holds the role ${role}.`, {
