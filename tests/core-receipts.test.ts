@@ -4,7 +4,7 @@
 // log read forward gives, corrupt lines, long lines and a torn tail included.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, renameSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { JsonlLog, MAX_LINE_BYTES, type RecordSchema } from "../core/log.js";
@@ -247,4 +247,17 @@ test("health counts the receipts' and the registry's corrupt lines from their in
   await source.refresh();
   assert.deepEqual(source.receipts.map((receipt) => receipt.id), newest(500), "then the lines appended since");
   assert.equal(source.receiptsCorrupt.count, 3, "the torn line, closed off, is a corrupt line now");
+  // Another file renamed over the log (a mirror started over), a few lines longer than what was read: read anew.
+  const replacement = join(state, "receipts.next");
+  const readUpTo = statSync(join(state, "receipts.jsonl")).size;
+  const fresh: string[] = [];
+  for (let bytes = 0, extra = 0; extra < 10; extra += bytes > readUpTo ? 1 : 0) {
+    fresh.push(receiptLines(1, next, 10_000 + fresh.length)[0]!);
+    bytes += Buffer.byteLength(fresh.at(-1)!) + 1;
+  }
+  writeFileSync(replacement, fresh.join("\n") + "\n", { mode: 0o600 });
+  renameSync(replacement, join(state, "receipts.jsonl"));
+  await source.refresh();
+  assert.deepEqual(source.receipts.map((receipt) => receipt.id), newest(500), "the new file's newest");
+  assert.equal(source.receiptsCorrupt.count, 0);
 });

@@ -29,6 +29,8 @@ export class UiSource {
   receiptsCorrupt: CorruptCount = { count: 0, recent: [], tornTail: false };
   /** Where the receipts read so far end; undefined before the first read (or after the file was replaced). */
   private receiptsOffset: number | undefined;
+  /** The receipts file (dev:ino) `receiptsOffset` is in. */
+  private receiptsFile = "";
   private readonly bodies = new Map<string, string>();
   private readonly searches = new Map<string, { offset: number; ids: Set<string> }>();
   private readonly rawMailbox: JsonlLog<{ type?: unknown; id?: unknown; body?: unknown }>;
@@ -58,8 +60,11 @@ export class UiSource {
     await this.peerpost.mailbox.persist(this.mailbox, SNAPSHOT_EVERY_BYTES).catch(() => false);
     const { receipts } = this.peerpost;
     const log = receipts.log;
+    const identity = log.identity();
+    const file = identity ? `${identity.dev}:${identity.ino}` : "";
     let from = this.receiptsOffset;
-    if (from === undefined || (log.identity()?.size ?? 0) < from) {
+    // A replaced file (a mirror started over) is read anew.
+    if (from === undefined || file !== this.receiptsFile || (identity?.size ?? 0) < from) {
       // The newest receipts, read back from the end: the log only grows, and the page shows the latest.
       const newest: ReceiptRecord[] = [];
       from = log.scanBackward(undefined, ({ record }) => newest.push(record) < RECEIPTS_KEPT).end;
@@ -71,6 +76,7 @@ export class UiSource {
     });
     this.receipts = this.receipts.slice(-RECEIPTS_KEPT);
     this.receiptsOffset = result.next;
+    this.receiptsFile = file;
     // From the receipts' index and the lines past it, not by reading the log whole.
     this.receiptsCorrupt = receipts.corruptLines();
   }
