@@ -84,11 +84,32 @@ export function hostStartField(pid: number): { hostStart?: number } {
   return start === undefined ? {} : { hostStart: start };
 }
 
+/**
+ * How long a start time read from /proc stands for its pid while the pid stays alive: for it to name
+ * another process by then, the first must have ended and the kernel handed its pid out again, which
+ * takes a wrap of every pid. Every send asks whether its recipient runs; reading /proc each time was
+ * the largest part of the lookup.
+ */
+const START_TIME_FRESH_MS = 1000;
+const startTimes = new Map<number, { start: number | undefined; readAt: number }>();
+
+/** The pid's start time, read again once the last read is over START_TIME_FRESH_MS old (the caller saw the pid alive just now). */
+function recentStartTime(pid: number): number | undefined {
+  const now = Date.now();
+  const known = startTimes.get(pid);
+  if (known && now - known.readAt >= 0 && now - known.readAt < START_TIME_FRESH_MS) return known.start;
+  // Pids a long-lived server asked about once are dropped wholesale now and then.
+  if (startTimes.size >= 1024) startTimes.clear();
+  const start = processStartTime(pid);
+  startTimes.set(pid, { start, readAt: now });
+  return start;
+}
+
 /** Alive and, when its start time was recorded, still the same process (not a reused pid). */
 export function isSameProcess(pid: number, startTime: number | undefined): boolean {
   if (!isAlive(pid)) return false;
   if (startTime === undefined) return true;
-  const now = processStartTime(pid);
+  const now = recentStartTime(pid);
   return now === undefined || now === startTime;
 }
 

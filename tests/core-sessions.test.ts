@@ -7,6 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
+import { processStartTime } from "../core/process-tree.js";
 import type { SessionEntry } from "../core/sessions.js";
 import type { SessionHost } from "../core/schemas.js";
 import { tempDir } from "./helpers/temp.js";
@@ -103,4 +104,26 @@ test("get, byHostPid and claimedBy pick what a search of the whole sorted regist
   const first = peerpost.sessions.get("claude:s0")!;
   first.name = "changed";
   assert.notEqual(peerpost.sessions.get("claude:s0")!.name, "changed");
+});
+
+test("a session runs while its host pid lives with the start time recorded: a reused pid (another start) and an ended host are seen at once, start times read lately or not", async (t) => {
+  const home = tempDir(t);
+  const peerpost = openPeerpost({ env: { PEERPOST_HOME: join(home, "state") }, home });
+  const host = spawn("sleep", ["300"], { stdio: "ignore" });
+  t.after(() => host.kill("SIGKILL"));
+  const pid = host.pid!;
+  const start = processStartTime(pid);
+  assert.ok(start !== undefined, "this system tells start times");
+  const alive = (address: string) => peerpost.sessions.get(address)!.alive;
+  await peerpost.sessions.register({ host: "codex", address: "codex:same", sessionId: "same", source: "startup", hostPid: pid, hostStart: start });
+  await peerpost.sessions.register({ host: "codex", address: "codex:reused", sessionId: "reused", source: "startup", hostPid: pid, hostStart: start + 1 });
+  // Asked one right after the other, in either order: the start time read for one answers the other rightly.
+  for (let round = 0; round < 3; round++) {
+    assert.equal(alive("codex:same"), true, `round ${round}`);
+    assert.equal(alive("codex:reused"), false, `a pid with another start time is another process (round ${round})`);
+  }
+  const ended = new Promise((resolve) => host.once("exit", resolve));
+  host.kill("SIGKILL");
+  await ended;
+  assert.equal(alive("codex:same"), false, "an ended host, at once");
 });
