@@ -1,10 +1,13 @@
 // Receipts: one record per side-effecting action (send, reply, push attempt, wake, launch), with the
 // origin of the sender's identity. Queried newest first, with filters and cursor paging (the cursor is the
-// log offset the next page reads back from). The log only grows, so no query reads it whole: a page without
-// filters reads the last lines back, and one filtered by address or kind reads that scope's lines through
-// a per-scope index of the log (index/receipts/), extended by the readers as the mailbox's is.
+// log offset the next page reads back from). The log only grows, so a page reads only until it is full: a
+// page without filters reads the last lines back, and one filtered by address or kind reads that scope's
+// lines through a per-scope index of the log (index/receipts/), extended by the readers as the mailbox's
+// is. `since` alone does not bound the read: a log is not in date order (`peerpost migrate` appends a
+// machine's history after newer records, clocks differ between machines), so a `since` page that is not
+// full has read back to the start of the log or of its scope.
 import { idFactory } from "./ids.js";
-import type { JsonlLog, LogEntry } from "./log.js";
+import type { CorruptSummary, JsonlLog, LogEntry } from "./log.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
 import { ScopeIndex } from "./store/scope-index.js";
 import { FAR_BEHIND_BYTES } from "./view.js";
@@ -30,12 +33,6 @@ export interface ReceiptPage {
   nextCursor?: string;
 }
 
-/**
- * How much older than the receipt before it in the log a receipt can be dated: each is dated just before
- * its own append, so writers racing each other land out of order by far less. Reading back for `since`
- * stops at a receipt this much older than it.
- */
-const OUT_OF_ORDER_MS = 10 * 60_000;
 /** Lines read per batch of a scope's offsets, newest first (a page stops early). */
 const OFFSETS_PER_BATCH = 64;
 
@@ -97,9 +94,8 @@ export class Receipts {
     const before = parseCursor(query.cursor);
     const page: Array<LogEntry<ReceiptRecord>> = [];
     let more = false;
-    /** Takes a receipt into the page; false once nothing older can be wanted. */
+    /** Takes a receipt into the page; false once the page is full. */
     const take = ({ offset, end, record }: LogEntry<ReceiptRecord>): boolean => {
-      if (since !== undefined && Date.parse(record.at) < since - OUT_OF_ORDER_MS) return false;
       if (query.kind !== undefined && record.kind !== query.kind) return true;
       if (query.address !== undefined && record.from !== query.address && record.to !== query.address) return true;
       if (since !== undefined && Date.parse(record.at) < since) return true;
@@ -148,12 +144,29 @@ export class Receipts {
 
   /** Corrupt lines of the log and whether it ends torn, without reading what the index covers again. */
   corruptLines(): ReturnType<ScopeIndex<ReceiptRecord>["corruptLines"]> {
+    this.extendIndex();
+    return this.index.corruptLines();
+  }
+
+  /**
+   * The newest `count` receipts (oldest first), where the lines read end, and the log's corrupt lines
+   * before that end: what a view of the latest receipts starts from, without reading the log whole.
+   */
+  latest(count: number): { receipts: ReceiptRecord[]; end: number; corrupt: CorruptSummary } {
+    // Extended first, so that the index ends before the lines read (else its count could not be cut there).
+    this.extendIndex();
+    const newest: ReceiptRecord[] = [];
+    const { end } = this.log.scanBackward(undefined, ({ record }) => newest.push(record) < count);
+    const { count: corruptCount, recent } = this.index.corruptLines(end);
+    return { receipts: newest.reverse(), end, corrupt: { count: corruptCount, recent } };
+  }
+
+  private extendIndex(): void {
     try {
       this.index.extendOnTheWay(FAR_BEHIND_BYTES);
     } catch {
       // Derived data: the scan of the rest covers what it would have.
     }
-    return this.index.corruptLines();
   }
 
   /** Whether the index lags too far for readers to extend it on their way (then filtered pages read the log back). */

@@ -13,6 +13,7 @@ import { UiSource } from "../core/ui/source.js";
 import type { ReceiptRecord } from "../core/schemas.js";
 import type { ReceiptQuery } from "../core/receipts.js";
 import { PeerpostError } from "../core/errors.js";
+import { ScopeIndex } from "../core/store/scope-index.js";
 import { tempDir } from "./helpers/temp.js";
 import { seededRandom as random } from "./helpers/random.js";
 
@@ -91,6 +92,8 @@ const QUERIES: ReceiptQuery[] = [
   { kind: "send", since: new Date(START + 26_000_000).toISOString() },
   { address: "claude:nobody" },
   { since: "2030-01-01T00:00:00Z" },
+  { since: new Date(START - 40 * 86_400_000).toISOString(), limit: 500 },
+  { since: new Date(START - 29 * 86_400_000).toISOString(), kind: "reply" },
 ];
 
 function checkQueries(peerpost: Peerpost, phase: string): void {
@@ -109,6 +112,9 @@ test("receipt pages come newest first and equal a filter of the whole log, read 
   const next = random(7);
   // Over 8 MiB: too far ahead of a missing index for readers to build it on their way.
   const lines = receiptLines(26_000, next);
+  // Another machine's history copied in after newer receipts (`peerpost migrate`): a month older than its neighbours.
+  const migrated = receiptLines(50, next, 30_000).map((line, i) => line.replace(/"at":"[^"]+"/, `"at":"${new Date(START - 30 * 86_400_000 + i * 1000).toISOString()}"`));
+  lines.splice(12_000, 0, ...migrated);
   lines.splice(9_000, 0, "{not json");
   lines.splice(15_000, 0, JSON.stringify({ v: 1, type: "receipt", id: "nope" }));
   lines.splice(20_000, 0, `"${"x".repeat(MAX_LINE_BYTES + 10)}"`);
@@ -233,6 +239,15 @@ test("health counts the receipts' and the registry's corrupt lines from their in
   compare("lines past the indexes");
   assert.equal(inspectState(peerpost, indexedCorruptLines(peerpost)).logs.receipts.corrupt, 2);
   assert.equal(inspectState(peerpost, indexedCorruptLines(peerpost)).logs.receipts.tornTail, true);
+
+  // A count cut at an offset before what the index covers (lines appended and indexed after a reader read back).
+  const index = new ScopeIndex(peerpost.receipts.log, join(state, "index", "receipts"), () => ({ scopes: [] }));
+  assert.ok((index.covered() ?? 0) > 0);
+  const lineStarts: number[] = [];
+  peerpost.receipts.log.scan(0, ({ offset }) => void lineStarts.push(offset));
+  const cut = lineStarts[2500]!;
+  assert.deepEqual(index.corruptLines(cut).count, peerpost.receipts.log.scan(0, () => undefined, { until: cut }).corrupt.length);
+  assert.equal(index.corruptLines(cut).count, 1);
 
   const newest = (count: number) => {
     const all: string[] = [];

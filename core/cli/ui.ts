@@ -2,7 +2,7 @@
 // on 127.0.0.1 only. Prints its URL (with this run's token) on stdout and serves until interrupted.
 import { html, css, icon, script } from "peerpost-ui-assets";
 import { openPeerpost } from "../peerpost.js";
-import { catchUpDetached } from "../index-run.js";
+import { catchUpDetached, indexWhenFarBehind } from "../index-run.js";
 import { UiServer } from "../ui/server.js";
 import { uiAuthor } from "../ui/author.js";
 import { openBrowser } from "../ui/opener.js";
@@ -31,6 +31,8 @@ export async function ui(options: UiOptions): Promise<void> {
   const unfollow = peerpost.backend.follow();
   // Its bundle runs `index-run`: a compaction the size setting calls for runs there, not in the view's process.
   peerpost.mailbox.compactElsewhere(() => catchUpDetached(peerpost, process.argv[1] ?? ""));
+  // Indexes far behind (a receipts log from before its index) are built there too, not by each refresh.
+  indexWhenFarBehind(peerpost, process.argv[1] ?? "");
   const { author, problem } = uiAuthor(options.as, peerpost.config);
   const server = new UiServer({ peerpost, assets: { html, css, icon, script }, port, author });
   // Registered before the URL is printed: whoever reads it may stop the server at once.

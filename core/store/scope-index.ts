@@ -118,10 +118,11 @@ export class ScopeIndex<T> {
   }
 
   /**
-   * The log's corrupt lines and whether it ends in a torn line: those the index met before `covered` (it
-   * parses every line it covers), then a scan of the rest. Readers that pass over lines unparsed ask this.
+   * The log's corrupt lines (before `until`, when given) and whether it ends in a torn line: those the
+   * index met before `covered` (it parses every line it covers), then a scan of the rest. Readers that
+   * pass over lines unparsed ask this.
    */
-  corruptLines(): CorruptSummary & { tornTail: boolean } {
+  corruptLines(until?: number): CorruptSummary & { tornTail: boolean } {
     // Held open, so a compaction that swaps another file in meanwhile cannot pair the index's count with the wrong file.
     const file = this.log.pin();
     if (!file) return { count: 0, recent: [], tornTail: false };
@@ -132,8 +133,9 @@ export class ScopeIndex<T> {
       } catch {
         seen = undefined;
       }
-      if (seen && (seen.dev !== file.dev || seen.ino !== file.ino)) seen = undefined;
-      const rest = file.scan(seen?.covered ?? 0, () => undefined);
+      // An index of another file, or one that reaches past `until` (its count cannot be cut there).
+      if (seen && (seen.dev !== file.dev || seen.ino !== file.ino || (until !== undefined && seen.covered > until))) seen = undefined;
+      const rest = file.scan(seen?.covered ?? 0, () => undefined, until === undefined ? {} : { until });
       return { ...withCorrupt(seen?.corrupt ?? { count: 0, recent: [] }, rest.corrupt), tornTail: rest.tornTail };
     } finally {
       file.close();

@@ -8,7 +8,7 @@ import type { Peerpost } from "../peerpost.js";
 import { MailboxView } from "../view.js";
 import { snapshotFileName } from "../cache.js";
 import type { ReceiptRecord } from "../schemas.js";
-import { JsonlLog, type RecordSchema } from "../log.js";
+import { JsonlLog, withCorrupt, type RecordSchema } from "../log.js";
 import type { CorruptCount } from "../health.js";
 
 /** Receipts kept in memory for the page (the newest). */
@@ -65,10 +65,12 @@ export class UiSource {
     let from = this.receiptsOffset;
     // A replaced file (a mirror started over) is read anew.
     if (from === undefined || file !== this.receiptsFile || (identity?.size ?? 0) < from) {
-      // The newest receipts, read back from the end: the log only grows, and the page shows the latest.
-      const newest: ReceiptRecord[] = [];
-      from = log.scanBackward(undefined, ({ record }) => newest.push(record) < RECEIPTS_KEPT).end;
-      this.receipts = newest.reverse();
+      // The newest receipts, read back from the end (the log only grows, and the page shows the latest), and
+      // the corrupt lines before them from the receipts' index; later lines are counted as they are read.
+      const latest = receipts.latest(RECEIPTS_KEPT);
+      from = latest.end;
+      this.receipts = latest.receipts;
+      this.receiptsCorrupt = { ...latest.corrupt, tornTail: false };
     }
     const result = log.scan(from, ({ record }) => {
       this.receipts.push(record);
@@ -77,8 +79,7 @@ export class UiSource {
     this.receipts = this.receipts.slice(-RECEIPTS_KEPT);
     this.receiptsOffset = result.next;
     this.receiptsFile = file;
-    // From the receipts' index and the lines past it, not by reading the log whole.
-    this.receiptsCorrupt = receipts.corruptLines();
+    this.receiptsCorrupt = { ...withCorrupt(this.receiptsCorrupt, result.corrupt), tornTail: result.tornTail };
   }
 
   body(id: string): string {
