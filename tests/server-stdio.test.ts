@@ -93,3 +93,21 @@ test("bad lines get JSON-RPC errors, an oversized request is answered and logged
   server.child.stdin.end();
   assert.equal(await server.exited, 0);
 });
+
+test("a client that goes away mid-wait gets the wait ended as a timeout, answered before the server exits", async (t) => {
+  const home = tempDir(t);
+  const server = rawServer(t, { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_ADDRESS: "claude:alice" });
+  server.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+  assert.ok((await server.next()).result, "initialize answered");
+  server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  // A health call answered first: the wait after it is surely under way when stdin ends.
+  server.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "health", arguments: {} } }));
+  server.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "wait", arguments: { timeoutMs: 600_000 } } }));
+  assert.equal((await server.next()).id, 2);
+  server.child.stdin.end();
+  // Without the shutdown's abort reaching the wait, the server would exit after its grace with the wait unanswered.
+  const wait = await server.next();
+  assert.equal(wait.id, 3);
+  assert.deepEqual(wait.result?.structuredContent, { ok: true, outcome: "timeout", warnings: [] });
+  assert.equal(await server.exited, 0);
+});

@@ -143,6 +143,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       // leaves reads on the mirror as it is (writes then fail with state_io_error).
       await peerpost.backend.sync().catch((error: unknown) => warnings.push({ code: "store_unreachable", message: toErrorValue(error).message }));
       const caller = await identity.resolve(params._meta as Record<string, unknown> | undefined);
+      let aborted: AbortSignal | undefined;
       const context: ToolContext = {
         peerpost,
         adapter,
@@ -151,7 +152,10 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
         identityReport: () => identity.report(),
         push,
         wake,
-        signal: AbortSignal.any([signal, stopping.signal]),
+        // Made only for a call that waits: AbortSignal.any costs a send more than its recipient's lookup.
+        get signal() {
+          return (aborted ??= AbortSignal.any([signal, stopping.signal]));
+        },
         warn: (warning) => warnings.push(warning),
       };
       return okResult(await tool.run(args, context), warnings);

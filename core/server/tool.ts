@@ -18,6 +18,7 @@ export interface ToolContext {
   push: PushLoop | undefined;
   /** How a send may wake a dormant recipient; absent where the process cannot start a runner. */
   wake?: WakeDeps | undefined;
+  /** Aborted when the client cancels the call or the server stops (made on first use). */
   signal: AbortSignal;
   warn(warning: Warning): void;
 }
