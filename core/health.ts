@@ -3,7 +3,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { readStateFile } from "./trust.js";
 import type { Peerpost } from "./peerpost.js";
-import { RECENT_CORRUPT, type JsonlLog, type CorruptLine } from "./log.js";
+import { RECENT_CORRUPT, type JsonlLog, type CorruptLine, type CorruptReport } from "./log.js";
 import { errorLogPath } from "./error-log.js";
 import { invalidSnapshots, type InvalidSnapshot } from "./cache.js";
 
@@ -54,10 +54,7 @@ function lockState(logPath: string, staleMs: number): LogReport["lock"] {
   }
 }
 
-/** A log's corrupt lines (a count and the latest few) and whether it ends in a torn line. */
-export type CorruptCount = { count: number; recent: CorruptLine[]; tornTail: boolean };
-
-export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: CorruptCount): LogReport {
+export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: CorruptReport): LogReport {
   const identity = log.identity();
   const report: LogReport = { path: log.path, exists: identity !== undefined, bytes: identity?.size ?? 0, corrupt: 0, recentCorrupt: [], tornTail: false, lock: lockState(log.path, staleMs) };
   const mode = modeOf(log.path);
@@ -110,12 +107,12 @@ export function recentErrors(stateDir: string, count = 10): string[] {
 }
 
 /** Each log's corrupt lines from its index and a scan of the lines past it: what `health` reports without reading whole logs. */
-export function indexedCorruptLines(peerpost: Peerpost): Record<"mailbox" | "receipts" | "sessions", CorruptCount> {
+export function indexedCorruptLines(peerpost: Peerpost): Record<"mailbox" | "receipts" | "sessions", CorruptReport> {
   return { mailbox: peerpost.mailbox.corruptLines(), receipts: peerpost.receipts.corruptLines(), sessions: peerpost.sessions.corruptLines() };
 }
 
 /** Without `corrupt` (doctor), each log is read whole for its corrupt lines. */
-export function inspectState(peerpost: Peerpost, corrupt?: Record<"mailbox" | "receipts" | "sessions", CorruptCount>): StateReport {
+export function inspectState(peerpost: Peerpost, corrupt?: Record<"mailbox" | "receipts" | "sessions", CorruptReport>): StateReport {
   const { stateDir, config } = peerpost;
   let writable = true;
   try {

@@ -36,6 +36,9 @@ export interface CorruptSummary {
   recent: CorruptLine[];
 }
 
+/** A log's corrupt lines (a summary) and whether it ends in a torn line. */
+export type CorruptReport = CorruptSummary & { tornTail: boolean };
+
 /** How many of the latest corrupt lines a summary keeps with their offsets. */
 export const RECENT_CORRUPT = 20;
 

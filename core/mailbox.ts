@@ -6,7 +6,7 @@
 import { idFactory } from "./ids.js";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { JsonlLog, type CorruptLine, type LogOptions } from "./log.js";
+import { JsonlLog, type CorruptReport, type LogOptions } from "./log.js";
 import { FileStore } from "./store/file.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
 import type { AppendItem } from "./store/types.js";
@@ -289,11 +289,7 @@ export class Mailbox {
    * rebuild: a server or a hook that meets such a log starts one (`index-run`), and a compaction runs one.
    */
   extendIndex(minBytes = 0): void {
-    try {
-      this.index.extendOnTheWay(FAR_BEHIND_BYTES, minBytes);
-    } catch {
-      // Derived data: a read without the index folds the log as before.
-    }
+    this.index.extendOnTheWay(FAR_BEHIND_BYTES, minBytes);
   }
 
   /** Bytes of the log the index does not cover, and whether that is further than readers extend it on their way (an old log, never indexed). */
@@ -306,7 +302,7 @@ export class Mailbox {
    * The live log's corrupt lines and whether it ends in a torn line. Scoped views pass over others' lines
    * unparsed, so this asks the index (which parses every line it covers) and reads only the rest.
    */
-  corruptLines(): { count: number; recent: CorruptLine[]; tornTail: boolean } {
+  corruptLines(): CorruptReport {
     this.extendIndex(0);
     return this.index.corruptLines();
   }

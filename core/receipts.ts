@@ -7,7 +7,7 @@
 // machine's history after newer records, clocks differ between machines), so a `since` page that is not
 // full has read back to the start of the log or of its scope.
 import { idFactory } from "./ids.js";
-import type { CorruptSummary, JsonlLog, LogEntry } from "./log.js";
+import type { CorruptReport, JsonlLog, LogEntry } from "./log.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
 import { ScopeIndex } from "./store/scope-index.js";
 import { FAR_BEHIND_BYTES } from "./view.js";
@@ -143,8 +143,8 @@ export class Receipts {
   }
 
   /** Corrupt lines of the log and whether it ends torn, without reading what the index covers again. */
-  corruptLines(): ReturnType<ScopeIndex<ReceiptRecord>["corruptLines"]> {
-    this.extendIndex();
+  corruptLines(): CorruptReport {
+    this.index.extendOnTheWay(FAR_BEHIND_BYTES);
     return this.index.corruptLines();
   }
 
@@ -152,21 +152,12 @@ export class Receipts {
    * The newest `count` receipts (oldest first), where the lines read end, and the log's corrupt lines
    * before that end: what a view of the latest receipts starts from, without reading the log whole.
    */
-  latest(count: number): { receipts: ReceiptRecord[]; end: number; corrupt: CorruptSummary } {
+  latest(count: number): { receipts: ReceiptRecord[]; end: number; corrupt: CorruptReport } {
     // Extended first, so that the index ends before the lines read (else its count could not be cut there).
-    this.extendIndex();
+    this.index.extendOnTheWay(FAR_BEHIND_BYTES);
     const newest: ReceiptRecord[] = [];
     const { end } = this.log.scanBackward(undefined, ({ record }) => newest.push(record) < count);
-    const { count: corruptCount, recent } = this.index.corruptLines(end);
-    return { receipts: newest.reverse(), end, corrupt: { count: corruptCount, recent } };
-  }
-
-  private extendIndex(): void {
-    try {
-      this.index.extendOnTheWay(FAR_BEHIND_BYTES);
-    } catch {
-      // Derived data: the scan of the rest covers what it would have.
-    }
+    return { receipts: newest.reverse(), end, corrupt: this.index.corruptLines(end) };
   }
 
   /** Whether the index lags too far for readers to extend it on their way (then filtered pages read the log back). */

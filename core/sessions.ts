@@ -2,7 +2,7 @@
 // server once it knows its address; the latest record per address wins, except that a record cannot
 // move a session away from a host process that is still running: it is written as a claim and kept
 // aside (anyone can run a hook from a shell inside their own host). Liveness is the host process.
-import type { JsonlLog } from "./log.js";
+import type { CorruptReport, JsonlLog } from "./log.js";
 import { ScopeIndex } from "./store/scope-index.js";
 import { FAR_BEHIND_BYTES } from "./view.js";
 import type { LocalStore, StoreFactory } from "./store/local.js";
@@ -190,12 +190,8 @@ export class Sessions {
   }
 
   /** Corrupt lines of the registry and whether it ends torn; past INDEXED_FROM_BYTES without reading what the index covers again. */
-  corruptLines(): ReturnType<ScopeIndex<SessionRecord>["corruptLines"]> {
-    try {
-      if ((this.log.identity()?.size ?? 0) >= INDEXED_FROM_BYTES) this.index.extendOnTheWay(FAR_BEHIND_BYTES);
-    } catch {
-      // Derived data: the scan of the rest covers what it would have.
-    }
+  corruptLines(): CorruptReport {
+    if ((this.log.identity()?.size ?? 0) >= INDEXED_FROM_BYTES) this.index.extendOnTheWay(FAR_BEHIND_BYTES);
     return this.index.corruptLines();
   }
 

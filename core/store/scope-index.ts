@@ -12,7 +12,7 @@ import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync,
 import { join } from "node:path";
 import { fnv1a64 } from "../hash.js";
 import { tailFingerprint } from "../cache.js";
-import { withCorrupt, type CorruptSummary, type JsonlLog } from "../log.js";
+import { withCorrupt, type CorruptReport, type CorruptSummary, type JsonlLog } from "../log.js";
 import { DIR_MODE, FILE_MODE } from "../state-dir.js";
 import { writeStateFile } from "../trust.js";
 
@@ -122,7 +122,7 @@ export class ScopeIndex<T> {
    * index met before `covered` (it parses every line it covers), then a scan of the rest. Readers that
    * pass over lines unparsed ask this.
    */
-  corruptLines(until?: number): CorruptSummary & { tornTail: boolean } {
+  corruptLines(until?: number): CorruptReport {
     // Held open, so a compaction that swaps another file in meanwhile cannot pair the index's count with the wrong file.
     const file = this.log.pin();
     if (!file) return { count: 0, recent: [], tornTail: false };
@@ -175,10 +175,17 @@ export class ScopeIndex<T> {
     return entry && entry.o < meta!.covered ? entry : undefined;
   }
 
-  /** Extends the index on a reader's way: when it lags `minLag` bytes or more but at most `maxLag` (further is a rebuild's job). */
+  /**
+   * Extends the index on a reader's way: when it lags `minLag` bytes or more but at most `maxLag` (further
+   * is a rebuild's job). Derived data: a failure leaves the reader to read the log as it would without it.
+   */
   extendOnTheWay(maxLag: number, minLag = 0): void {
-    const lag = this.lag();
-    if (lag > 0 && lag >= minLag && lag <= maxLag) this.extend();
+    try {
+      const lag = this.lag();
+      if (lag > 0 && lag >= minLag && lag <= maxLag) this.extend();
+    } catch {
+      // The reader scans what the index does not cover.
+    }
   }
 
   /**

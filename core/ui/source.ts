@@ -8,8 +8,7 @@ import type { Peerpost } from "../peerpost.js";
 import { MailboxView } from "../view.js";
 import { snapshotFileName } from "../cache.js";
 import type { ReceiptRecord } from "../schemas.js";
-import { JsonlLog, withCorrupt, type RecordSchema } from "../log.js";
-import type { CorruptCount } from "../health.js";
+import { JsonlLog, withCorrupt, type CorruptReport, type RecordSchema } from "../log.js";
 
 /** Receipts kept in memory for the page (the newest). */
 const RECEIPTS_KEPT = 500;
@@ -26,7 +25,7 @@ const ANY_RECORD: RecordSchema<{ type?: unknown; id?: unknown; body?: unknown }>
 export class UiSource {
   readonly mailbox: MailboxView;
   receipts: ReceiptRecord[] = [];
-  receiptsCorrupt: CorruptCount = { count: 0, recent: [], tornTail: false };
+  receiptsCorrupt: CorruptReport = { count: 0, recent: [], tornTail: false };
   /** Where the receipts read so far end; undefined before the first read (or after the file was replaced). */
   private receiptsOffset: number | undefined;
   /** The receipts file (dev:ino) `receiptsOffset` is in. */
@@ -70,7 +69,7 @@ export class UiSource {
       const latest = receipts.latest(RECEIPTS_KEPT);
       from = latest.end;
       this.receipts = latest.receipts;
-      this.receiptsCorrupt = { ...latest.corrupt, tornTail: false };
+      this.receiptsCorrupt = latest.corrupt;
     }
     const result = log.scan(from, ({ record }) => {
       this.receipts.push(record);
