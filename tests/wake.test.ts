@@ -80,7 +80,9 @@ setTimeout(gated, Number(fake.FAKE_SLEEP_MS || 0));
   };
   const invocations = (): Invocation[] => {
     if (!existsSync(record)) return [];
-    const lines = readFileSync(record, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Invocation & { phase: string });
+    // Whole lines only: the fake host may be between creating the file and writing its line.
+    const text = readFileSync(record, "utf8");
+    const lines = text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Invocation & { phase: string });
     return lines.filter((line) => line.phase === "start").map((start) => ({ ...start, ...lines.find((line) => line.phase === "end" && line.pid === start.pid) }));
   };
   const runsEnded = (count: number) => until(() => store().wakes.fold().runsFor({}).filter((run) => run.ended).length >= count, 20_000, `${count} wake run(s) to end`);
