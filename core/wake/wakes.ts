@@ -67,16 +67,29 @@ export class WakeFold {
 export class Wakes {
   readonly log: JsonlLog<WakeRecord>;
   readonly outputDir: string;
+  private folded: { fold: WakeFold; file: string; next: number } | undefined;
 
   constructor(stateDir: string, logOptions: LogOptions) {
     this.log = new JsonlLog(join(stateDir, "wakes.jsonl"), wakeRecordSchema, logOptions);
     this.outputDir = join(stateDir, "wakes");
   }
 
+  /**
+   * The fold up to the end of the log. Kept between calls and brought forward by the lines appended
+   * since (a long-lived server's status and wake decisions read only those): every record only adds to
+   * the fold, so that equals a fold from the start. A replaced or shortened file is folded anew.
+   */
   fold(): WakeFold {
-    const fold = new WakeFold();
-    this.log.scan(0, ({ record }) => fold.apply(record));
-    return fold;
+    const identity = this.log.identity();
+    if (!identity) {
+      this.folded = undefined;
+      return new WakeFold();
+    }
+    const file = `${identity.dev}:${identity.ino}`;
+    if (this.folded?.file !== file || identity.size < this.folded.next) this.folded = { fold: new WakeFold(), file, next: 0 };
+    const folded = this.folded;
+    folded.next = this.log.scan(folded.next, ({ record }) => folded.fold.apply(record), {}, identity).next;
+    return folded.fold;
   }
 
   /** Decides under the log's lock on the fold up to the end of the log, and appends what `decide` returns. */
