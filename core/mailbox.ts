@@ -162,6 +162,8 @@ const COMPACTION_RECALL_MS = 60 * 60_000;
 
 /** Less than this is cheaper to fold than to index: small state dirs never get an index written. */
 const INDEX_MIN_LAG_BYTES = 64 * 1024;
+/** Folds of single addresses kept for lookups that come back to them (a message, then its thread). */
+const RECENT_FOLDS = 4;
 
 interface MailboxDecision {
   events: MailboxEvent[];
@@ -173,6 +175,8 @@ export class Mailbox {
   readonly store: LocalStore<MailboxEvent>;
   readonly cacheDir: string;
   private readonly views = new Map<string, MailboxView>();
+  /** The last folds of addresses `messagesOf` made, each with the store it read: a status folds the sender for the message, then again for its thread. */
+  private readonly recentFolds = new Map<string, { store: string; messages: Record<string, MessageState> }>();
   readonly index: ScopeIndex<MailboxEvent>;
   /** Where compaction moves finished messages; read for status, threads, bodies and `tail --from-start`. */
   readonly archive: JsonlLog<MailboxEvent>;
@@ -757,20 +761,30 @@ export class Mailbox {
    * Undefined when the indexes do not cover the archive and nearly all the live log.
    */
   private messagesOf(address: string): Record<string, MessageState> | undefined {
+    const committed = committedArchiveBytes(this.compaction);
+    const identity = this.log.identity();
+    const size = identity?.size ?? 0;
+    // The archive only grows up to what a compaction commits, and the live file only grows until one
+    // swaps it: with the same committed archive and the same live file and size, the fold is the same.
+    const store = `${committed}:${identity?.dev}:${identity?.ino}:${size}`;
+    const recent = this.recentFolds.get(address);
+    if (recent?.store === store) return recent.messages;
     const state = emptyState();
     const apply = (entry: { offset: number; record: MailboxEvent }) => applyEvent(state, entry.record, entry.offset, (message) => keptBy(address, message));
-    const committed = committedArchiveBytes(this.compaction);
     if (committed > 0) {
       const archived = this.archiveIndex.lookup(address);
       if (archived?.covered !== committed) return undefined;
       this.archive.readLinesAt(archived.offsets, apply);
     }
-    const size = this.log.identity()?.size ?? 0;
     const live = this.index.lookup(address);
     if (live) this.log.readLinesAt(live.offsets, apply);
     const from = live?.covered ?? 0;
     if (size - from > FAR_BEHIND_BYTES) return undefined;
-    this.log.scan(from, apply);
+    // Up to the size the key names: lines appended meanwhile belong to the next fold.
+    this.log.scan(from, apply, { until: size });
+    this.recentFolds.delete(address);
+    this.recentFolds.set(address, { store, messages: state.messages });
+    if (this.recentFolds.size > RECENT_FOLDS) this.recentFolds.delete(this.recentFolds.keys().next().value!);
     return state.messages;
   }
 

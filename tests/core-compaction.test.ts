@@ -434,9 +434,13 @@ test("an expired request moved to the archive can still be resolved once: the lo
   const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "still needed?", anticipation: "reply", replyBy: new Date(clock.now + 60_000).toISOString() });
   clock.now += 40 * DAY;
   assert.equal((await reopen().mailbox.compact()).movedMessages, 1, "the expired request moves");
-  assert.equal(reopen().mailbox.status(reopen().mailbox.find(message.id)!), "expired");
+  const looking = reopen().mailbox;
+  assert.equal(looking.status(looking.find(message.id)!), "expired");
   const resolved = await reopen().mailbox.resolve({ id: message.id, by: "codex:b", resolution: "reply", text: "no longer" });
   assert.equal(resolved.message.resolved?.resolution, "reply", "the resolution reads back from the archive");
+  // A process that looked the message up before sees the resolution another one appended since.
+  assert.equal(looking.find(message.id)?.resolved?.replyId, resolved.reply!.id, "a lookup after a live append folds it");
+  assert.deepEqual(looking.thread(message.id).map((entry) => entry.id), [message.id, resolved.reply!.id]);
   // The live index covers the resolution: a lookup through it must still see it.
   reopen().mailbox.indexAll();
   assert.equal(reopen().mailbox.indexLag().lagBytes, 0);
