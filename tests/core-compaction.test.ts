@@ -1,9 +1,9 @@
 // Compaction: finished messages older than the retention move to the archive, open ones never move,
-// status/bodies/threads/tail read the archive, a kill -9 at each step reads as before or after, and
-// senders running through compactions lose and duplicate nothing.
+// status/bodies/threads/tail read the archive, a kill -9 at each step or at moments spread over the moves
+// reads as before or after, and senders running through compactions lose and duplicate nothing.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
+import { appendFileSync, copyFileSync, cpSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { onCleanup, tempPeerpost, type TestPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
@@ -11,7 +11,7 @@ import { until } from "./helpers/poll.js";
 import { CLI, connect } from "./helpers/mcp.js";
 import { spawn } from "node:child_process";
 import { monotonicFactory } from "ulid";
-import type { Peerpost } from "../core/peerpost.js";
+import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import type { PeerpostError } from "../core/errors.js";
 import { isAlive } from "../core/process-tree.js";
 
@@ -123,6 +123,102 @@ for (const fault of ["compact-after-marker", "compact-after-archive", "compact-a
     assert.ok(statSync(join(stateDir, "mailbox.jsonl")).size < liveBefore / 2);
   });
 }
+
+/**
+ * A store of `count` old messages written straight into its log (a compaction has work enough to be
+ * killed mid-way): four addresses, most requests read and resolved 60 days ago, every tenth still open.
+ * Returns a sample of ids, open ones among them.
+ */
+function oldStore(stateDir: string, clock: { now: number }, count: number): string[] {
+  const newId = monotonicFactory();
+  const addresses = ["claude:a", "codex:b", "copilot:c", "grok:d"];
+  const start = clock.now - 60 * DAY;
+  const lines: string[] = [];
+  const sample: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = new Date(start + i * 100).toISOString();
+    const id = newId(start + i * 100);
+    const [from, to] = [addresses[i % 4]!, addresses[(i + 1) % 4]!];
+    lines.push(JSON.stringify({ v: 1, type: "msg", id, from, fromVerified: true, to, sentAt: at, anticipation: "reply", conversationId: id, hop: 1, body: `old request ${i}` }));
+    if (i % 10 !== 9) lines.push(JSON.stringify({ v: 1, type: "read", id, by: to, at }), JSON.stringify({ v: 1, type: "resolved", id, resolution: "done", by: to, at }));
+    if (i % 6000 === 0 || i % 6000 === 9) sample.push(id);
+  }
+  appendFileSync(join(stateDir, "mailbox.jsonl"), `${lines.join("\n")}\n`, { mode: 0o600 });
+  return sample;
+}
+
+/** What readers of a large store see: every line the archive (up to its committed end) and the live log hold, a few messages looked up, and each inbox's open requests. */
+function observeLines(peerpost: Peerpost, sample: string[]): unknown {
+  const { mailbox } = peerpost;
+  const lines: string[] = [];
+  mailbox.scanArchive(({ record }) => lines.push(JSON.stringify(record)));
+  mailbox.log.scan(0, ({ record }) => lines.push(JSON.stringify(record)));
+  const messages = sample.map((id) => {
+    const message = mailbox.find(id);
+    assert.ok(message, `message ${id} is found`);
+    return { id, status: mailbox.status(message), body: mailbox.body(message) };
+  });
+  const open = ["claude:a", "codex:b", "copilot:c", "grok:d"].map((address) => mailbox.inbox(address).filter((entry) => entry.status !== "done").length);
+  return { lines: lines.sort(), messages, open };
+}
+
+test("a compaction killed with SIGKILL at moments spread over its moves reads as before every time, and the next one completes it", { timeout: 120_000 }, async (t) => {
+  const { clock, stateDir: pristine, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const ids = oldStore(pristine, clock, 30_000);
+  // The next compactor takes the dead one's lock over once it is stale: after 2 s, the least there is.
+  const env = { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_LOCK_STALE_MS: "2000" };
+  const open = (stateDir: string) => openPeerpost({ env: { PEERPOST_HOME: stateDir, PEERPOST_RETENTION_DAYS: "30" }, home, now: () => clock.now });
+  /** A copy of the untouched store (a reader leaves an index and snapshots behind it, thousands of files to copy). */
+  const copy = (name: string) => {
+    const stateDir = join(home, name);
+    cpSync(pristine, stateDir, { recursive: true });
+    return stateDir;
+  };
+  const before = observeLines(open(copy("read")), ids);
+  const liveBefore = statSync(join(pristine, "mailbox.jsonl")).size;
+  const marker = (stateDir: string) => join(stateDir, "mailbox.jsonl.compacting.json");
+  /** Polls every millisecond (the moves take a few hundred) until `done`; false if the child exited first. */
+  const poll = async (done: () => boolean, exited: () => boolean): Promise<boolean> => {
+    for (const deadline = Date.now() + 60_000; !done(); await new Promise((resolve) => setTimeout(resolve, 1))) {
+      if (exited()) return false;
+      if (Date.now() > deadline) throw new Error("timed out waiting for the compaction");
+    }
+    return true;
+  };
+  /** A compactor on a fresh copy of the store, killed `killAfterMs` after its marker appeared (its moves began); else the marker's lifetime. */
+  const compactCopy = async (name: string, killAfterMs?: number) => {
+    const stateDir = copy(name);
+    const child = spawnFixture("compactor", [stateDir], env);
+    let exited = false;
+    const ended = collect(child).finally(() => (exited = true));
+    assert.ok(await poll(() => existsSync(marker(stateDir)), () => exited), "the compaction wrote its marker");
+    const moving = Date.now();
+    if (killAfterMs !== undefined) setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    else await poll(() => !existsSync(marker(stateDir)), () => exited);
+    const markedFor = Date.now() - moving;
+    return { stateDir, result: await ended, markedFor };
+  };
+  // Once uninterrupted: how long the marker stands here (archive written, new file copied, renamed in, old tail brought over).
+  const whole = await compactCopy("uninterrupted");
+  assert.equal(whole.result.code, 0, whole.result.stderr);
+  const kills = 4;
+  let killedMarked = 0;
+  for (let i = 0; i < kills; i++) {
+    const delay = Math.floor((whole.markedFor * (i + 0.5)) / kills);
+    const { stateDir, result } = await compactCopy(`killed-${i}`, delay);
+    // A machine busier than in the timed run may finish first: it must read the same all the same.
+    if (result.signal !== "SIGKILL") assert.equal(result.code, 0, result.stderr);
+    if (existsSync(marker(stateDir))) killedMarked++;
+    const when = `killed ${delay} ms into its ${whole.markedFor} ms of moves`;
+    assert.deepEqual(observeLines(open(stateDir), ids), before, `${when}: reads as before`);
+    const done = await collect(spawnFixture("compactor", [stateDir], env));
+    assert.equal(done.code, 0, done.stderr);
+    assert.deepEqual(observeLines(open(stateDir), ids), before, `the next compaction after being ${when}`);
+    assert.ok(!existsSync(marker(stateDir)), "the next compaction clears the marker");
+    assert.ok(statSync(join(stateDir, "mailbox.jsonl")).size < liveBefore / 4, "and finishes the moves");
+  }
+  assert.ok(killedMarked > 0, "at least one kill left a compaction under way");
+});
 
 test("after a compaction died past its rename, readers bring the old file's tail over once each, touch nothing of the lock holder's, and skip an old file that is not the swap's", async (t) => {
   const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
