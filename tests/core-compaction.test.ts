@@ -162,7 +162,7 @@ function observeLines(peerpost: Peerpost, sample: string[]): unknown {
   return { lines: lines.sort(), messages, open };
 }
 
-test("a compaction killed with SIGKILL at moments spread over its moves reads as before every time, and the next one completes it", { timeout: 120_000 }, async (t) => {
+test("a compaction killed with SIGKILL at moments spread over its moves reads as before every time, and the next one completes it", { timeout: 300_000 }, async (t) => {
   const { clock, stateDir: pristine, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
   const ids = oldStore(pristine, clock, 30_000);
   // The next compactor takes the dead one's lock over once it is stale: after 2 s, the least there is.
