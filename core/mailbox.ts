@@ -162,7 +162,7 @@ const COMPACTION_RECALL_MS = 60 * 60_000;
 
 /** Less than this is cheaper to fold than to index: small state dirs never get an index written. */
 const INDEX_MIN_LAG_BYTES = 64 * 1024;
-/** Folds of single addresses kept for lookups that come back to them (a message, then its thread). */
+/** Folds of single addresses kept for lookups that come back to them in the same turn (a message, then its thread). */
 const RECENT_FOLDS = 4;
 
 interface MailboxDecision {
@@ -175,8 +175,13 @@ export class Mailbox {
   readonly store: LocalStore<MailboxEvent>;
   readonly cacheDir: string;
   private readonly views = new Map<string, MailboxView>();
-  /** The last folds of addresses `messagesOf` made, each with the store it read: a status folds the sender for the message, then again for its thread. */
+  /**
+   * The last folds of addresses `messagesOf` made, each with the store it read: a status folds the sender
+   * for the message, then again for its thread. Dropped at the next turn of the event loop, so a
+   * long-lived server does not hold a busy address's fold after the call that needed it.
+   */
   private readonly recentFolds = new Map<string, { store: string; messages: Record<string, MessageState> }>();
+  private recentFoldsDropping = false;
   readonly index: ScopeIndex<MailboxEvent>;
   /** Where compaction moves finished messages; read for status, threads, bodies and `tail --from-start`. */
   readonly archive: JsonlLog<MailboxEvent>;
@@ -785,6 +790,13 @@ export class Mailbox {
     this.recentFolds.delete(address);
     this.recentFolds.set(address, { store, messages: state.messages });
     if (this.recentFolds.size > RECENT_FOLDS) this.recentFolds.delete(this.recentFolds.keys().next().value!);
+    if (!this.recentFoldsDropping) {
+      this.recentFoldsDropping = true;
+      setImmediate(() => {
+        this.recentFolds.clear();
+        this.recentFoldsDropping = false;
+      }).unref();
+    }
     return state.messages;
   }
 
