@@ -77,3 +77,20 @@ test("a kept wakes fold reads only the lines appended since the last call", asyn
   assert.deepEqual([...kept.fold().runs.keys()].sort(), [runId(1), runId(2)], "the kept fold did not read the first line again");
   assert.deepEqual([...new Wakes(dir, LOG_OPTIONS).fold().runs.keys()].sort(), [runId(2), runId(3)]);
 });
+
+test("the kept wakes fold is dropped a minute after the last call that needed it, and folded anew from the start then", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const dir = tempDir(t);
+  const path = join(dir, "wakes.jsonl");
+  const kept = new Wakes(dir, LOG_OPTIONS);
+  await kept.append(claim(1, "claude:before"));
+  kept.fold();
+  // Rewritten in place: seen only by a fold from the start.
+  writeFileSync(path, readFileSync(path, "utf8").replace(runId(1), runId(3)), { flag: "r+" });
+  t.mock.timers.tick(50_000);
+  assert.deepEqual([...kept.fold().runs.keys()], [runId(1)], "still kept 50 s after a call");
+  t.mock.timers.tick(50_000);
+  assert.deepEqual([...kept.fold().runs.keys()], [runId(1)], "each call keeps it another minute");
+  t.mock.timers.tick(60_000);
+  assert.deepEqual([...kept.fold().runs.keys()], [runId(3)], "a minute without a call: dropped, and folded from the start");
+});

@@ -12,15 +12,20 @@ export interface WakeState {
   ended?: WakeEnded;
 }
 
+/** The runs of the wakes log. `Wakes.fold` hands out the one it keeps: callers read it, and only within the call that got it. */
 export class WakeFold {
-  readonly runs = new Map<string, WakeState>();
+  private readonly byId = new Map<string, WakeState>();
+
+  get runs(): ReadonlyMap<string, Readonly<WakeState>> {
+    return this.byId;
+  }
 
   apply(record: WakeRecord): void {
     if (record.type === "wake") {
-      if (!this.runs.has(record.id)) this.runs.set(record.id, { claim: record });
+      if (!this.byId.has(record.id)) this.byId.set(record.id, { claim: record });
       return;
     }
-    const run = this.runs.get(record.id);
+    const run = this.byId.get(record.id);
     if (!run) return;
     // The first outcome in log order wins.
     if (record.type === "wake-started") run.started ??= record;
@@ -64,10 +69,15 @@ export class WakeFold {
   }
 }
 
+/** How long the kept fold outlives its last use. */
+const KEPT_FOLD_IDLE_MS = 60_000;
+
 export class Wakes {
   readonly log: JsonlLog<WakeRecord>;
   readonly outputDir: string;
   private folded: { fold: WakeFold; file: string; next: number } | undefined;
+  /** Drops the kept fold once no call needed it for a while: an idle server holds none (it grows with the log). */
+  private dropIdle: NodeJS.Timeout | undefined;
 
   constructor(stateDir: string, logOptions: LogOptions) {
     this.log = new JsonlLog(join(stateDir, "wakes.jsonl"), wakeRecordSchema, logOptions);
@@ -77,9 +87,11 @@ export class Wakes {
   /**
    * The fold up to the end of the log. Kept between calls and brought forward by the lines appended
    * since (a long-lived server's status and wake decisions read only those): every record only adds to
-   * the fold, so that equals a fold from the start. A replaced or shortened file is folded anew.
+   * the fold, so that equals a fold from the start. A replaced or shortened file is folded anew. Dropped
+   * after KEPT_FOLD_IDLE_MS without a call.
    */
   fold(): WakeFold {
+    this.keepAWhile();
     const identity = this.log.identity();
     if (!identity) {
       this.folded = undefined;
@@ -90,6 +102,12 @@ export class Wakes {
     const folded = this.folded;
     folded.next = this.log.scan(folded.next, ({ record }) => folded.fold.apply(record), {}, identity).next;
     return folded.fold;
+  }
+
+  /** Starts again the countdown after which the kept fold is dropped. */
+  private keepAWhile(): void {
+    clearTimeout(this.dropIdle);
+    this.dropIdle = setTimeout(() => (this.folded = undefined), KEPT_FOLD_IDLE_MS).unref();
   }
 
   /** Decides under the log's lock on the fold up to the end of the log, and appends what `decide` returns. */
