@@ -773,7 +773,12 @@ export class Mailbox {
     // swaps it: with the same committed archive and the same live file and size, the fold is the same.
     const store = `${committed}:${identity?.dev}:${identity?.ino}:${size}`;
     const recent = this.recentFolds.get(address);
-    if (recent?.store === store) return recent.messages;
+    if (recent?.store === store) {
+      // Moved to the back: a thread of many addresses keeps the ones it comes back to.
+      this.recentFolds.delete(address);
+      this.recentFolds.set(address, recent);
+      return recent.messages;
+    }
     const state = emptyState();
     const apply = (entry: { offset: number; record: MailboxEvent }) => applyEvent(state, entry.record, entry.offset, (message) => keptBy(address, message));
     if (committed > 0) {

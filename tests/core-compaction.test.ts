@@ -1,6 +1,6 @@
 // Compaction: finished messages older than the retention move to the archive, open ones never move,
-// status/bodies/threads/tail read the archive, a kill -9 at each step or at moments spread over the moves
-// reads as before or after, and senders running through compactions lose and duplicate nothing.
+// status/bodies/threads/tail read the archive, a kill -9 at each step (inside, or from outside as the step
+// starts) reads as before or after, and senders running through compactions lose and duplicate nothing.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, copyFileSync, cpSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
@@ -162,7 +162,7 @@ function observeLines(peerpost: Peerpost, sample: string[]): unknown {
   return { lines: lines.sort(), messages, open };
 }
 
-test("a compaction killed with SIGKILL at moments spread over its moves reads as before every time, and the next one completes it", { timeout: 300_000 }, async (t) => {
+test("a compactor killed with SIGKILL from outside as each step of its moves starts reads as before every time, and the next one completes it", { timeout: 300_000 }, async (t) => {
   const { clock, stateDir: pristine, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
   const ids = oldStore(pristine, clock, 30_000);
   // The next compactor takes the dead one's lock over once it is stale: after 2 s, the least there is.
@@ -185,35 +185,56 @@ test("a compaction killed with SIGKILL at moments spread over its moves reads as
     }
     return true;
   };
-  /** A compactor on a fresh copy of the store, killed `killAfterMs` after its marker appeared (its moves began); else the marker's lifetime. */
-  const compactCopy = async (name: string, killAfterMs?: number) => {
+  /** When to kill a compactor: asked with its copy, the ms since its marker appeared, and the live file it started on. */
+  type Kill = (compaction: { stateDir: string; markedMs: number; liveIno: number }) => boolean;
+  /**
+   * A compactor on a fresh copy of the store, killed once `kill` says so (polled every millisecond from when
+   * its marker appeared, its moves began); without one, how long the marker stands.
+   */
+  const compactCopy = async (name: string, kill?: Kill) => {
     const stateDir = copy(name);
+    const liveIno = statSync(join(stateDir, "mailbox.jsonl")).ino;
     const child = spawnFixture("compactor", [stateDir], env);
     let exited = false;
     const ended = collect(child).finally(() => (exited = true));
     assert.ok(await poll(() => existsSync(marker(stateDir)), () => exited), "the compaction wrote its marker");
     const moving = Date.now();
-    if (killAfterMs !== undefined) setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-    else await poll(() => !existsSync(marker(stateDir)), () => exited);
+    if (kill) {
+      if (await poll(() => kill({ stateDir, markedMs: Date.now() - moving, liveIno }), () => exited)) child.kill("SIGKILL");
+    } else await poll(() => !existsSync(marker(stateDir)), () => exited);
     const markedFor = Date.now() - moving;
     return { stateDir, result: await ended, markedFor };
   };
   // Once uninterrupted: how long the marker stands here (archive written, new file copied, renamed in, old tail brought over).
   const whole = await compactCopy("uninterrupted");
   assert.equal(whole.result.code, 0, whole.result.stderr);
-  const kills = 4;
+  const sizeOf = (path: string) => (existsSync(path) ? statSync(path).size : 0);
+  const readQuietly = (path: string) => {
+    try {
+      return readFileSync(path, "utf8");
+    } catch {
+      return "";
+    }
+  };
+  // Kills at the moments each step starts: the moves' first bytes in the archive, the marker naming the
+  // copied tail (the old file linked, the rename next), the new file renamed in (the old tail brought over
+  // next); and halfway through the marker's time, while the moves are read and decided.
+  const kills: Record<string, Kill> = {
+    "halfway through the moves": ({ markedMs }) => markedMs >= whole.markedFor / 2,
+    "once the archive grows": ({ stateDir }) => sizeOf(join(stateDir, "mailbox.archive.jsonl")) > 0,
+    "once the tail is copied, before the rename": ({ stateDir }) => readQuietly(marker(stateDir)).includes("copiedUpTo"),
+    "once the new file is renamed in": ({ stateDir, liveIno }) => statSync(join(stateDir, "mailbox.jsonl")).ino !== liveIno,
+  };
   let killedMarked = 0;
-  for (let i = 0; i < kills; i++) {
-    const delay = Math.floor((whole.markedFor * (i + 0.5)) / kills);
-    const { stateDir, result } = await compactCopy(`killed-${i}`, delay);
-    // A machine busier than in the timed run may finish first: it must read the same all the same.
+  for (const [when, kill] of Object.entries(kills)) {
+    const { stateDir, result } = await compactCopy(`killed ${when}`, kill);
+    // A step shorter than a poll may pass unseen, and the compaction end first: it must read the same all the same.
     if (result.signal !== "SIGKILL") assert.equal(result.code, 0, result.stderr);
     if (existsSync(marker(stateDir))) killedMarked++;
-    const when = `killed ${delay} ms into its ${whole.markedFor} ms of moves`;
-    assert.deepEqual(observeLines(open(stateDir), ids), before, `${when}: reads as before`);
+    assert.deepEqual(observeLines(open(stateDir), ids), before, `killed ${when}: reads as before`);
     const done = await collect(spawnFixture("compactor", [stateDir], env));
     assert.equal(done.code, 0, done.stderr);
-    assert.deepEqual(observeLines(open(stateDir), ids), before, `the next compaction after being ${when}`);
+    assert.deepEqual(observeLines(open(stateDir), ids), before, `the next compaction after being killed ${when}`);
     assert.ok(!existsSync(marker(stateDir)), "the next compaction clears the marker");
     assert.ok(statSync(join(stateDir, "mailbox.jsonl")).size < liveBefore / 4, "and finishes the moves");
   }
@@ -551,7 +572,16 @@ test("a lookup of an archived message folds what another writer appended a momen
   clock.now += 40 * DAY;
   assert.equal((await reopen().mailbox.compact()).movedMessages, 1);
   const { mailbox } = reopen();
+  // Archived lines read per address folded: the thread folds the sender again only if nothing kept its fold.
+  let archivedReads = 0;
+  const readLinesAt = mailbox.archive.readLinesAt.bind(mailbox.archive);
+  mailbox.archive.readLinesAt = (...args) => {
+    archivedReads++;
+    return readLinesAt(...args);
+  };
   assert.equal(mailbox.status(mailbox.find(message.id)!), "expired");
+  assert.equal(mailbox.thread(message.id).length, 1);
+  assert.equal(archivedReads, 2, "the sender's and the recipient's archived lines, each read once");
   // Another process's resolution lands between two lookups of one turn (a status, then its thread).
   appendFileSync(join(stateDir, "mailbox.jsonl"), `${JSON.stringify({ v: 1, type: "resolved", id: message.id, resolution: "done", by: "codex:b", at: new Date(clock.now).toISOString() })}\n`);
   assert.equal(mailbox.find(message.id)?.resolved?.resolution, "done");
