@@ -181,7 +181,6 @@ export class Mailbox {
    * long-lived server does not hold a busy address's fold after the call that needed it.
    */
   private readonly recentFolds = new Map<string, { store: string; messages: Record<string, MessageState> }>();
-  private recentFoldsDropping = false;
   readonly index: ScopeIndex<MailboxEvent>;
   /** Where compaction moves finished messages; read for status, threads, bodies and `tail --from-start`. */
   readonly archive: JsonlLog<MailboxEvent>;
@@ -773,12 +772,7 @@ export class Mailbox {
     // swaps it: with the same committed archive and the same live file and size, the fold is the same.
     const store = `${committed}:${identity?.dev}:${identity?.ino}:${size}`;
     const recent = this.recentFolds.get(address);
-    if (recent?.store === store) {
-      // Moved to the back: a thread of many addresses keeps the ones it comes back to.
-      this.recentFolds.delete(address);
-      this.recentFolds.set(address, recent);
-      return recent.messages;
-    }
+    if (recent?.store === store) return this.keepFold(address, recent);
     const state = emptyState();
     const apply = (entry: { offset: number; record: MailboxEvent }) => applyEvent(state, entry.record, entry.offset, (message) => keptBy(address, message));
     if (committed > 0) {
@@ -792,17 +786,20 @@ export class Mailbox {
     if (size - from > FAR_BEHIND_BYTES) return undefined;
     // Up to the size the key names: lines appended meanwhile belong to the next fold.
     this.log.scan(from, apply, { until: size });
+    return this.keepFold(address, { store, messages: state.messages });
+  }
+
+  /**
+   * Keeps an address's fold as the most recently used (a thread of many addresses keeps the ones it comes
+   * back to), the oldest dropped past RECENT_FOLDS, and all of them at the next turn of the event loop.
+   */
+  private keepFold(address: string, fold: { store: string; messages: Record<string, MessageState> }): Record<string, MessageState> {
+    // Only that turn's clearing ever empties the map: empty, no clearing is due yet.
+    if (this.recentFolds.size === 0) setImmediate(() => this.recentFolds.clear()).unref();
     this.recentFolds.delete(address);
-    this.recentFolds.set(address, { store, messages: state.messages });
+    this.recentFolds.set(address, fold);
     if (this.recentFolds.size > RECENT_FOLDS) this.recentFolds.delete(this.recentFolds.keys().next().value!);
-    if (!this.recentFoldsDropping) {
-      this.recentFoldsDropping = true;
-      setImmediate(() => {
-        this.recentFolds.clear();
-        this.recentFoldsDropping = false;
-      }).unref();
-    }
-    return state.messages;
+    return fold.messages;
   }
 
   /**
