@@ -51,10 +51,15 @@ function observe(peerpost: Peerpost, ids: string[]): unknown {
   });
   // Unread and still waiting on its recipient: what inboxes and hooks flag (finished messages may move out).
   const unread = ["claude:a", "codex:b"].map((address) => mailbox.inbox(address).filter((entry) => !["replied", "declined", "done", "expired"].includes(entry.status)).map((entry) => entry.message.id));
+  return { messages, unread, lines: committedLines(peerpost) };
+}
+
+/** Every record the archive (up to its committed end) and the live log hold, as sorted JSON lines. */
+function committedLines(peerpost: Peerpost): string[] {
   const lines: string[] = [];
-  mailbox.scanArchive(({ record }) => lines.push(JSON.stringify(record)));
-  mailbox.log.scan(0, ({ record }) => lines.push(JSON.stringify(record)));
-  return { messages, unread, lines: lines.sort() };
+  peerpost.mailbox.scanArchive(({ record }) => lines.push(JSON.stringify(record)));
+  peerpost.mailbox.log.scan(0, ({ record }) => lines.push(JSON.stringify(record)));
+  return lines.sort();
 }
 
 function openIds(peerpost: Peerpost, ids: string[]): string[] {
@@ -150,16 +155,13 @@ function oldStore(stateDir: string, clock: { now: number }, count: number): stri
 /** What readers of a large store see: every line the archive (up to its committed end) and the live log hold, a few messages looked up, and each inbox's open requests. */
 function observeLines(peerpost: Peerpost, sample: string[]): unknown {
   const { mailbox } = peerpost;
-  const lines: string[] = [];
-  mailbox.scanArchive(({ record }) => lines.push(JSON.stringify(record)));
-  mailbox.log.scan(0, ({ record }) => lines.push(JSON.stringify(record)));
   const messages = sample.map((id) => {
     const message = mailbox.find(id);
     assert.ok(message, `message ${id} is found`);
     return { id, status: mailbox.status(message), body: mailbox.body(message) };
   });
   const open = ["claude:a", "codex:b", "copilot:c", "grok:d"].map((address) => mailbox.inbox(address).filter((entry) => entry.status !== "done").length);
-  return { lines: lines.sort(), messages, open };
+  return { lines: committedLines(peerpost), messages, open };
 }
 
 test("a compactor killed with SIGKILL from outside as each step of its moves starts reads as before every time, and the next one completes it", { timeout: 300_000 }, async (t) => {
