@@ -99,7 +99,10 @@ export class Receipts {
       if (query.kind !== undefined && record.kind !== query.kind) return true;
       if (query.address !== undefined && record.from !== query.address && record.to !== query.address) return true;
       if (since !== undefined && Date.parse(record.at) < since) return true;
-      if (page.length === limit) return !(more = true);
+      if (page.length === limit) {
+        more = true;
+        return false;
+      }
       page.push({ offset, end, record });
       return true;
     };
