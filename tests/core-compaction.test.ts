@@ -152,7 +152,11 @@ function oldStore(stateDir: string, clock: { now: number }, count: number): stri
   return sample;
 }
 
-/** What readers of a large store see: every line the archive (up to its committed end) and the live log hold, a few messages looked up, and each inbox's open requests. */
+/**
+ * What readers of a large store see: every line the archive (up to its committed end) and the live log
+ * hold, a few messages looked up, and each inbox's open requests. Lighter than `observe`: no threads,
+ * whose lookups scan the whole store while its index lags as far as a killed compaction leaves it.
+ */
 function observeLines(peerpost: Peerpost, sample: string[]): unknown {
   const { mailbox } = peerpost;
   const messages = sample.map((id) => {
