@@ -3,15 +3,15 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, type Config } from "./config.js";
-import { ensureStateDir, resolveStateDirPath, type StateDirInfo } from "./state-dir.js";
-import { Mailbox } from "./mailbox.js";
-import { Receipts } from "./receipts.js";
-import { Sessions } from "./sessions.js";
+import { loadConfig, type Config } from "./common/config.js";
+import { ensureStateDir, resolveStateDirPath, type StateDirInfo } from "./security/state-dir.js";
+import { Mailbox } from "./mail/mailbox.js";
+import { Receipts } from "./mail/receipts.js";
+import { Sessions } from "./sessions/registry.js";
 import { Wakes } from "./wake/wakes.js";
-import type { LogOptions } from "./log.js";
-import type { Discover } from "./discovery.js";
-import { machineId } from "./machine.js";
+import type { LogOptions } from "./log/log.js";
+import type { Discover } from "./sessions/discovery.js";
+import { machineId } from "./sessions/machine.js";
 import { openBackend, type Backend } from "./store/open.js";
 import type { ProcessKind } from "./store/postgres/open.js";
 

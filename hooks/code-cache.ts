@@ -12,9 +12,9 @@ import { closeSync, constants, fstatSync, futimesSync, openSync, readdirSync, re
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
-import { fnv1a64 } from "../core/hash.js";
-import { resolveStateDirPath } from "../core/state-dir.js";
-import { checkAncestors, checkPrivateDir, ensurePrivateDir, openStateFile } from "../core/trust.js";
+import { fnv1a64 } from "../core/common/hash.js";
+import { resolveStateDirPath } from "../core/security/state-dir.js";
+import { checkAncestors, checkPrivateDir, ensurePrivateDir, openStateFile } from "../core/security/trust.js";
 
 /** A script whose compiled code goes into the cache when the process exits (none or a stale one was found). */
 interface Pending {

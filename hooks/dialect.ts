@@ -1,7 +1,7 @@
 // A host's hook dialect: how its stdin JSON names things, and how it wants context or a block back.
-import { ID_PATTERN, type SessionKind } from "../core/address.js";
-import type { SessionHost } from "../core/schemas.js";
-import type { ProcessInfo } from "../core/process-tree.js";
+import { ID_PATTERN, type SessionKind } from "../core/common/address.js";
+import type { SessionHost } from "../core/records/schemas.js";
+import type { ProcessInfo } from "../core/sessions/process-tree.js";
 
 export type HookEvent = "session-start" | "user-prompt" | "stop";
 

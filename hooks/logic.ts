@@ -2,13 +2,13 @@
 // senders, never bodies), and remind about open requests at a bounded rate.
 import { dirname, join } from "node:path";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
-import { formatAddress } from "../core/address.js";
-import { dueReminder, turnEndDue } from "../core/reminders.js";
-import { mailNote } from "../core/notes.js";
-import { findAncestor, hostStartField } from "../core/process-tree.js";
+import { formatAddress } from "../core/common/address.js";
+import { dueReminder, turnEndDue } from "../core/mail/reminders.js";
+import { mailNote } from "../core/mail/notes.js";
+import { findAncestor, hostStartField } from "../core/sessions/process-tree.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
-import { byId, type MessageState } from "../core/fold.js";
-import { catchUpDetached, indexWhenFarBehind } from "../core/index-run.js";
+import { byId, type MessageState } from "../core/mail/fold.js";
+import { catchUpDetached, indexWhenFarBehind } from "../core/upkeep/index-run.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 

@@ -2,8 +2,8 @@
 // the user's prompt: on any failure (bad stdin, unreadable state, a bug, a hang) it prints nothing,
 // exits 0, and logs the error under the state dir for `peerpost doctor`.
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
-import { resolveStateDirPath } from "../core/state-dir.js";
-import { logError } from "../core/error-log.js";
+import { resolveStateDirPath } from "../core/security/state-dir.js";
+import { logError } from "../core/common/error-log.js";
 import { runHookLogic } from "./logic.js";
 import type { HookDialect, HookEvent } from "./dialect.js";
 

@@ -1,5 +1,5 @@
 // Every host's session-file reader, for entry points to hand to core (which never imports a host).
-import type { Discover } from "../core/discovery.js";
+import type { Discover } from "../core/sessions/discovery.js";
 import { discoverClaudeSessions } from "./claude-code/discovery.js";
 import { discoverCodexSessions } from "./codex/discovery.js";
 import { discoverCopilotSessions } from "./copilot/discovery.js";

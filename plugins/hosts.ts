@@ -1,6 +1,6 @@
 // Every host adapter, and which one serves a process. Several hosts load Claude-format plugins and set
 // CLAUDE_PLUGIN_ROOT, so the host is told by its session variable, never by the plugin dir it came from.
-import type { HostName } from "../core/config.js";
+import type { HostName } from "../core/common/config.js";
 import { genericAdapter, type HostAdapter } from "../core/server/adapter.js";
 import { claudeCodeAdapter } from "./claude-code/adapter.js";
 import { codexAdapter } from "./codex/adapter.js";

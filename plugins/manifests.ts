@@ -1,6 +1,6 @@
 // Every manifest the build writes: the marketplace catalogues at the repository root and each host's
 // plugin files under dist/<host>/. Generated from one place so names and versions never drift.
-import { VARIABLES } from "../core/config.js";
+import { VARIABLES } from "../core/common/config.js";
 
 export interface PackageInfo {
   version: string;

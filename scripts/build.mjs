@@ -21,11 +21,11 @@ const HOSTS = ["claude-code", "codex", "copilot", "grok"];
 // ESM bundles of CommonJS dependencies need a `require`.
 const banner = "import { createRequire as __peerpostCreateRequire } from 'node:module'; const require = __peerpostCreateRequire(import.meta.url);";
 
-/** core/zod.ts loads zod/mini with require(), on first use; bundles get only the functions core/zod-exports.ts lists. */
+/** core/records/zod.ts loads zod/mini with require(), on first use; bundles get only the functions core/records/zod-exports.ts lists. */
 const zodExports = {
   name: "zod-exports",
   setup(context) {
-    context.onResolve({ filter: /^zod\/mini$/ }, (args) => (args.kind === "require-call" ? { path: join(root, "core/zod-exports.ts") } : undefined));
+    context.onResolve({ filter: /^zod\/mini$/ }, (args) => (args.kind === "require-call" ? { path: join(root, "core/records/zod-exports.ts") } : undefined));
   },
 };
 
@@ -103,7 +103,7 @@ function bundleHooks(entry, outfile) {
     outfile: join(out, outfile),
     format: "cjs",
     plugins: [vendorOutside, pgForNode],
-    // core/zod.ts reads import.meta only where `require` is missing, which a CommonJS bundle never is.
+    // core/records/zod.ts reads import.meta only where `require` is missing, which a CommonJS bundle never is.
     logOverride: { "empty-import-meta": "silent" },
   });
 }

@@ -1,4 +1,4 @@
-// The whole test suite, as `npm test` runs it (and CI): type check, host CLIs, dist freshness, transpile,
+// The whole test suite, as `npm test` runs it (and CI): type check, import cycles, host CLIs, dist freshness, transpile,
 // then node --test. `--quick` (npm run test:quick) skips the tests that drive the real host CLIs, and so
 // their download; any other argument keeps only test files whose name contains it.
 import { spawnSync } from "node:child_process";
@@ -25,6 +25,7 @@ function run(label, command, args) {
 }
 
 run("type check", process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "."]);
+run("no import cycles", process.execPath, [join(root, "scripts/check-cycles.mjs")]);
 if (!quick) run("host CLIs for end-to-end tests", process.execPath, [join(root, "scripts/setup-hosts.mjs")]);
 run("dist is up to date", process.execPath, [join(root, "scripts/build.mjs"), "--check"]);
 run("transpile", process.execPath, [join(root, "scripts/transpile.mjs")]);

@@ -33,7 +33,7 @@ await build({
   target: "node20",
   sourcemap: "inline",
   logLevel: "warning",
-  // core/zod.ts calls require() only where it exists and falls back to createRequire in ES modules, so
+  // core/records/zod.ts calls require() only where it exists and falls back to createRequire in ES modules, so
   // esbuild's "Converting require to esm" warning describes exactly what is meant; it is not a failure.
   logOverride: { "unsupported-require-call": "silent" },
 });

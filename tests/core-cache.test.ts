@@ -6,7 +6,7 @@ import { readdirSync, renameSync, rmSync, truncateSync, copyFileSync, statSync }
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
 import type { Peerpost } from "../core/peerpost.js";
-import { PeerpostError } from "../core/errors.js";
+import { PeerpostError } from "../core/common/errors.js";
 
 const ADDRESSES = ["claude:a", "codex:b", "copilot:c", "grok:d"];
 

@@ -12,8 +12,8 @@ import { CLI, connect } from "./helpers/mcp.js";
 import { spawn } from "node:child_process";
 import { monotonicFactory } from "ulid";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
-import type { PeerpostError } from "../core/errors.js";
-import { isAlive } from "../core/process-tree.js";
+import type { PeerpostError } from "../core/common/errors.js";
+import { isAlive } from "../core/sessions/process-tree.js";
 
 const DAY = 86_400_000;
 

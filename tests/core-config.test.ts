@@ -3,10 +3,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureStateDir, resolveStateDirPath } from "../core/state-dir.js";
-import { loadConfig } from "../core/config.js";
+import { ensureStateDir, resolveStateDirPath } from "../core/security/state-dir.js";
+import { loadConfig } from "../core/common/config.js";
 import { openPeerpost } from "../core/peerpost.js";
-import { PeerpostError } from "../core/errors.js";
+import { PeerpostError } from "../core/common/errors.js";
 import { tempDir } from "./helpers/temp.js";
 
 function codeOf(action: () => unknown): string | undefined {
@@ -100,7 +100,7 @@ test("PEERPOST_* variables are parsed once; flags take 1/true/yes/on and 0/false
 });
 
 test("the README documents every PEERPOST_* variable", async () => {
-  const { VARIABLES } = await import("../core/config.js");
+  const { VARIABLES } = await import("../core/common/config.js");
   const { readFileSync } = await import("node:fs");
   const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
   for (const name of Object.keys(VARIABLES)) assert.ok(readme.includes(`| \`${name}\` |`), `${name} is in the README's settings table`);
@@ -108,7 +108,7 @@ test("the README documents every PEERPOST_* variable", async () => {
 
 test("the bundles' zod list holds every zod/mini function the core uses", async () => {
   const { readFileSync, readdirSync } = await import("node:fs");
-  const exported = new Set(Object.keys(await import("../core/zod-exports.js")));
+  const exported = new Set(Object.keys(await import("../core/records/zod-exports.js")));
   const coreDir = new URL("../../core/", import.meta.url);
   const used = new Set<string>();
   for (const name of readdirSync(coreDir).filter((file) => file.endsWith(".ts"))) {
@@ -117,5 +117,5 @@ test("the bundles' zod list holds every zod/mini function the core uses", async 
     for (const match of source.matchAll(/\bz\.([A-Za-z_]+)/g)) used.add(match[1]!);
   }
   assert.ok(used.size > 10, "found the core's zod calls");
-  for (const name of used) assert.ok(exported.has(name), `core/zod-exports.ts exports ${name}`);
+  for (const name of used) assert.ok(exported.has(name), `core/records/zod-exports.ts exports ${name}`);
 });

@@ -1,11 +1,11 @@
 // The envelope: hostile bodies cannot close or forge it, and invisible or control characters become visible.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { renderEnvelope, ENVELOPE_NOTICE } from "../core/envelope.js";
-import { escapeForModel } from "../core/escape.js";
+import { renderEnvelope, ENVELOPE_NOTICE } from "../core/mail/envelope.js";
+import { escapeForModel } from "../core/security/escape.js";
 
 const escapeText = (text: string) => escapeForModel(text, { multiline: true });
-import type { MessageState } from "../core/fold.js";
+import type { MessageState } from "../core/mail/fold.js";
 
 const message: MessageState = {
   id: "01JABCDEFGHJKMNPQRSTVWXYZ0",

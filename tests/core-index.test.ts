@@ -6,15 +6,15 @@ import assert from "node:assert/strict";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
-import { MailboxView, keptBy } from "../core/view.js";
-import { applyEvent, emptyState, type MailboxState } from "../core/fold.js";
-import { snapshotFileName, tailFingerprint } from "../core/cache.js";
+import { MailboxView, keptBy } from "../core/mail/view.js";
+import { applyEvent, emptyState, type MailboxState } from "../core/mail/fold.js";
+import { snapshotFileName, tailFingerprint } from "../core/mail/snapshots.js";
 import type { Peerpost } from "../core/peerpost.js";
-import { changeRole, ROLES_SCOPE } from "../core/roles.js";
+import { changeRole, ROLES_SCOPE } from "../core/roles/roles.js";
 import { CLI, connect } from "./helpers/mcp.js";
 import { until } from "./helpers/poll.js";
 import { oldLog } from "./helpers/old-log.js";
-import { inspectState } from "../core/health.js";
+import { inspectState } from "../core/upkeep/health.js";
 
 const ADDRESSES = ["claude:a", "codex:b", "copilot:c", "grok:d"];
 

@@ -4,8 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { JsonlLog } from "../core/log.js";
-import { mailboxEvent, type MailboxEvent } from "../core/schemas.js";
+import { JsonlLog } from "../core/log/log.js";
+import { mailboxEvent, type MailboxEvent } from "../core/records/schemas.js";
 import { tempDir, tempPeerpost } from "./helpers/temp.js";
 
 const options = { lockStaleMs: 10_000, lockTimeoutMs: 5_000 };

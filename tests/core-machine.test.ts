@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
-import { machineId } from "../core/machine.js";
+import { machineId } from "../core/sessions/machine.js";
 import { writeSwitches } from "../core/wake/switches.js";
 import { requestWake } from "../core/wake/request.js";
 import type { WakeDeps } from "../core/wake/waker.js";

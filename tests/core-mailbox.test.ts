@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { tempPeerpost } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
-import { PeerpostError } from "../core/errors.js";
-import { changeRole } from "../core/roles.js";
+import { PeerpostError } from "../core/common/errors.js";
+import { changeRole } from "../core/roles/roles.js";
 
 const A = "claude:alice";
 const B = "codex:bob";

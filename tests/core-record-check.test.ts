@@ -1,11 +1,11 @@
-// The fast record checks (core/record-check.ts) against zod alone: whatever the fast path accepts, zod
+// The fast record checks (core/records/record-check.ts) against zod alone: whatever the fast path accepts, zod
 // accepts too, on records as peerpost writes them and on tens of thousands of seeded mutations of them;
 // and the records peerpost writes every day are accepted without zod.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mailboxEvent, receiptSchema, sessionSchema } from "../core/schemas.js";
-import { acceptsMailboxEvent, acceptsReceipt, acceptsSession } from "../core/record-check.js";
-import { JsonlLog } from "../core/log.js";
+import { mailboxEvent, receiptSchema, sessionSchema } from "../core/records/schemas.js";
+import { acceptsMailboxEvent, acceptsReceipt, acceptsSession } from "../core/records/record-check.js";
+import { JsonlLog } from "../core/log/log.js";
 import { tempDir } from "./helpers/temp.js";
 import { join } from "node:path";
 import { appendFileSync } from "node:fs";

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
-import { changeRole, listRoles } from "../core/roles.js";
-import type { MailboxEvent } from "../core/schemas.js";
+import { changeRole, listRoles } from "../core/roles/roles.js";
+import type { MailboxEvent } from "../core/records/schemas.js";
 
 const A = "claude:alice";
 const B = "codex:bob";

@@ -5,10 +5,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync } from "node:fs";
 import { tempPeerpost } from "./helpers/temp.js";
-import { MailboxView, keptBy } from "../core/view.js";
-import { applyEvent, emptyState, type MailboxState } from "../core/fold.js";
-import { changeRole } from "../core/roles.js";
-import { scopeLineTest } from "../core/scope-lines.js";
+import { MailboxView, keptBy } from "../core/mail/view.js";
+import { applyEvent, emptyState, type MailboxState } from "../core/mail/fold.js";
+import { changeRole } from "../core/roles/roles.js";
+import { scopeLineTest } from "../core/mail/scope-lines.js";
 import type { Peerpost } from "../core/peerpost.js";
 
 const ADDRESSES = ["claude:a", "codex:b", "copilot:c", "grok:d"];

@@ -7,9 +7,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
-import { processStartTime } from "../core/process-tree.js";
-import type { SessionEntry } from "../core/sessions.js";
-import type { SessionHost } from "../core/schemas.js";
+import { processStartTime } from "../core/sessions/process-tree.js";
+import type { SessionEntry } from "../core/sessions/registry.js";
+import type { SessionHost } from "../core/records/schemas.js";
 import { tempDir } from "./helpers/temp.js";
 import { seededRandom as random } from "./helpers/random.js";
 

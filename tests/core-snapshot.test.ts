@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
 import { collect } from "./helpers/children.js";
 import { CLI, connect } from "./helpers/mcp.js";
-import { changeRole } from "../core/roles.js";
+import { changeRole } from "../core/roles/roles.js";
 
 type Snapshot = { log: { offset: number }; state: { messages: Record<string, Record<string, unknown>>; idempotency: Record<string, string> } };
 

@@ -2,7 +2,7 @@
 // hide, reorder or rewrite the screen is left raw. Walks every code point.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { visible } from "../core/visible.js";
+import { visible } from "../core/security/visible.js";
 
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}]|\p{Default_Ignorable_Code_Point}/u;
 

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { tempPeerpost } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
 import { until } from "./helpers/poll.js";
-import { PushLoop, type PushTransport } from "../core/server/push.js";
-import type { Identity } from "../core/server/adapter.js";
+import { PushLoop } from "../core/server/push.js";
+import type { Identity, PushTransport } from "../core/server/adapter.js";
 
 testEachBackend("a failed push releases its claim and is retried later; a working one delivers once", async (t, backend) => {
   const { peerpost, reopen, clock } = tempPeerpost(t, backend);

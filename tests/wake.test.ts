@@ -13,7 +13,7 @@ import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
-import { isAlive } from "../core/process-tree.js";
+import { isAlive } from "../core/sessions/process-tree.js";
 import { CLAIM_GRACE_MS, requestWake } from "../core/wake/request.js";
 import { WAKERS } from "../plugins/wakers.js";
 

@@ -1,6 +1,6 @@
 // The `peerpost` command line: finds the command in the table (registry.ts), parses its declared flags,
 // runs it, and turns what it throws into an exit code: 0 ok, 1 error, 2 usage.
-import { VERSION } from "../version.js";
+import { VERSION } from "../common/version.js";
 import { COMMANDS } from "./registry.js";
 import { commandHelp, overview, withCommonFlags } from "./help.js";
 import { parseCommandLine } from "./parse.js";

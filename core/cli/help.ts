@@ -1,6 +1,6 @@
 // Help text generated from the command table: the overview (`peerpost help`) and one command's page
 // (`peerpost help send`, `peerpost send --help`).
-import { VERSION } from "../version.js";
+import { VERSION } from "../common/version.js";
 import type { Command, FlagSpec } from "./command.js";
 
 /** Flags every command takes; `json` only where the command has JSON output. */

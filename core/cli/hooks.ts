@@ -1,6 +1,6 @@
 // `peerpost hooks install|uninstall grok`: user-level hooks for hosts that ignore a plugin's own hooks.
 import { fileURLToPath } from "node:url";
-import { PeerpostError } from "../errors.js";
+import { PeerpostError } from "../common/errors.js";
 import { grokPluginDir, installGrokUserHooks, uninstallGrokUserHooks } from "../../plugins/grok/user-hooks.js";
 import { printJson, UsageError } from "./output.js";
 

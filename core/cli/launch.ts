@@ -3,9 +3,9 @@
 // --from defaults to the person's user:<name>).
 import { resolve } from "node:path";
 import { openPeerpost } from "../peerpost.js";
-import { parseAddress } from "../address.js";
-import { userAddress } from "../user.js";
-import { SESSION_HOSTS, type SessionHost } from "../schemas.js";
+import { parseAddress } from "../common/address.js";
+import { userAddress } from "../sessions/user.js";
+import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 import { readSwitches, writeSwitches } from "../wake/switches.js";
 import { launchSession } from "../wake/launch.js";
 import type { WakeDeps } from "../wake/waker.js";

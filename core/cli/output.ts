@@ -1,8 +1,8 @@
 // CLI output: text for people by default, one JSON document with --json. Errors: with --json the error
 // object goes to stdout like any result (a script reads one stream); without it, to stderr.
-import { toErrorValue } from "../errors.js";
-import { visible } from "../visible.js";
-import { safeJson } from "../escape.js";
+import { toErrorValue } from "../common/errors.js";
+import { visible } from "../security/visible.js";
+import { safeJson } from "../security/escape.js";
 
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 

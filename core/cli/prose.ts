@@ -1,7 +1,7 @@
 // Messages written out for a person: who sent it and when, what it asks for, where it stands, the body
 // as readable text (dangerous characters shown as ⟨U+XXXX⟩, nothing HTML-escaped), and the next command.
-import type { MessageState, MessageStatus } from "../fold.js";
-import { visible } from "../visible.js";
+import type { MessageState, MessageStatus } from "../mail/fold.js";
+import { visible } from "../security/visible.js";
 
 const ASKS = { reply: "asks for a reply", action: "asks for an action and a report", fyi: "fyi, no answer expected" } as const;
 

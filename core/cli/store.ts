@@ -1,7 +1,7 @@
 // What the people-facing commands share: the store, addresses read from flags, receipt origins.
 import { openPeerpost, type Peerpost } from "../peerpost.js";
-import { parseAddress } from "../address.js";
-import type { ReceiptInput } from "../receipts.js";
+import { parseAddress } from "../common/address.js";
+import type { ReceiptInput } from "../mail/receipts.js";
 import { discoverAll } from "../../plugins/discovery.js";
 
 /**

@@ -2,7 +2,7 @@
 // on 127.0.0.1 only. Prints its URL (with this run's token) on stdout and serves until interrupted.
 import { html, css, icon, script } from "peerpost-ui-assets";
 import { openPeerpost } from "../peerpost.js";
-import { catchUpDetached, indexWhenFarBehind } from "../index-run.js";
+import { catchUpDetached, indexWhenFarBehind } from "../upkeep/index-run.js";
 import { UiServer } from "../ui/server.js";
 import { uiAuthor } from "../ui/author.js";
 import { openBrowser } from "../ui/opener.js";

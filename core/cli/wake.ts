@@ -1,7 +1,7 @@
 // `peerpost wake [on|off all|HOST|ADDR]`: the wake switch (off by default) and the runs so far.
 import { openPeerpost, type Peerpost } from "../peerpost.js";
-import { parseAddress } from "../address.js";
-import { SESSION_HOSTS, type SessionHost } from "../schemas.js";
+import { parseAddress } from "../common/address.js";
+import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 import { readSwitches, wakeSetting, writeSwitches } from "../wake/switches.js";
 import { describeRun } from "../wake/describe.js";
 import { printJson, table, UsageError } from "./output.js";

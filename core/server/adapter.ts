@@ -1,13 +1,13 @@
 // What the core server needs from a host plugin: how to tell which session it serves, how to find the
 // host process, and optionally how to push a message into the running session.
-import type { HostName } from "../config.js";
-import { ID_PATTERN } from "../address.js";
-import type { ReceiptRecord, SessionHost } from "../schemas.js";
-import type { ProcessInfo } from "../process-tree.js";
-import type { Sessions } from "../sessions.js";
+import type { HostName } from "../common/config.js";
+import { ID_PATTERN } from "../common/address.js";
+import type { ReceiptRecord, SessionHost } from "../records/schemas.js";
+import type { ProcessInfo } from "../sessions/process-tree.js";
+import type { Sessions } from "../sessions/registry.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Peerpost } from "../peerpost.js";
-import type { PushTransport } from "./push.js";
+import type { MessageState } from "../mail/fold.js";
 
 /** Where an identity came from. Only runtime sources (host env, MCP _meta, the registry) are verified. */
 export type IdentitySource = "PEERPOST_ADDRESS" | "host-env" | "mcp-meta" | "registry";
@@ -21,6 +21,21 @@ export interface Identity {
   verified: boolean;
   /** Set when the identity is a session claimed from another running host: why it is not verified. */
   claim?: string;
+}
+
+/** A host's live push into its running session; the push loop (push.ts) claims each message before `deliver`. */
+export interface PushTransport {
+  /** Recorded as the `via` of deliveries, e.g. "channel" or "codex-turn". */
+  name: string;
+  /** Whether this transport can deliver now, and why (not). */
+  availability(): { available: boolean; reason: string };
+  deliver(message: MessageState, content: string): Promise<void>;
+  /** A due reminder for an open request, as a short note (no body). */
+  remind?(note: string): Promise<void>;
+  /** Told which session the loop serves (a transport that targets the session by id needs it). */
+  bind?(identity: Identity): void;
+  /** Releases connections when the server stops. */
+  close?(): void;
 }
 
 export interface IdentityContext {

@@ -1,7 +1,7 @@
 // Tool arguments: strict (unknown fields are named and refused), null means unset, and a number or
 // boolean sent as an exact string is accepted with a `coerced_argument` warning.
 import { z } from "zod";
-import { PeerpostError } from "../errors.js";
+import { PeerpostError } from "../common/errors.js";
 import type { Warning } from "./results.js";
 
 export type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; anyOf?: JsonSchema[] };

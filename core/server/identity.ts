@@ -1,12 +1,12 @@
 // Which session this server serves. Order: PEERPOST_ADDRESS, then the host adapter (host env, MCP _meta,
 // the sessions registry by host process). The first time an address is known, the server registers it,
 // so a peer is reachable even when the host's hooks are off.
-import { parseAddress, type SessionKind } from "../address.js";
-import { PeerpostError } from "../errors.js";
-import { findAncestor, hostStartField, type ProcessInfo } from "../process-tree.js";
+import { parseAddress, type SessionKind } from "../common/address.js";
+import { PeerpostError } from "../common/errors.js";
+import { findAncestor, hostStartField, type ProcessInfo } from "../sessions/process-tree.js";
 import { captureHostEnv } from "../wake/host-env.js";
 import type { Peerpost } from "../peerpost.js";
-import type { SessionHost } from "../schemas.js";
+import type { SessionHost } from "../records/schemas.js";
 import type { HostAdapter, Identity, IdentityContext } from "./adapter.js";
 
 const HOST_OF_KIND: Record<SessionKind, SessionHost> = { claude: "claude-code", codex: "codex", copilot: "copilot", grok: "grok" };

@@ -1,8 +1,8 @@
 // How messages appear in tool results: structured fields plus, where a body is shown, the envelope.
 import { z } from "zod";
-import type { MessageState, MessageStatus } from "../fold.js";
-import type { Mailbox } from "../mailbox.js";
-import { renderEnvelope } from "../envelope.js";
+import type { MessageState, MessageStatus } from "../mail/fold.js";
+import type { Mailbox } from "../mail/mailbox.js";
+import { renderEnvelope } from "../mail/envelope.js";
 
 export const MESSAGE_STATUSES = ["queued", "delivered", "read", "replied", "declined", "done", "unresolved", "expired"] as const;
 

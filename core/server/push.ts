@@ -4,30 +4,16 @@
 // the message unread: the hooks and `read` still surface it.
 import { watch, type FSWatcher } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
-import { byId, type MessageState } from "../fold.js";
-import { renderEnvelope } from "../envelope.js";
-import { dueReminder } from "../reminders.js";
-import { mailNote } from "../notes.js";
-import { toErrorValue } from "../errors.js";
-import { receiptOrigin, type Identity } from "./adapter.js";
+import { byId, type MessageState } from "../mail/fold.js";
+import { renderEnvelope } from "../mail/envelope.js";
+import { dueReminder } from "../mail/reminders.js";
+import { mailNote } from "../mail/notes.js";
+import { toErrorValue } from "../common/errors.js";
+import { receiptOrigin, type Identity, type PushTransport } from "./adapter.js";
 import { isStale } from "../wake/stale.js";
 
 const RETRY_FIRST_MS = 2000;
 const RETRY_MAX_MS = 5 * 60_000;
-
-export interface PushTransport {
-  /** Recorded as the `via` of deliveries, e.g. "channel" or "codex-turn". */
-  name: string;
-  /** Whether this transport can deliver now, and why (not). */
-  availability(): { available: boolean; reason: string };
-  deliver(message: MessageState, content: string): Promise<void>;
-  /** A due reminder for an open request, as a short note (no body). */
-  remind?(note: string): Promise<void>;
-  /** Told which session the loop serves (a transport that targets the session by id needs it). */
-  bind?(identity: Identity): void;
-  /** Releases connections when the server stops. */
-  close?(): void;
-}
 
 export interface PushLoopHooks {
   /** Told whenever the session's reachability changes: the transport's name, or "none". */

@@ -1,8 +1,8 @@
 // Receipts for side-effecting calls. The action itself is already committed when its receipt is written,
 // so a failed receipt is a warning, never an error: an error would invite a retry that sends twice.
-import { toErrorValue } from "../errors.js";
+import { toErrorValue } from "../common/errors.js";
 import type { Peerpost } from "../peerpost.js";
-import type { ReceiptInput } from "../receipts.js";
+import type { ReceiptInput } from "../mail/receipts.js";
 import type { Warning } from "./results.js";
 import type { ToolContext } from "./tool.js";
 

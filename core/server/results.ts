@@ -1,6 +1,6 @@
 // Tool results: `{ok: true, …}` or `{ok: false, error: {code, message, details, hint}}` with isError,
 // the same object as text content and as structuredContent.
-import { toErrorValue, type ErrorValue } from "../errors.js";
+import { toErrorValue, type ErrorValue } from "../common/errors.js";
 
 export interface Warning {
   code: string;

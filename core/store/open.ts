@@ -1,14 +1,14 @@
 // Chooses the backend for every log of one state dir: the file store (the default), or PostgreSQL with
 // a per-machine mirror in the state dir (PEERPOST_STORE=postgres://…). The pg driver loads on first use.
-import type { Config } from "../config.js";
-import type { LogOptions, RecordSchema } from "../log.js";
-import { FileStore, type ScopeFilter } from "./file.js";
+import type { Config } from "../common/config.js";
+import type { LogOptions, RecordSchema } from "../log/log.js";
+import { FileStore, type ScopeFilter } from "./file/file-store.js";
 import type { LocalStore, StoreFactory } from "./local.js";
 import { openDatabase, type ProcessKind } from "./postgres/open.js";
 import { MirroredStore } from "./postgres/mirror.js";
 import type { PostgresDatabase } from "./postgres/store.js";
 import { isFollowed, markFollowing } from "./postgres/followers.js";
-import { logError } from "../error-log.js";
+import { logError } from "../common/error-log.js";
 
 export interface Backend {
   open: StoreFactory;

@@ -1,6 +1,6 @@
 // Which store is in use and whether it answers, for `health` and `peerpost doctor`. The URL is shown
 // masked; the pg driver is loaded only when the store is PostgreSQL.
-import type { Config } from "../config.js";
+import type { Config } from "../common/config.js";
 import { maskStoreUrl } from "./postgres/url.js";
 
 export interface StoreReport {

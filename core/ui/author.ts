@@ -1,9 +1,9 @@
 // The address the web view writes as: `--as ADDR` when given, else the person's own `user:<name>`
 // (PEERPOST_USER, else the login name). A login name that cannot be an address leaves the view read-only.
-import { parseAddress } from "../address.js";
-import { toErrorValue } from "../errors.js";
-import { userAddress } from "../user.js";
-import type { Config } from "../config.js";
+import { parseAddress } from "../common/address.js";
+import { toErrorValue } from "../common/errors.js";
+import { userAddress } from "../sessions/user.js";
+import type { Config } from "../common/config.js";
 
 export function uiAuthor(as: string | undefined, config: Pick<Config, "user">): { author: string | null; problem?: string } {
   if (as !== undefined) return { author: parseAddress(as, "--as").text };

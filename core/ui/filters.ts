@@ -1,8 +1,8 @@
 // The page's filters, read from its URL: session, role, conversation, a search over bodies, and how
 // many conversations to show. Anything malformed is refused rather than guessed at.
-import { ADDRESS_PATTERN, ID_PATTERN } from "../address.js";
-import { PeerpostError } from "../errors.js";
-import { ULID_PATTERN } from "../schemas.js";
+import { ADDRESS_PATTERN, ID_PATTERN } from "../common/address.js";
+import { PeerpostError } from "../common/errors.js";
+import { ULID_PATTERN } from "../records/schemas.js";
 import type { UiFilters } from "./types.js";
 
 export const DEFAULT_LIMIT = 50;

@@ -3,9 +3,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { PeerpostError, toErrorValue, type ErrorCode } from "../errors.js";
+import { PeerpostError, toErrorValue, type ErrorCode } from "../common/errors.js";
 import type { Peerpost } from "../peerpost.js";
-import { waitFor } from "../wait.js";
+import { waitFor } from "../mail/wait.js";
 import { Guard } from "./guard.js";
 import { SECURITY_HEADERS } from "./headers.js";
 import { parseFilters } from "./filters.js";

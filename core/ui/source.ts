@@ -5,10 +5,10 @@
 import { join } from "node:path";
 import { statSync } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
-import { MailboxView } from "../view.js";
-import { snapshotFileName } from "../cache.js";
-import type { ReceiptRecord } from "../schemas.js";
-import { JsonlLog, withCorrupt, type CorruptReport, type RecordSchema } from "../log.js";
+import { MailboxView } from "../mail/view.js";
+import { snapshotFileName } from "../mail/snapshots.js";
+import type { ReceiptRecord } from "../records/schemas.js";
+import { JsonlLog, withCorrupt, type CorruptReport, type RecordSchema } from "../log/log.js";
 
 /** Receipts kept in memory for the page (the newest). */
 const RECEIPTS_KEPT = 500;

@@ -3,14 +3,14 @@
 // receipts of every kind, and store health. Untrusted text is made visible here, once.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { expectsResolution, isOpen, type MessageState, type MessageStatus } from "../fold.js";
-import { inspectLog, recentErrors } from "../health.js";
-import type { SessionEntry } from "../sessions.js";
-import { roleState, rolesOf } from "../roles.js";
-import type { ReceiptRecord } from "../schemas.js";
+import { expectsResolution, isOpen, type MessageState, type MessageStatus } from "../mail/fold.js";
+import { inspectLog, recentErrors } from "../upkeep/health.js";
+import type { SessionEntry } from "../sessions/registry.js";
+import { roleState, rolesOf } from "../roles/roles.js";
+import type { ReceiptRecord } from "../records/schemas.js";
 import type { UiSource } from "./source.js";
 import type { UiConversation, UiFilters, UiMessage, UiReceipt, UiRequestRef, UiSession, UiState } from "./types.js";
-import { visible } from "../visible.js";
+import { visible } from "../security/visible.js";
 
 /** Receipt kinds that record a session being woken or launched; any kind matching shows as a wake. */
 const WAKE_KIND = /wake|launch/i;

@@ -1,7 +1,7 @@
 // The shape of what the web view's server sends the page (GET /api/state). Every string that came from
 // a peer or a host (bodies, reasons, titles, working dirs, receipt fields) is already made visible by
-// the server (core/visible.ts); the page puts it into text nodes only.
-import type { MessageStatus } from "../fold.js";
+// the server (core/security/visible.ts); the page puts it into text nodes only.
+import type { MessageStatus } from "../mail/fold.js";
 
 export interface UiFilters {
   session?: string;

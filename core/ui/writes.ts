@@ -1,12 +1,12 @@
 // The only writes the web view makes, as the person's address: send a message, and reply to or
 // decline a request addressed to them. They go through the same mailbox and receipt calls as the CLI.
 import { z } from "zod";
-import { parseAddress } from "../address.js";
-import { PeerpostError } from "../errors.js";
-import { ANTICIPATIONS } from "../schemas.js";
+import { parseAddress } from "../common/address.js";
+import { PeerpostError } from "../common/errors.js";
+import { ANTICIPATIONS } from "../records/schemas.js";
 import type { Peerpost } from "../peerpost.js";
-import type { ReceiptInput } from "../receipts.js";
-import { recipientWarning, resolveRecipient } from "../recipients.js";
+import type { ReceiptInput } from "../mail/receipts.js";
+import { recipientWarning, resolveRecipient } from "../sessions/recipients.js";
 
 const sendInput = z.strictObject({
   to: z.string(),

@@ -5,8 +5,8 @@
 // a 0600 file under the state dir: it may hold API keys, exactly as the host's own environment did.
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { DIR_MODE } from "../state-dir.js";
-import { writeStateFile } from "../trust.js";
+import { DIR_MODE } from "../security/state-dir.js";
+import { writeStateFile } from "../security/trust.js";
 
 /** Names kept exactly, and prefixes kept whole: what a headless host run reads, nothing session-bound. */
 const KEEP_NAMES = ["HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ENABLE_TOOL_SEARCH", "IS_SANDBOX", "GH_TOKEN", "GITHUB_TOKEN"];

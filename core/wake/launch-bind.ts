@@ -4,9 +4,9 @@
 // the launched session's own server waits for it before its first tool call, so the model's first `read`
 // finds the message.
 import type { Peerpost } from "../peerpost.js";
-import { formatAddress, type SessionKind } from "../address.js";
-import type { SessionHost } from "../schemas.js";
-import { waitFor } from "../wait.js";
+import { formatAddress, type SessionKind } from "../common/address.js";
+import type { SessionHost } from "../records/schemas.js";
+import { waitFor } from "../mail/wait.js";
 import type { WakeClaim } from "./records.js";
 import type { WakeState } from "./wakes.js";
 

@@ -9,9 +9,9 @@
 // Anything it cannot check (no /proc, no session file, no working dir) counts as "not sure": no wake.
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
-import type { SessionEntry } from "../sessions.js";
-import { ancestors, processInfo, type ProcessInfo } from "../process-tree.js";
-import { findUnseen } from "../recipients.js";
+import type { SessionEntry } from "../sessions/registry.js";
+import { ancestors, processInfo, type ProcessInfo } from "../sessions/process-tree.js";
+import { findUnseen } from "../sessions/unseen.js";
 import type { Waker } from "./waker.js";
 
 export type Liveness = { state: "alive" } | { state: "gone" } | { state: "unsure"; why: string };

@@ -1,6 +1,6 @@
 // `wake-run <claim id>`: the entry the detached runner starts with, in any peerpost bundle.
 import { openPeerpost } from "../peerpost.js";
-import { logError } from "../error-log.js";
+import { logError } from "../common/error-log.js";
 import { wakeRunMain } from "./runner.js";
 import type { WakeDeps } from "./waker.js";
 

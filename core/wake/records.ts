@@ -1,9 +1,9 @@
 // Records of the wakes log (wakes.jsonl): a claim made under the lock before anything starts, the
 // runner that took it, and the outcome. A claim without an outcome holds until its deadline.
-import { z, type Zod } from "../zod.js";
-import { ADDRESS_PATTERN, ID_PATTERN } from "../address.js";
-import { MAX_BODY_BYTES, SESSION_HOSTS, ULID_PATTERN } from "../schemas.js";
-import type { RecordSchema } from "../log.js";
+import { z, type Zod } from "../records/zod.js";
+import { ADDRESS_PATTERN, ID_PATTERN } from "../common/address.js";
+import { MAX_BODY_BYTES, SESSION_HOSTS, ULID_PATTERN } from "../records/schemas.js";
+import type { RecordSchema } from "../log/log.js";
 
 export const WAKE_OUTCOMES = ["ok", "failed", "timeout", "abandoned", "refused"] as const;
 export type WakeOutcomeKind = (typeof WAKE_OUTCOMES)[number];

@@ -1,11 +1,11 @@
 // Deciding a wake: a request (reply/action) to a session whose host process is gone, with waking on for
 // it, within budget. The claim is appended to the wakes log under its lock before anything starts, so two
 // senders (or two servers) never start two runs for one session; the loser hears "running".
-import { startDetached } from "../detached.js";
+import { startDetached } from "../common/detached.js";
 import type { Peerpost } from "../peerpost.js";
-import { byId, expectsResolution, type MessageState } from "../fold.js";
-import { idFactory } from "../ids.js";
-import { isSameProcess } from "../process-tree.js";
+import { byId, expectsResolution, type MessageState } from "../mail/fold.js";
+import { idFactory } from "../common/ids.js";
+import { isSameProcess } from "../sessions/process-tree.js";
 import type { Warning } from "../server/results.js";
 import { readSwitches, wakeSetting } from "./switches.js";
 import { isStale } from "./stale.js";

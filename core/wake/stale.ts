@@ -1,6 +1,6 @@
 // Stale mail: past its replyBy, or unread for longer than the staleness limit. Neither a wake nor a live
 // push delivers it (the sender has likely moved on); it waits for `read`, and wait/status say so.
-import type { MessageState } from "../fold.js";
+import type { MessageState } from "../mail/fold.js";
 
 export function isStale(message: MessageState, now: number, staleMs: number): boolean {
   if (message.replyBy !== undefined && now > Date.parse(message.replyBy)) return true;

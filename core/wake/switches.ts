@@ -2,9 +2,9 @@
 // names all sessions, a host, or one address; the most specific rule that is set decides.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeStateFile } from "../trust.js";
-import { ioError } from "../errors.js";
-import type { SessionHost } from "../schemas.js";
+import { writeStateFile } from "../security/trust.js";
+import { ioError } from "../common/errors.js";
+import type { SessionHost } from "../records/schemas.js";
 
 export interface Switches {
   /** "all", a host name, or an address → on/off. */

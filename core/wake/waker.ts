@@ -1,9 +1,9 @@
 // What core needs from a host to run it headless: the command that resumes a session with a prompt,
 // and the one that starts a new session. Each host plugin provides one (plugins/<host>/wake.ts); core
 // never imports them: the entry points hand them in.
-import type { SessionHost } from "../schemas.js";
-import type { ProcessInfo } from "../process-tree.js";
-import type { Discover } from "../discovery.js";
+import type { SessionHost } from "../records/schemas.js";
+import type { ProcessInfo } from "../sessions/process-tree.js";
+import type { Discover } from "../sessions/discovery.js";
 
 export interface HostCommand {
   command: string;

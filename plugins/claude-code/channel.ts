@@ -6,7 +6,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Peerpost } from "../../core/peerpost.js";
 import type { IdentityContext } from "../../core/server/adapter.js";
-import type { PushTransport } from "../../core/server/push.js";
+import type { PushTransport } from "../../core/server/adapter.js";
 
 export const CHANNEL_CAPABILITY = "claude/channel";
 export const CHANNEL_METHOD = "notifications/claude/channel";

@@ -2,7 +2,7 @@
 // (verified with 2.1.332). The working dir is the first record's `cwd`; the title is the last
 // `custom-title` or `ai-title` record, else the last prompt.
 import { join } from "node:path";
-import type { DiscoveredSession } from "../../core/discovery.js";
+import type { DiscoveredSession } from "../../core/sessions/discovery.js";
 import { hostConfigDir } from "../shared/host-files.js";
 import { discovered, entries, HEAD_BYTES, newestFiles, readBounded, scanJsonLines, stringField, TAIL_BYTES } from "../shared/session-files.js";
 

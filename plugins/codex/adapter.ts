@@ -1,12 +1,12 @@
 // Codex: the thread id arrives in each tool call's MCP _meta (the server's environment is filtered and
 // carries no session variable); before the first call, the hook's registry entry for this host process.
 import type { HostAdapter, Identity, IdentityContext } from "../../core/server/adapter.js";
-import { formatAddress, ID_PATTERN } from "../../core/address.js";
+import { formatAddress, ID_PATTERN } from "../../core/common/address.js";
 import { identityFromRegistry } from "../shared/identity.js";
 import { isCodexProcess } from "../shared/host-processes.js";
 import { describeCodexHost } from "./inspect.js";
 import { CodexTurnPush, controlSocketPath } from "./push.js";
-import { VERSION } from "../../core/version.js";
+import { VERSION } from "../../core/common/version.js";
 
 
 export function threadIdFromMeta(meta: Record<string, unknown> | undefined): { id: string; key: string } | undefined {

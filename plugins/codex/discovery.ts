@@ -2,7 +2,7 @@
 // with 0.171.0); the first record, `session_meta`, carries the id and the working dir. Codex keeps thread
 // names in its SQLite state, which peerpost does not read.
 import { join } from "node:path";
-import type { DiscoveredSession } from "../../core/discovery.js";
+import type { DiscoveredSession } from "../../core/sessions/discovery.js";
 import { hostConfigDir } from "../shared/host-files.js";
 import { discovered, entries, HEAD_BYTES, newestFiles, readBounded } from "../shared/session-files.js";
 

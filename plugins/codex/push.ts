@@ -6,10 +6,10 @@
 // (`codex exec`, a TUI started without the daemon) cannot be reached: mail waits for read and the hooks.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { MessageState } from "../../core/fold.js";
+import type { MessageState } from "../../core/mail/fold.js";
 import type { Identity } from "../../core/server/adapter.js";
-import type { PushTransport } from "../../core/server/push.js";
-import { PeerpostError } from "../../core/errors.js";
+import type { PushTransport } from "../../core/server/adapter.js";
+import { PeerpostError } from "../../core/common/errors.js";
 import { AppServerClient, textInput, type AppServerError, type Result } from "./app-server-client.js";
 import { codexHome } from "./inspect.js";
 

@@ -2,7 +2,7 @@
 // flat `key: value` lines with the id, the working dir and the session's name; events.jsonl beside it is
 // written on every turn, so its time is the last activity.
 import { join } from "node:path";
-import type { DiscoveredSession } from "../../core/discovery.js";
+import type { DiscoveredSession } from "../../core/sessions/discovery.js";
 import { hostConfigDir } from "../shared/host-files.js";
 import { discovered, entries, newestFiles, readBounded } from "../shared/session-files.js";
 

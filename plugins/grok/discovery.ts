@@ -1,7 +1,7 @@
 // Grok sessions from $GROK_HOME/sessions/<url-encoded cwd>/<id>/summary.json (verified with 1.0.41):
 // `info.id`, `info.cwd` and the generated title.
 import { join } from "node:path";
-import type { DiscoveredSession } from "../../core/discovery.js";
+import type { DiscoveredSession } from "../../core/sessions/discovery.js";
 import { hostConfigDir } from "../shared/host-files.js";
 import { discovered, entries, newestFiles, readBounded, stringField } from "../shared/session-files.js";
 

@@ -3,7 +3,7 @@
 // {"decision":"block","reason"}.
 import { claudeStyleBlock, claudeStyleContext, parseClaudeStyle, type HookDialect } from "../../hooks/dialect.js";
 import type { HostAdapter } from "../../core/server/adapter.js";
-import type { SessionKind } from "../../core/address.js";
+import type { SessionKind } from "../../core/common/address.js";
 
 export function claudeStyleDialect(adapter: HostAdapter, kind: SessionKind): HookDialect {
   return {

@@ -1,7 +1,7 @@
 // How each host's CLI process looks in the process table: the adapters find a hook's or server's host
 // among its ancestors with these, and a wake checks that none runs in a discovered session's directory.
 import { basename } from "node:path";
-import type { ProcessInfo } from "../../core/process-tree.js";
+import type { ProcessInfo } from "../../core/sessions/process-tree.js";
 import { processMatcher } from "./identity.js";
 
 /**

@@ -1,9 +1,9 @@
 // Identity helpers the host adapters share: a session from the registry by host process, or from a
 // host's session variable.
-import { formatAddress, type SessionKind } from "../../core/address.js";
+import { formatAddress, type SessionKind } from "../../core/common/address.js";
 import type { Identity, IdentityContext } from "../../core/server/adapter.js";
 import { sessionIdFromEnv } from "../../core/server/adapter.js";
-import type { SessionHost } from "../../core/schemas.js";
+import type { SessionHost } from "../../core/records/schemas.js";
 
 /**
  * The session the host's SessionStart hook registered for this host process (updated on clear/resume).

@@ -2,9 +2,9 @@
 // newest few hundred files, and at most a head and a tail of each. A session store is the host's, full of
 // untrusted text; nothing here follows a link out of it or reads a whole transcript.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync } from "node:fs";
-import { ID_PATTERN, type SessionKind } from "../../core/address.js";
-import type { DiscoveredSession } from "../../core/discovery.js";
-import type { SessionHost } from "../../core/schemas.js";
+import { ID_PATTERN, type SessionKind } from "../../core/common/address.js";
+import type { DiscoveredSession } from "../../core/sessions/discovery.js";
+import type { SessionHost } from "../../core/records/schemas.js";
 
 /** At most this many session files per host, the most recently written first. */
 export const MAX_SESSION_FILES = 500;

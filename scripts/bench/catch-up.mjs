@@ -15,7 +15,7 @@ export async function benchCatchUp({ root, work, report, median, openPeerpost })
   const address = "claude:bench-me";
   const { bytes } = generateMailbox(join(stateDir, "mailbox.jsonl"), { messages: MESSAGES, pendingFor: address });
   const peerpost = openPeerpost({ env: { PEERPOST_HOME: stateDir, HOME: work } });
-  const { MailboxView } = await import(join(root, ".build/core/view.js"));
+  const { MailboxView } = await import(join(root, ".build/core/mail/view.js"));
   /** Milliseconds to fold the log into a new view of `scope` (no snapshot, no index: every line is read). */
   const fold = (scope) => {
     const view = new MailboxView(peerpost.mailbox.log, scope, undefined);

@@ -64,7 +64,7 @@ export async function benchPostgres({ root, work, runs, report, median, percenti
   }
   try {
     const { openDatabase } = await import(join(root, ".build/core/store/postgres/open.js"));
-    const { mailboxEvent } = await import(join(root, ".build/core/schemas.js"));
+    const { mailboxEvent } = await import(join(root, ".build/core/records/schemas.js"));
     const sender = openDatabase(url, "server");
     const receiver = openDatabase(url, "server");
     const sendLog = sender.log("mailbox", mailboxEvent);

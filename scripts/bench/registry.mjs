@@ -11,8 +11,8 @@ const LOOKUPS = 5_000;
 const FIRST_LOOKUPS = 21;
 
 export async function benchRegistry({ root, work, report, median, openPeerpost }) {
-  console.error(`\nregistry: resolving a send's recipient (core/recipients.ts, liveness included) in a registry of ${LARGE} sessions vs one of ${SMALL}, ${LOOKUPS} lookups each after as many warm-ups; then a new store's first lookup (what a SessionStart hook reads) vs a new store's whole fold of the same registry, median of ${FIRST_LOOKUPS} each, after one that builds the registry's index`);
-  const { resolveRecipient } = await import(join(root, ".build/core/recipients.js"));
+  console.error(`\nregistry: resolving a send's recipient (core/sessions/recipients.ts, liveness included) in a registry of ${LARGE} sessions vs one of ${SMALL}, ${LOOKUPS} lookups each after as many warm-ups; then a new store's first lookup (what a SessionStart hook reads) vs a new store's whole fold of the same registry, median of ${FIRST_LOOKUPS} each, after one that builds the registry's index`);
+  const { resolveRecipient } = await import(join(root, ".build/core/sessions/recipients.js"));
   /** A registry of `count` sessions of this live process, three records each (hook, server, resume). */
   const registry = async (count) => {
     const stateDir = join(work, `registry-${count}`);

@@ -1,7 +1,7 @@
 // Waiting on conditions that other processes make true (a file appears, a record lands): poll with a
 // deadline, and say what was awaited when it never came.
 import type { Peerpost } from "../../core/peerpost.js";
-import { dueReminder } from "../../core/reminders.js";
+import { dueReminder } from "../../core/mail/reminders.js";
 
 export async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

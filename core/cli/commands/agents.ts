@@ -1,7 +1,7 @@
 // peerpost agents: the sessions peerpost knows, as a table for people; --all adds ended ones and those
 // only the hosts' own session files show.
-import { roleState, rolesOf } from "../../roles.js";
-import { withHostFiles } from "../../discovery.js";
+import { roleState, rolesOf } from "../../roles/roles.js";
+import { withHostFiles } from "../../sessions/discovery.js";
 import { readSwitches, wakeSetting } from "../../wake/switches.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";

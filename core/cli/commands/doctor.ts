@@ -2,18 +2,18 @@
 // whose CLI is here but where peerpost is not set up is information (with the command that sets it up),
 // not a problem: only problems make doctor exit 1.
 import { openPeerpost, type Peerpost } from "../../peerpost.js";
-import { inspectState } from "../../health.js";
+import { inspectState } from "../../upkeep/health.js";
 import { inspectStore, storeProblems, type StoreReport } from "../../store/report.js";
-import { toErrorValue } from "../../errors.js";
-import { VERSION } from "../../version.js";
+import { toErrorValue } from "../../common/errors.js";
+import { VERSION } from "../../common/version.js";
 import { inspectHosts, type HostReport } from "../../../plugins/inspect.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { marketplaceSource } from "../source.js";
-import { visible } from "../../visible.js";
+import { visible } from "../../security/visible.js";
 import { wakeReport } from "../../wake/report.js";
 import { readSwitches, wakeSetting } from "../../wake/switches.js";
-import type { SessionHost } from "../../schemas.js";
+import type { SessionHost } from "../../records/schemas.js";
 
 interface Problem {
   problem: string;

@@ -1,6 +1,6 @@
 // peerpost inbox: the messages sent to an address, written out for a person. It does not mark them read:
 // the session they are for still sees them as new.
-import { renderEnvelope } from "../../envelope.js";
+import { renderEnvelope } from "../../mail/envelope.js";
 import { describeMessage } from "../../server/projection.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";

@@ -1,5 +1,5 @@
 // peerpost index-run: the detached index build a server starts; peerpost runs it, people do not.
-import { indexRunCommand } from "../../index-run.js";
+import { indexRunCommand } from "../../upkeep/index-run.js";
 import { defineCommand } from "../command.js";
 
 export const indexRunCommandLine = defineCommand({

@@ -1,5 +1,5 @@
 // peerpost launch: start a helper session with a first message, or set the launch switch (logic in ../launch.ts).
-import { SESSION_HOSTS } from "../../schemas.js";
+import { SESSION_HOSTS } from "../../records/schemas.js";
 import { wakeDeps } from "../../../plugins/wakers.js";
 import { defineCommand } from "../command.js";
 import { launchCommand as launch } from "../launch.js";

@@ -1,5 +1,5 @@
 // peerpost name ADDR NAME: give a session a name people use (shown by agents, found by resolve).
-import { nameSession } from "../../names.js";
+import { nameSession } from "../../sessions/names.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { openStore } from "../store.js";

@@ -1,5 +1,5 @@
 // peerpost resolve QUERY: sessions matching what a person calls them, ranked with reasons, never picked.
-import { findSessions } from "../../resolve.js";
+import { findSessions } from "../../sessions/resolve.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";
 import { openStore } from "../store.js";

@@ -1,7 +1,7 @@
 // peerpost role set NAME ADDR [--procedure FILE] | role clear NAME: a person gives roles at run time;
 // each change is one role event in the mailbox log, and open requests follow the holder.
-import { changeRole, type RoleRow } from "../../roles.js";
-import { userAddress } from "../../user.js";
+import { changeRole, type RoleRow } from "../../roles/roles.js";
+import { userAddress } from "../../sessions/user.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { openStore } from "../store.js";

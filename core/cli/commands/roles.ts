@@ -1,5 +1,5 @@
 // peerpost roles: every role with its holder, since when, its procedure and the requests it has.
-import { listRoles } from "../../roles.js";
+import { listRoles } from "../../roles/roles.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";
 import { openStore } from "../store.js";

@@ -1,17 +1,17 @@
 // peerpost send: one message from an address to another, as a person or a script.
 import { readFileSync } from "node:fs";
-import { ANTICIPATIONS, type Anticipation } from "../../schemas.js";
+import { ANTICIPATIONS, type Anticipation } from "../../records/schemas.js";
 import { receiptWarning } from "../../server/receipt.js";
 import type { Warning } from "../../server/results.js";
 import { defineCommand } from "../command.js";
 import { printJson, printWarning } from "../output.js";
 import { addressFlag, cliOrigin, openStore } from "../store.js";
-import { recipientWarning, resolveRecipient, type Recipient } from "../../recipients.js";
-import { userAddress } from "../../user.js";
+import { recipientWarning, resolveRecipient, type Recipient } from "../../sessions/recipients.js";
+import { userAddress } from "../../sessions/user.js";
 import { requestWake, sendWarnings } from "../../wake/request.js";
 import { wakeDeps } from "../../../plugins/wakers.js";
 import { closest } from "../suggest.js";
-import { PeerpostError } from "../../errors.js";
+import { PeerpostError } from "../../common/errors.js";
 import type { Peerpost } from "../../peerpost.js";
 
 /**

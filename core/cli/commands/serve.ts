@@ -1,5 +1,5 @@
 // peerpost serve: the MCP server on stdio, what a host starts (and what `npm start` runs).
-import type { HostName } from "../../config.js";
+import type { HostName } from "../../common/config.js";
 import { defineCommand } from "../command.js";
 
 const HOSTS = ["claude-code", "codex", "copilot", "grok", "generic"] as const satisfies readonly HostName[];

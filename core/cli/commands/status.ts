@@ -1,12 +1,12 @@
 // peerpost status: one message with its history and conversation, or a summary per session.
-import { PeerpostError } from "../../errors.js";
-import { messageHistory } from "../../history.js";
-import { HINTS } from "../../hints.js";
-import { indexWhenFarBehind } from "../../index-run.js";
+import { PeerpostError } from "../../common/errors.js";
+import { messageHistory } from "../../mail/history.js";
+import { HINTS } from "../../common/hints.js";
+import { indexWhenFarBehind } from "../../upkeep/index-run.js";
 import type { Peerpost } from "../../peerpost.js";
-import type { MessageState } from "../../fold.js";
+import type { MessageState } from "../../mail/fold.js";
 import { describeMessage } from "../../server/projection.js";
-import { visible } from "../../visible.js";
+import { visible } from "../../security/visible.js";
 import { defineCommand } from "../command.js";
 import { printJson, printWarning, table } from "../output.js";
 import { describeRun } from "../../wake/describe.js";

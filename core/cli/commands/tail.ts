@@ -1,9 +1,9 @@
 // peerpost tail: follow the mailbox as events are appended, one line each, until interrupted.
-import { visible } from "../../visible.js";
-import type { MailboxEvent } from "../../schemas.js";
+import { visible } from "../../security/visible.js";
+import type { MailboxEvent } from "../../records/schemas.js";
 import { defineCommand } from "../command.js";
 import { openStore } from "../store.js";
-import { LogFollower } from "../../store/follow.js";
+import { LogFollower } from "../../store/file/follow.js";
 
 const PREVIEW_CHARS = 120;
 
@@ -41,7 +41,7 @@ export const tailCommand = defineCommand({
     // From the start means from the oldest message, which compaction may have moved to the archive.
     if (flags["from-start"]) peerpost.mailbox.scanArchive(show);
     print();
-    const { waitFor } = await import("../../wait.js");
+    const { waitFor } = await import("../../mail/wait.js");
     while (!controller.signal.aborted) await waitFor(() => (print(), undefined), { timeoutMs: 60_000, pollMs: 500, watchDir: peerpost.stateDir.path, signal: controller.signal });
     return 0;
   },

@@ -1,5 +1,5 @@
 // peerpost wake [on|off all|HOST|ADDR]: the wake switch (off by default) and the runs so far (logic in ../wake.ts).
-import { SESSION_HOSTS } from "../../schemas.js";
+import { SESSION_HOSTS } from "../../records/schemas.js";
 import { defineCommand } from "../command.js";
 import { wakeCommand as wake } from "../wake.js";
 

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { SESSION_HOSTS } from "../../schemas.js";
+import { SESSION_HOSTS } from "../../records/schemas.js";
 import { readSwitches, wakeSetting } from "../../wake/switches.js";
-import { roleState, rolesOf } from "../../roles.js";
-import { withHostFiles } from "../../discovery.js";
-import { escapeVisible } from "../../escape.js";
+import { roleState, rolesOf } from "../../roles/roles.js";
+import { withHostFiles } from "../../sessions/discovery.js";
+import { escapeVisible } from "../../security/escape.js";
 
 const input = z
   .object({

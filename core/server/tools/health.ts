@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { indexedCorruptLines, inspectState } from "../../health.js";
+import { indexedCorruptLines, inspectState } from "../../upkeep/health.js";
 import { inspectStore } from "../../store/report.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../common/version.js";
 import { wakeReport } from "../../wake/report.js";
 
 const input = z.object({}).strict();

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { SESSION_HOSTS } from "../../schemas.js";
-import { PeerpostError } from "../../errors.js";
+import { SESSION_HOSTS } from "../../records/schemas.js";
+import { PeerpostError } from "../../common/errors.js";
 import { launchSession } from "../../wake/launch.js";
 import { recordReceipt } from "../receipt.js";
 import { receiptOrigin } from "../adapter.js";

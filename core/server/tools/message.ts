@@ -2,9 +2,9 @@ import { z } from "zod";
 import { receiptOrigin } from "../adapter.js";
 import { recordReceipt } from "../receipt.js";
 import { defineTool } from "../tool.js";
-import { ADDRESS_PATTERN } from "../../address.js";
-import { PeerpostError } from "../../errors.js";
-import { recipientWarning, resolveRecipient } from "../../recipients.js";
+import { ADDRESS_PATTERN } from "../../common/address.js";
+import { PeerpostError } from "../../common/errors.js";
+import { recipientWarning, resolveRecipient } from "../../sessions/recipients.js";
 import { waitForMessage, waitResultFields } from "./wait.js";
 import { requestWake, sendWarnings } from "../../wake/request.js";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { escapeVisible } from "../../escape.js";
-import { ADDRESS_PATTERN } from "../../address.js";
-import { RECEIPT_KINDS } from "../../schemas.js";
+import { escapeVisible } from "../../security/escape.js";
+import { ADDRESS_PATTERN } from "../../common/address.js";
+import { RECEIPT_KINDS } from "../../records/schemas.js";
 
 const input = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { findSessions } from "../../resolve.js";
+import { findSessions } from "../../sessions/resolve.js";
 
 const input = z
   .object({

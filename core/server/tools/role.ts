@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { changeRole } from "../../roles.js";
-import { ADDRESS_PATTERN } from "../../address.js";
+import { changeRole } from "../../roles/roles.js";
+import { ADDRESS_PATTERN } from "../../common/address.js";
 import { roleRow } from "./roles.js";
 
 const input = z

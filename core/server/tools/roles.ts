@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { listRoles } from "../../roles.js";
+import { listRoles } from "../../roles/roles.js";
 
 const input = z.object({}).strict();
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { PeerpostError } from "../../errors.js";
-import { byId } from "../../fold.js";
-import { HISTORY_EVENTS, messageHistory } from "../../history.js";
-import { HINTS } from "../../hints.js";
+import { PeerpostError } from "../../common/errors.js";
+import { byId } from "../../mail/fold.js";
+import { HISTORY_EVENTS, messageHistory } from "../../mail/history.js";
+import { HINTS } from "../../common/hints.js";
 import { describeMessage, messageFields } from "../projection.js";
-import { renderReason } from "../../envelope.js";
+import { renderReason } from "../../mail/envelope.js";
 import { describeRun } from "../../wake/describe.js";
 import { isStale, staleNote } from "../../wake/stale.js";
 

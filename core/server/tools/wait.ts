@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { defineTool, type ToolContext } from "../tool.js";
-import { ADDRESS_PATTERN } from "../../address.js";
-import { PeerpostError } from "../../errors.js";
-import { waitFor } from "../../wait.js";
-import { renderReason } from "../../envelope.js";
-import { byId, type MessageStatus } from "../../fold.js";
+import { ADDRESS_PATTERN } from "../../common/address.js";
+import { PeerpostError } from "../../common/errors.js";
+import { waitFor } from "../../mail/wait.js";
+import { renderReason } from "../../mail/envelope.js";
+import { byId, type MessageStatus } from "../../mail/fold.js";
 import { MESSAGE_STATUSES, showMessage, shownMessage } from "../projection.js";
 import { isStale, staleNote } from "../../wake/stale.js";
 

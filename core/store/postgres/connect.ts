@@ -2,7 +2,7 @@
 // store never load it. Every failure becomes `state_io_error` with the URL masked and a hint.
 import type { Client, ClientConfig, Pool, PoolClient } from "pg";
 import { createRequire } from "node:module";
-import { PeerpostError } from "../../errors.js";
+import { PeerpostError } from "../../common/errors.js";
 import { maskSecretsIn, maskStoreUrl } from "./url.js";
 
 type PgModule = typeof import("pg");

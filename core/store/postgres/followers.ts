@@ -3,8 +3,8 @@
 // sees a live follower reads the mirror as it is and never connects: the database stays off its path.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isAlive } from "../../process-tree.js";
-import { DIR_MODE, FILE_MODE } from "../../state-dir.js";
+import { isAlive } from "../../sessions/process-tree.js";
+import { DIR_MODE, FILE_MODE } from "../../security/state-dir.js";
 
 function followersDir(stateDir: string): string {
   return join(stateDir, "followers");

@@ -6,15 +6,15 @@
 // Sequence order is commit order (see store.ts), so a mirror never skips a row.
 import { closeSync, openSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { PeerpostError } from "../../errors.js";
-import { logError } from "../../error-log.js";
-import { readStateFile, writeStateFile } from "../../trust.js";
-import type { LogOptions, RecordSchema } from "../../log.js";
-import { FileStore, type ScopeFilter } from "../file.js";
+import { PeerpostError } from "../../common/errors.js";
+import { logError } from "../../common/error-log.js";
+import { readStateFile, writeStateFile } from "../../security/trust.js";
+import type { LogOptions, RecordSchema } from "../../log/log.js";
+import { FileStore, type ScopeFilter } from "../file/file-store.js";
 import type { LocalStore } from "../local.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";
 import type { PostgresDatabase, PostgresLog } from "./store.js";
-import type { JsonlLog } from "../../log.js";
+import type { JsonlLog } from "../../log/log.js";
 
 /** A mirror line: the record and the database seq it was read at. */
 type Mirrored<T> = T & { _seq: string };

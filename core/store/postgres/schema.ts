@@ -1,7 +1,7 @@
 // The PostgreSQL store's schema, versioned. A process checks the version with one query; a missing or
 // older schema is migrated under an advisory lock; a newer one is refused (an older peerpost must not
 // write records a newer one would misread).
-import { PeerpostError } from "../../errors.js";
+import { PeerpostError } from "../../common/errors.js";
 import type { Pool } from "pg";
 import type { Queryable } from "./connect.js";
 

@@ -1,0 +1,162 @@
+// What peerpost trusts on disk. The state dir and its sub-dirs must be real directories of this user,
+// writable by no one else, below directories that are this user's or root's (and writable by others
+// only when sticky). Every state file is opened without following a link and must be a regular file of
+// this user that no one else can write. Links are resolved before any of these checks. peerpost
+// never changes the mode of a directory it did not just create.
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync, type Stats } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { PeerpostError } from "../common/errors.js";
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+const STICKY = 0o1000;
+const WRITABLE_BY_OTHERS = 0o022;
+
+let euid: number | undefined | null = null;
+
+/** The effective uid peerpost acts for (undefined where the platform has none); asked once, as every file check needs it. */
+function me(): number | undefined {
+  if (euid === null) euid = typeof process.geteuid === "function" ? process.geteuid() : undefined;
+  return euid;
+}
+
+function untrusted(path: string, why: string, hint: string): PeerpostError {
+  return new PeerpostError("permission_denied", `Refusing to use ${path}: ${why}.`, { details: { path, problem: why }, hint });
+}
+
+/** The wrong kind of file where peerpost needs a directory or a regular file: a path mistake, not an attack. */
+function wrongKind(path: string, expected: "a directory" | "a regular file"): PeerpostError {
+  return new PeerpostError("state_io_error", `Refusing to use ${path}: it is not ${expected}.`, {
+    details: { path, problem: `not ${expected}` },
+    hint: "Point PEERPOST_HOME at a directory of your own (it is created if missing), or move what is at that path away.",
+  });
+}
+
+const OWN_IT_HINT = "peerpost only uses state it alone can write. Remove it (it is recreated), or fix its owner and mode (files 0600, dirs 0700), or point PEERPOST_HOME at a directory of your own.";
+
+/** The path with every link in its existing part resolved; the part that does not exist yet is appended as given. */
+export function resolveLinks(path: string): string {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return join(realpathSync(current), ...missing.reverse());
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const parent = dirname(current);
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === current) throw error;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** Why a directory may not hold (or be) peerpost state, or undefined when it may. */
+function directoryProblem(stat: Stats, ownerMustBeMe: boolean): string | undefined {
+  const uid = me();
+  if (uid === undefined) return undefined;
+  if (ownerMustBeMe ? stat.uid !== uid : stat.uid !== uid && stat.uid !== 0) return `it belongs to another user (uid ${stat.uid})`;
+  if ((stat.mode & WRITABLE_BY_OTHERS) !== 0 && (ownerMustBeMe || (stat.mode & STICKY) === 0)) return `other users can write to it (mode 0${(stat.mode & 0o7777).toString(8)})`;
+  return undefined;
+}
+
+/** Every existing directory above `path` must be this user's or root's, and writable by others only when sticky. */
+export function checkAncestors(path: string): void {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    let stat: Stats | undefined;
+    try {
+      stat = lstatSync(dir);
+    } catch {
+      stat = undefined; // Not created yet: mkdir makes it ours.
+    }
+    if (stat && !stat.isDirectory()) throw wrongKind(dir, "a directory");
+    const problem = stat && directoryProblem(stat, false);
+    if (problem) throw untrusted(dir, `a directory above the state dir is unsafe: ${problem}`, "Another user could replace peerpost's files from there. Point PEERPOST_HOME at a directory under your own home.");
+    if (dirname(dir) === dir) return;
+  }
+}
+
+/**
+ * Creates `path` (0700) if missing, then checks it is a real directory of this user that no one else
+ * can write. Returns whether it was created now. An existing directory's mode is never changed.
+ * With `parents: false`, a missing parent is an error rather than created.
+ */
+export function ensurePrivateDir(path: string, options: { parents?: boolean } = {}): boolean {
+  let created: string | undefined;
+  try {
+    if (options.parents === false) {
+      mkdirSync(path, { mode: DIR_MODE });
+      created = path;
+    } else created = mkdirSync(path, { recursive: true, mode: DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  checkPrivateDir(path);
+  return created !== undefined;
+}
+
+/** Checks, without creating anything, that `path` is a real directory of this user that no one else can write. */
+export function checkPrivateDir(path: string): void {
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) throw untrusted(path, "it is a symbolic link", OWN_IT_HINT);
+  if (!stat.isDirectory()) throw wrongKind(path, "a directory");
+  const problem = directoryProblem(stat, true);
+  if (problem) throw untrusted(path, problem, OWN_IT_HINT);
+}
+
+/** Whether a state file passes every check as it is: a regular file of this user that no one else can read or write. */
+export function isPrivateFile(stat: Stats): boolean {
+  const uid = me();
+  return stat.isFile() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o077) === 0;
+}
+
+/** Checks an open state file: a regular file of this user that no one else can write; a readable-by-others one is tightened. */
+function checkOpenFile(fd: number, path: string): void {
+  const stat = fstatSync(fd);
+  if (isPrivateFile(stat)) return;
+  const uid = me();
+  if (!stat.isFile()) throw wrongKind(path, "a regular file");
+  if (uid !== undefined && stat.uid !== uid) throw untrusted(path, `it belongs to another user (uid ${stat.uid})`, OWN_IT_HINT);
+  if ((stat.mode & WRITABLE_BY_OTHERS) !== 0) throw untrusted(path, `other users can write to it (mode 0${(stat.mode & 0o777).toString(8)})`, OWN_IT_HINT);
+  // Our own file, only too readable: tightening it takes nothing from anyone.
+  if ((stat.mode & 0o077) !== 0) fchmodSync(fd, FILE_MODE);
+}
+
+/**
+ * Opens a state file without following a link (`flags` from fs.constants; O_CREAT creates it 0600) and
+ * checks what it opened. Errors from open itself (ENOENT, EACCES) are thrown as they are; a link or an
+ * untrusted file is a `permission_denied` PeerpostError.
+ */
+export function openStateFile(path: string, flags: number): number {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | constants.O_NOFOLLOW, FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw untrusted(path, "it is a symbolic link", OWN_IT_HINT);
+    throw error;
+  }
+  try {
+    checkOpenFile(fd, path);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/** The whole text of a state file, opened as `openStateFile` does. */
+export function readStateFile(path: string): string {
+  const fd = openStateFile(path, constants.O_RDONLY);
+  try {
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes a small state file whole (0600): under a temporary name, renamed in, so a reader sees the old text or the new. */
+export function writeStateFile(path: string, text: string): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: FILE_MODE });
+  renameSync(temporary, path);
+}

@@ -1,0 +1,49 @@
+// Who a `to` address reaches, exactly and never by guessing: a person (`user:`), a role's run-time holder
+// (or nobody yet: then the mail waits at the role), else what the sessions registry knows.
+import { parseAddress } from "../common/address.js";
+import { roleState } from "../roles/roles.js";
+import type { Peerpost } from "../peerpost.js";
+import type { SessionEntry } from "./registry.js";
+import { findUnseen, registerDiscovered } from "./unseen.js";
+
+export interface Recipient {
+  /** The address the message is stored for: a session, a person, or `role:<name>` while nobody holds it. */
+  address: string;
+  via?: string;
+  entry?: SessionEntry;
+  alive: boolean;
+}
+
+export interface RecipientWarning {
+  code: "role_unheld" | "recipient_not_running" | "recipient_mailbox_only";
+  message: string;
+}
+
+export async function resolveRecipient(peerpost: Peerpost, to: string): Promise<Recipient> {
+  const address = parseAddress(to, "to");
+  if (address.kind === "user") return { address: to, alive: false };
+  if (address.kind === "role") {
+    const held = roleState(peerpost).roles[address.id];
+    if (held) {
+      if (held.holder === undefined) return { address: to, via: to, alive: false };
+      const entry = peerpost.sessions.get(held.holder);
+      return entry ? { address: held.holder, via: to, entry, alive: entry.alive } : { address: held.holder, via: to, alive: false };
+    }
+  }
+  const found = peerpost.sessions.resolveRecipient(to, () => findUnseen(peerpost, to));
+  if (found.discovered) await registerDiscovered(peerpost, found.discovered);
+  const recipient: Recipient = { address: found.address, entry: found.entry, alive: found.entry.alive };
+  if (found.via !== undefined) recipient.via = found.via;
+  return recipient;
+}
+
+/** What the sender should know about where its message waits. */
+export function recipientWarning(recipient: Recipient): RecipientWarning | undefined {
+  if (recipient.via !== undefined && recipient.address === recipient.via)
+    return { code: "role_unheld", message: `Nobody holds ${recipient.via} now; the message waits until someone takes the role (\`peerpost role set\`).` };
+  if (!recipient.entry) return undefined;
+  if (!recipient.alive) return { code: "recipient_not_running", message: `${recipient.address} is not running now; the message waits in its mailbox until it starts again.` };
+  if (recipient.entry.push === undefined || recipient.entry.push === "none")
+    return { code: "recipient_mailbox_only", message: `${recipient.address} has no live push: it sees the message at its next prompt (its hooks) or when its agent calls read.` };
+  return undefined;
+}

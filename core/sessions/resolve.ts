@@ -1,0 +1,93 @@
+// From what a person calls a session to candidate addresses: ranked by name, session id, working dir,
+// title, host, whether it runs and how recently it was seen, each with its reasons. Sessions known only
+// from the hosts' own files are candidates too. Never a pick: the
+// caller chooses and then messages the exact address.
+import { basename } from "node:path";
+import { PeerpostError } from "../common/errors.js";
+import type { SessionEntry } from "./registry.js";
+import { withHostFiles, type DiscoveredSession } from "./discovery.js";
+import type { Peerpost } from "../peerpost.js";
+
+/** What ranking looks at; sessions peerpost has not seen yet are given `seen: false`. */
+export type Rankable = Pick<SessionEntry, "address" | "host" | "sessionId" | "name" | "cwd" | "title" | "alive" | "lastSeen"> & { seen?: boolean };
+
+export interface Candidate {
+  address: string;
+  host: string;
+  name?: string;
+  cwd?: string;
+  title?: string;
+  alive: boolean;
+  /** False for a session known only from its host's files: a message registers it. */
+  seen: boolean;
+  lastSeen: string;
+  score: number;
+  reasons: string[];
+}
+
+const HOST_WORDS: Record<string, string[]> = { "claude-code": ["claude", "claude-code"], codex: ["codex"], copilot: ["copilot"], grok: ["grok"] };
+const HOUR_MS = 3_600_000;
+
+function textMatch(field: string, value: string | undefined, word: string, weights: [number, number, number]): [number, string] | undefined {
+  if (value === undefined) return undefined;
+  const lower = value.toLowerCase();
+  if (lower === word) return [weights[0], `${field} is "${value}"`];
+  if (lower.startsWith(word)) return [weights[1], `${field} starts with "${word}"`];
+  if (lower.includes(word)) return [weights[2], `${field} contains "${word}"`];
+  return undefined;
+}
+
+function scoreWord(session: Rankable, word: string): Array<[number, string]> {
+  const found: Array<[number, string] | undefined> = [
+    textMatch("name", session.name, word, [100, 60, 40]),
+    session.address.toLowerCase() === word ? [100, "exact address"] : session.sessionId.toLowerCase().startsWith(word) ? [50, `session id starts with "${word}"`] : undefined,
+    session.cwd === undefined ? undefined : (textMatch("working dir", basename(session.cwd), word, [45, 30, 25]) ?? (session.cwd.toLowerCase().includes(word) ? [15, `working dir ${session.cwd} contains "${word}"`] : undefined)),
+    textMatch("title", session.title, word, [30, 25, 20]),
+    HOST_WORDS[session.host]?.includes(word) ? [30, `host is ${session.host}`] : undefined,
+  ];
+  return found.filter((match): match is [number, string] => match !== undefined);
+}
+
+/** A session from the hosts' files, in the shape ranking takes. */
+export function rankableUnseen(session: DiscoveredSession): Rankable {
+  const rankable: Rankable = { address: session.address, host: session.host, sessionId: session.sessionId, alive: false, lastSeen: session.lastActivity, seen: false };
+  if (session.cwd !== undefined) rankable.cwd = session.cwd;
+  if (session.title !== undefined) rankable.title = session.title;
+  return rankable;
+}
+
+export function rankSessions(sessions: Rankable[], query: string, now: number): Candidate[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) throw new PeerpostError("invalid_arguments", "resolve needs a query: a name, a working dir, a host or an id prefix.", { details: { field: "query" }, hint: "For example: resolve \"api server\" or resolve codex." });
+  const candidates: Candidate[] = [];
+  for (const session of sessions) {
+    const matches = words.flatMap((word) => scoreWord(session, word));
+    if (matches.length === 0) continue;
+    let score = matches.reduce((sum, [points]) => sum + points, 0);
+    const reasons = matches.map(([, reason]) => reason);
+    if (session.alive) {
+      score += 10;
+      reasons.push("running");
+    }
+    const age = now - Date.parse(session.lastSeen);
+    if (age < HOUR_MS) {
+      score += 5;
+      reasons.push(`seen ${Math.max(0, Math.round(age / 60_000))} min ago`);
+    }
+    const seen = session.seen ?? true;
+    if (!seen) reasons.push("not seen by peerpost yet (from the host's own files)");
+    const candidate: Candidate = { address: session.address, host: session.host, alive: session.alive, seen, lastSeen: session.lastSeen, score, reasons };
+    if (session.name !== undefined) candidate.name = session.name;
+    if (session.cwd !== undefined) candidate.cwd = session.cwd;
+    if (session.title !== undefined) candidate.title = session.title;
+    candidates.push(candidate);
+  }
+  return candidates.sort((a, b) => b.score - a.score || (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
+}
+
+/** Every session a query can name: registered ones (with their hosts' titles) and unseen ones. */
+export function findSessions(peerpost: Peerpost, query: string): Candidate[] {
+  const all = peerpost.sessions.all();
+  const view = withHostFiles(peerpost.discover, peerpost.env, all, all.map((session) => session.address));
+  return rankSessions([...view.sessions, ...view.unseen.map(rankableUnseen)], query, peerpost.config.now());
+}

@@ -1,0 +1,58 @@
+// Follows the live mailbox file by offset across compactions, for readers that print what is appended
+// (`peerpost tail`): each line once, in order. When a compaction renames a new file in, the old one
+// (held open) is read to the swap point and the swap's record says where it continues in the new one.
+import type { FileIdentity, JsonlLog, LogEntry, PinnedFile } from "../../log/log.js";
+import { readSwap, type CompactionPaths } from "./compaction.js";
+
+export class LogFollower<T> {
+  private pinned: PinnedFile<T> | undefined;
+  private offset: number;
+
+  constructor(
+    private readonly log: JsonlLog<T>,
+    private readonly paths: CompactionPaths,
+    from: "start" | "end",
+    /** Told when following had to skip (no usable record of the swap): what may not have been shown. */
+    private readonly onGap: (why: string) => void,
+  ) {
+    this.pinned = log.pin();
+    this.offset = from === "end" && this.pinned ? this.pinned.size() : 0;
+  }
+
+  /** Visits the lines appended since the last call. */
+  poll(visit: (entry: LogEntry<T>) => void): void {
+    for (;;) {
+      // A file created since the start: read it from its first line.
+      if (!this.pinned) {
+        this.pinned = this.log.pin();
+        this.offset = 0;
+        if (!this.pinned) return;
+      }
+      const current = this.log.identity();
+      if (!current || (current.ino === this.pinned.ino && current.dev === this.pinned.dev)) {
+        this.offset = this.pinned.scan(this.offset, visit).next;
+        return;
+      }
+      this.follow(current, visit);
+    }
+  }
+
+  /** Moves from the pinned (old) file to the one the path names now. */
+  private follow(current: FileIdentity, visit: (entry: LogEntry<T>) => void): void {
+    const old = this.pinned!;
+    const next = this.log.pin();
+    const swap = readSwap(this.paths);
+    if (next && swap && swap.fromIno === old.ino && swap.toIno === next.ino && next.ino === current.ino) {
+      // Lines before the swap point not shown yet are read from the old file, where they were in order.
+      if (this.offset < swap.end) this.offset = old.scan(this.offset, visit, { until: swap.end }).next;
+      // Old lines past the copied part reappear later in the new file: shown again rather than missed.
+      this.offset = swap.keptBytes + Math.max(0, Math.min(this.offset, swap.copiedUpTo) - swap.end);
+    } else {
+      old.scan(this.offset, visit);
+      this.offset = next ? next.size() : 0;
+      this.onGap("the mailbox file was replaced (compacted) without a record of where it continues: following resumes at its end");
+    }
+    old.close();
+    this.pinned = next;
+  }
+}

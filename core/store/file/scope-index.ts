@@ -1,0 +1,319 @@
+// The file store's per-address index: for each scope (address), the offsets of the log lines in it, so
+// a view nobody has folded yet (a new session) reads only its own records instead of the whole log.
+// Derived data, extended incrementally by whoever reads the tail, rebuilt from the log when in doubt:
+// - meta.json: the log it covers (device, inode, a fingerprint of the bytes before `covered`), `covered`
+//   (every line before it is indexed), and the corrupt lines seen there;
+// - scopes/<hash>.offs: offsets of one scope's lines, one per line, in log order;
+// - ids/<hash prefix>.ids: per message id, its msg line's offset and scopes, to place later events about
+//   it: one JSON line each, appended (a bucket is never rewritten, so an extension costs what it adds).
+// Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
+// offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, rmSync, rmdirSync, statSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { fnv1a64 } from "../../common/hash.js";
+import { tailFingerprint } from "../../mail/snapshots.js";
+import { withCorrupt, type CorruptReport, type CorruptSummary, type JsonlLog } from "../../log/log.js";
+import { DIR_MODE, FILE_MODE } from "../../security/state-dir.js";
+import { writeStateFile } from "../../security/trust.js";
+
+/** The scopes of a record, given a way to look up the scopes of an earlier message by id. */
+export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[] };
+
+/** 2: message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension). */
+const INDEX_VERSION = 2;
+/** Lines one batch of an extension indexes before recording them. */
+const BATCH_LINES = 200_000;
+/** Longest torn line looked for at the end of an index file (its lines are tens of bytes). */
+const TORN_TAIL_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+
+interface Meta {
+  v: typeof INDEX_VERSION;
+  dev: number;
+  ino: number;
+  covered: number;
+  tail: string;
+  corrupt: CorruptSummary;
+}
+
+interface IdEntry {
+  /** Offset of the message's msg line. */
+  o: number;
+  s: readonly string[];
+}
+
+/** A scope whose lines every lookup includes (records every view folds). Not an address: it has no colon. */
+export const EVERY_SCOPE = "*";
+/** A lock on extending older than this was left by a process that died. */
+const STALE_LOCK_MS = 30_000;
+
+export interface IndexedScope {
+  /** Offsets of the scope's lines before `covered`, in log order. */
+  offsets: number[];
+  covered: number;
+  corrupt: CorruptSummary;
+}
+
+/**
+ * Appends whole lines to an index file, first cutting off a torn last line that an interrupted extension
+ * left (past `covered`, so this extension writes it again): glued onto the new lines, it would spoil both.
+ */
+function appendLines(path: string, text: string): void {
+  const fd = openSync(path, "a+", FILE_MODE);
+  try {
+    const size = fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    if (size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NEWLINE) {
+      // Index lines are short: the fragment's start is within the last few KiB.
+      const tail = Buffer.alloc(Math.min(size, TORN_TAIL_BYTES));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      const newline = tail.lastIndexOf(NEWLINE);
+      ftruncateSync(fd, newline >= 0 ? size - tail.length + newline + 1 : size - tail.length);
+    }
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export class ScopeIndex<T> {
+  private readonly metaPath: string;
+
+  constructor(
+    private readonly log: JsonlLog<T>,
+    readonly dir: string,
+    private readonly scopesOf: ScopesOf<T>,
+  ) {
+    this.metaPath = join(dir, "meta.json");
+  }
+
+  /** The index's meta when it still describes this log, else undefined (missing, other file, rewritten). */
+  private meta(): Meta | undefined {
+    let meta: Meta;
+    try {
+      meta = JSON.parse(readFileSync(this.metaPath, "utf8")) as Meta;
+    } catch {
+      return undefined;
+    }
+    if (meta?.v !== INDEX_VERSION || typeof meta.covered !== "number" || !meta.corrupt) return undefined;
+    try {
+      const stat = statSync(this.log.path);
+      if (stat.ino !== meta.ino || stat.dev !== meta.dev || stat.size < meta.covered) return undefined;
+      if (tailFingerprint(this.log.path, meta.covered) !== meta.tail) return undefined;
+    } catch {
+      return undefined;
+    }
+    return meta;
+  }
+
+  /** How far into the log the index reaches, or undefined when there is no valid index. */
+  covered(): number | undefined {
+    return this.meta()?.covered;
+  }
+
+  /** The log file the index describes, how far into it the index reaches and the corrupt lines it met before that; undefined when there is no valid index. */
+  corruptSeen(): { dev: number; ino: number; covered: number; corrupt: CorruptSummary } | undefined {
+    const meta = this.meta();
+    return meta && { dev: meta.dev, ino: meta.ino, covered: meta.covered, corrupt: meta.corrupt };
+  }
+
+  /**
+   * The log's corrupt lines (before `until`, when given) and whether it ends in a torn line: those the
+   * index met before `covered` (it parses every line it covers), then a scan of the rest. Readers that
+   * pass over lines unparsed ask this.
+   */
+  corruptLines(until?: number): CorruptReport {
+    // Held open, so a compaction that swaps another file in meanwhile cannot pair the index's count with the wrong file.
+    const file = this.log.pin();
+    if (!file) return { count: 0, recent: [], tornTail: false };
+    try {
+      let seen: ReturnType<ScopeIndex<T>["corruptSeen"]>;
+      try {
+        seen = this.corruptSeen();
+      } catch {
+        seen = undefined;
+      }
+      // An index of another file, or one that reaches past `until` (its count cannot be cut there).
+      if (seen && (seen.dev !== file.dev || seen.ino !== file.ino || (until !== undefined && seen.covered > until))) seen = undefined;
+      const rest = file.scan(seen?.covered ?? 0, () => undefined, until === undefined ? {} : { until });
+      return { ...withCorrupt(seen?.corrupt ?? { count: 0, recent: [] }, rest.corrupt), tornTail: rest.tornTail };
+    } finally {
+      file.close();
+    }
+  }
+
+  /** Bytes of the log the index does not cover yet (all of it when there is no valid index). */
+  lag(): number {
+    const size = this.log.identity()?.size ?? 0;
+    return size - (this.meta()?.covered ?? 0);
+  }
+
+  /** The indexed lines of `scope` (and of EVERY_SCOPE), or undefined when there is no valid index. */
+  lookup(scope: string): IndexedScope | undefined {
+    const meta = this.meta();
+    if (!meta) return undefined;
+    const seen = new Set<number>();
+    for (const name of scope === EVERY_SCOPE ? [scope] : [scope, EVERY_SCOPE]) {
+      let text = "";
+      try {
+        text = readFileSync(this.scopePath(name), "utf8");
+      } catch {
+        // No line in this scope yet.
+      }
+      for (const line of text.split("\n")) {
+        const offset = Number(line);
+        if (line !== "" && offset < meta.covered) seen.add(offset);
+      }
+    }
+    return { offsets: [...seen].sort((a, b) => a - b), covered: meta.covered, corrupt: meta.corrupt };
+  }
+
+  /** Offset and scopes of a message's msg line, from the index (undefined when not indexed). */
+  message(id: string): IdEntry | undefined {
+    const meta = this.meta();
+    const entry = meta ? this.entriesOf(id).get(id) : undefined;
+    return entry && entry.o < meta!.covered ? entry : undefined;
+  }
+
+  /**
+   * Extends the index on a reader's way: when it lags `minLag` bytes or more but at most `maxLag` (further
+   * is a rebuild's job). Derived data: a failure leaves the reader to read the log as it would without it.
+   */
+  extendOnTheWay(maxLag: number, minLag = 0): void {
+    try {
+      const lag = this.lag();
+      if (lag > 0 && lag >= minLag && lag <= maxLag) this.extend();
+    } catch {
+      // The reader scans what the index does not cover.
+    }
+  }
+
+  /**
+   * Indexes the lines after `covered` up to the end of the log (or to `end`: the archive's lines past its
+   * committed end may still be cut); returns the new `covered`, or undefined when another process is
+   * extending it right now. Starts over when the index does not match the log. Works in batches of lines,
+   * each recorded before the next: memory follows a batch, not the log, and a crash keeps the batches done.
+   */
+  extend(end?: number): number | undefined {
+    if (!this.log.identity()) return undefined;
+    mkdirSync(join(this.dir, "scopes"), { recursive: true, mode: DIR_MODE });
+    mkdirSync(join(this.dir, "ids"), { recursive: true, mode: DIR_MODE });
+    const lockPath = join(this.dir, "extending.lock");
+    if (!this.tryLock(lockPath)) return undefined;
+    try {
+      let meta = this.meta();
+      if (!meta) {
+        this.clear();
+        const identity = this.log.identity()!;
+        meta = { v: INDEX_VERSION, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
+      }
+      const target = end ?? this.log.identity()!.size;
+      while (meta.covered < target) {
+        const next = this.extendBatch(meta, target);
+        if (next.covered === meta.covered) break;
+        meta = next;
+      }
+      return meta.covered;
+    } finally {
+      try {
+        rmdirSync(lockPath);
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
+  /** Indexes up to BATCH_LINES lines from `meta.covered`: offsets and id lines first, then the meta that covers them. */
+  private extendBatch(meta: Meta, target: number): Meta {
+    const appended = new Map<string, number[]>();
+    /** Messages of this batch: their later events usually follow within it. */
+    const added = new Map<string, readonly string[]>();
+    const idLines = new Map<string, string[]>();
+    const read = new Map<string, Map<string, IdEntry>>();
+    const scopesOfMessage = (id: string) => added.get(id) ?? this.entriesOf(id, read).get(id)?.s;
+    const result = this.log.scan(meta.covered, (entry) => {
+      const { id, scopes } = this.scopesOf(entry.record, scopesOfMessage);
+      if (id !== undefined && !added.has(id)) {
+        // Appended without looking for an earlier line of the id: a lookup takes the first, which is the same message's.
+        added.set(id, scopes);
+        const key = this.bucketKey(id);
+        const lines = idLines.get(key) ?? [];
+        lines.push(JSON.stringify([id, entry.offset, scopes]));
+        idLines.set(key, lines);
+      }
+      for (const scope of scopes) {
+        const list = appended.get(scope);
+        if (list) list.push(entry.offset);
+        else appended.set(scope, [entry.offset]);
+      }
+    }, { until: target, maxLines: BATCH_LINES });
+    for (const [scope, offsets] of appended) appendLines(this.scopePath(scope), offsets.join("\n") + "\n");
+    for (const [key, lines] of idLines) appendLines(this.idsPath(key), lines.join("\n") + "\n");
+    const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt) };
+    writeStateFile(this.metaPath, JSON.stringify(next));
+    return next;
+  }
+
+  private tryLock(lockPath: string): boolean {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        mkdirSync(lockPath, { mode: DIR_MODE });
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
+        try {
+          if (Math.abs(Date.now() - statSync(lockPath).mtimeMs) < STALE_LOCK_MS) return false;
+          rmdirSync(lockPath);
+        } catch {
+          return false;
+        }
+      }
+    }
+    return false;
+  }
+
+  private clear(): void {
+    rmSync(this.metaPath, { force: true });
+    rmSync(join(this.dir, "scopes"), { recursive: true, force: true });
+    rmSync(join(this.dir, "ids"), { recursive: true, force: true });
+    mkdirSync(join(this.dir, "scopes"), { recursive: true, mode: DIR_MODE });
+    mkdirSync(join(this.dir, "ids"), { recursive: true, mode: DIR_MODE });
+  }
+
+  private scopePath(scope: string): string {
+    return join(this.dir, "scopes", `${fnv1a64(scope)}.offs`);
+  }
+
+  /** 4096 buckets: at a million messages each holds a few hundred ids, a few tens of KiB. */
+  private bucketKey(id: string): string {
+    return fnv1a64(id).slice(0, 3);
+  }
+
+  private idsPath(key: string): string {
+    return join(this.dir, "ids", `${key}.ids`);
+  }
+
+  /** The entries of the bucket holding `id`, read once into `read`; an id's first line is its entry. */
+  private entriesOf(id: string, read = new Map<string, Map<string, IdEntry>>()): Map<string, IdEntry> {
+    const key = this.bucketKey(id);
+    let entries = read.get(key);
+    if (entries) return entries;
+    entries = new Map();
+    read.set(key, entries);
+    let text = "";
+    try {
+      text = readFileSync(this.idsPath(key), "utf8");
+    } catch {
+      return entries;
+    }
+    for (const line of text.split("\n")) {
+      try {
+        const [lineId, offset, scopes] = JSON.parse(line) as [string, number, string[]];
+        if (!entries.has(lineId)) entries.set(lineId, { o: offset, s: scopes });
+      } catch {
+        // The last line of an extension that died mid-write: the next extension writes it again.
+      }
+    }
+    return entries;
+  }
+}

@@ -1,0 +1,135 @@
+// Inspects the state dir for `health` and `peerpost doctor`: permissions, log sizes, corrupt lines,
+// torn tails, stale locks and recent hook errors. Read-only.
+import { accessSync, constants, statSync } from "node:fs";
+import { readStateFile } from "../security/trust.js";
+import type { Peerpost } from "../peerpost.js";
+import { RECENT_CORRUPT, type JsonlLog, type CorruptLine, type CorruptReport } from "../log/log.js";
+import { errorLogPath } from "../common/error-log.js";
+import { invalidSnapshots, type InvalidSnapshot } from "../mail/snapshots.js";
+
+export interface LogReport {
+  path: string;
+  exists: boolean;
+  bytes: number;
+  mode?: string;
+  corrupt: number;
+  recentCorrupt: CorruptLine[];
+  tornTail: boolean;
+  lock: "none" | "held" | "stale";
+}
+
+/** Where compaction and the index stand (the file store's mailbox). */
+export interface StorageReport {
+  /** `indexed`: the archive's index reaches its committed end (else `status` of an archived message scans it). */
+  archive: { path: string; bytes: number; indexed: boolean };
+  /** A compaction marker older than a minute: a compaction died there (readers are unaffected; the next one completes or undoes it). */
+  compactionInterrupted: boolean;
+  /** Bytes of the mailbox the per-address index does not cover, and whether that is beyond what readers index on their way. */
+  index: { lagBytes: number; farBehind: boolean };
+}
+
+export interface StateReport {
+  stateDir: { path: string; source: string; mode: string; private: boolean; writable: boolean };
+  logs: { mailbox: LogReport; receipts: LogReport; sessions: LogReport };
+  storage: StorageReport;
+  /** Cached views a reader would not trust (it rebuilds them from the log). */
+  snapshots: { checked: number; invalid: InvalidSnapshot[] };
+  recentErrors: string[];
+}
+
+function modeOf(path: string): string | undefined {
+  try {
+    return "0" + (statSync(path).mode & 0o777).toString(8);
+  } catch {
+    return undefined;
+  }
+}
+
+function lockState(logPath: string, staleMs: number): LogReport["lock"] {
+  try {
+    const age = Date.now() - statSync(`${logPath}.lock`).mtimeMs;
+    return age > staleMs ? "stale" : "held";
+  } catch {
+    return "none";
+  }
+}
+
+export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: CorruptReport): LogReport {
+  const identity = log.identity();
+  const report: LogReport = { path: log.path, exists: identity !== undefined, bytes: identity?.size ?? 0, corrupt: 0, recentCorrupt: [], tornTail: false, lock: lockState(log.path, staleMs) };
+  const mode = modeOf(log.path);
+  if (mode !== undefined) report.mode = mode;
+  if (!identity) return report;
+  if (corrupt) {
+    report.corrupt = corrupt.count;
+    report.recentCorrupt = corrupt.recent;
+    report.tornTail = corrupt.tornTail;
+  } else {
+    const scanned = log.scan(0, () => undefined);
+    report.corrupt = scanned.corrupt.length;
+    report.recentCorrupt = scanned.corrupt.slice(-RECENT_CORRUPT);
+    report.tornTail = scanned.tornTail;
+  }
+  return report;
+}
+
+/** A marker this old belongs to no running compaction (one takes seconds even at a million messages' worth of moves). */
+const INTERRUPTED_AFTER_MS = 60_000;
+
+function inspectStorage(peerpost: Peerpost): StorageReport {
+  const { mailbox } = peerpost;
+  const sizeOf = (path: string) => {
+    try {
+      return statSync(path).size;
+    } catch {
+      return 0;
+    }
+  };
+  let markerAge: number | undefined;
+  try {
+    markerAge = Date.now() - statSync(mailbox.compaction.marker).mtimeMs;
+  } catch {
+    markerAge = undefined;
+  }
+  return {
+    archive: { path: mailbox.compaction.archive, bytes: sizeOf(mailbox.compaction.archive), indexed: !mailbox.archiveIndexLags() },
+    compactionInterrupted: markerAge !== undefined && markerAge > INTERRUPTED_AFTER_MS,
+    index: mailbox.indexLag(),
+  };
+}
+
+export function recentErrors(stateDir: string, count = 10): string[] {
+  try {
+    return readStateFile(errorLogPath(stateDir)).trim().split("\n").filter(Boolean).slice(-count);
+  } catch {
+    return [];
+  }
+}
+
+/** Each log's corrupt lines from its index and a scan of the lines past it: what `health` reports without reading whole logs. */
+export function indexedCorruptLines(peerpost: Peerpost): Record<"mailbox" | "receipts" | "sessions", CorruptReport> {
+  return { mailbox: peerpost.mailbox.corruptLines(), receipts: peerpost.receipts.corruptLines(), sessions: peerpost.sessions.corruptLines() };
+}
+
+/** Without `corrupt` (doctor), each log is read whole for its corrupt lines. */
+export function inspectState(peerpost: Peerpost, corrupt?: Record<"mailbox" | "receipts" | "sessions", CorruptReport>): StateReport {
+  const { stateDir, config } = peerpost;
+  let writable = true;
+  try {
+    accessSync(stateDir.path, constants.W_OK);
+  } catch {
+    writable = false;
+  }
+  const mode = modeOf(stateDir.path) ?? stateDir.mode;
+  return {
+    stateDir: { path: stateDir.path, source: stateDir.source, mode, private: mode === "0700", writable },
+    logs: {
+      mailbox: inspectLog(peerpost.mailbox.log, config.lockStaleMs, corrupt?.mailbox),
+      receipts: inspectLog(peerpost.receipts.log, config.lockStaleMs, corrupt?.receipts),
+      sessions: inspectLog(peerpost.sessions.log, config.lockStaleMs, corrupt?.sessions),
+    },
+    storage: inspectStorage(peerpost),
+    snapshots: invalidSnapshots(peerpost.mailbox.cacheDir, peerpost.mailbox.log.path),
+    recentErrors: recentErrors(stateDir.path),
+  };
+}

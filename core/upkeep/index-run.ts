@@ -1,0 +1,95 @@
+// `index-run`: the detached catch-up a server or a hook starts, in any peerpost bundle. It brings this
+// machine's mirrors of a shared store to the database's end (a machine new to a large store copies it
+// here, not inside a prompt), compacts a live mailbox past PEERPOST_COMPACT_AT_BYTES (a server's own
+// memory and answers stay out of it), then indexes the mailbox and the receipts when they are far ahead
+// of their indexes. One runs at a time: a run under way makes the next start a no-op (and the log's and
+// the index's locks guard the work).
+import { rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { openPeerpost, type Peerpost } from "../peerpost.js";
+import { logError } from "../common/error-log.js";
+import { startDetached } from "../common/detached.js";
+import { isAlive } from "../sessions/process-tree.js";
+import { readStateFile, writeStateFile } from "../security/trust.js";
+
+/** A run's pid file older than this does not hold the next one back (the pid may have been reused). */
+const RUN_FILE_FRESH_MS = 10 * 60_000;
+
+function runFile(stateDir: string): string {
+  return join(stateDir, "index-run.pid");
+}
+
+/** Whether an `index-run` started recently is still running. */
+function running(stateDir: string): boolean {
+  try {
+    const path = runFile(stateDir);
+    // Stale either way: an old file, or one dated ahead of a clock that was set back.
+    if (Math.abs(Date.now() - statSync(path).mtimeMs) > RUN_FILE_FRESH_MS) return false;
+    const pid = Number(readStateFile(path).trim());
+    return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
+export async function indexRunCommand(): Promise<number> {
+  const peerpost = openPeerpost({});
+  const stateDir = peerpost.stateDir.path;
+  let code = 0;
+  try {
+    writeStateFile(runFile(stateDir), `${process.pid}\n`);
+  } catch (error) {
+    logError(stateDir, "index-run", error);
+  }
+  try {
+    try {
+      await peerpost.backend.sync();
+    } catch (error) {
+      // A database away now: the mirrors wait for the next run, the index is built all the same.
+      logError(stateDir, "index-run", error);
+      code = 1;
+    }
+    // A compaction indexes what it keeps; otherwise (or when it failed) the index is brought to the end here.
+    let indexed = false;
+    if (peerpost.mailbox.pastCompactionSize()) {
+      try {
+        await peerpost.mailbox.compact();
+        indexed = true;
+      } catch (error) {
+        logError(stateDir, "index-run", error);
+        code = 1;
+      }
+    }
+    if (!indexed) peerpost.mailbox.indexAll();
+    peerpost.receipts.indexAll();
+  } catch (error) {
+    logError(stateDir, "index-run", error);
+    code = 1;
+  } finally {
+    await peerpost.backend.close().catch(() => undefined);
+    try {
+      if (readStateFile(runFile(stateDir)).trim() === String(process.pid)) rmSync(runFile(stateDir), { force: true });
+    } catch {
+      // Gone already, or another run's.
+    }
+  }
+  return code;
+}
+
+/** Starts `index-run` from `entry` (mirrors a budgeted sync left behind, a mailbox past its compaction size, an index far behind), unless one is running; returns whether it did. */
+export function catchUpDetached(peerpost: Peerpost, entry: string): boolean {
+  if (running(peerpost.stateDir.path)) return false;
+  startDetached(entry, ["index-run"], peerpost.stateDir.path);
+  return true;
+}
+
+/** Starts `index-run` from `entry` when the mailbox's or the receipts' index lags too far for readers to extend it on their way, or the archive's lags at all. */
+export function indexWhenFarBehind(peerpost: Peerpost, entry: string): void {
+  let farBehind = false;
+  try {
+    farBehind = peerpost.mailbox.indexLag().farBehind || peerpost.mailbox.archiveIndexLags() || peerpost.receipts.indexFarBehind();
+  } catch {
+    // A mailbox that cannot be looked at now is left to its readers (and their own error).
+  }
+  if (farBehind) catchUpDetached(peerpost, entry);
+}
