@@ -9,7 +9,7 @@ import { Mailbox } from "./mail/mailbox.js";
 import { Receipts } from "./mail/receipts.js";
 import { Sessions } from "./sessions/registry.js";
 import { Wakes } from "./wake/wakes.js";
-import type { LogOptions } from "./log/log.js";
+import type { LogOptions } from "./log/types.js";
 import type { Discover } from "./sessions/discovery.js";
 import { machineId } from "./sessions/machine.js";
 import { openBackend, type Backend } from "./store/open.js";

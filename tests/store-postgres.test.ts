@@ -7,7 +7,7 @@ import { PostgresDatabase } from "../core/store/postgres/store.js";
 import type { StoredRecord } from "../core/store/types.js";
 import { SCHEMA_VERSION } from "../core/store/postgres/schema.js";
 import { PeerpostError } from "../core/common/errors.js";
-import type { RecordSchema } from "../core/log/log.js";
+import type { RecordSchema } from "../core/log/types.js";
 import { clusterScript, NO_POSTGRES, sql, testCluster, testDatabase } from "./helpers/postgres.js";
 import { onCleanup, tempDir } from "./helpers/temp.js";
 import { chmodSync, writeFileSync } from "node:fs";

@@ -6,7 +6,8 @@
 import { idFactory } from "../common/ids.js";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { JsonlLog, type CorruptReport, type LogOptions } from "../log/log.js";
+import { JsonlLog } from "../log/log.js";
+import { type CorruptReport, type LogOptions } from "../log/types.js";
 import { FileStore } from "../store/file/file-store.js";
 import type { LocalStore, StoreFactory } from "../store/local.js";
 import type { AppendItem } from "../store/types.js";

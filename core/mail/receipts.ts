@@ -7,7 +7,8 @@
 // machine's history after newer records, clocks differ between machines), so a `since` page that is not
 // full has read back to the start of the log or of its scope.
 import { idFactory } from "../common/ids.js";
-import type { CorruptReport, JsonlLog, LogEntry } from "../log/log.js";
+import type { JsonlLog } from "../log/log.js";
+import type { CorruptReport, LogEntry } from "../log/types.js";
 import type { LocalStore, StoreFactory } from "../store/local.js";
 import { ScopeIndex } from "../store/file/scope-index.js";
 import { FAR_BEHIND_BYTES } from "./view.js";

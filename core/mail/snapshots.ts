@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fnv1a64 } from "../common/hash.js";
 import type { MailboxState } from "./fold.js";
-import type { CorruptSummary } from "../log/log.js";
+import type { CorruptSummary } from "../log/types.js";
 import { FILE_MODE, openStateFile, readStateFile } from "../security/trust.js";
 import { ioError } from "../common/errors.js";
 import { snapshotProblem } from "./snapshot-check.js";

@@ -1,7 +1,8 @@
 // A mailbox view: the fold of the log for one scope (an address's inbox and outbox, or everything),
 // kept up to a log offset. Refreshing reads only the events appended since, so a read costs O(new events).
 // Views persist as a derived, validated snapshot (see cache.ts); deleting it changes no result.
-import { withCorrupt, type CorruptSummary, type JsonlLog } from "../log/log.js";
+import { type JsonlLog } from "../log/log.js";
+import { withCorrupt, type CorruptSummary } from "../log/types.js";
 import type { MailboxEvent, MsgEvent } from "../records/schemas.js";
 import { applyEvent, emptyState, type MailboxState, type MessageState } from "./fold.js";
 import { loadSnapshot, saveSnapshot, tailFingerprint, SNAPSHOT_VERSION, type Snapshot } from "./snapshots.js";

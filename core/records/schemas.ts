@@ -3,7 +3,7 @@
 // finds no new log lines never pays for building them.
 import { z, type Zod } from "./zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "../common/address.js";
-import type { RecordSchema } from "../log/log.js";
+import type { RecordSchema } from "../log/types.js";
 import { MACHINE_PATTERN } from "../sessions/machine.js";
 import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, SESSION_HOSTS, SESSION_SOURCES, ULID_PATTERN } from "./record-values.js";
 import { acceptsMailboxEvent, acceptsReceipt, acceptsSession } from "./record-check.js";

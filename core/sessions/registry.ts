@@ -2,7 +2,8 @@
 // server once it knows its address; the latest record per address wins, except that a record cannot
 // move a session away from a host process that is still running: it is written as a claim and kept
 // aside (anyone can run a hook from a shell inside their own host). Liveness is the host process.
-import type { CorruptReport, JsonlLog } from "../log/log.js";
+import type { JsonlLog } from "../log/log.js";
+import type { CorruptReport } from "../log/types.js";
 import { ScopeIndex } from "../store/file/scope-index.js";
 import { FAR_BEHIND_BYTES } from "../mail/view.js";
 import type { LocalStore, StoreFactory } from "../store/local.js";

@@ -1,7 +1,7 @@
 // Chooses the backend for every log of one state dir: the file store (the default), or PostgreSQL with
 // a per-machine mirror in the state dir (PEERPOST_STORE=postgres://…). The pg driver loads on first use.
 import type { Config } from "../common/config.js";
-import type { LogOptions, RecordSchema } from "../log/log.js";
+import type { LogOptions, RecordSchema } from "../log/types.js";
 import { FileStore, type ScopeFilter } from "./file/file-store.js";
 import type { LocalStore, StoreFactory } from "./local.js";
 import { openDatabase, type ProcessKind } from "./postgres/open.js";

@@ -8,7 +8,8 @@ import type { Peerpost } from "../peerpost.js";
 import { MailboxView } from "../mail/view.js";
 import { snapshotFileName } from "../mail/snapshots.js";
 import type { ReceiptRecord } from "../records/schemas.js";
-import { JsonlLog, withCorrupt, type CorruptReport, type RecordSchema } from "../log/log.js";
+import { JsonlLog } from "../log/log.js";
+import { withCorrupt, type CorruptReport, type RecordSchema } from "../log/types.js";
 
 /** Receipts kept in memory for the page (the newest). */
 const RECEIPTS_KEPT = 500;

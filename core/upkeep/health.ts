@@ -3,7 +3,8 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { readStateFile } from "../security/trust.js";
 import type { Peerpost } from "../peerpost.js";
-import { RECENT_CORRUPT, type JsonlLog, type CorruptLine, type CorruptReport } from "../log/log.js";
+import { type JsonlLog } from "../log/log.js";
+import { RECENT_CORRUPT, type CorruptLine, type CorruptReport } from "../log/types.js";
 import { errorLogPath } from "../common/error-log.js";
 import { invalidSnapshots, type InvalidSnapshot } from "../mail/snapshots.js";
 

@@ -3,7 +3,7 @@
 import { z, type Zod } from "../records/zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN } from "../common/address.js";
 import { MAX_BODY_BYTES, SESSION_HOSTS, ULID_PATTERN } from "../records/schemas.js";
-import type { RecordSchema } from "../log/log.js";
+import type { RecordSchema } from "../log/types.js";
 
 export const WAKE_OUTCOMES = ["ok", "failed", "timeout", "abandoned", "refused"] as const;
 export type WakeOutcomeKind = (typeof WAKE_OUTCOMES)[number];

@@ -1,6 +1,7 @@
 // The wakes log and its fold: which runs are claimed, running, or ended, and how many a session had.
 import { join } from "node:path";
-import { JsonlLog, type LogOptions } from "../log/log.js";
+import { JsonlLog } from "../log/log.js";
+import { type LogOptions } from "../log/types.js";
 import { wakeRecordSchema, type WakeBound, type WakeClaim, type WakeEnded, type WakeHost, type WakeRecord, type WakeStarted } from "./records.js";
 
 export interface WakeState {

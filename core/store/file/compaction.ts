@@ -11,7 +11,8 @@
 // every fold keeps the first line of a message and the first of each decision.
 import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { writeAll, type JsonlLog } from "../../log/log.js";
+import { type JsonlLog } from "../../log/log.js";
+import { writeAll } from "../../log/kept-files.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../../mail/fold.js";
 import { FILE_MODE } from "../../security/state-dir.js";

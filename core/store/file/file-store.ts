@@ -3,7 +3,8 @@
 // prompt hook folding a view) read through `log`, the same file, with numeric offsets.
 import { watch as watchFs } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { JsonlLog, type LogEntry, type LogOptions, type RecordSchema, type ScanResult } from "../../log/log.js";
+import { JsonlLog } from "../../log/log.js";
+import { type LogEntry, type LogOptions, type RecordSchema, type ScanResult } from "../../log/types.js";
 import { PeerpostError } from "../../common/errors.js";
 import type { AppendItem, AppendOptions, AppendOutcome, Decision, DecideContext, Position, ReadLimits, ReadResult, Store, StoreStats, StoredRecord, Visit } from "../types.js";
 

@@ -1,7 +1,8 @@
 // Follows the live mailbox file by offset across compactions, for readers that print what is appended
 // (`peerpost tail`): each line once, in order. When a compaction renames a new file in, the old one
 // (held open) is read to the swap point and the swap's record says where it continues in the new one.
-import type { FileIdentity, JsonlLog, LogEntry, PinnedFile } from "../../log/log.js";
+import type { JsonlLog } from "../../log/log.js";
+import type { FileIdentity, LogEntry, PinnedFile } from "../../log/types.js";
 import { readSwap, type CompactionPaths } from "./compaction.js";
 
 export class LogFollower<T> {

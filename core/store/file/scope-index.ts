@@ -12,7 +12,8 @@ import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync,
 import { join } from "node:path";
 import { fnv1a64 } from "../../common/hash.js";
 import { tailFingerprint } from "../../mail/snapshots.js";
-import { withCorrupt, type CorruptReport, type CorruptSummary, type JsonlLog } from "../../log/log.js";
+import { type JsonlLog } from "../../log/log.js";
+import { withCorrupt, type CorruptReport, type CorruptSummary } from "../../log/types.js";
 import { DIR_MODE, FILE_MODE } from "../../security/state-dir.js";
 import { writeStateFile } from "../../security/trust.js";
 

@@ -2,7 +2,8 @@
 // log and a hash of its content, so running it again (or after more was written) copies only what is new.
 // Order is kept within each log; each record gets the scopes a scoped read needs.
 import { createHash } from "node:crypto";
-import type { JsonlLog, RecordSchema } from "../../log/log.js";
+import type { JsonlLog } from "../../log/log.js";
+import type { RecordSchema } from "../../log/types.js";
 import type { MailboxEvent, ReceiptRecord, SessionRecord } from "../../records/schemas.js";
 import type { KeyedItem, PostgresDatabase } from "./store.js";
 import { mailboxEvent, receiptSchema, sessionSchema } from "../../records/schemas.js";

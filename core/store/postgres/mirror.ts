@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { PeerpostError } from "../../common/errors.js";
 import { logError } from "../../common/error-log.js";
 import { readStateFile, writeStateFile } from "../../security/trust.js";
-import type { LogOptions, RecordSchema } from "../../log/log.js";
+import type { LogOptions, RecordSchema } from "../../log/types.js";
 import { FileStore, type ScopeFilter } from "../file/file-store.js";
 import type { LocalStore } from "../local.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";

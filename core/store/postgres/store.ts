@@ -5,7 +5,7 @@
 // between its `end` and its own records. Positions are sequence numbers as strings; "0" is the origin.
 import type { Pool, PoolClient } from "pg";
 import { PeerpostError } from "../../common/errors.js";
-import type { RecordSchema } from "../../log/log.js";
+import type { RecordSchema } from "../../log/types.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, Store, StoreStats, StoredRecord, Visit } from "../types.js";
 import { createPool, releaseSockets, storeError, type ConnectOptions, type Queryable } from "./connect.js";
 import { ensureSchema, LOCK_CLASS, logTable, notifyChannel, readSchemaVersion, SCHEMA_VERSION, type SchemaState } from "./schema.js";
