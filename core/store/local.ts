@@ -7,6 +7,13 @@ import type { Store } from "./types.js";
 
 export interface LocalStore<T> extends Store<T> {
   readonly log: JsonlLog<T>;
+  /**
+   * Whether the local file is this log itself, which a compaction may rewrite (the file store), rather than
+   * derived data that rewriting would only desynchronise from its source (a database's mirror).
+   */
+  readonly rewritable: boolean;
+  /** Runs `work`, which rewrites the local file, under the log's exclusive lock; refused with `unsupported` where it is not rewritable. */
+  rewrite<R>(work: () => R | Promise<R>): Promise<R>;
 }
 
 export type StoreFactory = <T>(name: string, schema: RecordSchema<T>, scopeFilter: ScopeFilter<T>) => LocalStore<T>;

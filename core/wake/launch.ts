@@ -16,7 +16,7 @@ import { claimDeadline, releaseAbandoned, startRunner } from "./request.js";
 import type { LaunchInput, WakeDeps } from "./waker.js";
 import type { WakeClaim } from "./records.js";
 import type { WakeFold } from "./wakes.js";
-import { checkBody } from "../mail/mailbox.js";
+import { checkBody } from "../mail/messages.js";
 import { awaitBinding, KIND_OF_HOST, LAUNCH_BIND_TIMEOUT_MS } from "./launch-bind.js";
 
 const HOUR_MS = 3_600_000;

@@ -109,4 +109,10 @@ export class FileStore<T> implements Store<T> {
   async close(): Promise<void> {
     this.log.close();
   }
+
+  readonly rewritable = true;
+
+  rewrite<R>(work: () => R | Promise<R>): Promise<R> {
+    return this.log.exclusive(work);
+  }
 }

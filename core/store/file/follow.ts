@@ -3,7 +3,7 @@
 // (held open) is read to the swap point and the swap's record says where it continues in the new one.
 import type { JsonlLog } from "../../log/log.js";
 import type { FileIdentity, LogEntry, PinnedFile } from "../../log/types.js";
-import { readSwap, type CompactionPaths } from "./compaction.js";
+import { readSwap, type CompactionPaths } from "./compaction-swap.js";
 
 export class LogFollower<T> {
   private pinned: PinnedFile<T> | undefined;

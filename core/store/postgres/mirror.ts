@@ -137,6 +137,15 @@ export class MirroredStore<T> implements LocalStore<T> {
     return this.local.log;
   }
 
+  /** The mirror is derived data: rewriting it would only desynchronise it from the database. */
+  readonly rewritable = false;
+
+  async rewrite<R>(): Promise<R> {
+    throw new PeerpostError("unsupported", `Compaction moves records of the file store; the ${this.name} is in a shared PostgreSQL store.`, {
+      hint: "Nothing to do on this machine: the mirror in the state dir is derived data. Prune the database's tables with its own tools if they grow too large.",
+    });
+  }
+
   /**
    * Brings the mirror up to the database's end, reading at most `budget` rows. Inside a transaction,
    * `read` is the transaction's own (a pool of one connection must not wait on itself).

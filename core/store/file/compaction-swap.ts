@@ -1,0 +1,196 @@
+// The crash-safe swap under a compaction of the file store's mailbox: where each file lives, the marker
+// that says how much of the archive is committed and which live file it was taken from, the record of
+// where the old file continues in the new one, and the steps that finish or undo a compaction that died
+// (see compaction.ts for the steps, and why a kill -9 at any of them reads as before or after).
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, rmSync, statSync, truncateSync } from "node:fs";
+import { writeAll } from "../../log/kept-files.js";
+import { PeerpostError, ioError } from "../../common/errors.js";
+import { readStateFile } from "../../security/trust.js";
+
+export interface Marker {
+  v: 1;
+  archiveBytes: number;
+  liveIno: number;
+  /** Set just before the rename: how much of the old file the new one holds. */
+  copiedUpTo?: number;
+}
+
+export interface CompactionPaths {
+  live: string;
+  archive: string;
+  marker: string;
+  old: string;
+  next: string;
+  /** Where the last swap's old file continues in the new one (see `Swap`). */
+  swap: string;
+}
+
+export function compactionPaths(livePath: string): CompactionPaths {
+  const base = livePath.replace(/\.jsonl$/, "");
+  return { live: livePath, archive: `${base}.archive.jsonl`, marker: `${livePath}.compacting.json`, old: `${livePath}.old`, next: `${livePath}.next`, swap: `${livePath}.swapped.json` };
+}
+
+/**
+ * The last swap, for readers that follow the live file by offset (`peerpost tail`): the new file holds
+ * the kept lines of the old one's first `end` bytes (`keptBytes` of them), then the old file's bytes
+ * from `end` to `copiedUpTo`, byte for byte. So an old offset X in [end, copiedUpTo] continues at
+ * keptBytes + (X - end). (Lines the old file got later come after new writers' lines, copied again.)
+ */
+export interface Swap {
+  v: 1;
+  fromIno: number;
+  toIno: number;
+  end: number;
+  copiedUpTo: number;
+  keptBytes: number;
+}
+
+/** The last swap's record, or undefined when there is none or it cannot be read (a reader then resumes at the end). */
+export function readSwap(paths: CompactionPaths): Swap | undefined {
+  try {
+    const swap = JSON.parse(readStateFile(paths.swap)) as Partial<Swap>;
+    return swap.v === 1 && [swap.fromIno, swap.toIno, swap.end, swap.copiedUpTo, swap.keptBytes].every(Number.isSafeInteger) ? (swap as Swap) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readMarker(paths: CompactionPaths): Marker | undefined {
+  try {
+    return JSON.parse(readFileSync(paths.marker, "utf8")) as Marker;
+  } catch {
+    return undefined;
+  }
+}
+
+export function inode(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How much of the archive readers may read: all of it, except during a compaction not yet renamed in. */
+export function committedArchiveBytes(paths: CompactionPaths): number {
+  let size = 0;
+  try {
+    size = statSync(paths.archive).size;
+  } catch {
+    return 0;
+  }
+  const marker = readMarker(paths);
+  if (marker && inode(paths.live) === marker.liveIno) return Math.min(size, marker.archiveBytes);
+  return size;
+}
+
+export function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Appends the bytes of the file open as `source` from `start` to its end to the file open as `fd`; returns the end copied to. */
+export function copyTail(source: number, start: number, fd: number): number {
+  const end = fstatSync(source).size;
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  let position = start;
+  while (position < end) {
+    const read = readSync(source, buffer, 0, Math.min(buffer.length, end - position), position);
+    if (read === 0) break;
+    writeAll(fd, buffer.subarray(0, read));
+    position += read;
+  }
+  return position;
+}
+
+/** Calls `visit` with each whole line of the file open as `source` in [from, to) (a view, valid during the call); returns where the last one ends. */
+export function eachLine(source: number, from: number, to: number, buffer: Buffer, visit: (line: Buffer, offset: number) => void): number {
+  let position = from;
+  let lineStart = from;
+  let carry = Buffer.alloc(0);
+  while (position < to) {
+    const read = readSync(source, buffer, 0, Math.min(buffer.length, to - position), position);
+    if (read === 0) break;
+    const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+    let index = 0;
+    for (;;) {
+      const newline = data.indexOf(0x0a, index);
+      if (newline < 0) break;
+      visit(data.subarray(index, newline + 1), lineStart);
+      lineStart += newline + 1 - index;
+      index = newline + 1;
+    }
+    carry = Buffer.from(data.subarray(index));
+    position += read;
+  }
+  return lineStart;
+}
+
+/**
+ * Step 4 of a compaction renamed in: what the old file got past `copiedUpTo`, appended to the live file.
+ * Only from the swap's own old file: another file under the old name is a later compaction's, and its
+ * bytes past that offset mean nothing here. A missing old file was finished by the lock holder.
+ */
+function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: number): void {
+  let source: number;
+  try {
+    source = openSync(paths.old, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw ioError("finish the interrupted compaction of", paths.live, error);
+  }
+  try {
+    const old = fstatSync(source);
+    if (old.ino !== oldIno || old.size <= copiedUpTo) return;
+    const fd = openSync(paths.live, "a");
+    try {
+      copyTail(source, copiedUpTo, fd);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw ioError("finish the interrupted compaction of", paths.live, error);
+  } finally {
+    closeSync(source);
+  }
+}
+
+/**
+ * Step 4 for readers, without the lock, so they see every acknowledged line even when the compactor died
+ * after its rename. It only appends (a line copied twice is harmless) and removes nothing: the marker and
+ * the old file are the lock holder's, and by now they may be a later compaction's. Returns the swap it
+ * brought over (or found done), so that a reader that passes it back does each swap once.
+ */
+export function finishRenamedCompaction(paths: CompactionPaths, finished?: string): string | undefined {
+  const marker = readMarker(paths);
+  if (marker?.copiedUpTo === undefined || inode(paths.live) === marker.liveIno) return finished;
+  const swap = `${marker.liveIno}:${marker.copiedUpTo}`;
+  if (swap !== finished) bringOverOldTail(paths, marker.liveIno, marker.copiedUpTo);
+  return swap;
+}
+
+/**
+ * Finishes or undoes a compaction that died; the caller holds the log's lock. Before its rename: the
+ * archive is cut back to its size before (only compaction writes it) and the new file dropped. After:
+ * step 4 is done again. Idempotent.
+ */
+export function recoverCompaction(paths: CompactionPaths): void {
+  const marker = readMarker(paths);
+  if (!marker) return;
+  try {
+    if (inode(paths.live) === marker.liveIno) {
+      if (existsSync(paths.archive) && statSync(paths.archive).size > marker.archiveBytes) truncateSync(paths.archive, marker.archiveBytes);
+      rmSync(paths.next, { force: true });
+    } else if (marker.copiedUpTo !== undefined) bringOverOldTail(paths, marker.liveIno, marker.copiedUpTo);
+    rmSync(paths.old, { force: true });
+    rmSync(paths.marker, { force: true });
+  } catch (error) {
+    if (error instanceof PeerpostError) throw error;
+    throw ioError("recover the interrupted compaction of", paths.live, error);
+  }
+}
