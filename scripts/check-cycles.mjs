@@ -2,7 +2,8 @@
 // and plugins/, follows its relative imports (type-only ones too: a cycle of types is a cycle of design),
 // and reports each strongly connected group of files with one cycle through it.
 //   node scripts/check-cycles.mjs
-import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
+import { readFileSync, statSync, existsSync } from "node:fs";
+import { typescriptSources } from "./sources.mjs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,16 +11,6 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const SOURCE_DIRS = ["core", "hooks", "plugins"];
 // `import … from "x"`, `export … from "x"`, `import "x"` and `import("x")`, across line breaks.
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g;
-
-function sources(dir, found = []) {
-  for (const name of readdirSync(dir)) {
-    if (name === "node_modules") continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sources(path, found);
-    else if (name.endsWith(".ts") && !name.endsWith(".d.ts")) found.push(path);
-  }
-  return found;
-}
 
 /** The source file a relative specifier names: `./x.js` is `./x.ts` in the sources. */
 function target(from, specifier) {
@@ -117,7 +108,7 @@ function cycleThrough(graph, group) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const files = SOURCE_DIRS.filter((dir) => existsSync(join(root, dir))).flatMap((dir) => sources(join(root, dir)));
+  const files = SOURCE_DIRS.filter((dir) => existsSync(join(root, dir))).flatMap((dir) => typescriptSources(join(root, dir)));
   const graph = importGraph(files);
   const found = cycles(graph);
   if (found.length === 0) {
