@@ -703,3 +703,25 @@ test("past the size, a process calls for a compaction again only after an hour, 
   assert.equal(declined, 2, "the next send past the mark calls again");
 });
 
+
+test("a send that repeats the idempotency key of a message compaction moved to the archive returns that message, through the index or without it", async (t) => {
+  const { peerpost, clock, reopen } = tempPeerpost(t);
+  const first = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "run the nightly job", anticipation: "fyi", idempotencyKey: "nightly-42" });
+  await peerpost.mailbox.markRead("codex:b", [first.message.id]);
+  clock.now += 40 * DAY;
+  assert.equal((await reopen().mailbox.compact()).movedMessages, 1, "the read fyi moves to the archive");
+  const again = await reopen().mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "run the nightly job", anticipation: "fyi", idempotencyKey: "nightly-42" });
+  assert.equal(again.created, false, "the archived send is the message");
+  assert.equal(again.message.id, first.message.id);
+  // Another sender's key is its own; the same sender's other key is a new message.
+  assert.equal((await reopen().mailbox.send({ from: "codex:b", fromVerified: true, to: "claude:a", body: "mine", anticipation: "fyi", idempotencyKey: "nightly-42" })).created, true);
+  assert.equal((await reopen().mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "next", anticipation: "fyi", idempotencyKey: "nightly-43" })).created, true);
+  // An archive its index does not cover (an archive from before the index) is scanned instead.
+  rmSync(join(reopen().stateDir.path, "index", "archive"), { recursive: true, force: true });
+  const scanned = await reopen().mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "run the nightly job", anticipation: "fyi", idempotencyKey: "nightly-42" });
+  assert.deepEqual([scanned.created, scanned.message.id], [false, first.message.id]);
+  let sends = 0;
+  reopen().mailbox.log.scan(0, ({ record }) => void (record.type === "msg" && record.idempotencyKey === "nightly-42" && sends++));
+  reopen().mailbox.scanArchive(({ record }) => void (record.type === "msg" && record.idempotencyKey === "nightly-42" && sends++));
+  assert.equal(sends, 2, "nothing was stored for the repeats: the first send and the other sender's");
+});

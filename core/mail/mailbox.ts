@@ -81,8 +81,10 @@ export class Mailbox extends MailboxStore {
     }
     let id: string | undefined;
     let created = false;
+    let archived: MessageState | undefined;
     const { view, conflict } = await this.appendDeciding(input.from, (view) => {
-      id = view.state.idempotency[idempotencySlot(input.from, key)];
+      // A key outlives the live log: a send compaction moved to the archive still answers for it.
+      id = view.state.idempotency[idempotencySlot(input.from, key)] ?? (archived = this.lookups.archivedSend(input.from, key))?.id;
       if (id !== undefined) return { events: [] };
       const event = this.newMessage(view, input, newId);
       id = event.id;
@@ -91,6 +93,7 @@ export class Mailbox extends MailboxStore {
     });
     // An earlier send with the same key came first in log order: it is the message, this one a duplicate the fold drops.
     if (conflict) return { message: this.readBack(view, conflict.id), created: false };
+    if (archived) return { message: this.find(archived.id) ?? archived, created: false };
     return { message: this.readBack(view, id!), created };
   }
 

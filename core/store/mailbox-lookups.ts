@@ -66,6 +66,23 @@ export class MailboxLookups {
     return this.index.extend();
   }
 
+  /**
+   * The message `from` sent with idempotency `key` that compaction moved to the archive, if any: its
+   * lines through the archive's index (the sender's archived mail), or a scan where the index does not
+   * cover the archive. Asked inside the log's lock, where no compaction moves lines meanwhile.
+   */
+  archivedSend(from: string, key: string): MessageState | undefined {
+    const committed = committedArchiveBytes(this.paths);
+    if (committed === 0) return undefined;
+    const state = emptyState();
+    const apply = (entry: { offset: number; record: MailboxEvent }) => applyEvent(state, entry.record, entry.offset, (message) => message.from === from && message.idempotencyKey === key);
+    const archived = this.archiveIndex.lookup(from);
+    if (archived?.covered === committed) this.archive.readLinesAt(archived.offsets, apply);
+    else this.scanArchive(apply);
+    const id = state.idempotency[idempotencySlot(from, key)];
+    return id === undefined ? undefined : state.messages[id];
+  }
+
   /** Changes whenever a compaction swaps the live log or commits to the archive. */
   storeGeneration(): string {
     return `${this.log.identity()?.ino}:${committedArchiveBytes(this.paths)}`;
