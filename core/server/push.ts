@@ -123,7 +123,7 @@ export class PushLoop {
       const view = mailbox.view(identity.address);
       const now = this.peerpost.config.now();
       // Stale mail (past replyBy, or unread too long) is never pushed: it waits for read.
-      const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, this.peerpost.config.staleMs));
+      const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, this.peerpost.config.staleMs) && (this.transport.accepts?.(message) ?? true));
       for (const message of pending.sort(byId)) await this.pushOne(identity, message);
       if (this.transport.remind) {
         for (const message of Object.values(view.state.messages)) {
