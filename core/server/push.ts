@@ -123,7 +123,7 @@ export class PushLoop {
       const view = mailbox.view(identity.address);
       const now = this.peerpost.config.now();
       // Stale mail (past replyBy, or unread too long) is never pushed: it waits for read.
-      const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, this.peerpost.config.staleMs) && (this.transport.accepts?.(message) ?? true));
+      const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, this.peerpost.config.staleMs));
       for (const message of pending.sort(byId)) await this.pushOne(identity, message);
       if (this.transport.remind) {
         for (const message of Object.values(view.state.messages)) {
@@ -142,6 +142,8 @@ export class PushLoop {
     const { mailbox, receipts } = this.peerpost;
     const retryAt = this.retryAt.get(message.id);
     if (retryAt !== undefined && Date.now() < retryAt.at) return;
+    // Asked right before the claim, so a rule that counts deliveries (a budget) sees this pass's own.
+    if (this.transport.accepts && !this.transport.accepts(message)) return;
     if (!(await mailbox.markDelivered(identity.address, message.id, this.transport.name))) return;
     const warnings: string[] = [];
     let delivery: "delivered" | "failed" = "delivered";
