@@ -99,3 +99,25 @@ test("a busy session is pushed to only once its reasons are gone", async (t) => 
   sessions.busy("busy", "prompt:editor:1", false);
   await until(() => started.length === 1, 10_000, "the push once idle");
 });
+
+test("two shims watching one session start one turn for a message", async (t) => {
+  const { reopen, clock } = tempPeerpost(t);
+  clock.now = Date.now();
+  const address = "grok:twice";
+  const started: string[] = [];
+  const loops = [reopen(), reopen()].map((peerpost) => {
+    peerpost.config.now = Date.now;
+    const sessions = new ShimSessions(() => undefined, () => undefined);
+    sessions.opened("twice");
+    const loop = new PushLoop(peerpost, new ShimPush(peerpost, address, "twice", sessions, async (text) => void started.push(text)), "grok");
+    t.after(() => loop.stop());
+    return loop;
+  });
+  const { message } = await reopen().mailbox.send({ from: "claude:asker", fromVerified: true, to: address, body: "ONCE", anticipation: "reply" });
+  for (const loop of loops) loop.start({ address, sessionId: "twice", source: "host-protocol", detail: "test", verified: true });
+  await until(() => started.length >= 1, 10_000, "a pushed turn");
+  for (const loop of loops) loop.kick();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(started.length, 1);
+  assert.equal(reopen().receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.messageId === message.id).length, 1);
+});
