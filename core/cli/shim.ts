@@ -57,12 +57,15 @@ interface LiveShim {
 function startLive(dialect: ShimDialect, relay: ShimRelay, host: ChildProcess, peerpost: Peerpost, onError: (error: unknown) => void): LiveShim {
   const loops = new Map<string, PushLoop>();
   const unfollow = peerpost.backend.follow();
+  let stopped = false;
   const watch = async (sessionId: string, cwd: string | undefined): Promise<void> => {
     const address = formatAddress(dialect.kind, sessionId);
     const hostPid = host.pid!;
-    await peerpost.sessions.register({ host: dialect.host, address, sessionId, hostPid, ...hostStartField(hostPid), ...(cwd !== undefined ? { cwd } : {}), source: "server", push: SHIM_VIA });
-    const push = new ShimPush(peerpost, address, sessionId, sessions, (text, messageId) => dialect.inject(relay, sessionId, text, messageId));
-    const loop = new PushLoop(peerpost, push, dialect.host);
+    const push = peerpost.config.push ? SHIM_VIA : "none";
+    await peerpost.sessions.register({ host: dialect.host, address, sessionId, hostPid, ...hostStartField(hostPid), ...(cwd !== undefined ? { cwd } : {}), source: "server", push });
+    if (stopped) return;
+    const transport = new ShimPush(peerpost, address, sessionId, sessions, (text, messageId) => dialect.inject(relay, sessionId, text, messageId));
+    const loop = new PushLoop(peerpost, transport, dialect.host);
     loops.set(sessionId, loop);
     loop.start({ address, sessionId, source: "host-protocol", detail: `${dialect.binary} protocol, seen by peerpost shim`, verified: true });
   };
@@ -73,6 +76,7 @@ function startLive(dialect: ShimDialect, relay: ShimRelay, host: ChildProcess, p
   relay.observe(dialect.observer(sessions));
   return {
     async stop() {
+      stopped = true;
       sessions.end();
       await Promise.allSettled([...loops.values()].map((loop) => loop.stop()));
       unfollow();
