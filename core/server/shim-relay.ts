@@ -71,10 +71,10 @@ export class ShimRelay {
   private closedReason: string | undefined;
 
   constructor(
-    editorIn: Readable,
+    private readonly editorIn: Readable,
     private readonly editorOut: Writable,
     private readonly hostIn: Writable,
-    hostOut: Readable,
+    private readonly hostOut: Readable,
     /** Told when an observer throws: the bytes still flow, only the live part is affected. */
     private readonly onObserverError: (error: unknown) => void = () => undefined,
   ) {
@@ -129,7 +129,14 @@ export class ShimRelay {
       const { method, params, id } = message;
       this.tell((observer) => observer.request?.(method, params, id, "editor"));
     }
-    this.hostIn.write(line);
+    this.forward(line, this.hostIn, this.editorIn);
+  }
+
+  /** Writes a line on; a reader that falls behind holds back the side that writes to it. */
+  private forward(line: Buffer, to: Writable, from: Readable): void {
+    if (to.write(line) || from.isPaused()) return;
+    from.pause();
+    to.once("drain", () => from.resume());
   }
 
   private fromHost(line: Buffer): void {
@@ -142,7 +149,7 @@ export class ShimRelay {
       pending.resolve(message);
       return;
     }
-    this.editorOut.write(line);
+    this.forward(line, this.editorOut, this.hostOut);
     if (message === undefined) return;
     if (message.method === undefined && isId(id)) {
       const request = this.editorRequests.get(id);
