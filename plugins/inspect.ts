@@ -24,18 +24,24 @@ export interface HostReport {
   notes: string[];
 }
 
-export function which(name: string, env: NodeJS.ProcessEnv): string | null {
+/** Every executable named `name` on PATH, in PATH order. */
+export function executablesOnPath(name: string, env: NodeJS.ProcessEnv): string[] {
+  const found: string[] = [];
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
-      return candidate;
+      found.push(candidate);
     } catch {
       // Not here.
     }
   }
-  return null;
+  return found;
+}
+
+export function which(name: string, env: NodeJS.ProcessEnv): string | null {
+  return executablesOnPath(name, env)[0] ?? null;
 }
 
 

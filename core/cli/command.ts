@@ -44,6 +44,8 @@ export interface Command<F extends Flags = Flags> {
   examples: string[];
   /** Internal commands peerpost starts itself: not listed in help or completion. */
   hidden?: boolean;
+  /** Everything after `peerpost NAME` is its arguments, untouched, flags included (a stand-in for another program). */
+  passThrough?: boolean;
   /** Set false for commands whose output is never JSON (serve, completion). */
   json?: boolean;
   /** Exit code, or undefined for a command that keeps the process running (serve). */

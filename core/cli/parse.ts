@@ -15,6 +15,11 @@ export function parseCommandLine(command: Command, argv: string[]): Parsed {
   const names = Object.keys(command.flags);
   const byShort = new Map(Object.entries(command.flags).flatMap(([name, spec]) => (spec.short ? [[spec.short, name] as const] : [])));
   const fail = (message: string) => new UsageError(message, command.name);
+  // A stand-in for another program takes the rest of the line as it is, flags included (unless it starts with help).
+  if (command.passThrough && argv[0] !== "--help" && argv[0] !== "-h") {
+    if (argv.length < command.args.min) throw fail(`needs ${command.args.name}`);
+    return { flags: {}, args: [...argv] };
+  }
   for (let index = 0; index < argv.length; index++) {
     const token = argv[index]!;
     if (token === "--") {

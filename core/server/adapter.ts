@@ -9,8 +9,8 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
 
-/** Where an identity came from. Only runtime sources (host env, MCP _meta, the registry) are verified. */
-export type IdentitySource = "PEERPOST_ADDRESS" | "host-env" | "mcp-meta" | "registry";
+/** Where an identity came from. Only runtime sources (host env, MCP _meta, the registry, the host's own protocol seen by a shim) are verified. */
+export type IdentitySource = "PEERPOST_ADDRESS" | "host-env" | "mcp-meta" | "registry" | "host-protocol";
 
 export interface Identity {
   address: string;
@@ -30,6 +30,8 @@ export interface PushTransport {
   /** Whether this transport can deliver now, and why (not). */
   availability(): { available: boolean; reason: string };
   deliver(message: MessageState, content: string): Promise<void>;
+  /** Which pending messages it takes (checked before the claim); the others wait for the hooks and read. */
+  accepts?(message: MessageState): boolean;
   /** A due reminder for an open request, as a short note (no body). */
   remind?(note: string): Promise<void>;
   /** Told which session the loop serves (a transport that targets the session by id needs it). */

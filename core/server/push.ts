@@ -142,6 +142,8 @@ export class PushLoop {
     const { mailbox, receipts } = this.peerpost;
     const retryAt = this.retryAt.get(message.id);
     if (retryAt !== undefined && Date.now() < retryAt.at) return;
+    // Asked right before the claim, so a rule that counts deliveries (a budget) sees this pass's own.
+    if (this.transport.accepts && !this.transport.accepts(message)) return;
     if (!(await mailbox.markDelivered(identity.address, message.id, this.transport.name))) return;
     const warnings: string[] = [];
     let delivery: "delivered" | "failed" = "delivered";

@@ -1,0 +1,85 @@
+// `peerpost shim codex app-server` (verified with codex-cli 0.171.0): the editor's threads come from the
+// results of thread/start, thread/resume and thread/fork. A thread is busy while a turn/start waits for
+// its answer, while a turn runs (turn/start's answer or turn/started, until turn/completed), and while
+// thread/status/changed says "active". A turn is a turn/start whose clientUserMessageId names the message,
+// as the daemon push does (push.ts): a turn started on a busy thread would steer the running turn.
+import { PeerpostError } from "../../core/common/errors.js";
+import type { ShimDialect, ShimSessionEvents } from "../../core/server/shim-sessions.js";
+import type { RelayObserver } from "../../core/server/shim-relay.js";
+import { textInput, type ThreadStatus, type TurnStartParams } from "./app-server-client.js";
+import { clientMessageIdFor } from "./push.js";
+
+/** app-server subcommands and flags that do not start the stdio server. */
+const NOT_THE_SERVER = ["daemon", "proxy", "generate-ts", "generate-json-schema", "help", "-h", "--help", "--print-startup-config"];
+
+function listenTarget(args: readonly string[]): string | undefined {
+  const at = args.indexOf("--listen");
+  if (at >= 0) return args[at + 1];
+  return args.find((arg) => arg.startsWith("--listen="))?.slice("--listen=".length);
+}
+
+const threadIdOf = (value: unknown): string | undefined => {
+  const id = (value as { threadId?: unknown } | undefined)?.threadId;
+  return typeof id === "string" ? id : undefined;
+};
+
+const turnIdOf = (value: unknown): string | undefined => {
+  const id = (value as { turn?: { id?: unknown } } | undefined)?.turn?.id;
+  return typeof id === "string" ? id : undefined;
+};
+
+function codexObserver(events: ShimSessionEvents): RelayObserver {
+  return {
+    request(method, params, id, from) {
+      const threadId = threadIdOf(params);
+      if (method === "turn/start" && threadId !== undefined) events.busy(threadId, `start:${from}:${id}`, true);
+    },
+    response(request, answer, from) {
+      const threadId = threadIdOf(request.params);
+      if (request.method === "turn/start" && threadId !== undefined) {
+        // The running turn holds the thread before the start is let go, so it never looks idle between.
+        const turnId = turnIdOf(answer.result);
+        if (turnId !== undefined) events.busy(threadId, `turn:${turnId}`, true);
+        events.busy(threadId, `start:${from}:${request.id}`, false);
+        return;
+      }
+      if (!["thread/start", "thread/resume", "thread/fork"].includes(request.method)) return;
+      const thread = (answer.result as { thread?: { id?: unknown; cwd?: unknown; status?: ThreadStatus } } | undefined)?.thread;
+      if (typeof thread?.id !== "string") return;
+      events.opened(thread.id, typeof thread.cwd === "string" ? thread.cwd : undefined);
+      events.busy(thread.id, "status", thread.status?.type === "active");
+    },
+    notification(method, params) {
+      const threadId = threadIdOf(params);
+      if (threadId === undefined) return;
+      if (method === "thread/status/changed") events.busy(threadId, "status", (params as { status?: ThreadStatus }).status?.type === "active");
+      const turnId = turnIdOf(params);
+      if (turnId === undefined) return;
+      if (method === "turn/started") events.busy(threadId, `turn:${turnId}`, true);
+      if (method === "turn/completed") events.busy(threadId, `turn:${turnId}`, false);
+    },
+  };
+}
+
+export const codexShim: ShimDialect = {
+  host: "codex",
+  kind: "codex",
+  binary: "codex",
+  isProtocolMode(args) {
+    const at = args.indexOf("app-server");
+    if (at < 0) return false;
+    const rest = args.slice(at + 1);
+    const listen = listenTarget(rest);
+    return !rest.some((arg) => NOT_THE_SERVER.includes(arg)) && (listen === undefined || listen.startsWith("stdio"));
+  },
+  observer: codexObserver,
+  async inject(relay, threadId, text, messageId) {
+    const params: TurnStartParams = { threadId, input: [textInput(text)], clientUserMessageId: clientMessageIdFor(messageId) };
+    const answer = await relay.request("turn/start", params);
+    if (answer.error !== undefined)
+      throw new PeerpostError("unsupported", `Codex refused the turn for thread ${threadId}: ${answer.error.message ?? "no reason given"}`, {
+        details: { threadId, ...(answer.error.code !== undefined ? { rpcCode: answer.error.code } : {}) },
+        hint: "The message stays unread for read and the hooks, and the push is retried.",
+      });
+  },
+};

@@ -1,0 +1,123 @@
+// The shim's parts without a host CLI: the relay against a real child that speaks line JSON-RPC (whole
+// lines only, the shim's answers kept from the editor), and the rules a pushed turn follows (requests
+// only, the wake budget), through the real push loop and mailbox.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { PassThrough } from "node:stream";
+import { ShimRelay } from "../core/server/shim-relay.js";
+import { ShimSessions } from "../core/server/shim-sessions.js";
+import { ShimPush } from "../core/server/shim-push.js";
+import { PushLoop } from "../core/server/push.js";
+import { tempPeerpost } from "./helpers/temp.js";
+import { until } from "./helpers/poll.js";
+
+/** A host that answers each request line with {"id", "result": {"line": <the line it read>}}, then a notification. */
+const ECHO_HOST = `
+let buffer = "";
+process.stdin.on("data", (chunk) => {
+  buffer += chunk;
+  for (let i = buffer.indexOf("\\n"); i >= 0; i = buffer.indexOf("\\n")) {
+    const line = buffer.slice(0, i); buffer = buffer.slice(i + 1);
+    const message = JSON.parse(line);
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { line } }) + "\\n");
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "seen", params: { id: message.id } }) + "\\n");
+  }
+});`;
+
+test("the relay passes whole lines, keeps the shim's answers from the editor, and tells observers", async (t) => {
+  const host = spawn(process.execPath, ["-e", ECHO_HOST], { stdio: ["pipe", "pipe", "inherit"] });
+  t.after(() => host.kill());
+  const editorIn = new PassThrough();
+  const editorOut = new PassThrough();
+  let shown = "";
+  editorOut.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
+  const relay = new ShimRelay(editorIn, editorOut, host.stdin, host.stdout);
+  const seen: string[] = [];
+  relay.observe({ response: (request, _answer, from) => seen.push(`${from}:${request.method}`), notification: (method) => seen.push(method) });
+
+  const editorLine = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "editor/ask", params: { text: "é ü 日本" } });
+  const cut = Math.floor(editorLine.length / 2);
+  editorIn.write(editorLine.slice(0, cut));
+  // The shim speaks while the editor's line is half written: the host must still read two whole lines.
+  const answer = await relay.request("shim/ask", { n: 1 });
+  const shimLine = (answer.result as { line: string }).line;
+  assert.deepEqual(JSON.parse(shimLine), { jsonrpc: "2.0", id: answer.id, method: "shim/ask", params: { n: 1 } }, "the host read the shim's line whole, not inside the editor's");
+  assert.match(String(answer.id), /^peerpost-/);
+  editorIn.write(`${editorLine.slice(cut)}\n`);
+  await until(() => shown.split("\n").filter(Boolean).length >= 3, 10_000, "the host's answers");
+  const lines = shown.split("\n").filter(Boolean).map((line) => JSON.parse(line) as { id?: unknown; method?: string; result?: { line: string } });
+  assert.deepEqual(lines.filter((line) => line.method === undefined).map((line) => line.id), [7], "only the editor's own answer reaches it");
+  assert.equal(lines.find((line) => line.id === 7)!.result!.line, editorLine, "the editor's line reached the host byte for byte");
+  assert.equal(lines.filter((line) => line.method === "seen").length, 2, "notifications pass, for both requests");
+  assert.deepEqual(seen.filter((entry) => entry.includes(":")).sort(), ["editor:editor/ask", "shim:shim/ask"]);
+});
+
+test("a pushed turn is for requests only, and shares the wake budget", async (t) => {
+  const { peerpost, reopen, clock } = tempPeerpost(t, { PEERPOST_WAKE_PER_HOUR: "2" });
+  clock.now = Date.now();
+  peerpost.config.now = Date.now;
+  const address = "codex:shimmed";
+  const started: string[] = [];
+  const sessions = new ShimSessions(() => undefined, () => loop.kick());
+  sessions.opened("shimmed");
+  const push = new ShimPush(peerpost, address, "shimmed", sessions, async (text) => void started.push(text));
+  const loop = new PushLoop(peerpost, push, "codex");
+  t.after(() => loop.stop());
+  const send = (body: string, anticipation: "reply" | "fyi") => reopen().mailbox.send({ from: "claude:asker", fromVerified: true, to: address, body, anticipation });
+  const fyi = await send("FYI_BODY", "fyi");
+  for (const n of [1, 2, 3]) await send(`REQUEST_${n}`, "reply");
+  loop.start({ address, sessionId: "shimmed", source: "host-protocol", detail: "test", verified: true });
+  await until(() => started.length === 2, 10_000, "two pushed turns");
+  loop.kick();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(started.length, 2, "the third request is over PEERPOST_WAKE_PER_HOUR=2");
+  assert.match(started[0]!, /REQUEST_1[\s\S]*/);
+  assert.match(started[0]!, /It is not from the user/);
+  assert.ok(!started.some((text) => text.includes("FYI_BODY")), "fyi mail starts no turn");
+  const messages = reopen().mailbox.view(address).state.messages;
+  assert.equal(messages[fyi.message.id]!.delivered, undefined);
+  assert.deepEqual(peerpost.receipts.query({ kind: "push" }).receipts.map((receipt) => receipt.via), ["shim", "shim"]);
+});
+
+test("a busy session is pushed to only once its reasons are gone", async (t) => {
+  const { peerpost, reopen, clock } = tempPeerpost(t);
+  clock.now = Date.now();
+  peerpost.config.now = Date.now;
+  const address = "copilot:busy";
+  const started: string[] = [];
+  const sessions = new ShimSessions(() => undefined, () => loop.kick());
+  sessions.opened("busy");
+  sessions.busy("busy", "prompt:editor:1", true);
+  const loop = new PushLoop(peerpost, new ShimPush(peerpost, address, "busy", sessions, async (text) => void started.push(text)), "copilot");
+  t.after(() => loop.stop());
+  await reopen().mailbox.send({ from: "claude:asker", fromVerified: true, to: address, body: "WHILE_BUSY", anticipation: "reply" });
+  loop.start({ address, sessionId: "busy", source: "host-protocol", detail: "test", verified: true });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(started, []);
+  assert.equal(loop.state().available, false);
+  sessions.busy("busy", "prompt:editor:1", false);
+  await until(() => started.length === 1, 10_000, "the push once idle");
+});
+
+test("two shims watching one session start one turn for a message", async (t) => {
+  const { reopen, clock } = tempPeerpost(t);
+  clock.now = Date.now();
+  const address = "grok:twice";
+  const started: string[] = [];
+  const loops = [reopen(), reopen()].map((peerpost) => {
+    peerpost.config.now = Date.now;
+    const sessions = new ShimSessions(() => undefined, () => undefined);
+    sessions.opened("twice");
+    const loop = new PushLoop(peerpost, new ShimPush(peerpost, address, "twice", sessions, async (text) => void started.push(text)), "grok");
+    t.after(() => loop.stop());
+    return loop;
+  });
+  const { message } = await reopen().mailbox.send({ from: "claude:asker", fromVerified: true, to: address, body: "ONCE", anticipation: "reply" });
+  for (const loop of loops) loop.start({ address, sessionId: "twice", source: "host-protocol", detail: "test", verified: true });
+  await until(() => started.length >= 1, 10_000, "a pushed turn");
+  for (const loop of loops) loop.kick();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(started.length, 1);
+  assert.equal(reopen().receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.messageId === message.id).length, 1);
+});
