@@ -295,6 +295,19 @@ test("peerpost launch without --from launches as the person (user:<name>), like 
   assert.equal(m.invocations()[0]!.argv[m.invocations()[0]!.argv.indexOf("--session-id") + 1], address.slice("claude:".length));
 });
 
+test("peerpost launch --cwd \"\" (an unset $DIR) is a usage error that starts nothing", async (t) => {
+  const m = machine(t);
+  await m.register();
+  assert.equal((await m.cli(["launch", "on"])).code, 0);
+  for (const cwd of ["", "   "]) {
+    const launched = await m.cli(["launch", "--json", "--host", "claude-code", "--cwd", cwd, "Count the files here."]);
+    assert.equal(launched.code, 2, launched.stderr + launched.stdout);
+    assert.match(launched.stdout, /"code": "invalid_arguments"[\s\S]*--cwd/);
+  }
+  assert.equal(m.store().wakes.fold().runsFor({}).length, 0);
+  assert.equal(m.invocations().length, 0);
+});
+
 test("a runner killed with SIGKILL mid-run: its claim is released at its deadline, its orphaned host is stopped, and the message is woken again", async (t) => {
   // A turn limit no slow start reaches: the runner's own timer must not end the host before the kill.
   const m = machine(t, { FAKE_SLEEP_MS: "120000" }, { PEERPOST_WAKE_TIMEOUT_MS: "60000" });
