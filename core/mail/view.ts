@@ -16,7 +16,7 @@ import { scopeLineTest } from "./scope-lines.js";
 export const FAR_BEHIND_BYTES = 8 * 1024 * 1024;
 
 /** Whether the fold for `scope` (undefined: everything) tracks a message. Role mail is kept by every scope: a role can move to its address at any later event. */
-export function keptBy(scope: string | undefined, message: MsgEvent): boolean {
+export function keptBy(scope: string | undefined, message: Pick<MsgEvent, "to" | "from" | "via">): boolean {
   return scope === undefined || message.to === scope || message.from === scope || message.via !== undefined;
 }
 

@@ -7,6 +7,7 @@ import { renderReason } from "../../mail/envelope.js";
 import { byId, type MessageStatus } from "../../mail/fold.js";
 import { MESSAGE_STATUSES, showMessage, shownMessage } from "../projection.js";
 import { isStale, staleNote } from "../../wake/stale.js";
+import { addressedMessage } from "../../mail/addressed.js";
 
 export const WAIT_OUTCOMES = ["reply", "declined", "done", "unresolved", "expired", "message", "timeout"] as const;
 
@@ -42,7 +43,7 @@ export async function waitForMessage(context: ToolContext, query: { messageId?: 
   const me = context.identity();
   const { mailbox, config, stateDir } = context.peerpost;
   if (query.messageId !== undefined) {
-    const sent = mailbox.view(me.address).state.messages[query.messageId];
+    const sent = addressedMessage(mailbox, me.address, query.messageId);
     if (!sent || sent.from !== me.address)
       throw new PeerpostError(sent ? "wrong_recipient" : "not_found", sent ? `Message ${query.messageId} was not sent by you; wait on your own messages.` : `No message ${query.messageId} sent by you.`, {
         details: { messageId: query.messageId },
@@ -52,13 +53,13 @@ export async function waitForMessage(context: ToolContext, query: { messageId?: 
   const check = (): WaitResult | undefined => {
     const view = mailbox.view(me.address);
     if (query.messageId !== undefined) {
-      const sent = view.state.messages[query.messageId]!;
+      const sent = addressedMessage(mailbox, me.address, query.messageId)!;
       const status = mailbox.status(sent);
       const outcome = TERMINAL[status];
       if (!outcome) return undefined;
       const result: WaitResult = { outcome, messageId: sent.id, messageStatus: status };
       if (sent.resolved?.reason !== undefined) result.reason = renderReason(sent, sent.resolved.reason);
-      const reply = sent.resolved?.replyId === undefined ? undefined : view.state.messages[sent.resolved.replyId];
+      const reply = sent.resolved?.replyId === undefined ? undefined : addressedMessage(mailbox, me.address, sent.resolved.replyId);
       if (reply) result.reply = showMessage(mailbox, reply);
       return result;
     }
@@ -72,7 +73,7 @@ export async function waitForMessage(context: ToolContext, query: { messageId?: 
     const result: WaitResult = { outcome: "timeout" };
     if (query.messageId !== undefined) {
       result.messageId = query.messageId;
-      const sent = mailbox.view(me.address).state.messages[query.messageId]!;
+      const sent = addressedMessage(mailbox, me.address, query.messageId)!;
       result.messageStatus = mailbox.status(sent);
       if (!sent.read && !sent.resolved && isStale(sent, config.now(), config.staleMs)) context.warn({ code: "stale", message: staleNote(sent, config.staleMs) });
     }
