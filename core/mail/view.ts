@@ -126,7 +126,8 @@ export class MailboxView {
   private loadFromIndex(): void {
     if (!this.index || this.scope === undefined) return;
     const identity = this.log.identity();
-    const indexed = identity ? this.index.lookup(this.scope) : undefined;
+    // An index that disagrees with the log is rebuilt within a reader's budget, else left for index-run.
+    const indexed = identity ? this.index.lookup(this.scope, FAR_BEHIND_BYTES) : undefined;
     if (!identity || !indexed) return;
     this.log.readLinesAt(indexed.offsets, (entry) => applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message)));
     this.offset = indexed.covered;
