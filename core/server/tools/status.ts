@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mailOwner } from "../claimed.js";
 import { defineTool } from "../tool.js";
 import { PeerpostError } from "../../common/errors.js";
 import { addressedMessage, addressedThread } from "../../mail/addressed.js";
@@ -26,7 +27,7 @@ export const statusTool = defineTool({
   output,
   annotations: { title: "Message status", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
-    const me = context.identity();
+    const me = mailOwner(context, "show the status of");
     const { mailbox } = context.peerpost;
     const message = addressedMessage(mailbox, me.address, args.messageId);
     if (!message)

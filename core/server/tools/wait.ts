@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mailOwner } from "../claimed.js";
 import { defineTool, type ToolContext } from "../tool.js";
 import { ADDRESS_PATTERN } from "../../common/address.js";
 import { PeerpostError } from "../../common/errors.js";
@@ -40,7 +41,7 @@ const TERMINAL: Partial<Record<MessageStatus, WaitResult["outcome"]>> = {
 
 /** Waits on a sent message's outcome, or for a new message to this session; marks shown messages read. */
 export async function waitForMessage(context: ToolContext, query: { messageId?: string | undefined; from?: string | undefined; timeoutMs: number }): Promise<WaitResult> {
-  const me = context.identity();
+  const me = mailOwner(context, "wait on");
   const { mailbox, config, stateDir } = context.peerpost;
   if (query.messageId !== undefined) {
     const sent = addressedMessage(mailbox, me.address, query.messageId);
