@@ -88,6 +88,15 @@ test("a hook run from one host's shell with another live session's id neither re
   await claimant.call("message", { to: "codex:peer", message: "claimed send" });
   const second = (await peer.call("read")) as { messages: Array<{ from: string; fromVerified: boolean }> };
   assert.deepEqual(second.messages.map((message) => [message.from, message.fromVerified]), [[`claude:${bob}`, false]]);
+  // It neither shows nor changes Bob's mail: read, wait, reply and status are refused, and Bob's hook still flags his message.
+  for (const [tool, args] of [["read", {}], ["wait", { timeoutMs: 0 }], ["status", { messageId: "01JF3Q0M9C6R2S3T4V5W6X7Y8Z" }], ["reply", { messageId: "01JF3Q0M9C6R2S3T4V5W6X7Y8Z", resolution: "done" }], ["message", { to: "codex:peer", message: "and wait", waitForReply: true }]] as const) {
+    const refused = (await claimant.call(tool, args)) as { ok: boolean; error?: { code: string; details?: { reason?: string } } };
+    assert.equal(refused.error?.code, "permission_denied", `${tool}: ${JSON.stringify(refused)}`);
+    assert.equal(refused.error?.details?.reason, "claimed_identity");
+  }
+  assert.equal(((await peer.call("read")) as { messages: unknown[] }).messages.length, 0, "the refused message with waitForReply was not sent");
+  const bobsMail = (await bobHost.call("read")) as { messages: Array<{ envelope: string }> };
+  assert.ok(bobsMail.messages.some((message) => message.envelope.includes("for bob only")), "Bob's mail is still unread for Bob");
   await claimant.close();
 
   // Once Bob's host has ended, resuming Bob elsewhere is an ordinary, verified move.

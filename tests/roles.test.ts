@@ -186,6 +186,41 @@ test("bad role input gets a clear error and leaves the mailbox bytes unchanged",
   assert.deepEqual(readFileSync(mailbox), before);
 });
 
+test("a procedure is refused through a linked directory, a linked roles/, and from procfs, with nothing stored", async (t) => {
+  const { home, stateDir, env } = await trio(t);
+  const { mkdirSync } = await import("node:fs");
+  assert.equal((await cli(env, "role", "set", "reviewer", "codex:bob")).code, 0);
+  const mailbox = join(stateDir, "mailbox.jsonl");
+  const before = readFileSync(mailbox);
+  const real = join(home, "real");
+  mkdirSync(real);
+  writeFileSync(join(real, "p.md"), "secret procedure");
+  writeFileSync(join(real, "reviewer.md"), "secret default procedure");
+  symlinkSync(real, join(home, "linkdir"));
+  const refusals: Array<[string[], string]> = [
+    [["--procedure", join(home, "linkdir", "p.md")], "symlink"],
+    // /proc/self is itself a link; /proc/version is a procfs file reached without one.
+    [["--procedure", "/proc/self/environ"], "symlink"],
+    [["--procedure", "/proc/version"], "special_file_system"],
+    [["--procedure", "/sys/kernel/mm/transparent_hugepage/enabled"], "special_file_system"],
+  ];
+  for (const [extra, reason] of refusals) {
+    const result = await cli(env, "role", "set", "reviewer", "codex:bob", ...extra, "--json");
+    assert.equal(result.code, 1, `${extra.join(" ")}: ${result.stdout}${result.stderr}`);
+    const error = json(result).error as { code: string; hint?: string; details?: { reason?: string } };
+    assert.equal(error.code, "invalid_arguments", extra.join(" "));
+    assert.equal(error.details?.reason, reason, extra.join(" "));
+    assert.ok(error.hint);
+  }
+  // The state dir's roles/ itself a link to another directory: its default procedure is refused too.
+  symlinkSync(real, join(stateDir, "roles"));
+  const linkedRoles = await cli(env, "role", "set", "reviewer", "codex:bob", "--json");
+  assert.equal(linkedRoles.code, 1, linkedRoles.stdout);
+  assert.equal((json(linkedRoles).error as { details: { reason: string } }).details.reason, "symlink");
+  assert.deepEqual(readFileSync(mailbox), before);
+  assert.ok(!readFileSync(mailbox, "utf8").includes("secret"));
+});
+
 test("a person writes as user:<name>: the CLI's default sender, shown to agents as an untrusted person via peerpost", async (t) => {
   const { env, bob } = await trio(t);
   const sent = await cli(env, "send", "--to", "codex:bob", "--anticipation", "reply", "--json", "Which branch?");

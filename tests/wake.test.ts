@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { tempDir } from "./helpers/temp.js";
@@ -293,6 +293,48 @@ test("peerpost launch without --from launches as the person (user:<name>), like 
   const runnerPid = m.store().wakes.fold().runsFor({})[0]!.started!.runnerPid;
   await until(() => !isAlive(runnerPid), 20_000, "the runner to exit");
   assert.equal(m.invocations()[0]!.argv[m.invocations()[0]!.argv.indexOf("--session-id") + 1], address.slice("claude:".length));
+});
+
+test("peerpost launch --cwd \"\" (an unset $DIR) is a usage error that starts nothing", async (t) => {
+  const m = machine(t);
+  await m.register();
+  assert.equal((await m.cli(["launch", "on"])).code, 0);
+  for (const cwd of ["", "   "]) {
+    const launched = await m.cli(["launch", "--json", "--host", "claude-code", "--cwd", cwd, "Count the files here."]);
+    assert.equal(launched.code, 2, launched.stderr + launched.stdout);
+    assert.match(launched.stdout, /"code": "invalid_arguments"[\s\S]*--cwd/);
+  }
+  assert.equal(m.store().wakes.fold().runsFor({}).length, 0);
+  assert.equal(m.invocations().length, 0);
+});
+
+test("launches refused over the wake budget leave nothing behind: no session, no stored request (8 concurrent launches, 3 rounds)", async (t) => {
+  const m = machine(t, { FAKE_GATE: "1" }, { PEERPOST_WAKE_CONCURRENCY: "2" });
+  await m.register();
+  assert.equal((await m.cli(["launch", "on"])).code, 0);
+  const launched: string[] = [];
+  for (let round = 0; round < 3; round++) {
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => m.cli(["launch", "--json", "--host", "claude-code", "--cwd", m.project, `Task ${round}.${i}`])));
+    const refused = results.filter((result) => result.code !== 0).map((result) => JSON.parse(result.stdout) as { error: { code: string; details: Record<string, unknown> } });
+    assert.equal(refused.length, 6, results.map((result) => result.stdout).join("\n"));
+    for (const error of refused) {
+      assert.equal(error.error.details.reason, "wake_over_budget");
+      assert.equal(error.error.details.messageId, undefined, "nothing was stored");
+    }
+    for (const result of results.filter((entry) => entry.code === 0)) launched.push((JSON.parse(result.stdout) as { address: string }).address);
+    m.release();
+    await m.runsEnded(launched.length);
+    rmSync(join(m.home, "release"));
+  }
+  const peerpost = m.store();
+  const sessions = peerpost.sessions.list({ includeDead: true }).map((session) => session.address).filter((address) => address !== m.address && address !== "codex:asker");
+  assert.deepEqual(sessions.sort(), [...launched].sort(), "a session for each launch that ran, and none for a refused one");
+  const stored: string[] = [];
+  peerpost.mailbox.log.scan(0, ({ record }) => void (record.type === "msg" && stored.push(record.to)));
+  assert.deepEqual(stored.sort(), [...launched].sort(), "a request for each launch that ran, and none for a refused one");
+  const runs = peerpost.wakes.fold().runsFor({});
+  assert.equal(runs.length, 6);
+  for (const run of runs) assert.equal(run.ended?.outcome, "ok", JSON.stringify(run));
 });
 
 test("a runner killed with SIGKILL mid-run: its claim is released at its deadline, its orphaned host is stopped, and the message is woken again", async (t) => {

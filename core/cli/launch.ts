@@ -25,6 +25,8 @@ export async function launchCommand(args: string[], flags: FlagValues<Flags>, js
   const host = flags.host;
   if (typeof host !== "string" || !SESSION_HOSTS.includes(host as SessionHost)) throw new UsageError(`launch needs --host ${SESSION_HOSTS.join("|")}`);
   if (typeof flags.cwd !== "string") throw new UsageError("launch needs --cwd DIR");
+  // An empty --cwd is an unset $DIR: resolved, it would start the agent wherever the caller stands.
+  if (flags.cwd.trim() === "") throw new UsageError("launch needs --cwd DIR, and it was given an empty one (an unset variable?)");
   const text = args.join(" ");
   if (!text) throw new UsageError("launch needs the message text");
   // A person launches as themselves (user:<name>), as with send, unless they say otherwise.

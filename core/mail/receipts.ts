@@ -66,7 +66,7 @@ function indexScopes(receipt: ReceiptRecord): string[] {
 
 export class Receipts {
   readonly store: LocalStore<ReceiptRecord>;
-  private readonly index: ScopeIndex<ReceiptRecord>;
+  readonly index: ScopeIndex<ReceiptRecord>;
 
   constructor(open: StoreFactory, private readonly now: () => number, indexDir: string) {
     this.store = open("receipts", receiptSchema, (scope) => (receipt) => receiptScopes(receipt).includes(scope));

@@ -17,7 +17,7 @@ import { scopeLineTest } from "./scope-lines.js";
 export const FAR_BEHIND_BYTES = 8 * 1024 * 1024;
 
 /** Whether the fold for `scope` (undefined: everything) tracks a message. Role mail is kept by every scope: a role can move to its address at any later event. */
-export function keptBy(scope: string | undefined, message: MsgEvent): boolean {
+export function keptBy(scope: string | undefined, message: Pick<MsgEvent, "to" | "from" | "via">): boolean {
   return scope === undefined || message.to === scope || message.from === scope || message.via !== undefined;
 }
 
@@ -127,7 +127,8 @@ export class MailboxView {
   private loadFromIndex(): void {
     if (!this.index || this.scope === undefined) return;
     const identity = this.log.identity();
-    const indexed = identity ? this.index.lookup(this.scope) : undefined;
+    // An index that disagrees with the log is rebuilt within a reader's budget, else left for index-run.
+    const indexed = identity ? this.index.lookup(this.scope, FAR_BEHIND_BYTES) : undefined;
     if (!identity || !indexed) return;
     this.log.readLinesAt(indexed.offsets, (entry) => applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message)));
     this.offset = indexed.covered;

@@ -101,7 +101,7 @@ function foldRecord(byAddress: Map<string, SessionEntry>, record: SessionRecord)
 export class Sessions {
   readonly store: LocalStore<SessionRecord>;
   /** Per address, the offsets of its records: a process that folded nothing yet reads one session's records, not the registry's history. */
-  private readonly index: ScopeIndex<SessionRecord>;
+  readonly index: ScopeIndex<SessionRecord>;
 
   constructor(
     open: StoreFactory,

@@ -1,6 +1,7 @@
 // Inspects the state dir for `health` and `peerpost doctor`: permissions, log sizes, corrupt lines,
 // torn tails, stale locks and recent hook errors. Read-only.
 import { accessSync, constants, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { readStateFile } from "../security/trust.js";
 import type { Peerpost } from "../peerpost.js";
 import { type JsonlLog } from "../log/log.js";
@@ -27,6 +28,8 @@ export interface StorageReport {
   compactionInterrupted: boolean;
   /** Bytes of the mailbox the per-address index does not cover, and whether that is beyond what readers index on their way. */
   index: { lagBytes: number; farBehind: boolean };
+  /** Index files found disagreeing with their checksums in the last day (each index then rebuilt from its log): path under the state dir, what was wrong, when. */
+  indexDamage: Array<{ file: string; problem: string; at: string }>;
 }
 
 export interface StateReport {
@@ -77,7 +80,19 @@ export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: Corru
 /** A marker this old belongs to no running compaction (one takes seconds even at a million messages' worth of moves). */
 const INTERRUPTED_AFTER_MS = 60_000;
 
-function inspectStorage(peerpost: Peerpost): StorageReport {
+/**
+ * Damage found in the indexes of the mailbox, the archive, the receipts and the sessions in the last day.
+ * With `verify` (doctor), every index file is checked against its checksum first.
+ */
+function indexDamage(peerpost: Peerpost, verify: boolean): StorageReport["indexDamage"] {
+  const indexes = [peerpost.mailbox.index, peerpost.mailbox.archiveIndex, peerpost.receipts.index, peerpost.sessions.index];
+  return indexes.flatMap((index) => {
+    if (verify) index.verifyAll();
+    return index.damageNotes().map((note) => ({ file: relative(peerpost.stateDir.path, join(index.dir, note.file)), problem: note.problem, at: note.at }));
+  });
+}
+
+function inspectStorage(peerpost: Peerpost, verify: boolean): StorageReport {
   const { mailbox } = peerpost;
   const sizeOf = (path: string) => {
     try {
@@ -96,6 +111,7 @@ function inspectStorage(peerpost: Peerpost): StorageReport {
     archive: { path: mailbox.compaction.archive, bytes: sizeOf(mailbox.compaction.archive), indexed: !mailbox.archiveIndexLags() },
     compactionInterrupted: markerAge !== undefined && markerAge > INTERRUPTED_AFTER_MS,
     index: mailbox.indexLag(),
+    indexDamage: indexDamage(peerpost, verify),
   };
 }
 
@@ -112,7 +128,7 @@ export function indexedCorruptLines(peerpost: Peerpost): Record<"mailbox" | "rec
   return { mailbox: peerpost.mailbox.corruptLines(), receipts: peerpost.receipts.corruptLines(), sessions: peerpost.sessions.corruptLines() };
 }
 
-/** Without `corrupt` (doctor), each log is read whole for its corrupt lines. */
+/** Without `corrupt` (doctor), each log is read whole for its corrupt lines, and each index checked whole. */
 export function inspectState(peerpost: Peerpost, corrupt?: Record<"mailbox" | "receipts" | "sessions", CorruptReport>): StateReport {
   const { stateDir, config } = peerpost;
   let writable = true;
@@ -129,7 +145,7 @@ export function inspectState(peerpost: Peerpost, corrupt?: Record<"mailbox" | "r
       receipts: inspectLog(peerpost.receipts.log, config.lockStaleMs, corrupt?.receipts),
       sessions: inspectLog(peerpost.sessions.log, config.lockStaleMs, corrupt?.sessions),
     },
-    storage: inspectStorage(peerpost),
+    storage: inspectStorage(peerpost, corrupt === undefined),
     snapshots: invalidSnapshots(peerpost.mailbox.cacheDir, peerpost.mailbox.log.path),
     recentErrors: recentErrors(stateDir.path),
   };

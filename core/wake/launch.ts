@@ -56,15 +56,15 @@ function launchRefusal(peerpost: Peerpost, fold: WakeFold): string | undefined {
   return undefined;
 }
 
-function overBudget(why: string, messageId?: string): PeerpostError {
-  return new PeerpostError("permission_denied", `Over the launch budget: ${why}.`, {
-    details: { reason: "wake_over_budget", ...(messageId ? { messageId, note: "the message was stored and waits for the new session's address" } : {}) },
+function overBudget(why: string): PeerpostError {
+  return new PeerpostError("permission_denied", `Over the launch budget: ${why}. Nothing was stored: no session, no message.`, {
+    details: { reason: "wake_over_budget" },
     hint: "Try again when a run has ended, or raise the setting.",
   });
 }
 
 /** Claims a launch run under the wakes log's lock, within the budget; over it, the error says why. */
-async function claimLaunch(peerpost: Peerpost, fields: Pick<WakeClaim, "host" | "cwd" | "messageIds"> & Partial<Pick<WakeClaim, "address" | "sessionId" | "request">>, messageId?: string): Promise<string> {
+async function claimLaunch(peerpost: Peerpost, fields: Pick<WakeClaim, "host" | "cwd" | "messageIds"> & Partial<Pick<WakeClaim, "address" | "sessionId" | "request">>): Promise<string> {
   const newId = await idFactory();
   let claimId: string | undefined;
   let late: string | undefined;
@@ -77,7 +77,7 @@ async function claimLaunch(peerpost: Peerpost, fields: Pick<WakeClaim, "host" | 
     claimId = claim.id;
     return [...records, claim];
   });
-  if (claimId === undefined) throw overBudget(late ?? "", messageId);
+  if (claimId === undefined) throw overBudget(late ?? "");
   return claimId;
 }
 
@@ -105,11 +105,23 @@ export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request:
   if (!waker.launch) return launchNamedByHost(peerpost, deps, request);
   const sessionId = randomUUID();
   const address = formatAddress(KIND_OF_HOST[request.host], sessionId);
-  await peerpost.sessions.register({ host: request.host, address, sessionId, cwd: request.cwd, source: "cli" });
-  const { message } = await peerpost.mailbox.send({ from: request.from, fromVerified: request.fromVerified, to: address, body: request.text, anticipation: request.anticipation ?? "reply" });
-  const claimId = await claimLaunch(peerpost, { address, host: request.host, sessionId, cwd: request.cwd, messageIds: [message.id] }, message.id);
+  // The run is claimed before the session and its message are stored, so a launch refused over budget
+  // leaves nothing behind; the claim then takes its message as a launch named by its host does (wake-bound).
+  const claimId = await claimLaunch(peerpost, { address, host: request.host, sessionId, cwd: request.cwd, messageIds: [] });
+  const at = () => new Date(peerpost.config.now()).toISOString();
+  let messageId: string;
+  try {
+    await peerpost.sessions.register({ host: request.host, address, sessionId, cwd: request.cwd, source: "cli" });
+    const { message } = await peerpost.mailbox.send({ from: request.from, fromVerified: request.fromVerified, to: address, body: request.text, anticipation: request.anticipation ?? "reply", idempotencyKey: `launch:${claimId}` });
+    messageId = message.id;
+    await peerpost.wakes.append({ v: 1, type: "wake-bound", id: claimId, address, sessionId, messageIds: [messageId], at: at() });
+  } catch (error) {
+    // The run never starts: it ends here rather than holding a slot of the budget until its deadline.
+    await peerpost.wakes.append({ v: 1, type: "wake-ended", id: claimId, outcome: "failed", reason: `the launch could not store its session or message: ${(error as Error).message}`.slice(0, 2000), at: at() }).catch(() => undefined);
+    throw error;
+  }
   startRunner(peerpost, deps, claimId);
-  return { address, messageId: message.id, claimId };
+  return { address, messageId, claimId };
 }
 
 /**

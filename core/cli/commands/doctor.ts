@@ -42,6 +42,8 @@ function stateProblems(state: State): Problem[] {
     problems.push({ problem: "the archive's index does not reach its end (an archive from before the index, or a compaction stopped before indexing it), so `status` of an archived message scans the whole archive", fix: "Run `peerpost compact`, or `peerpost status` once: each builds it (the latter in the background)." });
   if (state.storage.index.farBehind)
     problems.push({ problem: `the mailbox index lags ${state.storage.index.lagBytes} bytes behind the log (a log from before the index), so each new session's hooks fold the whole log`, fix: "Start any host session with peerpost (its server builds the index in the background), or run `peerpost compact`." });
+  for (const damage of state.storage.indexDamage)
+    problems.push({ problem: `index file ${damage.file} ${damage.problem} (found ${damage.at})`, fix: "Nothing to do: readers stopped trusting that index and rebuild it from the log, which holds all mail. If it repeats, look for what else writes in the state dir (a sync tool, a backup restore, a failing disk)." });
   for (const snapshot of state.snapshots.invalid)
     problems.push({ problem: `cached view ${snapshot.path} is invalid (${snapshot.reason})`, fix: `Readers ignore it and rebuild from the mailbox log; remove it to stop the rebuild: rm ${snapshot.path}` });
   for (const line of state.recentErrors) problems.push({ problem: `recent error: ${line}`, fix: "Hooks and servers log failures here instead of breaking the prompt; report it if it repeats." });
@@ -101,7 +103,7 @@ export const doctorCommand = defineCommand({
     if (state) {
       out.push(`state dir  ${state.stateDir.path} (${state.stateDir.source}, mode ${state.stateDir.mode}${state.stateDir.writable ? "" : ", NOT writable"})`);
       for (const [name, log] of Object.entries(state.logs)) out.push(`  ${name.padEnd(9)} ${log.exists ? `${log.bytes} bytes, mode ${log.mode}, ${log.corrupt} corrupt, lock ${log.lock}` : "not created yet"}`);
-      out.push(`  ${"archive".padEnd(9)} ${state.storage.archive.bytes} bytes of compacted mail${state.storage.archive.indexed ? "" : " (NOT indexed: see below)"}; index ${state.storage.index.lagBytes === 0 ? "current" : `${state.storage.index.lagBytes} bytes behind${state.storage.index.farBehind ? " (too far for readers: see below)" : " (readers catch it up)"}`}`);
+      out.push(`  ${"archive".padEnd(9)} ${state.storage.archive.bytes} bytes of compacted mail${state.storage.archive.indexed ? "" : " (NOT indexed: see below)"}; index ${state.storage.indexDamage.length > 0 ? `DAMAGED, rebuilt from the log (see below)${state.storage.index.lagBytes === 0 ? "" : `, ${state.storage.index.lagBytes} bytes behind`}` : state.storage.index.lagBytes === 0 ? "current" : `${state.storage.index.lagBytes} bytes behind${state.storage.index.farBehind ? " (too far for readers: see below)" : " (readers catch it up)"}`}`);
     }
     out.push("hosts", ...hosts.map(hostLine));
     out.push(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; launch ${switches.launch ? "on" : "off"} (peerpost wake on|off all|HOST|ADDR)`);

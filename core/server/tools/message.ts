@@ -5,6 +5,7 @@ import { defineTool } from "../tool.js";
 import { ADDRESS_PATTERN } from "../../common/address.js";
 import { PeerpostError } from "../../common/errors.js";
 import { recipientWarning, resolveRecipient } from "../../sessions/recipients.js";
+import { mailOwner } from "../claimed.js";
 import { waitForMessage, waitResultFields } from "./wait.js";
 import { requestWake, sendWarnings } from "../../wake/request.js";
 
@@ -46,7 +47,8 @@ export const messageTool = defineTool({
   output,
   annotations: { title: "Message another agent", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
-    const me = context.identity();
+    // Waiting on the answer reads this session's mail: refused before sending to a claimed identity.
+    const me = args.waitForReply ? mailOwner(context, "wait on") : context.identity();
     const { mailbox, config } = context.peerpost;
     const recipient = await resolveRecipient(context.peerpost, args.to);
     const warning = recipientWarning(recipient);

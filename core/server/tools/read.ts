@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mailOwner } from "../claimed.js";
 import { defineTool } from "../tool.js";
 import { showMessage, shownMessage } from "../projection.js";
 
@@ -28,7 +29,7 @@ export const readTool = defineTool({
   output,
   annotations: { title: "Read peer messages", readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
-    const me = context.identity();
+    const me = mailOwner(context, "read");
     const { mailbox } = context.peerpost;
     // Only the page's bodies are read from the log, once.
     const shown = mailbox.inbox(me.address, { unreadOnly: args.unreadOnly ?? true, limit: args.limit ?? 20 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { receiptOrigin } from "../adapter.js";
 import { recordReceipt } from "../receipt.js";
+import { mailOwner } from "../claimed.js";
 import { defineTool } from "../tool.js";
 import { MESSAGE_STATUSES } from "../projection.js";
 
@@ -30,7 +31,7 @@ export const replyTool = defineTool({
   output,
   annotations: { title: "Reply to a peer", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
-    const me = context.identity();
+    const me = mailOwner(context, "answer");
     const { mailbox } = context.peerpost;
     const { message, reply } = await mailbox.resolve({ id: args.messageId, by: me.address, byVerified: me.verified, resolution: args.resolution, text: args.message });
     await recordReceipt(context, {

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { mailOwner } from "../claimed.js";
 import { defineTool } from "../tool.js";
 import { PeerpostError } from "../../common/errors.js";
-import { byId } from "../../mail/fold.js";
+import { addressedMessage, addressedThread } from "../../mail/addressed.js";
 import { HISTORY_EVENTS, messageHistory } from "../../mail/history.js";
 import { HINTS } from "../../common/hints.js";
 import { describeMessage, messageFields } from "../projection.js";
@@ -26,9 +27,9 @@ export const statusTool = defineTool({
   output,
   annotations: { title: "Message status", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
-    const me = context.identity();
+    const me = mailOwner(context, "show the status of");
     const { mailbox } = context.peerpost;
-    const message = mailbox.view(me.address).state.messages[args.messageId];
+    const message = addressedMessage(mailbox, me.address, args.messageId);
     if (!message)
       throw new PeerpostError("not_found", `No message ${args.messageId} to or from ${me.address}.`, {
         details: { messageId: args.messageId },
@@ -45,11 +46,7 @@ export const statusTool = defineTool({
     const detail: Record<string, unknown> = { ...describeMessage(message, mailbox.status(message)), history: entries, reminders: message.reminders.count, stale };
     if (message.resolved?.replyId !== undefined) detail.replyId = message.resolved.replyId;
     if (message.resolved?.reason !== undefined) detail.reason = renderReason(message, message.resolved.reason);
-    const view = mailbox.view(me.address);
-    const thread = Object.values(view.state.messages)
-      .filter((other) => other.conversationId === message.conversationId)
-      .sort(byId)
-      .map((other) => describeMessage(other, mailbox.status(other)));
+    const thread = addressedThread(mailbox, me.address, message).map((other) => describeMessage(other, mailbox.status(other)));
     return { message: detail, thread, wakes: runs };
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mailOwner } from "../claimed.js";
 import { defineTool, type ToolContext } from "../tool.js";
 import { ADDRESS_PATTERN } from "../../common/address.js";
 import { PeerpostError } from "../../common/errors.js";
@@ -7,6 +8,7 @@ import { renderReason } from "../../mail/envelope.js";
 import { byId, type MessageStatus } from "../../mail/fold.js";
 import { MESSAGE_STATUSES, showMessage, shownMessage } from "../projection.js";
 import { isStale, staleNote } from "../../wake/stale.js";
+import { addressedMessage } from "../../mail/addressed.js";
 
 export const WAIT_OUTCOMES = ["reply", "declined", "done", "unresolved", "expired", "message", "timeout"] as const;
 
@@ -39,10 +41,10 @@ const TERMINAL: Partial<Record<MessageStatus, WaitResult["outcome"]>> = {
 
 /** Waits on a sent message's outcome, or for a new message to this session; marks shown messages read. */
 export async function waitForMessage(context: ToolContext, query: { messageId?: string | undefined; from?: string | undefined; timeoutMs: number }): Promise<WaitResult> {
-  const me = context.identity();
+  const me = mailOwner(context, "wait on");
   const { mailbox, config, stateDir } = context.peerpost;
   if (query.messageId !== undefined) {
-    const sent = mailbox.view(me.address).state.messages[query.messageId];
+    const sent = addressedMessage(mailbox, me.address, query.messageId);
     if (!sent || sent.from !== me.address)
       throw new PeerpostError(sent ? "wrong_recipient" : "not_found", sent ? `Message ${query.messageId} was not sent by you; wait on your own messages.` : `No message ${query.messageId} sent by you.`, {
         details: { messageId: query.messageId },
@@ -52,13 +54,13 @@ export async function waitForMessage(context: ToolContext, query: { messageId?: 
   const check = (): WaitResult | undefined => {
     const view = mailbox.view(me.address);
     if (query.messageId !== undefined) {
-      const sent = view.state.messages[query.messageId]!;
+      const sent = addressedMessage(mailbox, me.address, query.messageId)!;
       const status = mailbox.status(sent);
       const outcome = TERMINAL[status];
       if (!outcome) return undefined;
       const result: WaitResult = { outcome, messageId: sent.id, messageStatus: status };
       if (sent.resolved?.reason !== undefined) result.reason = renderReason(sent, sent.resolved.reason);
-      const reply = sent.resolved?.replyId === undefined ? undefined : view.state.messages[sent.resolved.replyId];
+      const reply = sent.resolved?.replyId === undefined ? undefined : addressedMessage(mailbox, me.address, sent.resolved.replyId);
       if (reply) result.reply = showMessage(mailbox, reply);
       return result;
     }
@@ -72,7 +74,7 @@ export async function waitForMessage(context: ToolContext, query: { messageId?: 
     const result: WaitResult = { outcome: "timeout" };
     if (query.messageId !== undefined) {
       result.messageId = query.messageId;
-      const sent = mailbox.view(me.address).state.messages[query.messageId]!;
+      const sent = addressedMessage(mailbox, me.address, query.messageId)!;
       result.messageStatus = mailbox.status(sent);
       if (!sent.read && !sent.resolved && isStale(sent, config.now(), config.staleMs)) context.warn({ code: "stale", message: staleNote(sent, config.staleMs) });
     }

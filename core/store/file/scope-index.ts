@@ -8,25 +8,26 @@
 //   it: one JSON line each, appended (a bucket is never rewritten, so an extension costs what it adds).
 // Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
 // offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, rmSync, rmdirSync, statSync, writeSync } from "node:fs";
+// Each scopes/ and ids/ file has a checksum beside it (checked-file.ts): one that disagrees with it (lost,
+// cut, edited, swapped) is noted in damage.json and the whole index starts over from the log.
+import { mkdirSync, readFileSync, rmSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fnv1a64 } from "../../common/hash.js";
 import { tailFingerprint } from "../../mail/snapshots.js";
 import { type JsonlLog } from "../../log/log.js";
 import { withCorrupt, type CorruptReport, type CorruptSummary } from "../../log/types.js";
-import { DIR_MODE, FILE_MODE } from "../../security/state-dir.js";
+import { DIR_MODE } from "../../security/state-dir.js";
 import { writeStateFile } from "../../security/trust.js";
+import { appendChecked, IndexDamage, readChecked } from "./checked-file.js";
+import { checkIndexFiles, damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
 
 /** The scopes of a record, given a way to look up the scopes of an earlier message by id. */
 export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[] };
 
-/** 2: message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension). */
-const INDEX_VERSION = 2;
+/** 3: a checksum beside every file. 2: message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension). */
+const INDEX_VERSION = 3;
 /** Lines one batch of an extension indexes before recording them. */
 const BATCH_LINES = 200_000;
-/** Longest torn line looked for at the end of an index file (its lines are tens of bytes). */
-const TORN_TAIL_BYTES = 64 * 1024;
-const NEWLINE = 0x0a;
 
 interface Meta {
   v: typeof INDEX_VERSION;
@@ -53,28 +54,6 @@ export interface IndexedScope {
   offsets: number[];
   covered: number;
   corrupt: CorruptSummary;
-}
-
-/**
- * Appends whole lines to an index file, first cutting off a torn last line that an interrupted extension
- * left (past `covered`, so this extension writes it again): glued onto the new lines, it would spoil both.
- */
-function appendLines(path: string, text: string): void {
-  const fd = openSync(path, "a+", FILE_MODE);
-  try {
-    const size = fstatSync(fd).size;
-    const last = Buffer.alloc(1);
-    if (size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NEWLINE) {
-      // Index lines are short: the fragment's start is within the last few KiB.
-      const tail = Buffer.alloc(Math.min(size, TORN_TAIL_BYTES));
-      readSync(fd, tail, 0, tail.length, size - tail.length);
-      const newline = tail.lastIndexOf(NEWLINE);
-      ftruncateSync(fd, newline >= 0 ? size - tail.length + newline + 1 : size - tail.length);
-    }
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export class ScopeIndex<T> {
@@ -149,18 +128,35 @@ export class ScopeIndex<T> {
     return size - (this.meta()?.covered ?? 0);
   }
 
-  /** The indexed lines of `scope` (and of EVERY_SCOPE), or undefined when there is no valid index. */
-  lookup(scope: string): IndexedScope | undefined {
+  /**
+   * The indexed lines of `scope` (and of EVERY_SCOPE), or undefined when there is no valid index. A file
+   * that disagrees with its checksum voids the index; when the log is at most `rebuildUpTo` bytes, the
+   * index is rebuilt at once and asked again.
+   */
+  lookup(scope: string, rebuildUpTo = 0): IndexedScope | undefined {
+    try {
+      return this.lookupChecked(scope);
+    } catch (error) {
+      if (!(error instanceof IndexDamage)) throw error;
+      this.damaged(error);
+    }
+    if ((this.log.identity()?.size ?? Infinity) > rebuildUpTo) return undefined;
+    this.extend();
+    try {
+      return this.lookupChecked(scope);
+    } catch (error) {
+      if (!(error instanceof IndexDamage)) throw error;
+      this.damaged(error);
+      return undefined;
+    }
+  }
+
+  private lookupChecked(scope: string): IndexedScope | undefined {
     const meta = this.meta();
     if (!meta) return undefined;
     const seen = new Set<number>();
     for (const name of scope === EVERY_SCOPE ? [scope] : [scope, EVERY_SCOPE]) {
-      let text = "";
-      try {
-        text = readFileSync(this.scopePath(name), "utf8");
-      } catch {
-        // No line in this scope yet.
-      }
+      const text = readChecked(this.scopePath(name), name);
       for (const line of text.split("\n")) {
         const offset = Number(line);
         if (line !== "" && offset < meta.covered) seen.add(offset);
@@ -172,8 +168,34 @@ export class ScopeIndex<T> {
   /** Offset and scopes of a message's msg line, from the index (undefined when not indexed). */
   message(id: string): IdEntry | undefined {
     const meta = this.meta();
-    const entry = meta ? this.entriesOf(id).get(id) : undefined;
+    let entry: IdEntry | undefined;
+    try {
+      entry = meta ? this.entriesOf(id).get(id) : undefined;
+    } catch (error) {
+      if (!(error instanceof IndexDamage)) throw error;
+      this.damaged(error);
+      return undefined;
+    }
     return entry && entry.o < meta!.covered ? entry : undefined;
+  }
+
+  /** Notes the damage (for health and doctor) and voids the index: the next extension starts over from the log. */
+  private damaged(damage: IndexDamage): IndexDamageNote {
+    const note = noteDamage(this.dir, damage);
+    rmSync(this.metaPath, { force: true });
+    return note;
+  }
+
+  /** Damage readers found in the last day, oldest first. */
+  damageNotes(): IndexDamageNote[] {
+    return damageNotes(this.dir);
+  }
+
+  /** Checks every file of a valid index against its checksum (doctor: reads the whole index); damage found voids it, as a lookup's does. */
+  verifyAll(): IndexDamageNote[] {
+    if (!this.meta()) return [];
+    const found = [...checkIndexFiles(this.dir, "scopes", ".offs", (scope) => `${fnv1a64(scope)}.offs`), ...checkIndexFiles(this.dir, "ids", ".ids", (key) => `${key}.ids`)];
+    return found.map((damage) => this.damaged(damage));
   }
 
   /**
@@ -202,19 +224,14 @@ export class ScopeIndex<T> {
     const lockPath = join(this.dir, "extending.lock");
     if (!this.tryLock(lockPath)) return undefined;
     try {
-      let meta = this.meta();
-      if (!meta) {
-        this.clear();
-        const identity = this.log.identity()!;
-        meta = { v: INDEX_VERSION, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
+      try {
+        return this.extendLocked(end);
+      } catch (error) {
+        if (!(error instanceof IndexDamage)) throw error;
+        // A file the extension had to read or append to disagrees with its checksum: start over.
+        this.damaged(error);
+        return this.extendLocked(end);
       }
-      const target = end ?? this.log.identity()!.size;
-      while (meta.covered < target) {
-        const next = this.extendBatch(meta, target);
-        if (next.covered === meta.covered) break;
-        meta = next;
-      }
-      return meta.covered;
     } finally {
       try {
         rmdirSync(lockPath);
@@ -222,6 +239,22 @@ export class ScopeIndex<T> {
         // Already gone.
       }
     }
+  }
+
+  private extendLocked(end: number | undefined): number {
+    let meta = this.meta();
+    if (!meta) {
+      this.clear();
+      const identity = this.log.identity()!;
+      meta = { v: INDEX_VERSION, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
+    }
+    const target = end ?? this.log.identity()!.size;
+    while (meta.covered < target) {
+      const next = this.extendBatch(meta, target);
+      if (next.covered === meta.covered) break;
+      meta = next;
+    }
+    return meta.covered;
   }
 
   /** Indexes up to BATCH_LINES lines from `meta.covered`: offsets and id lines first, then the meta that covers them. */
@@ -248,8 +281,8 @@ export class ScopeIndex<T> {
         else appended.set(scope, [entry.offset]);
       }
     }, { until: target, maxLines: BATCH_LINES });
-    for (const [scope, offsets] of appended) appendLines(this.scopePath(scope), offsets.join("\n") + "\n");
-    for (const [key, lines] of idLines) appendLines(this.idsPath(key), lines.join("\n") + "\n");
+    for (const [scope, offsets] of appended) appendChecked(this.scopePath(scope), scope, offsets.join("\n") + "\n");
+    for (const [key, lines] of idLines) appendChecked(this.idsPath(key), key, lines.join("\n") + "\n");
     const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt) };
     writeStateFile(this.metaPath, JSON.stringify(next));
     return next;
@@ -301,13 +334,7 @@ export class ScopeIndex<T> {
     if (entries) return entries;
     entries = new Map();
     read.set(key, entries);
-    let text = "";
-    try {
-      text = readFileSync(this.idsPath(key), "utf8");
-    } catch {
-      return entries;
-    }
-    for (const line of text.split("\n")) {
+    for (const line of readChecked(this.idsPath(key), key).split("\n")) {
       try {
         const [lineId, offset, scopes] = JSON.parse(line) as [string, number, string[]];
         if (!entries.has(lineId)) entries.set(lineId, { o: offset, s: scopes });

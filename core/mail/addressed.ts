@@ -1,0 +1,24 @@
+// One address's messages as the MCP tools show them: those its view folds (the live log), and, for what
+// a compaction moved into the archive, the archived ones it sent or received, as `peerpost status` finds
+// them. The tools answer only for mail of the caller; the CLI (a person) sees all of it.
+import type { Mailbox } from "./mailbox.js";
+import { byId, type MessageState } from "./fold.js";
+import { keptBy } from "./view.js";
+
+/** Message `id` as `address` sees it: from its view, else from the archive when it is `address`'s mail. */
+export function addressedMessage(mailbox: Mailbox, address: string, id: string): MessageState | undefined {
+  const live = mailbox.view(address).state.messages[id];
+  if (live) return live;
+  const found = mailbox.find(id);
+  return found && keptBy(address, found) ? found : undefined;
+}
+
+/** The messages of `message`'s conversation that `address` sees, oldest first, archived ones included. */
+export function addressedThread(mailbox: Mailbox, address: string, message: MessageState): MessageState[] {
+  const inView = Object.values(mailbox.view(address).state.messages).filter((other) => other.conversationId === message.conversationId);
+  // A conversation wholly in the live log needs no look into the archive.
+  if (inView.some((other) => other.id === message.id) && inView.some((other) => other.id === message.conversationId)) return inView.sort(byId);
+  const thread = new Map(inView.map((other) => [other.id, other]));
+  for (const other of mailbox.thread(message.conversationId)) if (!thread.has(other.id) && keptBy(address, other)) thread.set(other.id, other);
+  return [...thread.values()].sort(byId);
+}

@@ -1,0 +1,106 @@
+// The index's files are appended to, never rewritten; beside each, `<file>.sum` says whose it is, how
+// many bytes of it are complete and their FNV-1a hash, continued over each append. A reader that finds
+// a file deleted, cut short, edited, or swapped for another scope's refuses it (IndexDamage) instead of
+// answering from it: the index is derived data, rebuilt from the log.
+// An extension appends first and records the sum after, so bytes past `bytes` are an extension that died
+// before its sum (lines past the index's `covered`, written again by the next one): readers ignore them.
+import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { fnv1a64 } from "../../common/hash.js";
+import { FILE_MODE } from "../../security/state-dir.js";
+import { writeStateFile } from "../../security/trust.js";
+
+/** Longest torn line looked for at the end of an index file (its lines are tens of bytes). */
+const TORN_TAIL_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+/** The hash of no bytes: where a new file's sum starts. */
+const EMPTY_HASH = fnv1a64("");
+
+interface Sum {
+  /** The scope (or id bucket) the file belongs to. */
+  name: string;
+  bytes: number;
+  hash: string;
+}
+
+/** An index file that disagrees with its sum: `file` is its path, `problem` what is wrong with it. */
+export class IndexDamage extends Error {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file} ${problem}`);
+  }
+}
+
+function readSum(path: string): Sum | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`${path}.sum`, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    const sum = JSON.parse(text) as Sum;
+    if (typeof sum?.name === "string" && Number.isSafeInteger(sum.bytes) && sum.bytes >= 0 && /^[0-9a-f]{16}$/.test(String(sum.hash))) return sum;
+  } catch {
+    // Reported below.
+  }
+  throw new IndexDamage(path, "has an unreadable checksum file");
+}
+
+function readBytes(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** The complete part of index file `path` of `name`, checked against its sum; "" when neither exists. Throws IndexDamage. */
+export function readChecked(path: string, name: string): string {
+  const sum = readSum(path);
+  const bytes = readBytes(path);
+  if (!sum) {
+    if (bytes === undefined) return "";
+    throw new IndexDamage(path, "has no checksum file");
+  }
+  if (bytes === undefined) throw new IndexDamage(path, `is missing (its checksum records ${sum.bytes} bytes)`);
+  if (sum.name !== name) throw new IndexDamage(path, `belongs to ${JSON.stringify(sum.name)}, not ${JSON.stringify(name)}`);
+  if (bytes.length < sum.bytes) throw new IndexDamage(path, `is truncated (${bytes.length} bytes, ${sum.bytes} recorded)`);
+  const complete = bytes.subarray(0, sum.bytes);
+  if (fnv1a64(complete) !== sum.hash) throw new IndexDamage(path, "does not match its checksum (altered)");
+  return complete.toString("utf8");
+}
+
+/**
+ * Appends whole lines to index file `path` of `name` and records its new sum. First cuts off a torn last
+ * line an interrupted extension left (past its sum: this extension writes it again). Throws IndexDamage
+ * when the file is shorter than its sum says.
+ */
+export function appendChecked(path: string, name: string, text: string): void {
+  const sum = readSum(path) ?? { name, bytes: 0, hash: EMPTY_HASH };
+  if (sum.name !== name) throw new IndexDamage(path, `belongs to ${JSON.stringify(sum.name)}, not ${JSON.stringify(name)}`);
+  const fd = openSync(path, "a+", FILE_MODE);
+  try {
+    let size = fstatSync(fd).size;
+    if (size < sum.bytes) throw new IndexDamage(path, `is truncated (${size} bytes, ${sum.bytes} recorded)`);
+    const last = Buffer.alloc(1);
+    if (size > sum.bytes && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NEWLINE) {
+      // Index lines are short: the fragment's start is within the last few KiB.
+      const tail = Buffer.alloc(Math.min(size - sum.bytes, TORN_TAIL_BYTES));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      const newline = tail.lastIndexOf(NEWLINE);
+      size = newline >= 0 ? size - tail.length + newline + 1 : size - tail.length;
+      ftruncateSync(fd, size);
+    }
+    writeSync(fd, text);
+    // The sum continues over what lies past the old one: leftovers of a dead extension, then these lines.
+    const added = Buffer.alloc(size - sum.bytes + Buffer.byteLength(text));
+    readSync(fd, added, 0, added.length, sum.bytes);
+    writeStateFile(`${path}.sum`, JSON.stringify({ name, bytes: sum.bytes + added.length, hash: fnv1a64(added, sum.hash) } satisfies Sum));
+  } finally {
+    closeSync(fd);
+  }
+}
