@@ -22,6 +22,7 @@ import { PeerpostError, ioError } from "../common/errors.js";
 import { HINTS } from "../common/hints.js";
 import { parseAddress } from "../common/address.js";
 import { ensurePrivateDir } from "../security/trust.js";
+import { workScope } from "../records/work-scope.js";
 
 export interface MailboxSettings extends ReminderSettings {
   maxHops: number;
@@ -149,10 +150,12 @@ function mailboxScopeFilter(scope: string): (event: MailboxEvent) => boolean {
  * Index scopes: a message by its addresses, an event by its message's. Role events and role mail are in
  * every view (a role can move to any address), so they go to the scope every lookup includes, as do
  * events about a message this log does not hold (one the archive holds, resolved after it moved there):
- * a fold that holds the message applies them, every other fold ignores them.
+ * a fold that holds the message applies them, every other fold ignores them. Work events have their own.
  */
 function indexScopes(event: MailboxEvent, scopesOfMessage: (id: string) => readonly string[] | undefined): { id?: string; scopes: readonly string[] } {
   if (event.type === "role") return { scopes: [EVERY_SCOPE] };
+  const work = workScope(event);
+  if (work !== undefined) return { scopes: [work] };
   if (event.type === "msg") return { id: event.id, scopes: event.via === undefined ? scopesOf(event) : [...scopesOf(event), EVERY_SCOPE] };
   return { scopes: scopesOfMessage(event.id) ?? [EVERY_SCOPE] };
 }
