@@ -3,7 +3,14 @@ import { ID_PATTERN, type SessionKind } from "../core/common/address.js";
 import type { SessionHost } from "../core/records/schemas.js";
 import type { ProcessInfo } from "../core/sessions/process-tree.js";
 
-export type HookEvent = "session-start" | "user-prompt" | "stop";
+/** pre-tool: the host is about to run a tool (an edit is checked against the claims). */
+export type HookEvent = "session-start" | "user-prompt" | "stop" | "pre-tool";
+
+/** The tool a pre-tool event is about, as the host names it, with its arguments. */
+export interface ToolCall {
+  name: string;
+  input: Record<string, unknown>;
+}
 
 /** What every dialect extracts from the host's stdin. */
 export interface HookInput {
@@ -16,6 +23,8 @@ export interface HookInput {
    * block could not run another turn anyway, e.g. a stop fired while the session shuts down.
    */
   stopHookActive: boolean;
+  /** For pre-tool: the tool about to run. */
+  tool?: ToolCall;
 }
 
 export interface HookDialect {
@@ -26,6 +35,12 @@ export interface HookDialect {
   context(event: HookEvent, note: string): string | undefined;
   /** Stdout that stops the turn from ending and tells the model why. */
   block(note: string): string | undefined;
+  /** Stdout that refuses the tool call and tells the model why (pre-tool). */
+  deny(reason: string): string;
+  /** Stdout that lets the tool call run and gives the model a note (pre-tool), or undefined where the host shows none. */
+  allowWithNote(note: string): string | undefined;
+  /** The paths (absolute, or relative to the session's directory) a tool call writes; empty for a tool that writes no file. */
+  writes(tool: ToolCall): string[];
   isHostProcess(info: ProcessInfo): boolean;
 }
 
@@ -46,10 +61,31 @@ export function parseClaudeStyle(input: Record<string, unknown>): HookInput | un
   if (cwd !== undefined) parsed.cwd = cwd;
   const source = text(input.source);
   if (source !== undefined) parsed.source = source;
+  const tool = toolCall(input);
+  if (tool) parsed.tool = tool;
   return parsed;
 }
 
-const HOOK_EVENT_NAMES: Record<HookEvent, string> = { "session-start": "SessionStart", "user-prompt": "UserPromptSubmit", stop: "Stop" };
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** tool_name/toolName with tool_input/toolInput (an object, or a JSON text of one: Copilot's toolArgs). */
+function toolCall(input: Record<string, unknown>): ToolCall | undefined {
+  const name = text(input.tool_name) ?? text(input.toolName);
+  if (name === undefined) return undefined;
+  let args = input.tool_input ?? input.toolInput ?? input.toolArgs;
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args) as unknown;
+    } catch {
+      args = {};
+    }
+  }
+  return { name, input: isRecord(args) ? args : {} };
+}
+
+const HOOK_EVENT_NAMES: Record<HookEvent, string> = { "session-start": "SessionStart", "user-prompt": "UserPromptSubmit", stop: "Stop", "pre-tool": "PreToolUse" };
 
 /** `hookSpecificOutput.additionalContext`, as Claude Code and Codex read it. */
 export function claudeStyleContext(event: HookEvent, note: string): string {
@@ -58,4 +94,9 @@ export function claudeStyleContext(event: HookEvent, note: string): string {
 
 export function claudeStyleBlock(note: string): string {
   return JSON.stringify({ decision: "block", reason: note });
+}
+
+/** Claude Code's (and Codex's) refusal of a tool call: permissionDecision deny, with the reason the model sees. */
+export function claudeStyleDeny(reason: string): string {
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } });
 }

@@ -11,6 +11,7 @@ import { byId, type MessageState } from "../core/mail/fold.js";
 import { catchUpDetached, indexWhenFarBehind } from "../core/upkeep/index-run.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
+import { editCheck } from "./edit-check.js";
 
 /** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
 const SNAPSHOT_MIN_BYTES = 256 * 1024;
@@ -85,6 +86,10 @@ const HOOK_SYNC_BUDGET = SYNC_BATCH;
 const HOOK_LOCK_TIMEOUT_MS = 250;
 
 export async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
+  if (event === "pre-tool") {
+    const stdout = await editCheck(dialect, input, env);
+    return stdout === undefined ? {} : { stdout };
+  }
   // Prompt and stop hooks never create the state dir: no dir, no mail.
   const peerpost = openPeerpost({ env, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS, kind: "hook", ...(event === "session-start" ? {} : { create: false }) });
   if (!peerpost) return {};

@@ -54,7 +54,7 @@ function claudeReport(env: NodeJS.ProcessEnv, source: string): HostReport {
     host: "claude-code",
     cli,
     pluginInstalled: cli === null && !installed ? null : entry !== undefined,
-    hooks: entry ? "declared by the plugin (SessionStart, UserPromptSubmit, Stop); Claude Code runs them without a trust step" : "not installed",
+    hooks: entry ? "declared by the plugin (SessionStart, UserPromptSubmit, PreToolUse, Stop); Claude Code runs them without a trust step" : "not installed",
     push: "channels, when Claude Code runs with --channels plugin:peerpost@peerpost (research preview, claude.ai login)",
     fixes: [],
     notes: [],

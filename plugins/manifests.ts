@@ -1,6 +1,9 @@
 // Every manifest the build writes: the marketplace catalogues at the repository root and each host's
 // plugin files under dist/<host>/. Generated from one place so names and versions never drift.
 import { VARIABLES } from "../core/common/config.js";
+import { CLAUDE_CODE_WRITING_TOOLS } from "./claude-code/edit-tools.js";
+import { CODEX_WRITING_TOOLS } from "./codex/edit-tools.js";
+import { GROK_WRITING_TOOLS } from "./grok/edit-tools.js";
 
 export interface PackageInfo {
   version: string;
@@ -27,9 +30,11 @@ function hookCommand(rootVariable: string, event: string): string {
   return `node "\${${rootVariable}}/hooks.cjs" ${event}`;
 }
 
-function claudeStyleHooks(rootVariable: string, timeoutSeconds: number): string {
+/** `writingTools`: the host's tools that write files, whose calls the pre-tool hook checks against the claims. */
+function claudeStyleHooks(rootVariable: string, timeoutSeconds: number, writingTools: readonly string[]): string {
   const entry = (event: string) => [{ hooks: [{ type: "command", command: hookCommand(rootVariable, event), timeout: timeoutSeconds }] }];
-  return json({ hooks: { SessionStart: entry("session-start"), UserPromptSubmit: entry("user-prompt"), Stop: entry("stop") } });
+  const preTool = [{ matcher: writingTools.join("|"), hooks: [{ type: "command", command: hookCommand(rootVariable, "pre-tool"), timeout: timeoutSeconds }] }];
+  return json({ hooks: { SessionStart: entry("session-start"), UserPromptSubmit: entry("user-prompt"), PreToolUse: preTool, Stop: entry("stop") } });
 }
 
 function claudeCode(info: PackageInfo): Record<string, string> {
@@ -41,7 +46,7 @@ function claudeCode(info: PackageInfo): Record<string, string> {
       network: { hosts: [] },
     }),
     "dist/claude-code/.mcp.json": json({ mcpServers: { peerpost: { command: "node", args: ["${CLAUDE_PLUGIN_ROOT}/server.mjs"] } } }),
-    "dist/claude-code/hooks/hooks.json": claudeStyleHooks("CLAUDE_PLUGIN_ROOT", 10),
+    "dist/claude-code/hooks/hooks.json": claudeStyleHooks("CLAUDE_PLUGIN_ROOT", 10, CLAUDE_CODE_WRITING_TOOLS),
   };
 }
 
@@ -66,7 +71,7 @@ function codex(info: PackageInfo): Record<string, string> {
     // Codex starts plugin servers in the session's directory with a filtered environment: `cwd: "."`
     // resolves to the plugin root, and env_vars passes peerpost's settings through.
     "dist/codex/.mcp.json": json({ mcpServers: { peerpost: { command: "node", args: ["./server.mjs"], cwd: ".", env_vars: [...Object.keys(VARIABLES), "CODEX_HOME"] } } }),
-    "dist/codex/hooks/hooks.json": claudeStyleHooks("PLUGIN_ROOT", 10),
+    "dist/codex/hooks/hooks.json": claudeStyleHooks("PLUGIN_ROOT", 10, CODEX_WRITING_TOOLS),
   };
 }
 
@@ -83,7 +88,8 @@ function claudeStyleCatalogue(info: PackageInfo, description: string, source: st
 /** Copilot's own hook format: camelCase events, a `bash` command, the plugin root passed through `env`. */
 function copilotHooks(timeoutSeconds: number): string {
   const entry = (event: string) => [{ type: "command", bash: `node "$PEERPOST_PLUGIN_ROOT/hooks.cjs" ${event}`, env: { PEERPOST_PLUGIN_ROOT: "${PLUGIN_ROOT}" }, timeoutSec: timeoutSeconds }];
-  return json({ version: 1, hooks: { sessionStart: entry("session-start"), userPromptSubmitted: entry("user-prompt"), agentStop: entry("stop") } });
+  // preToolUse runs for every tool (Copilot has no matcher); the hook answers at once for one that writes no file.
+  return json({ version: 1, hooks: { sessionStart: entry("session-start"), userPromptSubmitted: entry("user-prompt"), preToolUse: entry("pre-tool"), agentStop: entry("stop") } });
 }
 
 function copilot(info: PackageInfo): Record<string, string> {
@@ -111,6 +117,7 @@ function grok(info: PackageInfo): Record<string, string> {
     "dist/grok/hooks/hooks.json": json({
       hooks: {
         SessionStart: [{ hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "session-start"), timeout: 10 }] }],
+        PreToolUse: [{ matcher: GROK_WRITING_TOOLS.join("|"), hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "pre-tool"), timeout: 10 }] }],
         Stop: [{ hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "stop"), timeout: 10 }] }],
       },
     }),

@@ -85,7 +85,7 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 300_000 }, 
     await other.call("health");
     const cached = await connect(t, { HOME: codex.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "codex:from-the-cache" }, join(installedPath, "server.mjs"), []);
     const { tools } = await cached.client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["agents", "health", "launch", "message", "read", "receipts", "reply", "resolve", "roles", "status", "wait"]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["agents", "claim", "claims", "health", "launch", "message", "read", "receipts", "release", "reply", "resolve", "roles", "status", "wait"]);
     const sent = await cached.call("message", { to: "claude:peer", message: "hello from the cache copy" });
     assert.equal(sent.ok, true, JSON.stringify(sent));
     assert.equal((await other.call("read")).count, 1);
@@ -153,8 +153,8 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 300_000 }, 
   test("hook trust written the way Codex writes it is what health and doctor report", async () => {
     const before = inspectCodex(codex.env);
     assert.equal(before.pluginEnabled, true);
-    assert.deepEqual(before.hooksDeclared, ["session_start:0:0", "user_prompt_submit:0:0", "stop:0:0"]);
-    assert.deepEqual(before.hooksTrusted, { session_start: false, user_prompt_submit: false, stop: false });
+    assert.deepEqual(before.hooksDeclared, ["session_start:0:0", "user_prompt_submit:0:0", "pre_tool_use:0:0", "stop:0:0"]);
+    assert.deepEqual(before.hooksTrusted, { session_start: false, user_prompt_submit: false, pre_tool_use: false, stop: false });
 
     const spawned = await AppServerClient.spawn({ command: codexBinary() ?? "codex", env: codex.env, cwd: codex.home });
     assert.ok(spawned.ok);
@@ -170,7 +170,7 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 300_000 }, 
       });
       const written = await client.request("config/batchWrite", { edits });
       assert.ok(written.ok, written.ok ? "" : written.error.message);
-      assert.deepEqual((await listPeerpostHooks(client, codex.home)).map((hook) => hook.trustStatus), ["trusted", "trusted", "trusted"]);
+      assert.deepEqual((await listPeerpostHooks(client, codex.home)).map((hook) => hook.trustStatus), ["trusted", "trusted", "trusted", "trusted"]);
     } finally {
       await client.close();
     }

@@ -22,6 +22,9 @@ import { indexRunCommandLine } from "./commands/index-run.js";
 import { roleCommand } from "./commands/role.js";
 import { rolesCommand } from "./commands/roles.js";
 import { nameCommand } from "./commands/name.js";
+import { claimCommand } from "./commands/claim.js";
+import { releaseCommand } from "./commands/release.js";
+import { claimsCommand } from "./commands/claims.js";
 import { resolveCommand } from "./commands/resolve.js";
 import { completionCommand } from "./commands/completion.js";
 import { helpCommand } from "./commands/help.js";
@@ -39,6 +42,9 @@ export const COMMANDS: readonly Command[] = [
   tailCommand,
   roleCommand,
   rolesCommand,
+  claimCommand,
+  releaseCommand,
+  claimsCommand,
   nameCommand,
   resolveCommand,
   wakeCommand,

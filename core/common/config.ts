@@ -95,6 +95,8 @@ export const VARIABLES = {
   PEERPOST_WAKE_QUIET_MS: { parse: wholeNumber(0, 86_400_000), help: "A session known only from its host's files is woken only when its session file was not written for this long, and no process names it (default 600000)." },
   PEERPOST_LAUNCH_RUN: { parse: matching(ULID_PATTERN, "expected a run id"), help: "Set by peerpost on the server it gives a launched Codex session: its first tool call waits until the run knows the session's address and first message." },
   PEERPOST_STALE_MS: { parse: wholeNumber(1000, 2_592_000_000), help: "Age after which unread mail is stale: never woken for nor pushed, it waits for read (default 3600000)." },
+  PEERPOST_CLAIMS_EDITS: { parse: oneOf(["block", "warn", "off"] as const), help: "What a host's edit hook does with an edit to a path another live session claimed exclusively: block (default), warn (allow, with a note to the agent) or off." },
+  PEERPOST_GUARD: { parse: oneOf(["on", "off"] as const), help: "off lets the git hooks of `peerpost guard install` pass a commit or push that touches others' claims (default on)." },
   PEERPOST_NOW: { parse: instant(), help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
   PEERPOST_STORE: { parse: storeChoice(), secret: true, help: "Where the logs live: file (default, the state dir) or postgres://user@host:port/db?sslmode=… (a database shared by several machines)." },
   PEERPOST_FAULT: { parse: oneOf(FAULTS), help: "Fault injection for crash tests and the bench; never set it in normal use." },
@@ -125,6 +127,8 @@ export interface Config {
   launchRun: string | undefined;
   fault: Fault | undefined;
   store: StoreChoice;
+  claimsEdits: "block" | "warn" | "off";
+  guard: "on" | "off";
   /** The clock every time-dependent decision reads. */
   now: () => number;
 }
@@ -167,6 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     launchRun: parsed.PEERPOST_LAUNCH_RUN,
     fault: parsed.PEERPOST_FAULT,
     store: parsed.PEERPOST_STORE ?? { kind: "file" },
+    claimsEdits: parsed.PEERPOST_CLAIMS_EDITS ?? "block",
+    guard: parsed.PEERPOST_GUARD ?? "on",
     now: fixedNow === undefined ? Date.now : () => fixedNow,
   };
 }

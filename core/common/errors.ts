@@ -12,6 +12,8 @@ export const ERROR_CODES = [
   "body_too_large",
   "hop_limit",
   "permission_denied",
+  "claim_conflict",
+  "task_blocked",
   "state_io_error",
   "unsupported",
   "internal_error",

@@ -3,6 +3,7 @@
 // role it came through; every other event concerns its message's addresses.
 import { EVERY_SCOPE } from "../store/file/scope-index.js";
 import type { MailboxEvent } from "../records/schemas.js";
+import { workScope } from "../records/work-scope.js";
 
 /** The addresses a scoped read must return a message's records for. */
 export function scopesOf(message: { to: string; from: string; via?: string | undefined }): string[] {
@@ -24,10 +25,12 @@ export function mailboxScopeFilter(scope: string): (event: MailboxEvent) => bool
  * Index scopes: a message by its addresses, an event by its message's. Role events and role mail are in
  * every view (a role can move to any address), so they go to the scope every lookup includes, as do
  * events about a message this log does not hold (one the archive holds, resolved after it moved there):
- * a fold that holds the message applies them, every other fold ignores them.
+ * a fold that holds the message applies them, every other fold ignores them. Work events have their own.
  */
 export function indexScopes(event: MailboxEvent, scopesOfMessage: (id: string) => readonly string[] | undefined): { id?: string; scopes: readonly string[] } {
   if (event.type === "role") return { scopes: [EVERY_SCOPE] };
+  const work = workScope(event);
+  if (work !== undefined) return { scopes: [work] };
   if (event.type === "msg") return { id: event.id, scopes: event.via === undefined ? scopesOf(event) : [...scopesOf(event), EVERY_SCOPE] };
   return { scopes: scopesOfMessage(event.id) ?? [EVERY_SCOPE] };
 }

@@ -19,3 +19,10 @@ export const DELIVERIES = ["queued", "delivered", "failed", "skipped"] as const;
 export const SESSION_HOSTS = ["claude-code", "codex", "copilot", "grok"] as const;
 export type SessionHost = (typeof SESSION_HOSTS)[number];
 export const SESSION_SOURCES = ["startup", "resume", "clear", "compact", "server", "cli", "discovered"] as const;
+
+/** Why a claim ended: its holder let it go, a person forced it, its TTL ran out, or its holder's session ended. */
+export const RELEASE_WHYS = ["released", "forced", "expired", "gone"] as const;
+export type ReleaseWhy = (typeof RELEASE_WHYS)[number];
+
+export const TASK_STATUSES = ["pending", "in_progress", "blocked", "done", "failed"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];

@@ -5,11 +5,11 @@ import { z, type Zod } from "./zod.js";
 import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "../common/address.js";
 import type { RecordSchema } from "../log/types.js";
 import { MACHINE_PATTERN } from "../sessions/machine.js";
-import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, SESSION_HOSTS, SESSION_SOURCES, ULID_PATTERN } from "./record-values.js";
+import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RELEASE_WHYS, RESOLUTIONS, SESSION_HOSTS, SESSION_SOURCES, TASK_STATUSES, ULID_PATTERN } from "./record-values.js";
 import { acceptsMailboxEvent, acceptsReceipt, acceptsSession } from "./record-check.js";
 
-export { ANTICIPATIONS, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, SESSION_HOSTS, ULID_PATTERN } from "./record-values.js";
-export type { Anticipation, OriginSource, ReceiptKind, Resolution, SessionHost } from "./record-values.js";
+export { ANTICIPATIONS, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RELEASE_WHYS, RESOLUTIONS, SESSION_HOSTS, TASK_STATUSES, ULID_PATTERN } from "./record-values.js";
+export type { Anticipation, OriginSource, ReceiptKind, ReleaseWhy, Resolution, SessionHost, TaskStatus } from "./record-values.js";
 
 const address = () => z.string().check(z.regex(ADDRESS_PATTERN));
 const ulidId = () => z.string().check(z.regex(ULID_PATTERN));
@@ -129,6 +129,63 @@ const roleEvent = () =>
     ),
   });
 
+/** Claimed paths in one repository (an absolute path), relative to it and normalised; all or nothing. */
+const claimEvent = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("claim"),
+    id: ulidId(),
+    holder: address(),
+    repo: shortText(4096),
+    paths: z.array(shortText(1024)).check(z.minLength(1), z.maxLength(100)),
+    shared: z.boolean(),
+    reason: z.optional(shortText(2000)),
+    at: isoTime(),
+    until: isoTime(),
+  });
+
+/** Claims of one holder that end: released, forced by a person, expired, or their holder's session gone. */
+const releaseEvent = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("release"),
+    id: ulidId(),
+    holder: address(),
+    repo: shortText(4096),
+    paths: z.array(shortText(1024)).check(z.minLength(1), z.maxLength(100)),
+    why: z.enum(RELEASE_WHYS),
+    by: address(),
+    at: isoTime(),
+  });
+
+/** A task on the board; `messageId` opens its conversation (the creator's note that the result answers). */
+const taskEvent = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("task"),
+    id: ulidId(),
+    title: shortText(200),
+    body: bodyText(),
+    by: address(),
+    assignee: z.optional(address()),
+    after: z.array(ulidId()).check(z.maxLength(100)),
+    messageId: ulidId(),
+    at: isoTime(),
+  });
+
+/** A task taken by a session (the first in log order wins), or its status changed by its taker. */
+const taskStatusEvent = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("task_status"),
+    id: ulidId(),
+    task: ulidId(),
+    status: z.enum(TASK_STATUSES),
+    by: address(),
+    note: z.optional(bodyText()),
+    at: isoTime(),
+  });
+
 export type MsgEvent = Zod.infer<ReturnType<typeof msgEvent>>;
 export type DeliveredEvent = Zod.infer<ReturnType<typeof deliveredEvent>>;
 export type UndeliveredEvent = Zod.infer<ReturnType<typeof undeliveredEvent>>;
@@ -137,10 +194,16 @@ export type NoticedEvent = Zod.infer<ReturnType<typeof noticedEvent>>;
 export type ResolvedEvent = Zod.infer<ReturnType<typeof resolvedEvent>>;
 export type ReminderEvent = Zod.infer<ReturnType<typeof reminderEvent>>;
 export type RoleEvent = Zod.infer<ReturnType<typeof roleEvent>>;
-export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | NoticedEvent | ReadEvent | ResolvedEvent | ReminderEvent | RoleEvent;
+export type ClaimEvent = Zod.infer<ReturnType<typeof claimEvent>>;
+export type ReleaseEvent = Zod.infer<ReturnType<typeof releaseEvent>>;
+export type TaskEvent = Zod.infer<ReturnType<typeof taskEvent>>;
+export type TaskStatusEvent = Zod.infer<ReturnType<typeof taskStatusEvent>>;
+/** Events about shared work (claims, tasks): in the mailbox log for its order, folded apart from the mail. */
+export type WorkEvent = ClaimEvent | ReleaseEvent | TaskEvent | TaskStatusEvent;
+export type MailboxEvent = MsgEvent | DeliveredEvent | UndeliveredEvent | NoticedEvent | ReadEvent | ResolvedEvent | ReminderEvent | RoleEvent | WorkEvent;
 
 export const mailboxEvent = lazy<MailboxEvent>(
-  () => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), noticedEvent(), readEvent(), resolvedEvent(), reminderEvent(), roleEvent()]),
+  () => z.discriminatedUnion("type", [msgEvent(), deliveredEvent(), undeliveredEvent(), noticedEvent(), readEvent(), resolvedEvent(), reminderEvent(), roleEvent(), claimEvent(), releaseEvent(), taskEvent(), taskStatusEvent()]),
   acceptsMailboxEvent,
 );
 

@@ -2,5 +2,6 @@
 import { runHook } from "../../hooks/run.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
 import { claudeCodeAdapter } from "./adapter.js";
+import { claudeCodeWrites } from "./edit-tools.js";
 
-void runHook(claudeStyleDialect(claudeCodeAdapter, "claude"));
+void runHook(claudeStyleDialect(claudeCodeAdapter, "claude", claudeCodeWrites));

@@ -2,5 +2,6 @@
 import { runHook } from "../../hooks/run.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
 import { codexAdapter } from "./adapter.js";
+import { codexWrites } from "./edit-tools.js";
 
-void runHook(claudeStyleDialect(codexAdapter, "codex"));
+void runHook(claudeStyleDialect(codexAdapter, "codex", codexWrites));

@@ -12,7 +12,7 @@ import { hostConfigDir, readTextOrEmpty } from "../shared/host-files.js";
 
 export const CODEX_PLUGIN_ID = "peerpost@peerpost";
 const HOOKS_FILE = "hooks/hooks.json";
-const DEFAULT_EVENTS = ["session_start", "user_prompt_submit", "stop"];
+const DEFAULT_EVENTS = ["session_start", "user_prompt_submit", "pre_tool_use", "stop"];
 
 export function codexHome(env: NodeJS.ProcessEnv): string {
   return hostConfigDir(env, "CODEX_HOME", ".codex");
@@ -155,7 +155,7 @@ export function inspectCodex(env: NodeJS.ProcessEnv): CodexHostReport {
     hooksTrusted,
     hooksNote: Object.values(hooksTrusted).every(Boolean)
       ? "trust is recorded for peerpost's hooks; after a plugin update Codex asks again (its content hash covers every file of the plugin)"
-      : "Codex runs plugin hooks only after you trust them: in the Codex TUI open /hooks and trust peerpost's three hooks (again after each update); until then new mail shows only when the agent calls read",
+      : "Codex runs plugin hooks only after you trust them: in the Codex TUI open /hooks and trust peerpost's four hooks (again after each update); until then new mail shows only when the agent calls read",
     controlSocket: { path: socket, exists: existsSync(socket) },
   };
 }

@@ -4,12 +4,16 @@
 import type { HookDialect } from "../../hooks/dialect.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
 import { copilotAdapter } from "./adapter.js";
+import { copilotWrites } from "./edit-tools.js";
 
 export function copilotContext(note: string): string {
   return JSON.stringify({ additionalContext: note });
 }
 
 export const copilotDialect: HookDialect = {
-  ...claudeStyleDialect(copilotAdapter, "copilot"),
+  ...claudeStyleDialect(copilotAdapter, "copilot", copilotWrites),
   context: (_event, note) => copilotContext(note),
+  // preToolUse reads a top-level permissionDecision; it has no note that lets a call run unprompted.
+  deny: (reason) => JSON.stringify({ permissionDecision: "deny", permissionDecisionReason: reason }),
+  allowWithNote: () => undefined,
 };

@@ -8,8 +8,9 @@
 import type { HookDialect } from "../../hooks/dialect.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
 import { grokAdapter } from "./adapter.js";
+import { grokWrites } from "./edit-tools.js";
 
-const claudeStyle = claudeStyleDialect(grokAdapter, "grok");
+const claudeStyle = claudeStyleDialect(grokAdapter, "grok", grokWrites);
 
 export const grokDialect: HookDialect = {
   ...claudeStyle,
@@ -19,4 +20,7 @@ export const grokDialect: HookDialect = {
     return parsed;
   },
   context: () => undefined,
+  // PreToolUse: {"decision":"deny","reason"}; no context reaches the model before a tool runs.
+  deny: (reason) => JSON.stringify({ decision: "deny", reason }),
+  allowWithNote: () => undefined,
 };

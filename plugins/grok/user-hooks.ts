@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { grokHome, inspectGrok } from "./inspect.js";
+import { GROK_WRITING_TOOLS } from "./edit-tools.js";
 
 export const GROK_HOOK_FILE = "peerpost.json";
 
@@ -14,7 +15,8 @@ export function grokUserHookPath(env: NodeJS.ProcessEnv): string {
 /** The hook commands, for the plugin dir that holds hooks.cjs. */
 export function grokUserHooks(pluginDir: string): Record<string, unknown> {
   const command = (event: string) => [{ hooks: [{ type: "command", command: `node ${JSON.stringify(join(pluginDir, "hooks.cjs"))} ${event}`, timeout: 10 }] }];
-  return { hooks: { SessionStart: command("session-start"), Stop: command("stop") } };
+  const preTool = [{ matcher: GROK_WRITING_TOOLS.join("|"), hooks: command("pre-tool")[0]!.hooks }];
+  return { hooks: { SessionStart: command("session-start"), PreToolUse: preTool, Stop: command("stop") } };
 }
 
 /** The Grok plugin dir to run hooks from: the one Grok installed from, else the build beside this CLI. */

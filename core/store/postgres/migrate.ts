@@ -7,6 +7,7 @@ import type { RecordSchema } from "../../log/types.js";
 import type { MailboxEvent, ReceiptRecord, SessionRecord } from "../../records/schemas.js";
 import type { KeyedItem, PostgresDatabase } from "./store.js";
 import { mailboxEvent, receiptSchema, sessionSchema } from "../../records/schemas.js";
+import { workScope } from "../../records/work-scope.js";
 
 const BATCH = 500;
 
@@ -32,6 +33,8 @@ function keyOf(machine: string, log: string, record: unknown): string {
 function mailboxScopes(): (record: MailboxEvent) => string[] {
   const byMessage = new Map<string, string[]>();
   return (record) => {
+    const work = workScope(record);
+    if (work !== undefined) return [work];
     if (record.type === "msg") {
       const scopes = [...new Set([record.from, record.to, ...(record.via !== undefined ? [record.via] : [])])];
       byMessage.set(record.id, scopes);

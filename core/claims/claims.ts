@@ -1,0 +1,184 @@
+// Claims on paths: a session (or a person) claims files, directories or globs of one repository for a
+// while, exclusively or shared. Each claim and each release is an event in the mailbox log, decided under
+// the store's exclusion and confirmed by log order: of two overlapping claims the earlier one stands, the
+// later one is refused with `claim_conflict`. A claim whose holder's session has ended is released (an
+// event saying so) by the claim that finds it in its way; one past its TTL simply no longer stands.
+import { PeerpostError } from "../common/errors.js";
+import { parseAddress } from "../common/address.js";
+import { idFactory } from "../common/ids.js";
+import type { Peerpost } from "../peerpost.js";
+import type { ClaimEvent, MailboxEvent, ReleaseEvent } from "../records/schemas.js";
+import { CLAIMS_SCOPE } from "../records/work-scope.js";
+import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimsState } from "./fold.js";
+import { patternsOverlap } from "./glob.js";
+import { holderGone } from "./holders.js";
+import { MAX_PATTERNS, repositoryOf, repositoryPattern } from "./paths.js";
+import { WorkFold } from "./work-fold.js";
+import { parseTtl } from "./ttl.js";
+
+const folds = new WeakMap<Peerpost["mailbox"], WorkFold<ClaimsState>>();
+
+/** This process's fold of the claims, brought up to the end of the log. */
+export function claimsState(peerpost: Peerpost): ClaimsState {
+  let fold = folds.get(peerpost.mailbox);
+  if (!fold) {
+    fold = new WorkFold(peerpost.mailbox, { scope: CLAIMS_SCOPE, types: ["claim", "release"], empty: emptyClaims, apply: (state, event) => applyClaimEvent(state, event as ClaimEvent | ReleaseEvent) });
+    folds.set(peerpost.mailbox, fold);
+  }
+  return fold.refresh();
+}
+
+export interface ClaimInput {
+  holder: string;
+  /** Where relative paths start; its repository is the claim's. */
+  cwd: string;
+  paths: readonly string[];
+  shared?: boolean | undefined;
+  /** "30m", "2h", "1d"; default 2h. */
+  ttl?: string | undefined;
+  reason?: string | undefined;
+  /** Allow a pattern that names the whole repository. */
+  all?: boolean | undefined;
+}
+
+export interface ClaimResult {
+  repo: string;
+  claims: ClaimEntry[];
+}
+
+function checkPaths(paths: readonly string[]): void {
+  if (paths.length === 0)
+    throw new PeerpostError("invalid_arguments", "No path to claim was given.", { details: { field: "paths", reason: "empty" }, hint: "Give one or more files, directories or globs, e.g. src/parser.ts or src/**." });
+  if (paths.length > MAX_PATTERNS)
+    throw new PeerpostError("invalid_arguments", `${paths.length} paths in one call; the limit is ${MAX_PATTERNS}.`, { details: { field: "paths", reason: "too_many" }, hint: "Claim a directory or a glob that covers them." });
+}
+
+function checkReason(reason: string | undefined): void {
+  if (reason !== undefined && reason.length > 2000)
+    throw new PeerpostError("invalid_arguments", "The reason is longer than 2000 characters.", { details: { field: "reason" }, hint: "Say in a line why you hold it." });
+}
+
+/** The patterns of a call, relative to its repository, without repeats. */
+function patternsOf(input: { cwd: string; paths: readonly string[]; all?: boolean | undefined }): { repo: string; paths: string[] } {
+  checkPaths(input.paths);
+  const repo = repositoryOf(input.cwd);
+  return { repo, paths: [...new Set(input.paths.map((path) => repositoryPattern(path, { root: repo, cwd: input.cwd, all: input.all ?? false })))] };
+}
+
+/** The refusal for a claim that meets a standing one: who holds what, since when, until when and why. */
+export function claimConflict(entry: ClaimEntry, wanted: string): PeerpostError {
+  const why = entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : "";
+  return new PeerpostError("claim_conflict", `${wanted} overlaps ${entry.path}, claimed ${entry.shared ? "shared" : "exclusively"} by ${entry.holder} since ${entry.since} until ${entry.until}${why}.`, {
+    details: { holder: entry.holder, path: entry.path, wanted, repo: entry.repo, shared: entry.shared, since: entry.since, until: entry.until, reason: entry.reason ?? null },
+    hint: `Ask the holder with message to ${entry.holder}, claim something else, or wait until ${entry.until}. A person can end the claim with \`peerpost release --force ${entry.path}\`.`,
+  });
+}
+
+/** Claims all the paths or none: refused with `claim_conflict` when a live holder's claim overlaps. */
+export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise<ClaimResult> {
+  parseAddress(input.holder, "holder");
+  const ttlMs = parseTtl(input.ttl);
+  checkReason(input.reason);
+  const { repo, paths } = patternsOf(input);
+  const shared = input.shared ?? false;
+  const newId = await idFactory();
+  const request = { holder: input.holder, repo, paths, shared };
+  const outcome = await peerpost.mailbox.store.appendDeciding(() => {
+    const state = claimsState(peerpost);
+    const now = peerpost.config.now();
+    const at = new Date(now).toISOString();
+    const events: MailboxEvent[] = [];
+    // Claims of sessions that have ended give way, with an event that says so; any other stands.
+    const byHolder = new Map<string, string[]>();
+    for (const { entry, path } of conflictsWith(state, request, now)) {
+      if (!holderGone(peerpost, entry.holder)) throw claimConflict(entry, path);
+      byHolder.set(entry.holder, [...(byHolder.get(entry.holder) ?? []), entry.path]);
+    }
+    for (const [holder, ended] of byHolder)
+      events.push({ v: 1, type: "release", id: newId(now), holder, repo, paths: [...new Set(ended)], why: "gone", by: input.holder, at });
+    const claim: ClaimEvent = { v: 1, type: "claim", id: newId(now), holder: input.holder, repo, paths, shared, at, until: new Date(now + ttlMs).toISOString() };
+    if (input.reason !== undefined) claim.reason = input.reason;
+    events.push(claim);
+    return {
+      items: events.map((record) => ({ record, scopes: [CLAIMS_SCOPE] })),
+      // Another writer's overlapping claim that landed first (a lock taken over) wins.
+      conflicts: (earlier) => earlier.type === "claim" && earlier.repo === repo && earlier.holder !== input.holder && !(earlier.shared && shared) && paths.some((path) => earlier.paths.some((theirs) => patternsOverlap(path, theirs))),
+    };
+  });
+  const state = claimsState(peerpost);
+  if (outcome.conflict) {
+    const [first] = conflictsWith(state, request, peerpost.config.now());
+    if (first) throw claimConflict(first.entry, first.path);
+  }
+  return { repo, claims: paths.map((path) => state.entries[`${repo}\n${input.holder}\n${path}`]!).filter(Boolean) };
+}
+
+export interface ReleaseInput {
+  /** Who releases: the holder itself, or with `force` a person ending others' claims. */
+  by: string;
+  cwd: string;
+  paths: readonly string[];
+  /** End other holders' claims that overlap the paths (a person only); each holder is told in its mailbox. */
+  force?: boolean | undefined;
+  /** Every claim of `by` in the repository (paths may then be empty). */
+  all?: boolean | undefined;
+}
+
+export interface ReleaseResult {
+  repo: string;
+  released: ClaimEntry[];
+}
+
+/** Releases claims: one's own by their patterns, or with `force` others' that overlap them; `not_found` when none stands. */
+export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Promise<ReleaseResult> {
+  const by = parseAddress(input.by, "by");
+  if (input.force && by.kind !== "user")
+    throw new PeerpostError("permission_denied", "Only a person can end another holder's claim.", { details: { field: "force", by: input.by }, hint: "Ask the holder with message, or ask the user to run `peerpost release --force PATH`." });
+  const everything = input.all === true && input.paths.length === 0 && !input.force;
+  const { repo, paths } = everything ? { repo: repositoryOf(input.cwd), paths: [] as string[] } : patternsOf({ cwd: input.cwd, paths: input.paths, all: true });
+  const newId = await idFactory();
+  let released: ClaimEntry[] = [];
+  await peerpost.mailbox.store.appendDeciding(() => {
+    const now = peerpost.config.now();
+    const standing = Object.values(claimsState(peerpost).entries).filter((entry) => entry.repo === repo && isLive(entry, now));
+    released = standing.filter((entry) =>
+      input.force ? entry.holder !== input.by && paths.some((path) => patternsOverlap(path, entry.path)) : entry.holder === input.by && (everything || paths.includes(entry.path)),
+    );
+    if (released.length === 0)
+      throw new PeerpostError("not_found", `No standing claim ${input.force ? "of another holder overlaps" : "of yours is on"} ${everything ? "anything" : paths.join(", ")} in ${repo}.`, {
+        details: { repo, paths, by: input.by },
+        hint: "`peerpost claims` (the claims tool) lists the standing claims with their exact patterns.",
+      });
+    const byHolder = new Map<string, string[]>();
+    for (const entry of released) byHolder.set(entry.holder, [...(byHolder.get(entry.holder) ?? []), entry.path]);
+    const at = new Date(now).toISOString();
+    const events: ReleaseEvent[] = [...byHolder].map(([holder, ended]) => ({ v: 1, type: "release", id: newId(now), holder, repo, paths: ended, why: input.force ? "forced" : "released", by: input.by, at }));
+    return { items: events.map((record) => ({ record, scopes: [CLAIMS_SCOPE] })) };
+  });
+  if (input.force) await tellHolders(peerpost, input.by, repo, released);
+  return { repo, released };
+}
+
+/** A forced release is told to each holder, in its mailbox. */
+async function tellHolders(peerpost: Peerpost, by: string, repo: string, released: ClaimEntry[]): Promise<void> {
+  const holders = [...new Set(released.map((entry) => entry.holder))];
+  for (const holder of holders) {
+    const paths = released.filter((entry) => entry.holder === holder).map((entry) => entry.path);
+    await peerpost.mailbox.send({ from: by, fromVerified: false, to: holder, anticipation: "fyi", body: `claim_released: ${by} ended your claim on ${paths.join(", ")} in ${repo}. Claim again (claim tool) before you edit there, or ask ${by} why.` });
+  }
+}
+
+export interface ClaimListing {
+  claims: ClaimEntry[];
+  /** Claims past their TTL that no release ended (for `health`). */
+  expired: ClaimEntry[];
+}
+
+/** The standing claims (of one repository, or all), oldest first, and those that expired unreleased. */
+export function listClaims(peerpost: Peerpost, repo?: string): ClaimListing {
+  const now = peerpost.config.now();
+  const entries = Object.values(claimsState(peerpost).entries)
+    .filter((entry) => repo === undefined || entry.repo === repo)
+    .sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.path < b.path ? -1 : 1));
+  return { claims: entries.filter((entry) => isLive(entry, now) && !holderGone(peerpost, entry.holder)), expired: entries.filter((entry) => !isLive(entry, now)) };
+}

@@ -1,0 +1,125 @@
+// Claim patterns: repository-relative paths and globs, and whether two of them can name the same path.
+// Only `*` (any characters but `/`), `**` (any characters, `/` included) and `?` (one character but `/`)
+// are special, and a leading-segment `**/` also matches no directory at all; everything else is itself. A
+// directory is claimed as `dir/**` (paths.ts). Overlap is decided exactly, on the patterns' tokens (an
+// intersection of two regular languages), never by trying sample paths.
+
+/** One token of a pattern: a literal character, or a wildcard. */
+type Token = { kind: "char"; char: string } | { kind: "one" } | { kind: "star" } | { kind: "globstar" };
+
+export interface MatchOptions {
+  /** Compare letters without case (file systems that fold case: macOS, Windows). */
+  ignoreCase?: boolean;
+}
+
+/**
+ * The normal form of a repository-relative pattern: `/` separators, no `.` or empty segments, no
+ * trailing slash, runs of `*` longer than two cut to `**`. `..` is not resolved here (see paths.ts).
+ */
+export function normalisePattern(pattern: string): string {
+  return pattern
+    .replace(/\\/g, "/")
+    .split("/")
+    .filter((segment) => segment !== "" && segment !== ".")
+    .map((segment) => segment.replace(/\*{3,}/g, "**"))
+    .join("/");
+}
+
+/** Whether a pattern has a wildcard at all (a plain path otherwise). */
+export function isGlob(pattern: string): boolean {
+  return /[*?]/.test(pattern);
+}
+
+/** Whether every segment is made of wildcards only (`**`, `*`, `*\/**`, the empty root): it names the whole repository. */
+export function matchesEverything(pattern: string): boolean {
+  const normal = normalisePattern(pattern);
+  return normal === "" || normal.split("/").every((segment) => /^\*+$/.test(segment));
+}
+
+function tokens(pattern: string, literal: boolean): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    if (literal || (char !== "*" && char !== "?")) out.push({ kind: "char", char });
+    else if (char === "?") out.push({ kind: "one" });
+    else if (pattern[i + 1] === "*") {
+      out.push({ kind: "globstar" });
+      i++;
+    } else out.push({ kind: "star" });
+  }
+  return out;
+}
+
+/** At most this many `**\/` in a pattern are read as "any directories, or none" (each doubles the work). */
+const MAX_OPTIONAL_DIRS = 8;
+
+/** The pattern with each leading-segment `**\/` kept and dropped: `**\/*.md` covers README.md too. */
+function variants(pattern: string): string[] {
+  let out = [pattern];
+  let count = 0;
+  for (let at = pattern.indexOf("**/"); at >= 0 && count < MAX_OPTIONAL_DIRS; at = pattern.indexOf("**/", at + 3)) {
+    if (at > 0 && pattern[at - 1] !== "/") continue;
+    count++;
+    out = out.flatMap((variant) => {
+      const shift = variant.length - pattern.length;
+      return [variant, variant.slice(0, at + shift) + variant.slice(at + shift + 3)];
+    });
+  }
+  return [...new Set(out)];
+}
+
+/** The token lists of a pattern's variants (the empty pattern, the repository's root, covers everything). */
+function covering(pattern: string): Token[][] {
+  return variants(pattern).map((variant) => (variant === "" ? [{ kind: "globstar" }] : tokens(variant, false)));
+}
+
+function isStar(token: Token | undefined): boolean {
+  return token?.kind === "star" || token?.kind === "globstar";
+}
+
+/** Whether the token accepts one character matched by the other token (both single-character tokens or stars). */
+function sameCharacterPossible(a: Token, b: Token, ignoreCase: boolean): boolean {
+  if (a.kind === "char" && b.kind === "char") return ignoreCase ? a.char.toLowerCase() === b.char.toLowerCase() : a.char === b.char;
+  const char = a.kind === "char" ? a.char : b.kind === "char" ? b.char : undefined;
+  // Only a globstar takes a slash; a `?` or `*` on either side rules it out.
+  if (char === "/") return (a.kind === "globstar" || a.kind === "char") && (b.kind === "globstar" || b.kind === "char");
+  return true;
+}
+
+/** Whether some string is in both token languages: a walk over position pairs, each visited once. */
+function intersects(a: Token[], b: Token[], ignoreCase: boolean): boolean {
+  const seen = new Set<number>();
+  const width = b.length + 1;
+  const walk = (i: number, j: number): boolean => {
+    if (i === a.length && j === b.length) return true;
+    const key = i * width + j;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    const x = a[i];
+    const y = b[j];
+    // A star may match nothing.
+    if (isStar(x) && walk(i + 1, j)) return true;
+    if (isStar(y) && walk(i, j + 1)) return true;
+    if (x === undefined || y === undefined || !sameCharacterPossible(x, y, ignoreCase)) return false;
+    // One character both accept: a star stays where it is, anything else moves on (both stars: a loop, nothing new).
+    const nextI = isStar(x) ? i : i + 1;
+    const nextJ = isStar(y) ? j : j + 1;
+    return (nextI !== i || nextJ !== j) && walk(nextI, nextJ);
+  };
+  return walk(0, 0);
+}
+
+/** Whether two normalised patterns cover a path in common. */
+export function patternsOverlap(a: string, b: string, options: MatchOptions = {}): boolean {
+  return anyIntersect(covering(a), covering(b), options);
+}
+
+/** Whether a normalised pattern covers a repository-relative path (the path's characters are all literal). */
+export function patternCovers(pattern: string, path: string, options: MatchOptions = {}): boolean {
+  return anyIntersect(covering(pattern), [tokens(normalisePattern(path), true)], options);
+}
+
+function anyIntersect(left: Token[][], right: Token[][], options: MatchOptions): boolean {
+  const ignoreCase = options.ignoreCase ?? false;
+  return left.some((a) => right.some((b) => intersects(a, b, ignoreCase)));
+}

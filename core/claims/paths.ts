@@ -1,0 +1,107 @@
+// Where a claim lives: the repository (the git top level, else the working directory) and the patterns
+// in it, relative and normalised. A pattern that leaves the repository (`..`, an absolute path outside,
+// a symlink that leads out) is refused, as is one that names the whole repository unless asked for.
+// The top level is found by walking up to a `.git` entry, not by running git: an edit hook pays for it.
+import { lstatSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { PeerpostError } from "../common/errors.js";
+import { isGlob, matchesEverything, normalisePattern } from "./glob.js";
+
+export const MAX_PATTERNS = 100;
+const MAX_PATTERN_LENGTH = 1024;
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The repository a path is in: the nearest directory up from it with a `.git` entry, else `fallback` (the working directory). */
+export function repositoryOf(start: string, fallback = start): string {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    try {
+      lstatSync(join(dir, ".git"));
+      return realOrSelf(dir);
+    } catch {
+      // Not here; one level up.
+    }
+    if (dirname(dir) === dir) return realOrSelf(resolve(fallback));
+  }
+}
+
+function refused(pattern: string, reason: "outside" | "symlink" | "everything" | "empty" | "too_long", message: string, hint: string): PeerpostError {
+  return new PeerpostError("invalid_arguments", message, { details: { field: "paths", value: pattern.slice(0, 200), reason }, hint });
+}
+
+const OUTSIDE_HINT = "Claim paths inside the repository (the git top level, or the working directory outside git), relative to where you are or absolute.";
+
+/** The literal directory part of a pattern (the segments before the first wildcard). */
+function literalPrefix(relativePattern: string): string {
+  const segments = relativePattern.split("/");
+  const firstGlob = segments.findIndex((segment) => isGlob(segment));
+  return (firstGlob < 0 ? segments : segments.slice(0, firstGlob)).join("/");
+}
+
+/** Refuses a pattern whose existing literal part resolves, through symlinks, outside the repository. */
+function checkStaysInside(root: string, relativePattern: string, original: string): void {
+  let probe = join(root, literalPrefix(relativePattern));
+  // The deepest part that exists decides: what does not exist yet cannot lead anywhere.
+  while (probe !== root && probe.startsWith(root)) {
+    try {
+      lstatSync(probe);
+      break;
+    } catch {
+      probe = dirname(probe);
+    }
+  }
+  let real: string;
+  try {
+    real = realpathSync(probe);
+  } catch {
+    return;
+  }
+  if (real !== root && !real.startsWith(root + sep)) throw refused(original, "symlink", `${original} leads out of the repository ${root} through a symlink (to ${real}).`, OUTSIDE_HINT);
+}
+
+export interface PatternOptions {
+  /** The repository root (a real path). */
+  root: string;
+  /** Where relative patterns start (the caller's working directory). */
+  cwd: string;
+  /** Allow a pattern that names the whole repository. */
+  all?: boolean;
+}
+
+/** One pattern as stored: relative to the root, normalised; refused when it leaves the root. */
+export function repositoryPattern(pattern: string, options: PatternOptions): string {
+  if (pattern.length > MAX_PATTERN_LENGTH) throw refused(pattern, "too_long", `A path of ${pattern.length} characters is longer than ${MAX_PATTERN_LENGTH}.`, "Claim a shorter path or a directory above it.");
+  if (pattern.trim() === "" || pattern.includes("\0")) throw refused(pattern, "empty", "An empty path cannot be claimed.", "Give a file, a directory or a glob such as src/**.");
+  const raw = pattern.replace(/\\/g, "/");
+  // `..` resolves against the caller's directory only before the first wildcard: `*/..` names nothing certain.
+  const segments = raw.split("/");
+  const firstGlob = segments.findIndex((segment) => isGlob(segment));
+  if (firstGlob >= 0 && segments.slice(firstGlob).includes(".."))
+    throw refused(pattern, "outside", `${pattern} has '..' after a wildcard.`, "Write the pattern without '..' after its first wildcard.");
+  const base = isAbsolute(raw) ? "/" : realOrSelf(resolve(options.cwd)).split(sep).join("/");
+  const joined = posix.normalize(posix.join(base, raw));
+  const relativePattern = relative(options.root, joined).split(sep).join("/");
+  if (relativePattern === ".." || relativePattern.startsWith("../") || isAbsolute(relativePattern))
+    throw refused(pattern, "outside", `${pattern} is outside the repository ${options.root}.`, OUTSIDE_HINT);
+  const normal = normalisePattern(relativePattern);
+  if (!options.all && matchesEverything(normal))
+    throw refused(pattern, "everything", `${pattern} names the whole repository ${options.root}.`, "Claim the directories you work in, or pass --all (all: true) to claim the whole repository on purpose.");
+  checkStaysInside(options.root, normal, pattern);
+  // A directory is claimed with everything under it.
+  const directory = !isGlob(normal) && (/[/\\]$/.test(pattern) || isDirectory(join(options.root, normal)));
+  return directory ? `${normal}/**` : normal;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

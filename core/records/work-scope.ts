@@ -1,0 +1,13 @@
+// The index scopes of work events (claims, tasks): not addresses (no colon), so no mail view reads them,
+// and a claim check reads only the claims' lines, never the whole mailbox.
+import type { MailboxEvent } from "./schemas.js";
+
+export const CLAIMS_SCOPE = "claims";
+export const TASKS_SCOPE = "tasks";
+
+/** The scope of a work event, or undefined for mail and role events. */
+export function workScope(event: MailboxEvent): string | undefined {
+  if (event.type === "claim" || event.type === "release") return CLAIMS_SCOPE;
+  if (event.type === "task" || event.type === "task_status") return TASKS_SCOPE;
+  return undefined;
+}

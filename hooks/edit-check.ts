@@ -1,0 +1,68 @@
+// The pre-tool hook: an edit or file write to a path another live session holds exclusively is refused
+// through the host's own deny answer, with one line the model reads (who, until when, how to ask).
+// Shared claims and the session's own pass. It reads only the claims' lines of the log (through the
+// per-address index), and like every hook it allows the call and logs why on any failure of its own.
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { openPeerpost, type Peerpost } from "../core/peerpost.js";
+import { formatAddress } from "../core/common/address.js";
+import { claimsState } from "../core/claims/claims.js";
+import { blockingClaims, type ClaimEntry } from "../core/claims/fold.js";
+import { holderGone } from "../core/claims/holders.js";
+import { repositoryOf } from "../core/claims/paths.js";
+import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
+import type { HookDialect, HookInput } from "./dialect.js";
+
+/** The file's real path where its directory exists (a symlinked checkout names the same claims). */
+function realPath(path: string): string {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    try {
+      return join(realpathSync(dir), relative(dir, path));
+    } catch {
+      if (dirname(dir) === dir) return path;
+    }
+  }
+}
+
+export interface Blocked {
+  path: string;
+  entry: ClaimEntry;
+}
+
+/** The first claim of another live holder that keeps `editor` out of one of `paths`. */
+export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, paths: readonly string[]): Blocked | undefined {
+  const state = claimsState(peerpost);
+  const now = peerpost.config.now();
+  for (const path of paths) {
+    const absolute = realPath(isAbsolute(path) ? path : resolve(cwd, path));
+    const repo = repositoryOf(dirname(absolute), cwd);
+    const inRepo = relative(repo, absolute).split(sep).join("/");
+    if (inRepo === "" || inRepo.startsWith("../")) continue;
+    const entry = blockingClaims(state, repo, inRepo, editor, now).find((claim) => !holderGone(peerpost, claim.holder));
+    if (entry) return { path: inRepo, entry };
+  }
+  return undefined;
+}
+
+/** The one line the model reads. */
+export function refusal({ path, entry }: Blocked): string {
+  const why = entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : "";
+  return `peerpost: ${path} is claimed exclusively by ${entry.holder} until ${entry.until}${why}. Ask the holder with peerpost's message tool (to ${entry.holder}) before changing it, or work elsewhere.`;
+}
+
+/** The host's answer to a tool call that writes where another live session holds an exclusive claim; undefined lets it run. */
+export async function editCheck(dialect: HookDialect, input: HookInput, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const paths = input.tool ? dialect.writes(input.tool) : [];
+  if (paths.length === 0) return undefined;
+  const peerpost = openPeerpost({ env, kind: "hook", create: false });
+  if (!peerpost || peerpost.config.claimsEdits === "off") return undefined;
+  try {
+    await peerpost.backend.sync({ unlessFollowed: true, only: ["mailbox"], budget: SYNC_BATCH });
+    const blocked = firstBlocking(peerpost, formatAddress(dialect.kind, input.sessionId), input.cwd ?? process.cwd(), paths);
+    if (!blocked) return undefined;
+    const line = refusal(blocked);
+    return peerpost.config.claimsEdits === "warn" ? dialect.allowWithNote(line) : dialect.deny(line);
+  } finally {
+    await peerpost.backend.close({ wait: false });
+  }
+}

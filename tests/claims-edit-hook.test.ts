@@ -1,0 +1,96 @@
+// The built pre-tool hook program of each host, run as the host runs it (a child process with the host's
+// stdin for a file-writing tool): it denies in the host's own format a write into another live session's
+// exclusive claim, lets shared and own claims and other tools pass, follows PEERPOST_CLAIMS_EDITS, and on
+// a failure of its own allows the call and logs why.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runHook, type HookHost } from "./helpers/hooks.js";
+import { tempRepo } from "./helpers/repo.js";
+import { tempPeerpost } from "./helpers/temp.js";
+import { claimPaths } from "../core/claims/claims.js";
+
+/** Each host's stdin for a write of `path` (relative to `cwd`), and how its deny reads. */
+const HOSTS: Record<HookHost, { kind: string; stdin: (sessionId: string, cwd: string, path: string) => object; denied: (stdout: string) => string | undefined }> = {
+  "claude-code": {
+    kind: "claude",
+    stdin: (session_id, cwd, path) => ({ session_id, cwd, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(cwd, path), content: "x" } }),
+    denied: (stdout) => {
+      const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+      return out.hookSpecificOutput?.permissionDecision === "deny" ? out.hookSpecificOutput.permissionDecisionReason : undefined;
+    },
+  },
+  codex: {
+    kind: "codex",
+    stdin: (session_id, cwd, path) => ({ session_id, cwd, hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: `*** Begin Patch\n*** Update File: ${path}\n@@\n-a\n+b\n*** End Patch\n` } }),
+    denied: (stdout) => {
+      const out = JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string } };
+      return out.hookSpecificOutput?.permissionDecision === "deny" ? out.hookSpecificOutput.permissionDecisionReason : undefined;
+    },
+  },
+  copilot: {
+    kind: "copilot",
+    stdin: (sessionId, cwd, path) => ({ sessionId, cwd, toolName: "edit", toolArgs: JSON.stringify({ path, old_str: "a", new_str: "b" }) }),
+    denied: (stdout) => {
+      const out = JSON.parse(stdout) as { permissionDecision?: string; permissionDecisionReason?: string };
+      return out.permissionDecision === "deny" ? out.permissionDecisionReason : undefined;
+    },
+  },
+  grok: {
+    kind: "grok",
+    stdin: (sessionId, cwd, path) => ({ hookEventName: "pre_tool_use", hook_event_name: "PreToolUse", sessionId, cwd, toolName: "search_replace", toolInput: { file_path: join(cwd, path), old_string: "a", new_string: "b" } }),
+    denied: (stdout) => {
+      const out = JSON.parse(stdout) as { decision?: string; reason?: string };
+      return out.decision === "deny" ? out.reason : undefined;
+    },
+  },
+};
+
+for (const [host, spec] of Object.entries(HOSTS) as Array<[HookHost, (typeof HOSTS)[HookHost]]>) {
+  test(`${host}: the pre-tool hook denies a write into another live session's exclusive claim, and only that`, async (t) => {
+    const repo = tempRepo(t);
+    const { peerpost, stateDir, home, clock } = tempPeerpost(t);
+    const holderHost = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    t.after(() => holderHost.kill("SIGKILL"));
+    await peerpost.sessions.register({ host: "claude-code", address: "claude:holder", sessionId: "holder", hostPid: holderHost.pid!, source: "startup" });
+    await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["src/a.ts"], reason: "mine", ttl: "1h" });
+    await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["docs/**"], shared: true });
+    await claimPaths(peerpost, { holder: `${spec.kind}:editor`, cwd: repo, paths: ["src/b.ts"] });
+    const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+    const hook = (path: string, extra: Record<string, string> = {}) => runHook(host, "pre-tool", spec.stdin("editor", repo, path), { ...env, ...extra });
+
+    const blocked = await hook("src/a.ts");
+    assert.equal(blocked.code, 0);
+    assert.match(spec.denied(blocked.stdout) ?? "", /^peerpost: src\/a\.ts is claimed exclusively by claude:holder until \S+ \("mine"\)\. Ask the holder with peerpost's message tool \(to claude:holder\)/);
+    assert.equal((await hook("docs/guide.md")).stdout, "", "a shared claim passes");
+    assert.equal((await hook("src/b.ts")).stdout, "", "the session's own claim passes");
+    assert.equal((await hook("README.md")).stdout, "", "an unclaimed path passes");
+    assert.equal((await hook("src/a.ts", { PEERPOST_CLAIMS_EDITS: "off" })).stdout, "", "off lets everything through");
+    const warned = await hook("src/a.ts", { PEERPOST_CLAIMS_EDITS: "warn" });
+    assert.equal(spec.denied(warned.stdout || "{}"), undefined, "warn never denies");
+    if (host === "claude-code" || host === "codex") assert.match(warned.stdout, /claimed exclusively by claude:holder/, "warn gives the model the note");
+
+    // The holder's session ends: its claim no longer keeps anyone out.
+    holderHost.kill("SIGKILL");
+    await new Promise((resolve) => holderHost.once("exit", resolve));
+    assert.equal((await hook("src/a.ts")).stdout, "", "a gone holder's claim passes");
+  });
+}
+
+test("a pre-tool hook that cannot read the claims allows the edit and logs why", async (t) => {
+  const repo = tempRepo(t);
+  const { peerpost, stateDir, home: HOME, clock } = tempPeerpost(t);
+  const home = { HOME, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  await claimPaths(peerpost, { holder: "user:pat", cwd: repo, paths: ["src/a.ts"] });
+  const denied = await runHook("claude-code", "pre-tool", HOSTS["claude-code"].stdin("editor", repo, "src/a.ts"), home);
+  assert.ok(HOSTS["claude-code"].denied(denied.stdout), "a person's claim keeps sessions out too");
+  // A setting the hook cannot parse: its own failure, so the edit goes through and the reason is logged.
+  const failed = await runHook("claude-code", "pre-tool", HOSTS["claude-code"].stdin("editor", repo, "src/a.ts"), { ...home, PEERPOST_CLAIMS_EDITS: "sometimes" });
+  assert.equal(failed.code, 0);
+  assert.equal(failed.stdout, "");
+  assert.match(readFileSync(join(stateDir, "logs", "errors.log"), "utf8"), /claude-code pre-tool.*PEERPOST_CLAIMS_EDITS/);
+  writeFileSync(join(stateDir, "mailbox.jsonl"), "not json\n", { flag: "a" });
+  assert.ok(HOSTS["claude-code"].denied((await runHook("claude-code", "pre-tool", HOSTS["claude-code"].stdin("editor", repo, "src/a.ts"), home)).stdout), "a corrupt line does not hide the claims");
+});
