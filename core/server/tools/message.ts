@@ -7,6 +7,7 @@ import { PeerpostError } from "../../common/errors.js";
 import { recipientWarning, resolveRecipient } from "../../sessions/recipients.js";
 import { waitForMessage, waitResultFields } from "./wait.js";
 import { requestWake, sendWarnings } from "../../wake/request.js";
+import { checkDirectCoordination } from "../../roles/enforcement.js";
 
 const input = z
   .object({
@@ -55,6 +56,7 @@ export const messageTool = defineTool({
     const anticipation = args.anticipation ?? (args.waitForReply ? "reply" : "fyi");
     if (args.waitForReply && anticipation === "fyi")
       throw new PeerpostError("invalid_arguments", "waitForReply needs anticipation reply or action.", { details: { fields: [{ field: "anticipation", problem: "fyi cannot be waited on" }] }, hint: "Drop anticipation, or set it to reply." });
+    const direct = checkDirectCoordination(context.peerpost, me.address, args.to, recipient.address);
     const { message, created } = await mailbox.send({
       from: me.address,
       fromVerified: me.verified,
@@ -75,9 +77,11 @@ export const messageTool = defineTool({
         to: message.to,
         messageId: message.id,
         delivery: "queued",
-        warnings: [],
+        warnings: direct ? [direct.warning.message] : [],
+        ...(direct ? { tags: direct.tags } : {}),
         origin: receiptOrigin(me),
       });
+    if (direct) context.warn(direct.warning);
     const result: Record<string, unknown> = {
       messageId: message.id,
       to: message.to,
