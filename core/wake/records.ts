@@ -34,6 +34,8 @@ const claimRecord = () =>
         body: text(MAX_BODY_BYTES),
       }),
     ),
+    /** The model and reasoning effort this run passes with the host's own flags. */
+    settings: z.optional(z.strictObject({ model: z.optional(text(64)), effort: z.optional(text(16)) })),
     at: z.iso.datetime(),
     /** Past this, a claim without an outcome is released (its runner died). */
     deadline: z.iso.datetime(),

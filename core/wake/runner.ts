@@ -15,6 +15,7 @@ import { sessionLiveness } from "./liveness.js";
 import { bindLaunch, KIND_OF_HOST } from "./launch-bind.js";
 import { processStartTime } from "../sessions/process-tree.js";
 import { launchServer } from "./launch.js";
+import { settingTags } from "./settings.js";
 import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeEnded } from "./records.js";
 
@@ -199,6 +200,7 @@ export async function runClaim(
       delivery: ended.outcome === "ok" ? "delivered" : "failed",
       via: `${claim.kind}:${claim.id}`,
       warnings: ended.reason === undefined ? [] : [ended.reason],
+      ...(claim.settings ? { tags: settingTags(claim.settings) } : {}),
       origin: { source: "host", detail: `${claim.kind} runner`, pid: process.pid, cwd: claim.cwd },
     })
     .catch(() => undefined);
@@ -228,14 +230,14 @@ export async function wakeRunMain(peerpost: Peerpost, claimId: string, deps: Wak
         return 0;
       }
       const prompt = wakePrompt(peerpost, claim);
-      const { sessionId } = claim;
+      const { sessionId, settings } = claim;
       const namedByHost = claim.kind === "launch" && sessionId === undefined ? waker.launchNamedByHost : undefined;
       const command =
         sessionId === undefined
-          ? namedByHost?.command({ prompt, server: launchServer(deps, claim.host, peerpost.stateDir.path, claim.id) })
+          ? namedByHost?.command({ prompt, settings, server: launchServer(deps, claim.host, peerpost.stateDir.path, claim.id) })
           : claim.kind === "launch"
-            ? waker.launch?.({ sessionId, prompt, server: launchServer(deps, claim.host, peerpost.stateDir.path) })
-            : waker.resume({ sessionId, prompt });
+            ? waker.launch?.({ sessionId, prompt, settings, server: launchServer(deps, claim.host, peerpost.stateDir.path) })
+            : waker.resume({ sessionId, prompt, settings });
       if (!command) throw new Error(`${claim.host} cannot launch sessions`);
       ended = await runClaim(peerpost, claim, command, (stdout) => waker.report?.(stdout) ?? lastLine(stdout), namedByHost?.sessionIdIn);
     } catch (error) {
