@@ -20,6 +20,7 @@ import { uiCommand } from "./commands/ui.js";
 import { wakeRunCommandLine } from "./commands/wake-run.js";
 import { indexRunCommandLine } from "./commands/index-run.js";
 import { roleCommand } from "./commands/role.js";
+import { overridePolicyCommand } from "./commands/override-policy.js";
 import { rolesCommand } from "./commands/roles.js";
 import { nameCommand } from "./commands/name.js";
 import { resolveCommand } from "./commands/resolve.js";
@@ -37,6 +38,7 @@ export const COMMANDS: readonly Command[] = [
   agentsCommand,
   tailCommand,
   roleCommand,
+  overridePolicyCommand,
   rolesCommand,
   nameCommand,
   resolveCommand,

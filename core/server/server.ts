@@ -31,11 +31,12 @@ import { launchTool } from "./tools/launch.js";
 import { rolesTool } from "./tools/roles.js";
 import { resolveTool } from "./tools/resolve.js";
 import { roleTool } from "./tools/role.js";
+import { setAgentOverridePolicyTool } from "./tools/set-agent-override-policy.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, receiptsTool, healthTool, launchTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, receiptsTool, healthTool, launchTool, setAgentOverridePolicyTool];
 /** Tools a server offers only when the user started it with a switch for them. */
 const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
 
