@@ -21,6 +21,7 @@ import { wakeRunCommandLine } from "./commands/wake-run.js";
 import { indexRunCommandLine } from "./commands/index-run.js";
 import { roleCommand } from "./commands/role.js";
 import { overridePolicyCommand } from "./commands/override-policy.js";
+import { forkCommand } from "./commands/fork.js";
 import { rolesCommand } from "./commands/roles.js";
 import { nameCommand } from "./commands/name.js";
 import { resolveCommand } from "./commands/resolve.js";
@@ -44,6 +45,7 @@ export const COMMANDS: readonly Command[] = [
   resolveCommand,
   wakeCommand,
   launchCommand,
+  forkCommand,
   hooksCommand,
   uiCommand,
   compactCommand,

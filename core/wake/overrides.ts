@@ -88,7 +88,7 @@ function refused(setting: OverrideSetting, from: string, targets: string[]): Pee
 }
 
 /** A directory inside `workspace`, by real path (no symlink leads out), or the error that says why not. */
-function insideWorkspace(cwd: string, workspace: string): string {
+export function insideWorkspace(cwd: string, workspace: string): string {
   let real: string;
   try {
     real = realpathSync(cwd);

@@ -51,6 +51,20 @@ export interface Waker {
     command(input: Omit<LaunchInput, "sessionId">): HostCommand;
     sessionIdIn(line: string): string | undefined;
   };
+  /**
+   * Runs a prompt on a copy of a session's history (the original's transcript untouched). `forkSessionId`
+   * is the fork's id where peerpost chooses it; else `forkNamed` reads it from the output.
+   */
+  fork?: {
+    command(input: { sessionId: string; forkSessionId?: string | undefined; prompt: string; settings?: RunSettings | undefined }): HostCommand;
+    /** Whether peerpost chooses the fork's id (else forkNamed reads it). */
+    choosesId: boolean;
+    forkNamed?(line: string): string | undefined;
+  };
+  /** Why this host cannot fork, for the `unsupported` answer. */
+  forkMissing?: string;
+  /** The model's final answer in the run's output, whole (for a fork's answer). */
+  finalAnswer?(stdout: string): string | undefined;
   /** Whether a process is this host's CLI (for a session with no known host pid: is one running in its dir?). */
   isHostProcess?(info: ProcessInfo): boolean;
   /** What the host reported about the turn, from its output (e.g. its final result line). */

@@ -26,6 +26,16 @@ export function claudeSettingFlags(settings: RunSettings | undefined): string[] 
   return [...(settings?.model ? ["--model", settings.model] : []), ...(settings?.effort ? ["--effort", settings.effort] : [])];
 }
 
+/** The `result` line of --output-format json, parsed. */
+function resultLine(line: string): { session_id?: unknown; result?: unknown } | undefined {
+  try {
+    const parsed = JSON.parse(line) as { type?: string; session_id?: unknown; result?: unknown };
+    return parsed.type === "result" ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const claudeCodeWaker: Waker = {
   host: "claude-code",
   isHostProcess: isClaudeCodeProcess,
@@ -38,4 +48,17 @@ export const claudeCodeWaker: Waker = {
     args: ["-p", prompt, "--session-id", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
   }),
   report,
+  // `--resume <id> --fork-session` copies the history into a new session; the result line names it.
+  fork: {
+    choosesId: false,
+    command: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, "--fork-session", ...claudeSettingFlags(settings), "--output-format", "json"] }),
+    forkNamed: (line) => {
+      const id = resultLine(line)?.session_id;
+      return typeof id === "string" ? id : undefined;
+    },
+  },
+  finalAnswer: (stdout) => {
+    const result = resultLine(stdout.trim().split("\n").pop() ?? "")?.result;
+    return typeof result === "string" ? result : undefined;
+  },
 };

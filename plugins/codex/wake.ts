@@ -19,6 +19,20 @@ function report(stdout: string): string | undefined {
   return found;
 }
 
+/** The last agent message of `codex exec --json`, whole. */
+function lastAgentMessage(stdout: string): string | undefined {
+  let found: string | undefined;
+  for (const line of stdout.split("\n")) {
+    try {
+      const event = JSON.parse(line) as { type?: string; item?: { type?: string; text?: unknown } };
+      if (event.type === "item.completed" && event.item?.type === "agent_message" && typeof event.item.text === "string") found = event.item.text;
+    } catch {
+      // not an event line
+    }
+  }
+  return found;
+}
+
 /** `thread.started` (the first event of `codex exec --json`) names the new thread. */
 function threadStarted(line: string): string | undefined {
   try {
@@ -63,5 +77,12 @@ export const codexWaker: Waker = {
     }),
     sessionIdIn: threadStarted,
   },
+  // `codex exec fork <id> <prompt>` copies the thread into a new one, named in `thread.started`.
+  fork: {
+    choosesId: false,
+    command: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "fork", sessionId, prompt] }),
+    forkNamed: threadStarted,
+  },
+  finalAnswer: lastAgentMessage,
   report,
 };

@@ -3,6 +3,20 @@
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { isGrokProcess } from "../shared/host-processes.js";
 
+/** The agent's text in streaming-json output: the `agent_message_chunk` updates of its last turn, joined. */
+function agentText(stdout: string): string | undefined {
+  let text = "";
+  for (const line of stdout.split("\n")) {
+    try {
+      const update = (JSON.parse(line) as { update?: { sessionUpdate?: string; content?: { type?: string; text?: unknown } } }).update;
+      if (update?.sessionUpdate === "agent_message_chunk" && typeof update.content?.text === "string") text += update.content.text;
+    } catch {
+      // not an update line
+    }
+  }
+  return text || undefined;
+}
+
 const ALLOW = ["--output-format", "streaming-json", "--allow", "peerpost__read", "--allow", "peerpost__reply"];
 
 /** `-m` and `--reasoning-effort` (1.0.41's --help; the words are the model's to check). */
@@ -18,4 +32,10 @@ export const grokWaker: Waker = {
   resume: ({ sessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, ...grokSettingFlags(settings), ...ALLOW] }),
   // Grok takes MCP servers from its config only: a launched session has peerpost's tools through the plugin.
   launch: ({ sessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--session-id", sessionId, ...grokSettingFlags(settings), ...ALLOW] }),
+  // `--resume <id> --fork-session` copies the session; `--session-id` names the fork (1.0.41's --help).
+  fork: {
+    choosesId: true,
+    command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"] }),
+  },
+  finalAnswer: agentText,
 };
