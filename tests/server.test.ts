@@ -6,7 +6,7 @@ import { tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
 import { testEachBackend, type BackendEnv } from "./helpers/backends.js";
 
-const TOOLS = ["message", "read", "reply", "wait", "status", "agents", "resolve", "roles", "claim", "release", "claims", "receipts", "health", "launch"];
+const TOOLS = ["message", "read", "reply", "wait", "status", "agents", "resolve", "roles", "claim", "release", "claims", "receipts", "health", "launch", "set_agent_override_policy", "fork"];
 
 async function pair(t: Parameters<typeof tempDir>[0], backend: BackendEnv): Promise<{ alice: Session; bob: Session; home: string; stateDir: string }> {
   const home = tempDir(t);
@@ -25,7 +25,7 @@ function error(result: Record<string, unknown>): { code: string; message: string
   return result.error as ReturnType<typeof error>;
 }
 
-testEachBackend("tools/list declares the eleven tools with input and output schemas and annotations", async (t, backend) => {
+testEachBackend("tools/list declares every tool with input and output schemas and annotations", async (t, backend) => {
   const { alice } = await pair(t, backend);
   const { tools } = await alice.client.listTools();
   assert.deepEqual(tools.map((tool) => tool.name).sort(), [...TOOLS].sort());

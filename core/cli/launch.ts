@@ -12,6 +12,8 @@ import type { WakeDeps } from "../wake/waker.js";
 import type { FlagValues, Flags } from "./command.js";
 import { printJson, UsageError } from "./output.js";
 
+const stringFlag = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
 export async function launchCommand(args: string[], flags: FlagValues<Flags>, json: boolean, deps: WakeDeps): Promise<void> {
   const peerpost = openPeerpost({});
   if (flags.host === undefined && (args[0] === "on" || args[0] === "off") && args.length === 1) {
@@ -31,7 +33,7 @@ export async function launchCommand(args: string[], flags: FlagValues<Flags>, js
   if (!text) throw new UsageError("launch needs the message text");
   // A person launches as themselves (user:<name>), as with send, unless they say otherwise.
   const from = typeof flags.from === "string" ? parseAddress(flags.from, "--from").text : userAddress(peerpost.config);
-  const launched = await launchSession(peerpost, deps, { from, fromVerified: false, host: host as SessionHost, cwd: resolve(flags.cwd), text });
+  const launched = await launchSession(peerpost, deps, { from, fromVerified: false, host: host as SessionHost, cwd: resolve(flags.cwd), text, settings: { model: stringFlag(flags.model), effort: stringFlag(flags.effort) } });
   if (json) printJson({ ok: true, ...launched });
   else process.stdout.write(`launched ${launched.address} (message ${launched.messageId}); follow it with: peerpost status ${launched.messageId}\n`);
 }

@@ -20,6 +20,8 @@ import { uiCommand } from "./commands/ui.js";
 import { wakeRunCommandLine } from "./commands/wake-run.js";
 import { indexRunCommandLine } from "./commands/index-run.js";
 import { roleCommand } from "./commands/role.js";
+import { overridePolicyCommand } from "./commands/override-policy.js";
+import { forkCommand } from "./commands/fork.js";
 import { rolesCommand } from "./commands/roles.js";
 import { nameCommand } from "./commands/name.js";
 import { claimCommand } from "./commands/claim.js";
@@ -41,6 +43,7 @@ export const COMMANDS: readonly Command[] = [
   agentsCommand,
   tailCommand,
   roleCommand,
+  overridePolicyCommand,
   rolesCommand,
   claimCommand,
   releaseCommand,
@@ -49,6 +52,7 @@ export const COMMANDS: readonly Command[] = [
   resolveCommand,
   wakeCommand,
   launchCommand,
+  forkCommand,
   hooksCommand,
   shimCommand,
   uiCommand,

@@ -66,6 +66,10 @@ const storeChoice = (): Parser<StoreChoice> => (raw) => {
   return problem === undefined ? { value: { kind: "postgres", url: trimmed } } : { problem: `expected file or a postgres:// URL (${problem})` };
 };
 
+/** PEERPOST_ROLE_ENFORCEMENT: what happens when one role holder messages another by session address. */
+export const ROLE_ENFORCEMENTS = ["off", "warn", "enforce"] as const;
+export type RoleEnforcement = (typeof ROLE_ENFORCEMENTS)[number];
+
 const HOSTS = ["claude-code", "codex", "copilot", "grok", "generic"] as const;
 export type HostName = (typeof HOSTS)[number];
 
@@ -79,6 +83,10 @@ export const VARIABLES = {
     help: "The person's name in user:<name>, the command line's default sender (default: the login name).",
   },
   PEERPOST_ROLE_ADMIN: { parse: flag(), help: "Give this server's agent the role tool, to set and clear roles (default off: only people change roles, with `peerpost role`)." },
+  PEERPOST_ROLE_ENFORCEMENT: {
+    parse: oneOf(ROLE_ENFORCEMENTS),
+    help: "Direct coordination between role holders (one messaging another by session address, not role:<name>): off (default), warn (sent with a direct_coordination warning and receipt tag) or enforce (refused with permission_denied).",
+  },
   PEERPOST_HOST: { parse: oneOf(HOSTS), help: "Host adapter for `peerpost serve` when --host is not given." },
   PEERPOST_MAX_HOPS: { parse: wholeNumber(1, 64), help: "Hop budget per conversation (default 4)." },
   PEERPOST_REMINDER_INTERVAL_MS: { parse: wholeNumber(1000, 86_400_000), help: "Least time between reminders for one open request (default 30000)." },
@@ -112,6 +120,8 @@ export interface Config {
   roles: string[];
   user: string | undefined;
   roleAdmin: boolean;
+  /** The role enforcement mode and where it came from (the variable, or the default). */
+  roleEnforcement: { mode: RoleEnforcement; source: "PEERPOST_ROLE_ENFORCEMENT" | "default" };
   host: HostName | undefined;
   maxHops: number;
   reminderIntervalMs: number;
@@ -156,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: parsed.PEERPOST_ROLES ?? [],
     user: parsed.PEERPOST_USER,
     roleAdmin: parsed.PEERPOST_ROLE_ADMIN ?? false,
+    roleEnforcement: parsed.PEERPOST_ROLE_ENFORCEMENT === undefined ? { mode: "off", source: "default" } : { mode: parsed.PEERPOST_ROLE_ENFORCEMENT, source: "PEERPOST_ROLE_ENFORCEMENT" },
     host: parsed.PEERPOST_HOST,
     maxHops: parsed.PEERPOST_MAX_HOPS ?? 4,
     reminderIntervalMs: parsed.PEERPOST_REMINDER_INTERVAL_MS ?? 30_000,

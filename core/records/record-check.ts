@@ -105,7 +105,7 @@ export const acceptsReceipt: Check = byType({
       warnings: listOf(text(2000)),
       origin: shape({ source: oneOf(ORIGIN_SOURCES), pid: integer }, { detail: text(200), cwd: text(4096) }),
     },
-    { via: text(64) },
+    { via: text(64), tags: listOf(text(64)) },
   ),
 });
 

@@ -12,7 +12,7 @@ export type Resolution = (typeof RESOLUTIONS)[number];
 
 export const ORIGIN_SOURCES = ["explicit", "host", "env", "not_supplied"] as const;
 export type OriginSource = (typeof ORIGIN_SOURCES)[number];
-export const RECEIPT_KINDS = ["send", "reply", "push", "wake", "launch"] as const;
+export const RECEIPT_KINDS = ["send", "reply", "push", "wake", "launch", "settings", "fork"] as const;
 export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
 export const DELIVERIES = ["queued", "delivered", "failed", "skipped"] as const;
 

@@ -221,6 +221,8 @@ const receiptRecord = () =>
   delivery: z.enum(DELIVERIES),
   via: z.optional(shortText(64)),
   warnings: z.array(shortText(2000)),
+  /** Marks for audit, e.g. `direct_coordination` (a role holder messaged another by session address). */
+  tags: z.optional(z.array(shortText(64))),
   /** Where the sender's identity came from: an explicit argument, the host runtime, the environment, or nowhere. */
   origin: z.strictObject({
     source: z.enum(ORIGIN_SOURCES),

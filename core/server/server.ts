@@ -34,11 +34,14 @@ import { roleTool } from "./tools/role.js";
 import { claimTool } from "./tools/claim.js";
 import { releaseTool } from "./tools/release.js";
 import { claimsTool } from "./tools/claims.js";
+import { setAgentOverridePolicyTool } from "./tools/set-agent-override-policy.js";
+import { forkTool } from "./tools/fork.js";
+import { startForkSweeper } from "../wake/fork-run.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, claimTool, releaseTool, claimsTool, receiptsTool, healthTool, launchTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, claimTool, releaseTool, claimsTool, receiptsTool, healthTool, launchTool, setAgentOverridePolicyTool, forkTool];
 /** Tools a server offers only when the user started it with a switch for them. */
 const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
 
@@ -92,6 +95,8 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
     indexWhenFarBehind(peerpost, wake.runnerEntry);
     peerpost.mailbox.compactElsewhere(() => catchUpDetached(peerpost, wake.runnerEntry));
   }
+  // Forks whose runner stopped get their answer (or outcome) sent back by whichever server runs.
+  const stopSweeping = wake ? startForkSweeper(peerpost, wake) : undefined;
   const tools = peerpost.config.roleAdmin ? [...TOOLS, ...ROLE_ADMIN_TOOLS] : TOOLS;
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;
@@ -181,6 +186,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       await Promise.race([Promise.allSettled([push?.stop(), ...inflight]), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref())]);
       await server.close();
       unfollow();
+      stopSweeping?.();
       await peerpost.backend.close();
     },
   };

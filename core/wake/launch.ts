@@ -13,7 +13,8 @@ import { idFactory } from "../common/ids.js";
 import type { Anticipation, SessionHost } from "../records/schemas.js";
 import { readSwitches } from "./switches.js";
 import { claimDeadline, releaseAbandoned, startRunner } from "./request.js";
-import type { LaunchInput, WakeDeps } from "./waker.js";
+import type { LaunchInput, RunSettings, WakeDeps } from "./waker.js";
+import { checkRunSettings, settingTags } from "./settings.js";
 import type { WakeClaim } from "./records.js";
 import type { WakeFold } from "./wakes.js";
 import { checkBody } from "../mail/messages.js";
@@ -28,6 +29,8 @@ export interface LaunchRequest {
   cwd: string;
   text: string;
   anticipation?: Anticipation;
+  /** Model and reasoning effort, through the host's own flags. */
+  settings?: RunSettings;
 }
 
 export interface Launched {
@@ -64,7 +67,7 @@ function overBudget(why: string): PeerpostError {
 }
 
 /** Claims a launch run under the wakes log's lock, within the budget; over it, the error says why. */
-async function claimLaunch(peerpost: Peerpost, fields: Pick<WakeClaim, "host" | "cwd" | "messageIds"> & Partial<Pick<WakeClaim, "address" | "sessionId" | "request">>): Promise<string> {
+async function claimLaunch(peerpost: Peerpost, fields: Pick<WakeClaim, "host" | "cwd" | "messageIds"> & Partial<Pick<WakeClaim, "address" | "sessionId" | "request" | "settings">>): Promise<string> {
   const newId = await idFactory();
   let claimId: string | undefined;
   let late: string | undefined;
@@ -98,16 +101,30 @@ export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request:
   }
   if (!isDir) throw new PeerpostError("invalid_arguments", `cwd ${JSON.stringify(request.cwd)} is not an existing directory (absolute path).`, { details: { field: "cwd" }, hint: "Pass the absolute path of the directory the new session should work in." });
   checkBody(request.text);
+  const settings = checkRunSettings(request.host, waker, request.settings ?? {});
+  const withSettings = Object.keys(settings).length > 0 ? { settings } : {};
   const refused = () => launchRefusal(peerpost, peerpost.wakes.fold());
   // Checked before anything is written, and again under the lock when the run is claimed.
   const early = refused();
   if (early) throw overBudget(early);
-  if (!waker.launch) return launchNamedByHost(peerpost, deps, request);
+  const launched = waker.launch ? await launchChosenId(peerpost, deps, request, withSettings) : await launchNamedByHost(peerpost, deps, request, withSettings);
+  if (withSettings.settings) await recordSettings(peerpost, request, launched, withSettings.settings);
+  return launched;
+}
+
+/** The receipt of a launch's chosen settings (the run's own receipt names them again when it ends). */
+async function recordSettings(peerpost: Peerpost, request: LaunchRequest, launched: Launched, settings: RunSettings): Promise<void> {
+  await peerpost.receipts
+    .record({ kind: "settings", host: request.host, from: request.from, to: launched.address, messageId: launched.messageId, delivery: "queued", via: `launch:${launched.claimId}`, warnings: [], tags: settingTags({ ...settings, cwd: request.cwd }), origin: { source: "explicit", detail: "launch settings", pid: process.pid, cwd: request.cwd } })
+    .catch(() => undefined);
+}
+
+async function launchChosenId(peerpost: Peerpost, deps: WakeDeps, request: LaunchRequest, withSettings: { settings?: RunSettings }): Promise<Launched> {
   const sessionId = randomUUID();
   const address = formatAddress(KIND_OF_HOST[request.host], sessionId);
   // The run is claimed before the session and its message are stored, so a launch refused over budget
   // leaves nothing behind; the claim then takes its message as a launch named by its host does (wake-bound).
-  const claimId = await claimLaunch(peerpost, { address, host: request.host, sessionId, cwd: request.cwd, messageIds: [] });
+  const claimId = await claimLaunch(peerpost, { address, host: request.host, sessionId, cwd: request.cwd, messageIds: [], ...withSettings });
   const at = () => new Date(peerpost.config.now()).toISOString();
   let messageId: string;
   try {
@@ -128,9 +145,9 @@ export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request:
  * A launch on a host that names the new session itself: the claim carries the first message, the runner
  * binds the session once the host names it, and this call waits for that (at most LAUNCH_BIND_TIMEOUT_MS).
  */
-async function launchNamedByHost(peerpost: Peerpost, deps: WakeDeps, request: LaunchRequest): Promise<Launched> {
+async function launchNamedByHost(peerpost: Peerpost, deps: WakeDeps, request: LaunchRequest, withSettings: { settings?: RunSettings }): Promise<Launched> {
   const firstMessage = { from: request.from, fromVerified: request.fromVerified, anticipation: request.anticipation === "action" ? "action" : "reply", body: request.text } as const;
-  const runId = await claimLaunch(peerpost, { host: request.host, cwd: request.cwd, messageIds: [], request: firstMessage });
+  const runId = await claimLaunch(peerpost, { host: request.host, cwd: request.cwd, messageIds: [], request: firstMessage, ...withSettings });
   startRunner(peerpost, deps, runId);
   let run = await awaitBinding(peerpost, runId);
   if (!run) {

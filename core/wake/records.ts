@@ -16,8 +16,8 @@ const claimRecord = () =>
     v: z.literal(1),
     type: z.literal("wake"),
     id: ulid(),
-    /** wake: resume a dormant session; launch: start a new one. */
-    kind: z.enum(["wake", "launch"]),
+    /** wake: resume a dormant session; launch: start a new one; fork: run a copy of a session's history. */
+    kind: z.enum(["wake", "launch", "fork"]),
     /** Absent only for a launch on a host that picks the new session's id itself: `wake-bound` gives it. */
     address: z.optional(z.string().check(z.regex(ADDRESS_PATTERN))),
     host: z.enum(SESSION_HOSTS),
@@ -34,6 +34,10 @@ const claimRecord = () =>
         body: text(MAX_BODY_BYTES),
       }),
     ),
+    /** A fork's options: keep the fork session when it completes, and its id when peerpost chooses it. */
+    fork: z.optional(z.strictObject({ keep: z.boolean(), sessionId: z.optional(z.string().check(z.regex(ID_PATTERN))) })),
+    /** The model and reasoning effort this run passes with the host's own flags. */
+    settings: z.optional(z.strictObject({ model: z.optional(text(64)), effort: z.optional(text(16)) })),
     at: z.iso.datetime(),
     /** Past this, a claim without an outcome is released (its runner died). */
     deadline: z.iso.datetime(),
@@ -74,6 +78,27 @@ const hostRecord = () =>
     at: z.iso.datetime(),
   });
 
+/** A fork's new session, once its host named it. */
+const forkedRecord = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("wake-forked"),
+    id: ulid(),
+    address: z.string().check(z.regex(ADDRESS_PATTERN)),
+    sessionId: z.string().check(z.regex(ID_PATTERN)),
+    at: z.iso.datetime(),
+  });
+
+/** A fork's answer (or outcome), sent back to the forked session: once per run. */
+const reconciledRecord = () =>
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal("wake-reconciled"),
+    id: ulid(),
+    messageId: ulid(),
+    at: z.iso.datetime(),
+  });
+
 const endedRecord = () =>
   z.strictObject({
     v: z.literal(1),
@@ -95,9 +120,11 @@ export type WakeStarted = Zod.infer<ReturnType<typeof startedRecord>>;
 export type WakeBound = Zod.infer<ReturnType<typeof boundRecord>>;
 export type WakeHost = Zod.infer<ReturnType<typeof hostRecord>>;
 export type WakeEnded = Zod.infer<ReturnType<typeof endedRecord>>;
-export type WakeRecord = WakeClaim | WakeStarted | WakeBound | WakeHost | WakeEnded;
+export type WakeForked = Zod.infer<ReturnType<typeof forkedRecord>>;
+export type WakeReconciled = Zod.infer<ReturnType<typeof reconciledRecord>>;
+export type WakeRecord = WakeClaim | WakeStarted | WakeBound | WakeHost | WakeEnded | WakeForked | WakeReconciled;
 
 let schema: RecordSchema<WakeRecord> | undefined;
 export const wakeRecordSchema: RecordSchema<WakeRecord> = {
-  safeParse: (input) => (schema ??= z.discriminatedUnion("type", [claimRecord(), startedRecord(), boundRecord(), hostRecord(), endedRecord()])).safeParse(input),
+  safeParse: (input) => (schema ??= z.discriminatedUnion("type", [claimRecord(), startedRecord(), boundRecord(), hostRecord(), endedRecord(), forkedRecord(), reconciledRecord()])).safeParse(input),
 };

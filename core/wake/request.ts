@@ -13,6 +13,12 @@ import { sessionLiveness } from "./liveness.js";
 import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeRecord } from "./records.js";
 import type { WakeFold } from "./wakes.js";
+import { sessionOverrides, type SessionOverrides } from "./overrides.js";
+
+function runSettings(overrides: SessionOverrides | undefined): Pick<WakeClaim, "settings"> {
+  const settings = { ...(overrides?.model ? { model: overrides.model } : {}), ...(overrides?.effort ? { effort: overrides.effort } : {}) };
+  return Object.keys(settings).length > 0 ? { settings } : {};
+}
 
 /** A runner that died is given this long past the turn's timeout before its claim is released. */
 export const CLAIM_GRACE_MS = 30_000;
@@ -113,6 +119,8 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
   const candidates = wakeCandidates(peerpost, address);
   if (candidates.length === 0) return { outcome: "nothing" };
   let decision: WakeDecision = { outcome: "nothing" };
+  // Settings a message changed for this session (overrides.ts) go with every later wake.
+  const overrides = sessionOverrides(peerpost.stateDir.path, address);
   const newId = await idFactory();
   await peerpost.wakes.decide((fold) => {
     const now = peerpost.config.now();
@@ -130,7 +138,7 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
     const carried = fold.carried(now);
     const messageIds = candidates.filter((message) => !carried.has(message.id)).map((message) => message.id);
     if (messageIds.length === 0) return records;
-    const claim: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "wake", address, host: entry.host, sessionId: entry.sessionId, cwd: entry.cwd!, messageIds, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
+    const claim: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "wake", address, host: entry.host, sessionId: entry.sessionId, cwd: overrides?.cwd ?? entry.cwd!, ...runSettings(overrides), messageIds, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
     decision = { outcome: "started", claimId: claim.id };
     return [...records, claim];
   });

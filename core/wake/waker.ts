@@ -10,17 +10,37 @@ export interface HostCommand {
   args: string[];
 }
 
+/** A model and a reasoning effort for one headless run, passed with the host's own flags. */
+export interface RunSettings {
+  model?: string | undefined;
+  effort?: string | undefined;
+}
+
+/** Which settings a host's CLI can change, and the effort words it takes (absent: the host checks them). */
+export interface SettingSupport {
+  model: boolean;
+  effort: boolean;
+  efforts?: readonly string[];
+  /** Whether a session can be resumed from another directory than the one it started in. */
+  cwdOnResume: boolean;
+  /** Why cwdOnResume is false, for the `unsupported` answer. */
+  cwdWhy?: string;
+}
+
 export interface LaunchInput {
   /** The new session's id, chosen by peerpost so the address is known before the host starts. */
   sessionId: string;
   prompt: string;
+  settings?: RunSettings | undefined;
   /** The peerpost MCP server to pass on the host's command line, so the new session has the tools without the plugin. */
   server: { command: string; args: string[]; env: Record<string, string> };
 }
 
 export interface Waker {
   host: SessionHost;
-  resume(input: { sessionId: string; prompt: string }): HostCommand;
+  resume(input: { sessionId: string; prompt: string; settings?: RunSettings | undefined }): HostCommand;
+  /** What `settings` a run of this host may carry. */
+  settings: SettingSupport;
   /** Starts a new session with the given id (only hosts that let the caller choose it). */
   launch?(input: LaunchInput): HostCommand;
   /**
@@ -31,6 +51,20 @@ export interface Waker {
     command(input: Omit<LaunchInput, "sessionId">): HostCommand;
     sessionIdIn(line: string): string | undefined;
   };
+  /**
+   * Runs a prompt on a copy of a session's history (the original's transcript untouched). `forkSessionId`
+   * is the fork's id where peerpost chooses it; else `forkNamed` reads it from the output.
+   */
+  fork?: {
+    command(input: { sessionId: string; forkSessionId?: string | undefined; prompt: string; settings?: RunSettings | undefined }): HostCommand;
+    /** Whether peerpost chooses the fork's id (else forkNamed reads it). */
+    choosesId: boolean;
+    forkNamed?(line: string): string | undefined;
+  };
+  /** Why this host cannot fork, for the `unsupported` answer. */
+  forkMissing?: string;
+  /** The model's final answer in the run's output, whole (for a fork's answer). */
+  finalAnswer?(stdout: string): string | undefined;
   /** Whether a process is this host's CLI (for a session with no known host pid: is one running in its dir?). */
   isHostProcess?(info: ProcessInfo): boolean;
   /** What the host reported about the turn, from its output (e.g. its final result line). */

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { JsonlLog } from "../log/log.js";
 import { type LogOptions } from "../log/types.js";
-import { wakeRecordSchema, type WakeBound, type WakeClaim, type WakeEnded, type WakeHost, type WakeRecord, type WakeStarted } from "./records.js";
+import { wakeRecordSchema, type WakeBound, type WakeClaim, type WakeEnded, type WakeForked, type WakeHost, type WakeReconciled, type WakeRecord, type WakeStarted } from "./records.js";
 
 export interface WakeState {
   /** The claim as recorded, with a launch's session and first message filled in once bound. */
@@ -11,6 +11,9 @@ export interface WakeState {
   bound?: WakeBound;
   host?: WakeHost;
   ended?: WakeEnded;
+  /** A fork's new session, and its answer sent back. */
+  forked?: WakeForked;
+  reconciled?: WakeReconciled;
 }
 
 /** The runs of the wakes log. `Wakes.fold` hands out the one it keeps: callers read it, and only within the call that got it. */
@@ -35,6 +38,8 @@ export class WakeFold {
       run.bound = record;
       run.claim = { ...run.claim, address: record.address, sessionId: record.sessionId, messageIds: record.messageIds };
     } else if (record.type === "wake-host") run.host ??= record;
+    else if (record.type === "wake-forked") run.forked ??= record;
+    else if (record.type === "wake-reconciled") run.reconciled ??= record;
     else run.ended ??= record;
   }
 

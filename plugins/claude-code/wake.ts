@@ -1,7 +1,7 @@
 // Claude Code run headless for peerpost (verified with 2.1.332, see README.md): resume a session with
 // `claude -p <prompt> --resume <id>`; --allowedTools names exactly peerpost's read and reply, so the
 // woken turn answers without a permission prompt while every other tool keeps the user's own rules.
-import type { Waker } from "../../core/wake/waker.js";
+import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { isClaudeCodeProcess } from "../shared/host-processes.js";
 
 /** How Claude Code names the plugin's tools: mcp__plugin_<plugin>_<server>__<tool>. */
@@ -21,14 +21,44 @@ function report(stdout: string): string | undefined {
 /** The same tools from the server a launch passes with --mcp-config (named "peerpost": mcp__peerpost__<tool>). */
 const LAUNCHED_TOOLS = ["read", "reply"].map((tool) => `mcp__peerpost__${tool}`);
 
+/** `--model` and `--effort` (2.1.332's --help: low, medium, high, xhigh, max). */
+export function claudeSettingFlags(settings: RunSettings | undefined): string[] {
+  return [...(settings?.model ? ["--model", settings.model] : []), ...(settings?.effort ? ["--effort", settings.effort] : [])];
+}
+
+/** The `result` line of --output-format json, parsed. */
+function resultLine(line: string): { session_id?: unknown; result?: unknown } | undefined {
+  try {
+    const parsed = JSON.parse(line) as { type?: string; session_id?: unknown; result?: unknown };
+    return parsed.type === "result" ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const claudeCodeWaker: Waker = {
   host: "claude-code",
   isHostProcess: isClaudeCodeProcess,
-  resume: ({ sessionId, prompt }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, "--output-format", "json", "--allowedTools", CLAUDE_PEERPOST_TOOLS.join(",")] }),
+  // Claude Code keeps a session under its project dir: `--resume` from another dir does not find it.
+  settings: { model: true, effort: true, efforts: ["low", "medium", "high", "xhigh", "max"], cwdOnResume: false, cwdWhy: "Claude Code keeps each session under its project directory, so a resume from another directory does not find it" },
+  resume: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--allowedTools", CLAUDE_PEERPOST_TOOLS.join(",")] }),
   // --session-id fixes the new session's id; --mcp-config gives it peerpost's server even without the plugin.
-  launch: ({ sessionId, prompt, server }) => ({
+  launch: ({ sessionId, prompt, server, settings }) => ({
     command: "claude",
-    args: ["-p", prompt, "--session-id", sessionId, "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
+    args: ["-p", prompt, "--session-id", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
   }),
   report,
+  // `--resume <id> --fork-session` copies the history into a new session; the result line names it.
+  fork: {
+    choosesId: false,
+    command: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, "--fork-session", ...claudeSettingFlags(settings), "--output-format", "json"] }),
+    forkNamed: (line) => {
+      const id = resultLine(line)?.session_id;
+      return typeof id === "string" ? id : undefined;
+    },
+  },
+  finalAnswer: (stdout) => {
+    const result = resultLine(stdout.trim().split("\n").pop() ?? "")?.result;
+    return typeof result === "string" ? result : undefined;
+  },
 };

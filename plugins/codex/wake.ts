@@ -1,7 +1,7 @@
 // Codex run headless for peerpost (verified with 0.171.0, see README.md): `codex exec --json resume <id>
 // <prompt>`. --skip-git-repo-check because a session's dir need not be a git repository. Peerpost's
 // read and reply run without approval (read is read-only; see the plugin's approval settings).
-import type { Waker } from "../../core/wake/waker.js";
+import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { isCodexProcess } from "../shared/host-processes.js";
 
 /** The last agent message or turn outcome in `codex exec --json` events. */
@@ -12,6 +12,20 @@ function report(stdout: string): string | undefined {
       const event = JSON.parse(line) as { type?: string; item?: { type?: string; text?: string }; error?: { message?: string } };
       if (event.type === "item.completed" && event.item?.type === "agent_message") found = `agent: ${String(event.item.text ?? "").slice(0, 500)}`;
       if (event.type === "turn.failed" || event.type === "error") found = `failed: ${event.error?.message ?? line.slice(0, 500)}`;
+    } catch {
+      // not an event line
+    }
+  }
+  return found;
+}
+
+/** The last agent message of `codex exec --json`, whole. */
+function lastAgentMessage(stdout: string): string | undefined {
+  let found: string | undefined;
+  for (const line of stdout.split("\n")) {
+    try {
+      const event = JSON.parse(line) as { type?: string; item?: { type?: string; text?: unknown } };
+      if (event.type === "item.completed" && event.item?.type === "agent_message" && typeof event.item.text === "string") found = event.item.text;
     } catch {
       // not an event line
     }
@@ -32,20 +46,28 @@ function threadStarted(line: string): string | undefined {
 /** `-c key=value` overrides take TOML values: a JSON string or array of strings is one. */
 const override = (key: string, value: unknown): string[] => ["-c", `${key}=${JSON.stringify(value)}`];
 
+/** `-m` and the `model_reasoning_effort` config key (`codex exec --help`, 0.171.0); placed before the subcommand's arguments. */
+export function codexSettingFlags(settings: RunSettings | undefined): string[] {
+  return [...(settings?.model ? ["-m", settings.model] : []), ...(settings?.effort ? override("model_reasoning_effort", settings.effort) : [])];
+}
+
 export const codexWaker: Waker = {
   host: "codex",
   isHostProcess: isCodexProcess,
-  resume: ({ sessionId, prompt }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", "resume", sessionId, prompt] }),
+  // Codex keeps threads under CODEX_HOME, not per directory: a thread resumes from any working dir.
+  settings: { model: true, effort: true, efforts: ["minimal", "low", "medium", "high", "xhigh"], cwdOnResume: true },
+  resume: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "resume", sessionId, prompt] }),
   // A new thread's id cannot be chosen: codex names it in `thread.started`. Peerpost's server comes on the
   // command line as a user-level server (`mcp_servers.peerpost`), with only `reply` approved beyond the
   // read-only tools (codex exec never asks, so an unapproved tool would fail).
   launchNamedByHost: {
-    command: ({ prompt, server }) => ({
+    command: ({ prompt, server, settings }) => ({
       command: "codex",
       args: [
         "exec",
         "--skip-git-repo-check",
         "--json",
+        ...codexSettingFlags(settings),
         ...override("mcp_servers.peerpost.command", server.command),
         ...override("mcp_servers.peerpost.args", server.args),
         ...Object.entries(server.env).flatMap(([name, value]) => override(`mcp_servers.peerpost.env.${name}`, value)),
@@ -55,5 +77,12 @@ export const codexWaker: Waker = {
     }),
     sessionIdIn: threadStarted,
   },
+  // `codex exec fork <id> <prompt>` copies the thread into a new one, named in `thread.started`.
+  fork: {
+    choosesId: false,
+    command: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "fork", sessionId, prompt] }),
+    forkNamed: threadStarted,
+  },
+  finalAnswer: lastAgentMessage,
   report,
 };

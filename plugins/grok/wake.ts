@@ -1,14 +1,41 @@
 // Grok Build run headless for peerpost (verified with 1.0.41, see README.md): `grok --single <prompt>
 // --resume <id>`, allowing exactly peerpost's read and reply (Grok names MCP tools <server>__<tool>).
-import type { Waker } from "../../core/wake/waker.js";
+import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { isGrokProcess } from "../shared/host-processes.js";
 
+/** The agent's text in streaming-json output: the `agent_message_chunk` updates of its last turn, joined. */
+function agentText(stdout: string): string | undefined {
+  let text = "";
+  for (const line of stdout.split("\n")) {
+    try {
+      const update = (JSON.parse(line) as { update?: { sessionUpdate?: string; content?: { type?: string; text?: unknown } } }).update;
+      if (update?.sessionUpdate === "agent_message_chunk" && typeof update.content?.text === "string") text += update.content.text;
+    } catch {
+      // not an update line
+    }
+  }
+  return text || undefined;
+}
+
 const ALLOW = ["--output-format", "streaming-json", "--allow", "peerpost__read", "--allow", "peerpost__reply"];
+
+/** `-m` and `--reasoning-effort` (1.0.41's --help; the words are the model's to check). */
+export function grokSettingFlags(settings: RunSettings | undefined): string[] {
+  return [...(settings?.model ? ["-m", settings.model] : []), ...(settings?.effort ? ["--reasoning-effort", settings.effort] : [])];
+}
 
 export const grokWaker: Waker = {
   host: "grok",
   isHostProcess: isGrokProcess,
-  resume: ({ sessionId, prompt }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, ...ALLOW] }),
+  // Grok matches sessions to the current directory on resume.
+  settings: { model: true, effort: true, cwdOnResume: false, cwdWhy: "Grok keeps each session with the directory it started in" },
+  resume: ({ sessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, ...grokSettingFlags(settings), ...ALLOW] }),
   // Grok takes MCP servers from its config only: a launched session has peerpost's tools through the plugin.
-  launch: ({ sessionId, prompt }) => ({ command: "grok", args: ["--single", prompt, "--session-id", sessionId, ...ALLOW] }),
+  launch: ({ sessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--session-id", sessionId, ...grokSettingFlags(settings), ...ALLOW] }),
+  // `--resume <id> --fork-session` copies the session; `--session-id` names the fork (1.0.41's --help).
+  fork: {
+    choosesId: true,
+    command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"] }),
+  },
+  finalAnswer: agentText,
 };

@@ -11,6 +11,7 @@ import { userAddress } from "../../sessions/user.js";
 import { requestWake, sendWarnings } from "../../wake/request.js";
 import { wakeDeps } from "../../../plugins/wakers.js";
 import { closest } from "../suggest.js";
+import { checkDirectCoordination } from "../../roles/enforcement.js";
 import { PeerpostError } from "../../common/errors.js";
 import type { Peerpost } from "../../peerpost.js";
 
@@ -62,6 +63,7 @@ export const sendCommand = defineCommand({
     const from = flags.from === undefined ? userAddress(peerpost.config) : addressFlag(flags.from, "--from");
     const recipient = await withCloseAddress(peerpost, to);
     const notice = recipientWarning(recipient);
+    const direct = checkDirectCoordination(peerpost, from, to, recipient.address);
     const { message, created } = await peerpost.mailbox.send({
       from,
       fromVerified: false,
@@ -73,10 +75,10 @@ export const sendCommand = defineCommand({
       idempotencyKey: flags["idempotency-key"],
       allowSelf: flags["allow-self"],
     });
-    const warnings: Warning[] = [];
+    const warnings: Warning[] = direct ? [direct.warning] : [];
     if (!created) warnings.push({ code: "idempotent_replay", message: `A message with this idempotency key was already sent (${message.id}); it was not sent again.` });
     else {
-      const warning = await receiptWarning(peerpost, { kind: "send", host: "cli", from, to: message.to, messageId: message.id, delivery: "queued", warnings: notice ? [notice.message] : [], origin: cliOrigin(flags.from === undefined ? "user" : "--from") });
+      const warning = await receiptWarning(peerpost, { kind: "send", host: "cli", from, to: message.to, messageId: message.id, delivery: "queued", warnings: [...(notice ? [notice.message] : []), ...(direct ? [direct.warning.message] : [])], ...(direct ? { tags: direct.tags } : {}), origin: cliOrigin(flags.from === undefined ? "user" : "--from") });
       if (warning) warnings.push(warning);
     }
     // A request to a session that is not running may wake it (when the wake switch is on); the runner is detached.

@@ -16,6 +16,7 @@ const output = z.object({
   state: z.record(z.string(), z.unknown()),
   cache: z.record(z.string(), z.unknown()),
   wake: z.record(z.string(), z.unknown()),
+  roles: z.object({ enforcement: z.enum(["off", "warn", "enforce"]), source: z.string() }).describe("Role enforcement (PEERPOST_ROLE_ENFORCEMENT) and where its value came from."),
 });
 
 export const healthTool = defineTool({
@@ -49,6 +50,7 @@ export const healthTool = defineTool({
       store: { ...store },
       state: { ...state },
       wake: wakeReport(peerpost, identity?.address),
+      roles: { enforcement: peerpost.config.roleEnforcement.mode, source: peerpost.config.roleEnforcement.source },
       cache: view ? { scope: view.scope ?? null, state: view.cacheState, ...(view.cacheProblem !== undefined ? { problem: view.cacheProblem } : {}), offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },
       warnings,
     };

@@ -8,6 +8,9 @@ import { recipientWarning, resolveRecipient } from "../../sessions/recipients.js
 import { mailOwner } from "../claimed.js";
 import { waitForMessage, waitResultFields } from "./wait.js";
 import { requestWake, sendWarnings } from "../../wake/request.js";
+import { checkDirectCoordination } from "../../roles/enforcement.js";
+import { persistOverride, planOverride } from "../../wake/overrides.js";
+import { settingTags } from "../../wake/settings.js";
 
 const input = z
   .object({
@@ -20,6 +23,15 @@ const input = z
     replyToMessageId: z.string().optional().describe("Id of the message this one answers or follows up; keeps the conversation and its hop count."),
     idempotencyKey: z.string().min(1).max(200).optional().describe("Repeat a send safely: the same key returns the first message instead of sending again."),
     allowSelf: z.boolean().optional().describe("Allow sending to your own session (refused by default)."),
+    settings: z
+      .object({
+        model: z.string().min(1).max(64).optional(),
+        effort: z.string().min(1).max(16).optional(),
+        cwd: z.string().min(1).optional().describe("Absolute path inside the session's workspace."),
+      })
+      .strict()
+      .optional()
+      .describe("Ask the recipient session to run with another model, reasoning effort or working dir from its next headless run on. Allowed only where its override policy (set_agent_override_policy) lets you; refused before anything is sent otherwise."),
   })
   .strict();
 
@@ -35,6 +47,7 @@ const output = z.object({
   recipientAlive: z.boolean(),
   wake: z.enum(["started", "running", "over_budget", "unsupported"]).optional().describe("Whether peerpost woke the dormant recipient to answer (see the warnings when it did not)."),
   wait: waitResultFields.optional(),
+  settings: z.object({ applied: z.record(z.string(), z.string()), expectedCost: z.array(z.string()) }).optional().describe("The settings change now in force for the recipient's runs, and what it costs."),
 });
 
 export const messageTool = defineTool({
@@ -57,6 +70,8 @@ export const messageTool = defineTool({
     const anticipation = args.anticipation ?? (args.waitForReply ? "reply" : "fyi");
     if (args.waitForReply && anticipation === "fyi")
       throw new PeerpostError("invalid_arguments", "waitForReply needs anticipation reply or action.", { details: { fields: [{ field: "anticipation", problem: "fyi cannot be waited on" }] }, hint: "Drop anticipation, or set it to reply." });
+    const direct = checkDirectCoordination(context.peerpost, me.address, args.to, recipient.address);
+    const override = args.settings ? planOverride(context.peerpost, recipient.entry ? context.wake?.wakers[recipient.entry.host] : undefined, me.address, recipient, args.settings) : undefined;
     const { message, created } = await mailbox.send({
       from: me.address,
       fromVerified: me.verified,
@@ -77,9 +92,15 @@ export const messageTool = defineTool({
         to: message.to,
         messageId: message.id,
         delivery: "queued",
-        warnings: [],
+        warnings: direct ? [direct.warning.message] : [],
+        ...(direct ? { tags: direct.tags } : {}),
         origin: receiptOrigin(me),
       });
+    if (direct) context.warn(direct.warning);
+    if (override && created) {
+      persistOverride(context.peerpost, override, me.address);
+      await recordReceipt(context, { kind: "settings", host: context.adapter.host, from: me.address, to: message.to, messageId: message.id, delivery: "queued", via: "override", warnings: override.expectedCost.map((cost) => cost.slice(0, 2000)), tags: settingTags(override.change), origin: receiptOrigin(me) });
+    }
     const result: Record<string, unknown> = {
       messageId: message.id,
       to: message.to,
@@ -96,6 +117,7 @@ export const messageTool = defineTool({
     if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
     if (recipient.via !== undefined) result.via = recipient.via;
     if (message.delivered) result.deliveredVia = message.delivered.via;
+    if (override) result.settings = { applied: { ...override.change }, expectedCost: override.expectedCost };
     if (args.waitForReply) result.wait = await waitForMessage(context, { messageId: message.id, timeoutMs: args.timeoutMs ?? 60_000 });
     return result;
   },

@@ -25,6 +25,7 @@ const receipt = z.object({
   delivery: z.string(),
   via: z.string().optional(),
   warnings: z.array(z.string()),
+  tags: z.array(z.string()).optional(),
   origin: z.object({ source: z.string(), detail: z.string().optional(), pid: z.number(), cwd: z.string().optional() }),
 });
 

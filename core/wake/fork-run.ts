@@ -1,0 +1,108 @@
+// A fork's run and its answer. The runner starts the host's fork command, records the fork's session once
+// the host names it (`wake-forked`), and when the run ends sends the fork's final answer back to the
+// forked session as one message (`<fork thread model effort status/>` and the answer), idempotent by run,
+// then marks the run `wake-reconciled`. A sweeper in any running server does the same for runs whose
+// runner stopped: past their deadline they are released as abandoned, and every ended fork run without
+// a reconcile gets one. Sent by the runner and the sweeper alike, the message still exists once.
+import { readFileSync } from "node:fs";
+import type { Peerpost } from "../peerpost.js";
+import { escapeForModel as escapeAttribute } from "../security/escape.js";
+import { formatAddress } from "../common/address.js";
+import { KIND_OF_HOST } from "./launch-bind.js";
+import { releaseAbandoned } from "./request.js";
+import { reportOf, runClaim } from "./run-claim.js";
+import { settingTags } from "./settings.js";
+import type { WakeDeps, Waker } from "./waker.js";
+import type { WakeClaim } from "./records.js";
+import type { WakeState } from "./wakes.js";
+
+export type ForkStatus = "completed" | "failed" | "interrupted";
+
+/** Runs a claimed fork to its end, then sends its answer back. */
+export async function runFork(peerpost: Peerpost, claim: WakeClaim, waker: Waker): Promise<number> {
+  const fork = waker.fork;
+  if (!fork || claim.sessionId === undefined || !claim.request) throw new Error(`${claim.host} cannot fork`);
+  const named = async (sessionId: string) => {
+    const address = formatAddress(KIND_OF_HOST[claim.host], sessionId);
+    await peerpost.sessions.register({ host: claim.host, address, sessionId, cwd: claim.cwd, source: "cli" });
+    await peerpost.wakes.append({ v: 1, type: "wake-forked", id: claim.id, address, sessionId, at: new Date(peerpost.config.now()).toISOString() });
+    return true;
+  };
+  const chosen = claim.fork?.sessionId;
+  if (chosen !== undefined) await named(chosen);
+  const command = fork.command({ sessionId: claim.sessionId, forkSessionId: chosen, prompt: claim.request.body, settings: claim.settings });
+  const naming = chosen === undefined && fork.forkNamed ? { sessionIdIn: fork.forkNamed, bind: named } : undefined;
+  const ended = await runClaim(peerpost, claim, command, (stdout) => reportOf(waker, stdout), naming);
+  const run = peerpost.wakes.fold().runs.get(claim.id);
+  if (run) await reconcileFork(peerpost, run, waker);
+  return ended.outcome === "ok" ? 0 : 1;
+}
+
+function statusOf(run: Readonly<WakeState>): ForkStatus {
+  const outcome = run.ended?.outcome;
+  if (outcome === "ok") return "completed";
+  if (outcome === "timeout" || outcome === "abandoned") return "interrupted";
+  return "failed";
+}
+
+/** The fork's final answer, from its output log (the whole log: the answer may be long). */
+function answerOf(run: Readonly<WakeState>, waker: Waker | undefined): string | undefined {
+  const path = run.ended?.logPath;
+  if (!path) return undefined;
+  try {
+    const output = readFileSync(path, "utf8");
+    return waker?.finalAnswer?.(output) ?? waker?.report?.(output);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sends an ended fork's answer to the forked session, once, and marks the run reconciled. */
+export async function reconcileFork(peerpost: Peerpost, run: Readonly<WakeState>, waker: Waker | undefined): Promise<void> {
+  const { claim } = run;
+  if (claim.kind !== "fork" || !run.ended || run.reconciled || claim.address === undefined) return;
+  const status = statusOf(run);
+  // A fork that never named its session still answers, from an address no session has.
+  const from = run.forked?.address ?? formatAddress(KIND_OF_HOST[claim.host], claim.id);
+  const answer = status === "completed" ? answerOf(run, waker) : undefined;
+  const element = `<fork thread="${escapeAttribute(from)}" model="${escapeAttribute(claim.settings?.model ?? "default")}" effort="${escapeAttribute(claim.settings?.effort ?? "default")}" status="${status}"/>`;
+  const detail = answer ?? (status === "completed" ? "(the fork ended without a final answer)" : `The fork ${status === "interrupted" ? "was interrupted" : "failed"}: ${run.ended.reason ?? run.ended.outcome}. It is kept for inspection${run.ended.logPath ? `; its output is in ${run.ended.logPath}` : ""}.`);
+  const body = `${element}\n\n${detail}`.slice(0, 60_000);
+  const { message, created } = await peerpost.mailbox.send({ from, fromVerified: true, to: claim.address, body, anticipation: "fyi", idempotencyKey: `fork:${claim.id}`, allowSelf: true });
+  if (created)
+    await peerpost.receipts
+      .record({ kind: "fork", host: claim.host, from, to: claim.address, messageId: message.id, delivery: "queued", via: `fork:${claim.id}`, warnings: run.ended.reason ? [run.ended.reason.slice(0, 2000)] : [], tags: [`status=${status}`, ...settingTags(claim.settings ?? {})], origin: { source: "host", detail: "fork reconcile", pid: process.pid, cwd: claim.cwd } })
+      .catch(() => undefined);
+  await peerpost.wakes.decide((fold) => (fold.runs.get(claim.id)?.reconciled ? [] : [{ v: 1, type: "wake-reconciled", id: claim.id, messageId: message.id, at: new Date(peerpost.config.now()).toISOString() }]));
+}
+
+/** One sweep: releases abandoned runs, then reconciles every ended fork run that has no answer sent yet. */
+export async function sweepForks(peerpost: Peerpost, deps: WakeDeps): Promise<number> {
+  const now = peerpost.config.now();
+  const pending = (fold: ReturnType<Peerpost["wakes"]["fold"]>) => [...fold.runs.values()].filter((run) => run.claim.kind === "fork" && !run.reconciled);
+  const before = pending(peerpost.wakes.fold());
+  if (before.length === 0) return 0;
+  if (before.some((run) => !run.ended && Date.parse(run.claim.deadline) <= now)) await peerpost.wakes.decide((fold) => releaseAbandoned(fold, now));
+  const ended = pending(peerpost.wakes.fold()).filter((run) => run.ended);
+  for (const run of ended) await reconcileFork(peerpost, run, deps.wakers[run.claim.host]);
+  return ended.length;
+}
+
+/** How often a server sweeps (a fork's runner normally reconciles at once; this is for crashes). */
+export const SWEEP_INTERVAL_MS = 30_000;
+
+/** Starts the sweeper of a server: at once, then every SWEEP_INTERVAL_MS; failures wait for the next sweep. */
+export function startForkSweeper(peerpost: Peerpost, deps: WakeDeps, intervalMs: number = SWEEP_INTERVAL_MS): () => void {
+  let running = false;
+  const sweep = () => {
+    if (running) return;
+    running = true;
+    void sweepForks(peerpost, deps)
+      .catch(() => undefined)
+      .finally(() => (running = false));
+  };
+  sweep();
+  const timer = setInterval(sweep, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

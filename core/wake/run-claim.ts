@@ -1,0 +1,197 @@
+// Runs one claimed headless turn of a host (wake, launch or fork) detached, in its own process group,
+// with the environment captured at the session's start, in the claim's working dir. Its output goes to
+// a size-capped log under the state dir; its outcome is recorded in the wakes log and as a receipt.
+import { spawn } from "node:child_process";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type { Peerpost } from "../peerpost.js";
+import { DIR_MODE, FILE_MODE } from "../security/state-dir.js";
+import { keptVariables, latestHostEnv, loadHostEnv } from "./host-env.js";
+import { stopGroup } from "./request.js";
+import { KIND_OF_HOST } from "./launch-bind.js";
+import { processStartTime } from "../sessions/process-tree.js";
+import { settingTags } from "./settings.js";
+import type { Waker } from "./waker.js";
+import type { WakeClaim, WakeEnded } from "./records.js";
+
+/** Bytes of a run's output kept in its log; the rest is counted, not stored. */
+export const OUTPUT_CAP_BYTES = 256 * 1024;
+/** The tail of stdout kept in memory for the host's report. */
+const REPORT_TAIL_BYTES = 16 * 1024;
+const KILL_GRACE_MS = 5000;
+
+/** A log file that keeps the first OUTPUT_CAP_BYTES of what is written to it. */
+function cappedLog(path: string): { write(chunk: Buffer): void; close(): void } {
+  const fd = openSync(path, "w", FILE_MODE);
+  let written = 0;
+  let dropped = 0;
+  return {
+    write: (chunk) => {
+      const room = Math.max(0, OUTPUT_CAP_BYTES - written);
+      if (room > 0) written += writeSync(fd, chunk.subarray(0, Math.min(room, chunk.length)));
+      dropped += Math.max(0, chunk.length - room);
+    },
+    close: () => {
+      if (dropped > 0) writeSync(fd, `\n[peerpost: output capped at ${OUTPUT_CAP_BYTES} bytes; ${dropped} more bytes dropped]\n`);
+      closeSync(fd);
+    },
+  };
+}
+
+export interface SessionNaming {
+  sessionIdIn(line: string): string | undefined;
+  bind(sessionId: string): Promise<boolean>;
+}
+
+interface RunOutcome {
+  ended: Omit<WakeEnded, "v" | "type" | "id" | "at">;
+}
+
+interface HostRunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  logPath: string;
+  report: (stdout: string) => string | undefined;
+  onSpawn: (pid: number) => void;
+  /** Each complete stdout line, as it comes. */
+  onLine?: (line: string) => void;
+}
+
+function runHost(command: string, args: string[], options: HostRunOptions): Promise<RunOutcome> {
+  const started = Date.now();
+  const log = cappedLog(options.logPath);
+  let tail = "";
+  let stderrTail = "";
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let spawnError: Error | undefined;
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    if (child.pid !== undefined) options.onSpawn(child.pid);
+    let partial = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      log.write(chunk);
+      const text = chunk.toString("utf8");
+      tail = (tail + text).slice(-REPORT_TAIL_BYTES);
+      if (!options.onLine) return;
+      const lines = (partial + text).split("\n");
+      partial = (lines.pop() ?? "").slice(-REPORT_TAIL_BYTES);
+      for (const line of lines) options.onLine(line);
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      log.write(chunk);
+      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
+    });
+    const kill = (signal: NodeJS.Signals) => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill("SIGTERM");
+      setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS).unref();
+    }, options.timeoutMs);
+    child.on("error", (error) => (spawnError = error));
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      log.close();
+      const durationMs = Date.now() - started;
+      const ended: RunOutcome["ended"] = { outcome: "ok", durationMs, logPath: options.logPath };
+      if (code !== null && !spawnError) ended.exitCode = code;
+      if (signal !== null) ended.signal = signal;
+      const report = options.report(tail);
+      if (report !== undefined) ended.report = report.slice(0, 2000);
+      if (spawnError) {
+        ended.outcome = "failed";
+        ended.reason = `could not start ${command}: ${spawnError.message}`.slice(0, 2000);
+      } else if (timedOut) {
+        ended.outcome = "timeout";
+        ended.reason = `the turn ran past PEERPOST_WAKE_TIMEOUT_MS (${options.timeoutMs} ms) and was stopped`;
+      } else if (code !== 0) {
+        ended.outcome = "failed";
+        const last = stderrTail.trim().split("\n").pop() ?? "";
+        ended.reason = `${command} exited ${code ?? signal}${last ? `: ${last}` : ""}`.slice(0, 2000);
+      }
+      resolve({ ended });
+    });
+  });
+}
+
+function lastLine(stdout: string): string | undefined {
+  const line = stdout.trim().split("\n").pop()?.trim();
+  return line ? line : undefined;
+}
+
+/** What the host said about the turn: its own report, else its last line. */
+export function reportOf(waker: Waker, stdout: string): string | undefined {
+  return waker.report?.(stdout) ?? lastLine(stdout);
+}
+
+/** Runs one claimed wake (or launch) to its end and records the outcome. */
+export async function runClaim(
+  peerpost: Peerpost,
+  claim: WakeClaim,
+  hostCommand: { command: string; args: string[] },
+  report: (stdout: string) => string | undefined,
+  /** For a run whose host names a new session itself: how a stdout line names it, and what to do then (false: stop the host). */
+  naming?: SessionNaming,
+): Promise<WakeEnded> {
+  const { wakes, config } = peerpost;
+  const at = () => new Date(config.now()).toISOString();
+  await wakes.append({ v: 1, type: "wake-started", id: claim.id, runnerPid: process.pid, command: hostCommand.command.slice(0, 200), at: at() });
+  mkdirSync(wakes.outputDir, { recursive: true, mode: DIR_MODE });
+  // The host's own start-up environment (see host-env.ts), pointed at this state dir.
+  // A launch has no capture of its own yet: the newest session of that host lends its environment.
+  // A session known only from its host's files has no capture either.
+  const own = claim.kind === "wake" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
+  const captured = own ?? latestHostEnv(peerpost.stateDir.path, KIND_OF_HOST[claim.host]);
+  const env: NodeJS.ProcessEnv = { ...(captured ?? keptVariables(process.env)), PEERPOST_HOME: peerpost.stateDir.path };
+  let recorded: Promise<unknown> = Promise.resolve();
+  let hostPid: number | undefined;
+  const onSpawn = (pid: number) => {
+    hostPid = pid;
+    const pidStart = processStartTime(pid);
+    recorded = wakes.append({ v: 1, type: "wake-host", id: claim.id, pid, ...(pidStart !== undefined ? { pidStart } : {}), at: at() }).catch(() => undefined);
+  };
+  let binding: Promise<boolean> | undefined;
+  const onLine = (line: string) => {
+    const sessionId = binding === undefined ? naming?.sessionIdIn(line) : undefined;
+    if (sessionId === undefined || !naming) return;
+    // The launcher gave up before the host named the session: stop the host rather than leave it unaddressed.
+    binding = naming.bind(sessionId).catch(() => false);
+    void binding.then((bound) => {
+      if (!bound && hostPid !== undefined) stopGroup(hostPid);
+    });
+  };
+  const outcome = await runHost(hostCommand.command, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report, onSpawn, ...(naming ? { onLine } : {}) });
+  await recorded;
+  const bound = naming ? await (binding ?? Promise.resolve(false)) : true;
+  if (!bound && outcome.ended.outcome === "ok") Object.assign(outcome.ended, { outcome: "failed", reason: `${claim.host} ended without naming its new session (or the launch had already given up on it)` });
+  // A bound launch: the claim now names the session and its first message.
+  claim = peerpost.wakes.fold().runs.get(claim.id)?.claim ?? claim;
+  const ended: WakeEnded = { v: 1, type: "wake-ended", id: claim.id, ...outcome.ended, at: at() };
+  const first = claim.messageIds[0];
+  const address = claim.address ?? `${KIND_OF_HOST[claim.host]}:${claim.id}`;
+  const message = first === undefined || claim.address === undefined ? undefined : peerpost.mailbox.view(claim.address).state.messages[first];
+  await peerpost.receipts
+    .record({
+      kind: claim.kind,
+      host: claim.host,
+      from: message?.from ?? address,
+      to: address,
+      messageId: first ?? claim.id,
+      delivery: ended.outcome === "ok" ? "delivered" : "failed",
+      via: `${claim.kind}:${claim.id}`,
+      warnings: ended.reason === undefined ? [] : [ended.reason],
+      ...(claim.settings ? { tags: settingTags(claim.settings) } : {}),
+      origin: { source: "host", detail: `${claim.kind} runner`, pid: process.pid, cwd: claim.cwd },
+    })
+    .catch(() => undefined);
+  // The receipt goes first: whoever sees the run ended finds its receipt too.
+  await wakes.append(ended);
+  return ended;
+}
+
