@@ -1,6 +1,7 @@
 // The whole test suite, as `npm test` runs it (and CI): type check, import cycles, host CLIs, dist freshness, transpile,
 // then node --test. `--quick` (npm run test:quick) skips the tests that drive the real host CLIs, and so
-// their download; any other argument keeps only test files whose name contains it.
+// their download, and the files that say "// full suite only" (long or heavy ones); any other argument
+// keeps only test files whose name contains it.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,9 +11,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const quick = process.argv.includes("--quick");
 const only = process.argv.slice(2).filter((arg) => arg !== "--quick");
 
-/** A test drives a real host CLI when it uses one of the tests/helpers/<host>-cli.ts drivers. */
-function drivesHostCli(name) {
-  return /helpers\/[a-z-]+-cli\.js"/.test(readFileSync(join(root, "tests", name.replace(/\.js$/, ".ts")), "utf8"));
+/** A test file is for the full suite when it drives a real host CLI (a tests/helpers/<host>-cli.ts driver) or says so. */
+function fullSuiteOnly(name) {
+  const source = readFileSync(join(root, "tests", name.replace(/\.js$/, ".ts")), "utf8");
+  return /helpers\/[a-z-]+-cli\.js"/.test(source) || /^\/\/ full suite only\b/m.test(source);
 }
 
 function run(label, command, args) {
@@ -33,6 +35,6 @@ const testDir = join(root, ".build/tests");
 const files = readdirSync(testDir)
   .filter((name) => name.endsWith(".test.js"))
   .filter((name) => only.length === 0 || only.some((pattern) => name.includes(pattern)))
-  .filter((name) => !quick || !drivesHostCli(name))
+  .filter((name) => !quick || !fullSuiteOnly(name))
   .map((name) => join(testDir, name));
 run("tests", process.execPath, ["--test", "--test-concurrency=2", "--test-timeout=600000", ...files]);
