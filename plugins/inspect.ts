@@ -4,8 +4,7 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { describeCodexHost } from "./codex/inspect.js";
 import { inspectCopilot } from "./copilot/inspect.js";
-import { inspectGrok, isOfficialGrok } from "./grok/inspect.js";
-import { grokUserHooksInstalled } from "./grok/user-hooks.js";
+import { grokUserHooksInstalled, inspectGrok, isOfficialGrok } from "./grok/inspect.js";
 import { hostConfigDir, readJsonOrUndefined } from "./shared/host-files.js";
 
 export interface HostReport {
@@ -106,10 +105,10 @@ function grokReport(env: NodeJS.ProcessEnv, source: string): HostReport {
     // Another program may be called grok: that is not peerpost's business, only worth a word.
     if (!report.official) report.notes.push(`${cli} is not the official @xai-official/grok CLI; peerpost's Grok plugin needs that one (npm i -g @xai-official/grok)`);
   }
-  if (cli && report.official && !grok.pluginInstalled) report.setUp = `grok plugin marketplace add ${source} && grok plugin install peerpost --trust`;
+  if (cli && report.official && !grok.pluginInstalled) report.setUp = `grok plugin marketplace add ${source} && grok plugin install peerpost --trust && peerpost hooks install grok`;
   else if (grok.pluginInstalled && !grok.pluginEnabled) report.fixes.push("grok plugin enable peerpost");
   // Grok runs user-level hooks only: without them a session is registered at its first peerpost call, with no turn-end note.
-  if (installed && !grokUserHooksInstalled(env)) report.fixes.push("peerpost hooks install grok (Grok ignores a plugin's hooks; user-level ones register sessions with their directory and tell of mail at a turn end)");
+  if (installed && !grokUserHooksInstalled(env)) report.fixes.push("peerpost hooks install grok (part of setting peerpost up in Grok: Grok runs no plugin hooks; user-level ones register sessions with their directory and tell of mail at a turn end)");
   return report;
 }
 

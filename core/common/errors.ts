@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "permission_denied",
   "state_io_error",
   "unsupported",
+  "host_not_found",
   "internal_error",
 ] as const;
 

@@ -18,6 +18,8 @@ import type { WakeClaim } from "./records.js";
 import type { WakeFold } from "./wakes.js";
 import { checkBody } from "../mail/mailbox.js";
 import { awaitBinding, KIND_OF_HOST, LAUNCH_BIND_TIMEOUT_MS } from "./launch-bind.js";
+import { requireHostBinary } from "./host-binary.js";
+import { runEnvironment } from "./host-env.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -98,6 +100,7 @@ export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request:
   }
   if (!isDir) throw new PeerpostError("invalid_arguments", `cwd ${JSON.stringify(request.cwd)} is not an existing directory (absolute path).`, { details: { field: "cwd" }, hint: "Pass the absolute path of the directory the new session should work in." });
   checkBody(request.text);
+  requireHostBinary(request.host, waker.binary, runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[request.host]));
   const refused = () => launchRefusal(peerpost, peerpost.wakes.fold());
   // Checked before anything is written, and again under the lock when the run is claimed.
   const early = refused();

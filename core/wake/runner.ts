@@ -9,7 +9,7 @@ import type { Peerpost } from "../peerpost.js";
 import { renderEnvelope } from "../mail/envelope.js";
 import { toErrorValue } from "../common/errors.js";
 import { DIR_MODE, FILE_MODE } from "../security/state-dir.js";
-import { keptVariables, latestHostEnv, loadHostEnv } from "./host-env.js";
+import { runEnvironment } from "./host-env.js";
 import { requestWake, stopGroup } from "./request.js";
 import { sessionLiveness } from "./liveness.js";
 import { bindLaunch, KIND_OF_HOST } from "./launch-bind.js";
@@ -124,7 +124,8 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
       if (report !== undefined) ended.report = report.slice(0, 2000);
       if (spawnError) {
         ended.outcome = "failed";
-        ended.reason = `could not start ${command}: ${spawnError.message}`.slice(0, 2000);
+        const missing = (spawnError as NodeJS.ErrnoException).code === "ENOENT";
+        ended.reason = (missing ? `host_not_found: ${command} is not on the run's PATH (${options.env.PATH ?? ""})` : `could not start ${command}: ${spawnError.message}`).slice(0, 2000);
       } else if (timedOut) {
         ended.outcome = "timeout";
         ended.reason = `the turn ran past PEERPOST_WAKE_TIMEOUT_MS (${options.timeoutMs} ms) and was stopped`;
@@ -159,9 +160,7 @@ export async function runClaim(
   // The host's own start-up environment (see host-env.ts), pointed at this state dir.
   // A launch has no capture of its own yet: the newest session of that host lends its environment.
   // A session known only from its host's files has no capture either.
-  const own = claim.kind === "wake" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
-  const captured = own ?? latestHostEnv(peerpost.stateDir.path, KIND_OF_HOST[claim.host]);
-  const env: NodeJS.ProcessEnv = { ...(captured ?? keptVariables(process.env)), PEERPOST_HOME: peerpost.stateDir.path };
+  const env: NodeJS.ProcessEnv = { ...runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[claim.host], claim.kind === "wake" ? claim.address : undefined), PEERPOST_HOME: peerpost.stateDir.path };
   let recorded: Promise<unknown> = Promise.resolve();
   let hostPid: number | undefined;
   const onSpawn = (pid: number) => {

@@ -20,6 +20,8 @@ export interface LaunchInput {
 
 export interface Waker {
   host: SessionHost;
+  /** The host CLI's command name, looked for on the run's PATH before a run is claimed. */
+  binary: string;
   resume(input: { sessionId: string; prompt: string }): HostCommand;
   /** Starts a new session with the given id (only hosts that let the caller choose it). */
   launch?(input: LaunchInput): HostCommand;

@@ -23,6 +23,7 @@ const LAUNCHED_TOOLS = ["read", "reply"].map((tool) => `mcp__peerpost__${tool}`)
 
 export const claudeCodeWaker: Waker = {
   host: "claude-code",
+  binary: "claude",
   isHostProcess: isClaudeCodeProcess,
   resume: ({ sessionId, prompt }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, "--output-format", "json", "--allowedTools", CLAUDE_PEERPOST_TOOLS.join(",")] }),
   // --session-id fixes the new session's id; --mcp-config gives it peerpost's server even without the plugin.

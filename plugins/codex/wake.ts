@@ -34,6 +34,7 @@ const override = (key: string, value: unknown): string[] => ["-c", `${key}=${JSO
 
 export const codexWaker: Waker = {
   host: "codex",
+  binary: "codex",
   isHostProcess: isCodexProcess,
   resume: ({ sessionId, prompt }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", "resume", sessionId, prompt] }),
   // A new thread's id cannot be chosen: codex names it in `thread.started`. Peerpost's server comes on the

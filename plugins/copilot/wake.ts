@@ -5,6 +5,7 @@ import { isCopilotProcess } from "../shared/host-processes.js";
 
 export const copilotWaker: Waker = {
   host: "copilot",
+  binary: "copilot",
   isHostProcess: isCopilotProcess,
   resume: ({ sessionId, prompt }) => ({ command: "copilot", args: ["-p", prompt, `--resume=${sessionId}`, "--allow-tool=peerpost"] }),
   // --additional-mcp-config (highest precedence) names the server "peerpost", so --allow-tool=peerpost covers it.

@@ -7,6 +7,7 @@ const ALLOW = ["--output-format", "streaming-json", "--allow", "peerpost__read",
 
 export const grokWaker: Waker = {
   host: "grok",
+  binary: "grok",
   isHostProcess: isGrokProcess,
   resume: ({ sessionId, prompt }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, ...ALLOW] }),
   // Grok takes MCP servers from its config only: a launched session has peerpost's tools through the plugin.
