@@ -1,7 +1,7 @@
 // Per-host facts for `peerpost doctor` and `health`: is the CLI on PATH, is the peerpost plugin
 // installed, are its hooks active, which push transport exists. Read-only; never writes host config.
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
+import { findOnPath } from "../core/wake/host-binary.js";
 import { describeCodexHost } from "./codex/inspect.js";
 import { inspectCopilot } from "./copilot/inspect.js";
 import { grokUserHooksInstalled, inspectGrok, isOfficialGrok } from "./grok/inspect.js";
@@ -24,17 +24,7 @@ export interface HostReport {
 }
 
 export function which(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
+  return findOnPath(name, env.PATH) ?? null;
 }
 
 
