@@ -219,3 +219,26 @@ test("👩🏽‍💻 shows as one emoji while U+202E shows as ⟨U+202E⟩; an 
   assert.deepEqual(graphemes, ["👩🏽‍💻"]);
   assert.deepEqual(errors, []);
 });
+
+test("markdown renders as formatting, while raw HTML in it stays text and only http(s) links are links", { skip: NO_CHROMIUM }, async (t) => {
+  const env = uiEnv(t);
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  const markdown = "## Plan\n\n**bold** and `npm test` and <b>raw</b> <img src=x onerror=\"window.__pwned=5\">\n\n- [docs](https://example.com/docs)\n- [bad](javascript:window.__pwned=6)\n\n```sh\nnpm run demo\n```";
+  await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", markdown);
+  const { page, errors } = await openPage(t, ui);
+  const body = page.locator(".message .body", { hasText: "Plan" });
+  await body.waitFor();
+  assert.equal(await body.locator("h4").textContent(), "Plan");
+  assert.equal(await body.locator("strong").textContent(), "bold");
+  assert.equal(await body.locator("p code").textContent(), "npm test");
+  assert.equal(await body.locator("pre code").textContent(), "npm run demo");
+  assert.deepEqual(await body.locator("li").allTextContents(), ["docs", "bad"]);
+  assert.equal(await body.locator("a").count(), 1);
+  assert.equal(await body.locator("a").getAttribute("href"), "https://example.com/docs");
+  // Raw HTML is shown as its source: no element made from it, no script run.
+  assert.equal(await body.locator("b, img").count(), 0);
+  assert.match((await body.textContent()) ?? "", /<b>raw<\/b> <img src=x onerror="window.__pwned=5">/);
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+  assert.deepEqual(errors, []);
+});

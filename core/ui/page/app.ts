@@ -3,6 +3,7 @@
 // decline) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
 import { $, ago, bytes, el, type Child } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
 
 const FILTERS = ["session", "role", "conversation", "q", "limit"] as const;
 const params = new URLSearchParams(location.search);
@@ -81,7 +82,7 @@ const FOLD_LINES = 8;
 const FOLD_CHARS = 800;
 
 function foldable(text: string): HTMLElement {
-  const body = el("div", { className: "body" }, text);
+  const body = el("div", { className: "body markdown" }, ...renderMarkdown(text));
   if (text.split("\n").length <= FOLD_LINES && text.length <= FOLD_CHARS) return body;
   body.classList.add("folded");
   const toggle = el("button", { className: "link show-all" }, "show all");
