@@ -74,11 +74,12 @@ test("every command the README shows exists: npm scripts, peerpost commands, and
   assert.ok(ci.includes("npm ci --no-audit --no-fund"));
 });
 
-test("the README starts with the reader: at most 150 lines before the reference, and every link resolves", () => {
+test("the README starts with the reader: at most 150 lines before the reference, and every link in it, the plugin READMEs and docs/ resolves", () => {
   const readme = read("README.md");
   assert.ok(readme.slice(0, readme.indexOf("\n## Reference")).split("\n").length <= 150);
   assert.ok(readme.includes("![") && readme.includes("(docs/ui.png)"));
-  for (const path of ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)]) {
+  const pages = readdirSync(join(REPO_ROOT, "docs"), { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`);
+  for (const path of ["README.md", ...HOSTS.map((host) => `plugins/${host}/README.md`), ...pages]) {
     const text = read(path);
     for (const match of text.matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)) assert.ok(existsSync(join(REPO_ROOT, dirname(path), match[1]!)), `${path}: ${match[1]}`);
   }
