@@ -1,11 +1,10 @@
 // Per-host facts for `peerpost doctor` and `health`: is the CLI on PATH, is the peerpost plugin
 // installed, are its hooks active, which push transport exists. Read-only; never writes host config.
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
+import { findOnPath } from "../core/wake/host-binary.js";
 import { describeCodexHost } from "./codex/inspect.js";
 import { inspectCopilot } from "./copilot/inspect.js";
-import { inspectGrok, isOfficialGrok } from "./grok/inspect.js";
-import { grokUserHooksInstalled } from "./grok/user-hooks.js";
+import { grokUserHooksInstalled, inspectGrok, isOfficialGrok } from "./grok/inspect.js";
 import { hostConfigDir, readJsonOrUndefined } from "./shared/host-files.js";
 
 export interface HostReport {
@@ -24,24 +23,8 @@ export interface HostReport {
   notes: string[];
 }
 
-/** Every executable named `name` on PATH, in PATH order. */
-export function executablesOnPath(name: string, env: NodeJS.ProcessEnv): string[] {
-  const found: string[] = [];
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      found.push(candidate);
-    } catch {
-      // Not here.
-    }
-  }
-  return found;
-}
-
 export function which(name: string, env: NodeJS.ProcessEnv): string | null {
-  return executablesOnPath(name, env)[0] ?? null;
+  return findOnPath(name, env.PATH) ?? null;
 }
 
 
@@ -112,10 +95,10 @@ function grokReport(env: NodeJS.ProcessEnv, source: string): HostReport {
     // Another program may be called grok: that is not peerpost's business, only worth a word.
     if (!report.official) report.notes.push(`${cli} is not the official @xai-official/grok CLI; peerpost's Grok plugin needs that one (npm i -g @xai-official/grok)`);
   }
-  if (cli && report.official && !grok.pluginInstalled) report.setUp = `grok plugin marketplace add ${source} && grok plugin install peerpost --trust`;
+  if (cli && report.official && !grok.pluginInstalled) report.setUp = `grok plugin marketplace add ${source} && grok plugin install peerpost --trust && peerpost hooks install grok`;
   else if (grok.pluginInstalled && !grok.pluginEnabled) report.fixes.push("grok plugin enable peerpost");
   // Grok runs user-level hooks only: without them a session is registered at its first peerpost call, with no turn-end note.
-  if (installed && !grokUserHooksInstalled(env)) report.fixes.push("peerpost hooks install grok (Grok ignores a plugin's hooks; user-level ones register sessions with their directory and tell of mail at a turn end)");
+  if (installed && !grokUserHooksInstalled(env)) report.fixes.push("peerpost hooks install grok (part of setting peerpost up in Grok: Grok runs no plugin hooks; user-level ones register sessions with their directory and tell of mail at a turn end)");
   return report;
 }
 

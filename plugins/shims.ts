@@ -4,7 +4,7 @@ import type { ShimDialect } from "../core/server/shim-sessions.js";
 import { codexShim } from "./codex/shim.js";
 import { copilotShim } from "./copilot/shim.js";
 import { grokShim } from "./grok/shim.js";
-import { executablesOnPath } from "./inspect.js";
+import { executablesOnPath } from "../core/wake/host-binary.js";
 
 export const SHIMS: Record<string, ShimDialect> = { codex: codexShim, grok: grokShim, copilot: copilotShim };
 
@@ -23,5 +23,5 @@ function isShimWrapper(path: string): boolean {
 
 /** The host's own executable: the first on PATH that is not a shim wrapper (which would start the shim again). */
 export function realHostBinary(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  return executablesOnPath(name, env).find((path) => !isShimWrapper(path));
+  return executablesOnPath(name, env.PATH).find((path) => !isShimWrapper(path));
 }

@@ -1,16 +1,29 @@
-// npm run demo: two real peerpost MCP servers as two sessions (claude:demo-a and codex:demo-b) in a
-// temporary state dir, driven by the SDK's stdio client. A asks B with waitForReply, B reads the
-// envelope and replies, A's wait returns the reply. Prints the transcript, then removes the temp dir.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+// npm run demo: two real peerpost MCP servers as two sessions (claude:demo-a and codex:demo-b), driven by
+// the SDK's stdio client, in a demo state dir of their own (PEERPOST_DEMO_HOME, else <tmp>/peerpost-demo,
+// emptied first). A asks B with waitForReply, B reads the envelope and replies, A's wait returns the
+// reply, and B tells the person (user:<name>) it is done. The conversation stays in the demo state dir:
+// the last line is the command that opens the web view on it; `npm run demo -- --ui` opens it at once.
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const cli = fileURLToPath(new URL("../dist/cli.mjs", import.meta.url));
-const stateDir = mkdtempSync(join(tmpdir(), "peerpost-demo-"));
+const stateDir = process.env.PEERPOST_DEMO_HOME || join(tmpdir(), "peerpost-demo");
+const openUi = process.argv.includes("--ui");
 const say = (who, text) => console.log(`\n[${who}] ${text}`);
+
+// Only a state dir an earlier demo made is emptied: its mailbox names the demo's sessions.
+if (existsSync(stateDir)) {
+  if (!existsSync(join(stateDir, "demo"))) {
+    console.error(`${stateDir} exists and is not a peerpost demo state dir; set PEERPOST_DEMO_HOME to another path`);
+    process.exit(1);
+  }
+  rmSync(stateDir, { recursive: true, force: true });
+}
 
 async function session(address) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve"], env: { ...process.env, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: address } });
@@ -21,26 +34,36 @@ async function session(address) {
   return { client, call };
 }
 
-try {
-  say("demo", `state dir ${stateDir}`);
-  const a = await session("claude:demo-a");
-  const b = await session("codex:demo-b");
-  say("claude:demo-a", "agents →");
-  console.log((await a.call("agents")).sessions.map((s) => `  ${s.address}${s.self ? " (me)" : ""}`).join("\n"));
-  say("claude:demo-a", 'message {to: "codex:demo-b", waitForReply: true} "Which port does the dev server use?"');
-  const asking = a.call("message", { to: "codex:demo-b", message: "Which port does the dev server use?", waitForReply: true, timeoutMs: 60_000 });
-  const incoming = await b.call("wait", { timeoutMs: 30_000 });
-  say("codex:demo-b", "wait → a new message, rendered for the model:");
-  console.log(incoming.message.envelope);
-  say("codex:demo-b", 'reply {resolution: "reply"} "5173 (vite default)"');
-  const replied = await b.call("reply", { messageId: incoming.message.id, resolution: "reply", message: "5173 (vite default)" });
-  console.log(`  status: ${replied.status}`);
-  const answer = await asking;
-  say("claude:demo-a", `message returned: outcome ${answer.wait.outcome}; the reply, rendered for the model:`);
-  console.log(answer.wait.reply.envelope);
-  await a.client.close();
-  await b.client.close();
-  say("demo", "done");
-} finally {
-  rmSync(stateDir, { recursive: true, force: true });
+say("demo", `state dir ${stateDir}`);
+const a = await session("claude:demo-a");
+const b = await session("codex:demo-b");
+writeFileSync(join(stateDir, "demo"), "made by npm run demo; removed by its next run\n", { mode: 0o600 });
+say("claude:demo-a", "agents →");
+console.log((await a.call("agents")).sessions.map((s) => `  ${s.address}${s.self ? " (me)" : ""}`).join("\n"));
+say("claude:demo-a", 'message {to: "codex:demo-b", waitForReply: true} "Which port does the dev server use?"');
+const asking = a.call("message", { to: "codex:demo-b", message: "Which port does the dev server use?", waitForReply: true, timeoutMs: 60_000 });
+const incoming = await b.call("wait", { timeoutMs: 30_000 });
+say("codex:demo-b", "wait → a new message, rendered for the model:");
+console.log(incoming.message.envelope);
+const answerText = "**5173**, the vite default:\n\n```sh\nnpm run dev -- --port 5173\n```";
+say("codex:demo-b", `reply {resolution: "reply"} ${JSON.stringify(answerText)}`);
+const replied = await b.call("reply", { messageId: incoming.message.id, resolution: "reply", message: answerText });
+console.log(`  status: ${replied.status}`);
+const answer = await asking;
+say("claude:demo-a", `message returned: outcome ${answer.wait.outcome}; the reply, rendered for the model:`);
+console.log(answer.wait.reply.envelope);
+const person = `user:${process.env.PEERPOST_USER || userInfo().username}`;
+say("codex:demo-b", `message {to: "${person}"} "Told claude:demo-a the dev server's port (5173)."`);
+await b.call("message", { to: person, message: "Told claude:demo-a the dev server's port (5173).", anticipation: "fyi" });
+await a.client.close();
+await b.client.close();
+const command = `PEERPOST_HOME=${stateDir} node ${cli} ui`;
+say("demo", "done; the conversation is kept in the demo state dir.");
+if (!openUi) {
+  console.log(`\nSee it in the web view:\n  ${command}`);
+  process.exit(0);
 }
+const ui = spawn(process.execPath, [cli, "ui", ...(process.argv.includes("--no-open") ? ["--no-open"] : [])], { env: { ...process.env, PEERPOST_HOME: stateDir }, stdio: "inherit" });
+// Ctrl-C or a kill of the demo stops the web view too.
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => ui.kill(signal));
+ui.on("exit", (code) => process.exit(code ?? 0));

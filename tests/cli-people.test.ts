@@ -74,7 +74,7 @@ test("inbox and status speak prose: sender, time, status, visible text, history,
   const id = /sent ([0-9A-Z]{26})/.exec(sent.stdout)![1]!;
   const inbox = await run(env, ["inbox", "codex:bob"]);
   assert.equal(inbox.code, 0);
-  assert.match(inbox.stdout, /From claude:alice \(unverified[^)]*\), \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(\d+ s ago\)/);
+  assert.match(inbox.stdout, /From claude:alice \(unverified[^)]*\), \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d \(\d+ s ago\)/);
   assert.match(inbox.stdout, /asks for a reply · status queued/);
   assert.ok(inbox.stdout.includes("I'm <b>here</b> & ⟨U+202E⟩evil⟨U+202C⟩ ⟨U+001B⟩[2Jcleared⟨U+200B⟩"), inbox.stdout);
   assert.doesNotMatch(inbox.stdout, /&#|&lt;|&amp;|\u001b|\u202E|<peerpost-message|tool/);

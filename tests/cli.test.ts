@@ -27,7 +27,7 @@ test("send, inbox, reply, status and agents work end to end with --json", async 
   assert.equal(messages.length, 1);
   assert.match(messages[0]!.envelope, /can you check &lt;this&gt;\?/);
   const human = await cli(env, "inbox", "codex:bob");
-  assert.match(human.stdout, /From claude:alice .* UTC/);
+  assert.match(human.stdout, /From claude:alice .* [+-]\d\d:\d\d \(/);
   assert.match(human.stdout, /can you check <this>\?/);
   const replied = await cli(env, "reply", messageId, "--as", "codex:bob", "--reply", "checked", "--json");
   assert.equal(replied.code, 0, replied.stderr);

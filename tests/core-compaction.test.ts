@@ -14,6 +14,7 @@ import { monotonicFactory } from "ulid";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import type { PeerpostError } from "../core/common/errors.js";
 import { isAlive } from "../core/sessions/process-tree.js";
+import { fullSuiteOnly } from "./helpers/suite.js";
 
 const DAY = 86_400_000;
 
@@ -168,7 +169,7 @@ function observeLines(peerpost: Peerpost, sample: string[]): unknown {
   return { lines: committedLines(peerpost), messages, open };
 }
 
-test("a compactor killed with SIGKILL from outside as each step of its moves starts reads as before every time, and the next one completes it", { timeout: 300_000 }, async (t) => {
+test("a compactor killed with SIGKILL from outside as each step of its moves starts reads as before every time, and the next one completes it", { timeout: 300_000, skip: fullSuiteOnly("kills a compactor of 30,000 messages at each step") }, async (t) => {
   const { clock, stateDir: pristine, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
   const ids = oldStore(pristine, clock, 30_000);
   // The next compactor takes the dead one's lock over once it is stale: after 2 s, the least there is.
@@ -319,7 +320,7 @@ test("doctor reports a compaction that died and the archive; compact finishes it
   assert.equal((await doctor()).state.storage.archive.indexed, true);
 });
 
-test("senders running through repeated compactions lose and duplicate nothing", { timeout: 120_000 }, async (t) => {
+test("senders running through repeated compactions lose and duplicate nothing", { timeout: 120_000, skip: fullSuiteOnly("senders through repeated compactions") }, async (t) => {
   const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
   await traffic(peerpost, clock);
   const senders = Array.from({ length: 4 }, (_, i) => collect(spawnFixture("append-worker", [stateDir, `claude:s${i}`, "codex:sink", "150"])));

@@ -28,3 +28,12 @@ test("bodies keep their newlines and tabs; one-line cells show them too", () => 
   assert.equal(visible("I'm <b> & \"x\""), "I'm <b> & \"x\"", "nothing is HTML-escaped");
   assert.equal(visible("e\u0301 日本 🙂"), "e\u0301 日本 🙂", "combining marks, CJK and emoji stay");
 });
+
+test("emoji sequences stay emoji for people (ZWJ, skin tones, VS16, keycaps); lone joiners, bidi controls and tags stay escaped, and the model's envelope escapes them all", async () => {
+  const { escapeForModel } = await import("../core/security/escape.js");
+  assert.equal(visible("👩🏽‍💻 ❤️ 1️⃣ ✌🏿"), "👩🏽‍💻 ❤️ 1️⃣ ✌🏿");
+  assert.equal(visible("a\u200Db 👩\u200D x\u202Ey"), "a⟨U+200D⟩b 👩⟨U+200D⟩ x⟨U+202E⟩y");
+  assert.equal(visible("\u{1F3F4}\u{E0067}\u{E0062}\u{E007F}"), "\u{1F3F4}⟨U+E0067⟩⟨U+E0062⟩⟨U+E007F⟩", "tag characters can hide text: escaped even in a flag");
+  assert.equal(visible("\uFE0Fx"), "⟨U+FE0F⟩x");
+  assert.equal(escapeForModel("👩🏽‍💻"), "👩🏽&#x200D;💻");
+});

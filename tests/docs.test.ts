@@ -4,8 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { CLI, REPO_ROOT } from "./helpers/mcp.js";
 import { marketplaceSource } from "../core/cli/source.js";
@@ -43,16 +43,46 @@ test("each plugin README starts with what a user does, host facts last", () => {
   }
 });
 
-test("the README's command line section lists every command, and the test commands", () => {
-  const readme = read("README.md");
-  const section = readme.slice(readme.indexOf("## The command line"), readme.indexOf("## The state directory"));
+test("docs/cli.md lists every command, and the README the test commands", () => {
+  const section = read("docs/cli.md");
   const overview = spawnSync(process.execPath, [CLI, "help"], { encoding: "utf8" }).stdout;
   const commands = [...overview.slice(overview.indexOf("commands:")).matchAll(/^  (\w+) /gm)].map((match) => match[1]!);
   assert.ok(commands.length >= 9, overview);
   for (const name of commands) assert.match(section, new RegExp(`peerpost ${name}\\b`), name);
   assert.match(section, /--json.*stdout/s);
-  assert.match(readme, /npm run test:quick/);
+  assert.match(read("README.md"), /npm run test:quick/);
   assert.ok((JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts["test:quick"]);
+});
+
+test("every command the README shows exists: npm scripts, peerpost commands, and CI runs its test command", () => {
+  const readme = read("README.md");
+  const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
+  const shown = [...readme.matchAll(/npm run ([\w:]+)/g)].map((match) => match[1]!);
+  assert.ok(shown.includes("demo") && shown.includes("test:quick"));
+  for (const name of shown) assert.ok(scripts[name], `npm run ${name}`);
+  const overview = spawnSync(process.execPath, [CLI, "help"], { encoding: "utf8" }).stdout;
+  const commands = new Set([...overview.slice(overview.indexOf("commands:")).matchAll(/^  (\w+) /gm)].map((match) => match[1]!));
+  const blocks = [...readme.matchAll(/```sh\n([^]*?)```/g)].map((match) => match[1]!).join("\n");
+  for (const match of blocks.matchAll(/(?:^|&& )peerpost (\w+)/gm)) assert.ok(commands.has(match[1]!), `peerpost ${match[1]}`);
+  // The two set-up commands: the main job on the embedded default, and the tests, which CI runs exactly.
+  const setUp = readme.slice(readme.indexOf("## Set up"));
+  const [main, tests] = /```sh\n(.*?)\s+#.*\n(.*?)\s+#.*\n```/.exec(setUp)!.slice(1);
+  assert.equal(main, "npm ci && npm start");
+  assert.equal(tests, "npm test");
+  const ci = read(".ci/run").trimEnd().split("\n");
+  assert.equal(ci.at(-1), tests);
+  assert.ok(ci.includes("npm ci --no-audit --no-fund"));
+});
+
+test("the README starts with the reader: at most 150 lines before the reference, and every link in it, the plugin READMEs and docs/ resolves", () => {
+  const readme = read("README.md");
+  assert.ok(readme.slice(0, readme.indexOf("\n## Reference")).split("\n").length <= 150);
+  assert.ok(readme.includes("![") && readme.includes("(docs/ui.png)"));
+  const pages = readdirSync(join(REPO_ROOT, "docs"), { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`);
+  for (const path of ["README.md", ...HOSTS.map((host) => `plugins/${host}/README.md`), ...pages]) {
+    const text = read(path);
+    for (const match of text.matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)) assert.ok(existsSync(join(REPO_ROOT, dirname(path), match[1]!)), `${path}: ${match[1]}`);
+  }
 });
 
 test("CHANGELOG keeps [Unreleased] and dates every released version", () => {

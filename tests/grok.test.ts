@@ -9,7 +9,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
-import { GROK_HOOKS_NOTE, inspectGrok } from "../plugins/grok/inspect.js";
+import { GROK_HOOKS, inspectGrok } from "../plugins/grok/inspect.js";
 import { repoRoot } from "./helpers/copilot-cli.js";
 import { grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome, readGrokLog, writeGrokUserHooks, type GrokHome } from "./helpers/grok-cli.js";
 import { contentText, startFakeOpenAIChat, toolResults, type ChatCall, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
@@ -86,7 +86,7 @@ describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok C
 
     const doctor = spawnSync(process.execPath, [CLI, "doctor", "--json"], { env: grok.env, encoding: "utf8", timeout: 20_000 });
     const host = (JSON.parse(doctor.stdout) as { hosts: Array<{ host: string; pluginInstalled: boolean; pluginVersion: string; hooks: string }> }).hosts.find((entry) => entry.host === "grok");
-    assert.deepEqual([host?.pluginInstalled, host?.pluginVersion, host?.hooks], [true, "0.1.0", GROK_HOOKS_NOTE]);
+    assert.deepEqual([host?.pluginInstalled, host?.pluginVersion, host?.hooks], [true, "0.1.0", GROK_HOOKS.missing]);
   });
 
   test("grok --single: the model calls peerpost's message tool and the peer gets it from the verified session", async (t) => {
@@ -106,7 +106,7 @@ describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok C
 
     const health = JSON.parse(toolResults(calls[2]!.body).at(-1)!) as { identity: { address: string; detail: string }; host: { adapter: string; grok: { hooks: string } }; push: { transport: string } };
     assert.deepEqual([health.identity.address, health.identity.detail, health.host.adapter], [`grok:${sessionId}`, "GROK_SESSION_ID", "grok"]);
-    assert.equal(health.host.grok.hooks, GROK_HOOKS_NOTE);
+    assert.equal(health.host.grok.hooks, GROK_HOOKS.missing);
     assert.equal(health.push.transport, "none");
     const receipts = (await other.call("receipts", { kind: "send", address: `grok:${sessionId}` })).receipts as Array<{ origin: { detail: string } }>;
     assert.equal(receipts[0]?.origin.detail, "host-env");

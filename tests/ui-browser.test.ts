@@ -129,7 +129,7 @@ test("a person sends, replies and declines from the page as their user:<name>", 
   await until(() => ui.store.mailbox.find(ids[1]!)?.resolved?.resolution === "decline", 10_000, "the decline in the mailbox");
   await until(async () => (await page.locator("#mine .request").count()) === 0, 10_000, "answered requests to leave the list");
 
-  await page.click("#compose summary");
+  assert.equal(await page.locator("#compose").getAttribute("open"), "", "compose is open, not collapsed");
   await page.fill('#send-form input[name="to"]', "claude:alice");
   await page.fill('#send-form textarea[name="body"]', "sent from the page");
   await page.click('#send-form button[type="submit"]');
@@ -164,4 +164,81 @@ test("in the browser, a missing token is 401 and a rebound host name is 403", { 
   }, `http://127.0.0.1:${ui.port}/api/state?token=${ui.token}`);
   assert.match(read, /^refused/);
   await page.screenshot({ path: artifactPath("ui-refused.png") });
+});
+
+test("a long body folds with show all; a conversation's URL opens its thread; receipts read as sentences; to completes roles", { skip: NO_CHROMIUM }, async (t) => {
+  const env = { ...uiEnv(t), PEERPOST_USER: "person" };
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  await ui.store.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", source: "server", roles: ["reviewer"] });
+  const long = Array.from({ length: 60 }, (_, index) => `line ${index + 1} of the build log`).join("\n");
+  const sent = JSON.parse((await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", "--json", long)).stdout) as { messageId: string; conversationId: string };
+  const other = JSON.parse((await cli(env, "send", "--from", "codex:bob", "--to", "claude:alice", "--json", "another conversation")).stdout) as { conversationId: string };
+  const { page, errors } = await openPage(t, ui);
+  const body = page.locator(`.message[data-id="${sent.messageId}"] .body`);
+  await body.waitFor();
+  const folded = (await body.boundingBox())!.height;
+  assert.ok(folded < 250, `a 60-line body shows its start (${folded} px)`);
+  await page.click(`.message[data-id="${sent.messageId}"] button.show-all`);
+  assert.ok((await body.boundingBox())!.height > 800, "show all shows the whole body");
+  assert.equal(await page.locator(`.message[data-id="${sent.messageId}"] button.show-all`).textContent(), "show less");
+
+  // Receipts are sentences, with the raw fields one click away.
+  assert.match((await page.locator("#receipts .receipt .sentence").last().textContent()) ?? "", new RegExp(`^send by claude:alice to codex:bob \\(cli\\), queued: message ${sent.messageId}; identity explicit \\(--from\\)`));
+  // "to" completes from sessions, people and roles.
+  const options = await page.locator("#addresses option").evaluateAll((nodes) => nodes.map((node) => (node as HTMLOptionElement).value));
+  for (const address of ["claude:alice", "codex:bob", "role:reviewer"]) assert.ok(options.includes(address), address);
+
+  // The conversation's own URL: opened directly, it shows that thread alone.
+  const href = await page.locator(`.thread[data-conversation="${sent.conversationId}"] .thread-head a`).getAttribute("href");
+  assert.equal(href, `?token=${ui.token}&conversation=${sent.conversationId}`);
+  await page.goto(new URL(href!, ui.url).toString());
+  await page.waitForSelector("body[data-version]");
+  await page.locator(`.thread[data-conversation="${sent.conversationId}"]`).waitFor();
+  assert.equal(await page.locator(".thread").count(), 1);
+  assert.equal(await page.locator(`.thread[data-conversation="${other.conversationId}"]`).count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test("👩🏽‍💻 shows as one emoji while U+202E shows as ⟨U+202E⟩; an empty store says how to set peerpost up", { skip: NO_CHROMIUM }, async (t) => {
+  const env = uiEnv(t);
+  const ui = await startUi(t, { env });
+  const { page: empty } = await openPage(t, ui);
+  assert.match((await empty.locator("#sessions .list").textContent()) ?? "", /No sessions yet\..*peerpost doctor/s);
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", "pair with me 👩🏽‍💻 then \u202Egnp.exe");
+  const { page, errors } = await openPage(t, ui);
+  const body = page.locator(".message .body", { hasText: "pair with me" });
+  await body.waitFor();
+  const text = (await body.textContent()) ?? "";
+  assert.ok(text.includes("👩🏽‍💻"), "the emoji sequence is there whole");
+  assert.ok(!text.includes("⟨U+200D⟩"), "its joiner is not escaped");
+  assert.ok(text.includes("⟨U+202E⟩gnp.exe") && !text.includes("\u202E"), "the bidi control is escaped");
+  // One emoji: the browser's own segmentation sees one grapheme where the sequence stands.
+  const graphemes = await body.evaluate((node) => [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(node.textContent ?? "")].filter((part) => part.segment.includes("💻")).map((part) => part.segment));
+  assert.deepEqual(graphemes, ["👩🏽‍💻"]);
+  assert.deepEqual(errors, []);
+});
+
+test("markdown renders as formatting, while raw HTML in it stays text and only http(s) links are links", { skip: NO_CHROMIUM }, async (t) => {
+  const env = uiEnv(t);
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  const markdown = "## Plan\n\n**bold** and `npm test` and <b>raw</b> <img src=x onerror=\"window.__pwned=5\">\n\n- [docs](https://example.com/docs)\n- [bad](javascript:window.__pwned=6)\n\n```sh\nnpm run demo\n```";
+  await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", markdown);
+  const { page, errors } = await openPage(t, ui);
+  const body = page.locator(".message .body", { hasText: "Plan" });
+  await body.waitFor();
+  assert.equal(await body.locator("h4").textContent(), "Plan");
+  assert.equal(await body.locator("strong").textContent(), "bold");
+  assert.equal(await body.locator("p code").textContent(), "npm test");
+  assert.equal(await body.locator("pre code").textContent(), "npm run demo");
+  assert.deepEqual(await body.locator("li").allTextContents(), ["docs", "bad"]);
+  assert.equal(await body.locator("a").count(), 1);
+  assert.equal(await body.locator("a").getAttribute("href"), "https://example.com/docs");
+  // Raw HTML is shown as its source: no element made from it, no script run.
+  assert.equal(await body.locator("b, img").count(), 0);
+  assert.match((await body.textContent()) ?? "", /<b>raw<\/b> <img src=x onerror="window.__pwned=5">/);
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+  assert.deepEqual(errors, []);
 });

@@ -17,6 +17,7 @@ import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript, type 
 import { grokBinary, grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome } from "./helpers/grok-cli.js";
 import { repoRoot } from "./helpers/claude-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { GROK_HOOKS } from "../plugins/grok/inspect.js";
 
 const unavailable = grokUnavailable();
 const useTool = (tool: string, input: unknown): Turn => ({ toolCall: { name: "use_tool", arguments: { tool_name: `peerpost__${tool}`, tool_input: input } } });
@@ -46,8 +47,9 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
   const hookFile = join(grok.grokHome, "hooks", "peerpost.json");
   assert.equal((JSON.parse(installed.stdout) as { path: string }).path, hookFile);
   assert.match(readFileSync(hookFile, "utf8"), /hooks\.cjs\\" session-start/);
-  const doctorAfter = JSON.parse((await cli(["doctor", "--json"])).stdout) as { problems: Array<{ fix: string }> };
+  const doctorAfter = JSON.parse((await cli(["doctor", "--json"])).stdout) as { problems: Array<{ fix: string }>; hosts: Array<{ host: string; hooks: string }> };
   assert.ok(!doctorAfter.problems.some((problem) => problem.fix.startsWith("peerpost hooks install grok")));
+  assert.equal(doctorAfter.hosts.find((host) => host.host === "grok")?.hooks, GROK_HOOKS.installed, "doctor says the hooks run once they are installed");
 
   const sessionId = randomUUID();
   const address = `grok:${sessionId}`;

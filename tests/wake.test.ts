@@ -107,10 +107,15 @@ test("waking is off by default; `peerpost wake on ADDR` turns it on, and agents 
   const session = await connect(t, { HOME: m.home, PEERPOST_HOME: m.stateDir, PEERPOST_ADDRESS: m.address });
   const health = await session.call("health");
   assert.deepEqual((health.wake as { self: unknown }).self, { on: true, rule: m.address });
-  // The most specific rule wins: a host-wide off does not override the address's on.
-  assert.equal((await m.cli(["wake", "off", "claude-code"])).code, 0);
+  // A host-wide off turns off what it covers, the address's own on rule included, and says so.
+  const off = await m.cli(["wake", "off", "claude-code"]);
+  assert.match(off.stdout, new RegExp(`cleared the narrower rules that were on: ${m.address}`));
   const after = JSON.parse((await m.cli(["wake", "--json"])).stdout) as { sessions: Array<{ address: string; wake: boolean; rule: string }> };
-  assert.deepEqual(after.sessions.find((entry) => entry.address === m.address), { address: m.address, wake: true, rule: m.address });
+  assert.deepEqual(after.sessions.find((entry) => entry.address === m.address), { address: m.address, wake: false, rule: "claude-code" });
+  // The most specific rule that is set wins: the address turned on again under the host's off.
+  assert.equal((await m.cli(["wake", "on", m.address])).code, 0);
+  const again = JSON.parse((await m.cli(["wake", "--json"])).stdout) as { sessions: Array<{ address: string; wake: boolean; rule: string }> };
+  assert.deepEqual(again.sessions.find((entry) => entry.address === m.address), { address: m.address, wake: true, rule: m.address });
   assert.equal((await m.cli(["wake", "on", "nonsense"])).code, 1);
 });
 
@@ -237,7 +242,7 @@ test("a host binary that fails leaves the message open, with a receipt that says
   await missing.runsEnded(1);
   const run = missing.store().wakes.fold().runsFor({ messageId: lost.messageId })[0]!;
   assert.equal(run.ended?.outcome, "failed");
-  assert.match(run.ended?.reason ?? "", /could not start claude: spawn claude ENOENT/);
+  assert.match(run.ended?.reason ?? "", /host_not_found: claude is not on the run's PATH \(\/nonexistent\)/);
 });
 
 test("never a second writer or stale mail: a live session is not woken, nor mail past replyBy or the staleness limit; a dead runner's claim is released", async (t) => {

@@ -6,7 +6,7 @@ import { openPeerpost } from "../peerpost.js";
 import { parseAddress } from "../common/address.js";
 import { userAddress } from "../sessions/user.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
-import { readSwitches, writeSwitches } from "../wake/switches.js";
+import { readSwitches, rulesOn, writeSwitches } from "../wake/switches.js";
 import { launchSession } from "../wake/launch.js";
 import type { WakeDeps } from "../wake/waker.js";
 import type { FlagValues, Flags } from "./command.js";
@@ -20,8 +20,10 @@ export async function launchCommand(args: string[], flags: FlagValues<Flags>, js
     const switches = readSwitches(peerpost.stateDir.path);
     switches.launch = args[0] === "on";
     writeSwitches(peerpost.stateDir.path, switches);
-    if (json) printJson({ ok: true, launch: switches.launch });
-    else process.stdout.write(`launch: ${switches.launch ? "on" : "off"}\n`);
+    // Launching and waking are separate switches: turning launching off says whether waking still runs sessions.
+    const waking = rulesOn(switches);
+    if (json) printJson({ ok: true, launch: switches.launch, wakeOn: waking ?? null });
+    else process.stdout.write(`launch: ${switches.launch ? "on" : "off"}${!switches.launch && waking ? `; waking is still on for ${waking} (turn it off with: peerpost wake off all)` : ""}\n`);
     return;
   }
   const host = flags.host;

@@ -13,6 +13,7 @@ import { statusCommand } from "./commands/status.js";
 import { agentsCommand } from "./commands/agents.js";
 import { tailCommand } from "./commands/tail.js";
 import { doctorCommand } from "./commands/doctor.js";
+import { healthCommand } from "./commands/health.js";
 import { wakeCommand } from "./commands/wake.js";
 import { launchCommand } from "./commands/launch.js";
 import { hooksCommand } from "./commands/hooks.js";
@@ -58,6 +59,7 @@ export const COMMANDS: readonly Command[] = [
   uiCommand,
   compactCommand,
   migrateCommand,
+  healthCommand,
   doctorCommand,
   completionCommand,
   helpCommand,

@@ -7,6 +7,7 @@ import { UiServer } from "../ui/server.js";
 import { uiAuthor } from "../ui/author.js";
 import { openBrowser } from "../ui/opener.js";
 import { UsageError } from "./output.js";
+import { setUpCommands } from "./next-steps.js";
 
 export interface UiOptions {
   port?: string | undefined;
@@ -34,7 +35,7 @@ export async function ui(options: UiOptions): Promise<void> {
   // Indexes far behind (a receipts log from before its index) are built there too, not by each refresh.
   indexWhenFarBehind(peerpost, process.argv[1] ?? "");
   const { author, problem } = uiAuthor(options.as, peerpost.config);
-  const server = new UiServer({ peerpost, assets: { html, css, icon, script }, port, author });
+  const server = new UiServer({ peerpost, assets: { html, css, icon, script }, port, author, setUp: setUpCommands() });
   // Registered before the URL is printed: whoever reads it may stop the server at once.
   const stopped = new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);

@@ -2,7 +2,7 @@
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { parseAddress } from "../common/address.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
-import { readSwitches, wakeSetting, writeSwitches } from "../wake/switches.js";
+import { readSwitches, setWakeRule, wakeSetting, writeSwitches, type WakeRuleChange } from "../wake/switches.js";
 import { describeRun } from "../wake/describe.js";
 import { printJson, table, UsageError } from "./output.js";
 
@@ -29,14 +29,18 @@ export function wakeList(peerpost: Peerpost): { switches: Record<string, boolean
 export function wakeCommand(args: string[], json: boolean): void {
   const peerpost = openPeerpost({});
   const [action, target] = args;
+  let change: WakeRuleChange | undefined;
   if (action !== undefined) {
     if (action !== "on" && action !== "off") throw new UsageError("usage: peerpost wake [on|off all|HOST|ADDR]");
     const switches = readSwitches(peerpost.stateDir.path);
-    switches.wake[checkTarget(target)] = action === "on";
+    const hosts = new Map(peerpost.sessions.list({ includeDead: true }).map((session) => [session.address, session.host]));
+    change = setWakeRule(switches, checkTarget(target), action === "on", (address) => hosts.get(address));
     writeSwitches(peerpost.stateDir.path, switches);
   }
   const listed = wakeList(peerpost);
-  if (json) return printJson({ ok: true, ...listed });
+  if (json) return printJson({ ok: true, ...listed, ...change });
+  if (change && change.cleared.length > 0) process.stdout.write(`cleared the narrower rules that were on: ${change.cleared.join(", ")}\n`);
+  for (const rule of change?.exceptions ?? []) process.stdout.write(`still off by a narrower rule: ${rule} (to wake it too: peerpost wake on ${rule})\n`);
   const rules = Object.entries(listed.switches);
   process.stdout.write(`wake: ${rules.length === 0 ? "off everywhere (the default)" : rules.map(([rule, on]) => `${rule} ${on ? "on" : "off"}`).join(", ")}; launch: ${listed.launch ? "on" : "off"}\n`);
   if (listed.sessions.length > 0) process.stdout.write(table([["ADDRESS", "WAKE", "RULE"], ...listed.sessions.map((session) => [session.address, session.wake ? "on" : "off", session.rule])]));

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "task_blocked",
   "state_io_error",
   "unsupported",
+  "host_not_found",
   "internal_error",
 ] as const;
 

@@ -26,9 +26,18 @@ export function escapeForModel(text: string, options: EscapeOptions = {}): strin
     .replace(DANGEROUS, (char) => (keeps(char, options) ? char : `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`));
 }
 
-/** For text printed to a terminal or a CLI table: dangerous characters as a visible `⟨U+…⟩`, markup left alone. */
+/**
+ * An emoji as people see one glyph: a pictograph with its skin tone or presentation selector (U+FE0F),
+ * joined to more by zero-width joiners (👩🏽‍💻), or a keycap (1️⃣). Only inside such a sequence do a
+ * joiner or a selector stay raw for people; anywhere else, and tags (which can hide text), they are escaped.
+ */
+const EMOJI_PART = "(?!\\p{Cn})\\p{Extended_Pictographic}(?:\\p{Emoji_Modifier}|\\uFE0F)?";
+const EMOJI = `${EMOJI_PART}(?:\\u200D${EMOJI_PART})*|[0-9#*]\\uFE0F\\u20E3`;
+const VISIBLE_TOKENS = new RegExp(`(${EMOJI})|${DANGEROUS.source}`, "gu");
+
+/** For text printed to a terminal or a CLI table, or shown in the web view: dangerous characters as a visible `⟨U+…⟩`, emoji sequences kept, markup left alone. */
 export function escapeVisible(text: string, options: EscapeOptions = {}): string {
-  return text.replace(DANGEROUS, (char) => (keeps(char, options) ? char : `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`));
+  return text.replace(VISIBLE_TOKENS, (token, emoji: string | undefined) => (emoji !== undefined || keeps(token, options) ? token : `⟨U+${token.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`));
 }
 
 /** JSON whose strings carry dangerous characters only as `\u` escapes: the same value, safe on a terminal. */

@@ -2,7 +2,7 @@
 // Links are resolved before the refusal checks; what else is trusted on disk is in trust.ts.
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { PeerpostError, ioError } from "../common/errors.js";
 import { checkAncestors, ensurePrivateDir, resolveLinks } from "./trust.js";
 
@@ -56,16 +56,33 @@ function realPath(path: string): string {
   }
 }
 
+/** A state dir is made in a directory that exists: a missing parent is a wrong HOME or PEERPOST_HOME, not a tree to build. */
+function checkParentExists(path: string): void {
+  const parent = dirname(path);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(parent).isDirectory();
+  } catch {
+    isDirectory = false;
+  }
+  if (!isDirectory)
+    throw new PeerpostError("state_io_error", `Refusing to create the peerpost state dir ${path}: its parent ${parent} does not exist.`, {
+      details: { path, parent, reason: "parent_missing" },
+      hint: "Check HOME and PEERPOST_HOME, or create the parent directory yourself first.",
+    });
+}
+
 /**
- * Creates the dir (0700) or checks an existing one: a real directory of this user that no one else can
- * write, below directories that are safe (see trust.ts). An existing dir's mode is never changed.
+ * Creates the dir (0700) in an existing parent, or checks an existing one: a real directory of this user
+ * that no one else can write, below directories that are safe (see trust.ts). An existing dir's mode is never changed.
  */
 export function ensureStateDir(configured: string | undefined, home: string = homedir()): StateDirInfo {
   const { path, source } = resolveStateDirPath(configured, home);
   let mode: number;
   try {
+    checkParentExists(path);
     checkAncestors(path);
-    ensurePrivateDir(path);
+    ensurePrivateDir(path, { parents: false });
     mode = statSync(path).mode;
   } catch (error) {
     if (error instanceof PeerpostError) throw error;

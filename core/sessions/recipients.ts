@@ -5,6 +5,7 @@ import { roleState } from "../roles/roles.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionEntry } from "./registry.js";
 import { findUnseen, registerDiscovered } from "./unseen.js";
+import { personKnown } from "./people.js";
 
 export interface Recipient {
   /** The address the message is stored for: a session, a person, or `role:<name>` while nobody holds it. */
@@ -12,16 +13,18 @@ export interface Recipient {
   via?: string;
   entry?: SessionEntry;
   alive: boolean;
+  /** A `user:` address no message has been sent to or from yet, and not this machine's own person: likely a typo. */
+  unknownPerson?: boolean;
 }
 
 export interface RecipientWarning {
-  code: "role_unheld" | "recipient_not_running" | "recipient_mailbox_only";
+  code: "role_unheld" | "recipient_not_running" | "recipient_mailbox_only" | "unknown_person";
   message: string;
 }
 
 export async function resolveRecipient(peerpost: Peerpost, to: string): Promise<Recipient> {
   const address = parseAddress(to, "to");
-  if (address.kind === "user") return { address: to, alive: false };
+  if (address.kind === "user") return { address: to, alive: false, ...(personKnown(peerpost, to) ? {} : { unknownPerson: true }) };
   if (address.kind === "role") {
     const held = roleState(peerpost).roles[address.id];
     if (held) {
@@ -39,6 +42,8 @@ export async function resolveRecipient(peerpost: Peerpost, to: string): Promise<
 
 /** What the sender should know about where its message waits. */
 export function recipientWarning(recipient: Recipient): RecipientWarning | undefined {
+  if (recipient.unknownPerson)
+    return { code: "unknown_person", message: `No one has used ${recipient.address} before: check the name (it was sent, and waits for \`peerpost inbox ${recipient.address}\`).` };
   if (recipient.via !== undefined && recipient.address === recipient.via)
     return { code: "role_unheld", message: `Nobody holds ${recipient.via} now; the message waits until someone takes the role (\`peerpost role set\`).` };
   if (!recipient.entry) return undefined;

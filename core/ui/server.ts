@@ -27,6 +27,8 @@ export interface UiServerOptions {
   /** 0 picks a free port. */
   port: number;
   author: string | null;
+  /** Set-up commands for the hosts found on PATH, shown while there is nothing else to see. */
+  setUp?: Array<{ host: string; command: string }>;
 }
 
 /** Largest write body read: a 64 KiB message escaped as JSON, with room to spare. */
@@ -51,7 +53,7 @@ export class UiServer {
 
   constructor(private readonly options: UiServerOptions) {
     this.source = new UiSource(options.peerpost);
-    this.builder = new UiStateBuilder(this.source, options.author);
+    this.builder = new UiStateBuilder(this.source, options.author, options.setUp);
     this.writes = new UiWrites(options.peerpost, options.author);
     this.server = createServer((request, response) => void this.handle(request, response));
   }

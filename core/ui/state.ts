@@ -23,7 +23,14 @@ function receiptView(receipt: ReceiptRecord): UiReceipt {
     if (Array.isArray(value) && value.length === 0) continue;
     fields.push([key, visible(typeof value === "string" ? value : JSON.stringify(value), true)]);
   }
-  return { id: receipt.id, kind: receipt.kind, at: receipt.at, fields };
+  return { id: receipt.id, kind: receipt.kind, at: receipt.at, sentence: visible(receiptSentence(receipt), true), fields };
+}
+
+/** A receipt read as a sentence: what, by whom to whom, how it went, and where the sender's identity came from. */
+function receiptSentence(receipt: ReceiptRecord): string {
+  const origin = `identity ${receipt.origin.source === "not_supplied" ? "not supplied" : receipt.origin.source}${receipt.origin.detail ? ` (${receipt.origin.detail})` : ""}`;
+  const warnings = receipt.warnings.length > 0 ? `; warned: ${receipt.warnings.join(" ")}` : "";
+  return `${receipt.kind} by ${receipt.from} to ${receipt.to}${receipt.via ? ` via ${receipt.via}` : ""} (${receipt.host}), ${receipt.delivery}: message ${receipt.messageId}; ${origin}${warnings}`;
 }
 
 function receiptOutcome(receipt: ReceiptRecord): string {
@@ -52,6 +59,7 @@ export class UiStateBuilder {
   constructor(
     private readonly source: UiSource,
     private readonly author: string | null,
+    private readonly setUp: Array<{ host: string; command: string }> = [],
   ) {}
 
   private message(message: MessageState, status: MessageStatus, matches: Set<string> | undefined): UiMessage {
@@ -187,6 +195,7 @@ export class UiStateBuilder {
         roles: [...new Set([...entries.flatMap((entry) => entry.roles), ...Object.keys(roles.roles)])].sort(),
         receiptKinds: [...new Set(this.source.receipts.map((receipt) => receipt.kind))].sort(),
       },
+      setUp: this.setUp,
       sessions: this.sessions(entries, messages, now, wakes, statusOf).filter((session) => (filters.session === undefined || session.address === filters.session) && (filters.role === undefined || session.roles.includes(filters.role))),
       conversations,
       totals: { messages: messages.length, conversations: threads.size, matchedConversations: kept.length, stuck },

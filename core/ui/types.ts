@@ -70,6 +70,8 @@ export interface UiReceipt {
   id: string;
   kind: string;
   at: string;
+  /** The receipt as one sentence ("send by claude:a to codex:b, queued: message 01…; identity explicit (--from)"). */
+  sentence: string;
   fields: Array<[string, string]>;
 }
 
@@ -90,6 +92,8 @@ export interface UiState {
   author: string | null;
   filters: UiFilters;
   choices: { sessions: string[]; roles: string[]; receiptKinds: string[] };
+  /** The set-up command for each host found on PATH where peerpost is not set up: what an empty page suggests. */
+  setUp: Array<{ host: string; command: string }>;
   sessions: UiSession[];
   conversations: UiConversation[];
   totals: { messages: number; conversations: number; matchedConversations: number; stuck: number };

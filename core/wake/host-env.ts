@@ -64,6 +64,14 @@ export function loadHostEnv(stateDir: string, address: string): Record<string, s
 }
 
 /**
+ * The environment a run starts with: the session's own capture, else the newest capture of its host
+ * (a launch, or a session known only from its host's files), else this process's kept variables.
+ */
+export function runEnvironment(stateDir: string, kind: string, address?: string): Record<string, string> {
+  return (address !== undefined ? loadHostEnv(stateDir, address) : undefined) ?? latestHostEnv(stateDir, kind) ?? keptVariables(process.env);
+}
+
+/**
  * For a launch (a session not started yet): the environment the most recent session of that kind
  * started with, e.g. the newest `claude_*` capture. Undefined when no session of that host was seen.
  */

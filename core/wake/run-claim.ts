@@ -6,7 +6,7 @@ import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { DIR_MODE, FILE_MODE } from "../security/state-dir.js";
-import { keptVariables, latestHostEnv, loadHostEnv } from "./host-env.js";
+import { runEnvironment } from "./host-env.js";
 import { stopGroup } from "./request.js";
 import { KIND_OF_HOST } from "./launch-bind.js";
 import { processStartTime } from "../sessions/process-tree.js";
@@ -106,7 +106,8 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
       if (report !== undefined) ended.report = report.slice(0, 2000);
       if (spawnError) {
         ended.outcome = "failed";
-        ended.reason = `could not start ${command}: ${spawnError.message}`.slice(0, 2000);
+        const missing = (spawnError as NodeJS.ErrnoException).code === "ENOENT";
+        ended.reason = (missing ? `host_not_found: ${command} is not on the run's PATH (${options.env.PATH ?? ""})` : `could not start ${command}: ${spawnError.message}`).slice(0, 2000);
       } else if (timedOut) {
         ended.outcome = "timeout";
         ended.reason = `the turn ran past PEERPOST_WAKE_TIMEOUT_MS (${options.timeoutMs} ms) and was stopped`;
@@ -146,9 +147,7 @@ export async function runClaim(
   // The host's own start-up environment (see host-env.ts), pointed at this state dir.
   // A launch has no capture of its own yet: the newest session of that host lends its environment.
   // A session known only from its host's files has no capture either.
-  const own = claim.kind === "wake" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
-  const captured = own ?? latestHostEnv(peerpost.stateDir.path, KIND_OF_HOST[claim.host]);
-  const env: NodeJS.ProcessEnv = { ...(captured ?? keptVariables(process.env)), PEERPOST_HOME: peerpost.stateDir.path };
+  const env: NodeJS.ProcessEnv = { ...runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[claim.host], claim.kind === "wake" ? claim.address : undefined), PEERPOST_HOME: peerpost.stateDir.path };
   let recorded: Promise<unknown> = Promise.resolve();
   let hostPid: number | undefined;
   const onSpawn = (pid: number) => {

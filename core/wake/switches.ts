@@ -1,10 +1,12 @@
 // The wake and launch switches, kept in the state dir (wake.json, 0600). Off by default. A wake rule
-// names all sessions, a host, or one address; the most specific rule that is set decides.
+// names all sessions, a host, or one address; the most specific rule that is set decides. Turning a
+// rule off turns off everything it covers (narrower rules that were on are cleared); turning one on
+// keeps the narrower rules that say off, as exceptions, and names them.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeStateFile } from "../security/trust.js";
 import { ioError } from "../common/errors.js";
-import type { SessionHost } from "../records/schemas.js";
+import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 
 export interface Switches {
   /** "all", a host name, or an address → on/off. */
@@ -43,4 +45,34 @@ export function wakeSetting(switches: Switches, session: { address: string; host
     if (on !== undefined) return { on, rule };
   }
   return { on: false, rule: "default" };
+}
+
+/** The rules a target covers besides itself: every other rule under "all"; under a host, the addresses of its sessions. */
+function narrowerRules(switches: Switches, target: string, hostOf: (address: string) => SessionHost | undefined): string[] {
+  const rules = Object.keys(switches.wake).filter((rule) => rule !== target);
+  if (target === "all") return rules;
+  if (!SESSION_HOSTS.includes(target as SessionHost)) return [];
+  return rules.filter((rule) => !SESSION_HOSTS.includes(rule as SessionHost) && rule !== "all" && hostOf(rule) === target);
+}
+
+export interface WakeRuleChange {
+  /** Narrower rules that were on and are gone, because the rule that covers them was turned off. */
+  cleared: string[];
+  /** Narrower rules that still say off under a rule turned on. */
+  exceptions: string[];
+}
+
+/** Sets one wake rule (target: "all", a host or an address). hostOf names the host of a session's address. */
+export function setWakeRule(switches: Switches, target: string, on: boolean, hostOf: (address: string) => SessionHost | undefined): WakeRuleChange {
+  const narrower = narrowerRules(switches, target, hostOf);
+  const cleared = on ? [] : narrower.filter((rule) => switches.wake[rule] === true);
+  for (const rule of cleared) delete switches.wake[rule];
+  switches.wake[target] = on;
+  return { cleared, exceptions: on ? narrower.filter((rule) => switches.wake[rule] === false) : [] };
+}
+
+/** The rules that are on, in words ("codex, claude-code:…"), or undefined when waking is off everywhere. */
+export function rulesOn(switches: Switches): string | undefined {
+  const on = Object.entries(switches.wake).filter(([, value]) => value).map(([rule]) => rule);
+  return on.length > 0 ? on.join(", ") : undefined;
 }

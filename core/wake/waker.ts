@@ -38,6 +38,8 @@ export interface LaunchInput {
 
 export interface Waker {
   host: SessionHost;
+  /** The host CLI's command name, looked for on the run's PATH before a run is claimed. */
+  binary: string;
   resume(input: { sessionId: string; prompt: string; settings?: RunSettings | undefined }): HostCommand;
   /** What `settings` a run of this host may carry. */
   settings: SettingSupport;

@@ -38,6 +38,7 @@ function resultLine(line: string): { session_id?: unknown; result?: unknown } | 
 
 export const claudeCodeWaker: Waker = {
   host: "claude-code",
+  binary: "claude",
   isHostProcess: isClaudeCodeProcess,
   // Claude Code keeps a session under its project dir: `--resume` from another dir does not find it.
   settings: { model: true, effort: true, efforts: ["low", "medium", "high", "xhigh", "max"], cwdOnResume: false, cwdWhy: "Claude Code keeps each session under its project directory, so a resume from another directory does not find it" },

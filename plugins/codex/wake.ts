@@ -53,6 +53,7 @@ export function codexSettingFlags(settings: RunSettings | undefined): string[] {
 
 export const codexWaker: Waker = {
   host: "codex",
+  binary: "codex",
   isHostProcess: isCodexProcess,
   // Codex keeps threads under CODEX_HOME, not per directory: a thread resumes from any working dir.
   settings: { model: true, effort: true, efforts: ["minimal", "low", "medium", "high", "xhigh"], cwdOnResume: true },

@@ -10,6 +10,7 @@ function copilotSettingFlags(settings: RunSettings | undefined): string[] {
 
 export const copilotWaker: Waker = {
   host: "copilot",
+  binary: "copilot",
   isHostProcess: isCopilotProcess,
   settings: { model: true, effort: true, efforts: ["none", "minimal", "low", "medium", "high", "xhigh", "max"], cwdOnResume: false, cwdWhy: "a Copilot CLI session keeps the working directory it started in (--resume restores it)" },
   forkMissing: "Copilot CLI 1.0.102 has no fork: its --help lists no --fork-session flag and no fork command, and --resume continues the session itself",

@@ -2,13 +2,25 @@
 // on PATH the official CLI? `grok plugin install` copies the plugin under
 // $GROK_HOME/installed-plugins/ (listed in registry.json) and adds it to `[plugins] enabled` in
 // config.toml; uninstalling removes the copy but leaves the `enabled` entry.
-import { realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { hostConfigDir, readTextOrEmpty } from "../shared/host-files.js";
 
-/** What Grok 1.0.41 does with plugin hooks (see README.md), and what that means for mail. */
-export const GROK_HOOKS_NOTE = "not run by Grok 1.0.41 for plugins; new mail shows when the agent calls read";
+/**
+ * Grok 1.0.41 runs no hook a plugin ships, only user-level ones ($GROK_HOME/hooks/*.json, see README.md):
+ * `peerpost hooks install grok` is the third step of setting peerpost up in Grok.
+ */
+export const GROK_HOOKS = {
+  installed: "user-level (peerpost hooks install grok): SessionStart registers the session, Stop tells of mail at a turn end",
+  missing: "not installed: Grok runs no plugin hooks, so run `peerpost hooks install grok`; until then mail shows when the agent calls read",
+} as const;
+
+export const GROK_HOOK_FILE = "peerpost.json";
+
+export function grokUserHookPath(env: NodeJS.ProcessEnv): string {
+  return join(grokHome(env), "hooks", GROK_HOOK_FILE);
+}
 
 export interface GrokHostReport {
   grokHome: string;
@@ -61,7 +73,7 @@ export function inspectGrok(env: NodeJS.ProcessEnv): GrokHostReport {
     pluginEnabled: enabledPlugins(readTextOrEmpty(join(home, "config.toml"))).includes("peerpost"),
     pluginVersion: copy?.version ?? null,
     installedFrom: copy?.from ?? null,
-    hooks: GROK_HOOKS_NOTE,
+    hooks: grokUserHooksInstalled(env) ? GROK_HOOKS.installed : GROK_HOOKS.missing,
   };
 }
 
@@ -78,4 +90,16 @@ export function isOfficialGrok(cli: string): boolean {
   }
   const answer = spawnSync(cli, ["--version"], { encoding: "utf8", timeout: 3000, stdio: ["ignore", "pipe", "ignore"] });
   return /^grok \d+\.\d+\.\d+\S* \([0-9a-f]+\)/.test(answer.stdout ?? "");
+}
+
+/** Whether peerpost's user-level hook file is installed, and the hooks.cjs it runs exists. */
+export function grokUserHooksInstalled(env: NodeJS.ProcessEnv): boolean {
+  try {
+    const file = JSON.parse(readFileSync(grokUserHookPath(env), "utf8")) as { hooks?: { SessionStart?: Array<{ hooks?: Array<{ command?: string }> }> } };
+    const command = file.hooks?.SessionStart?.[0]?.hooks?.[0]?.command ?? "";
+    const script = /^node "([^"]+hooks\.cjs)"/.exec(command)?.[1];
+    return script !== undefined && existsSync(script);
+  } catch {
+    return false;
+  }
 }

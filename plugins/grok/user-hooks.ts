@@ -1,16 +1,10 @@
 // Grok 1.0.41 runs user-level hooks ($GROK_HOME/hooks/*.json, Claude's format) but never the hooks a
 // plugin ships (verified, see README.md). `peerpost hooks install grok` writes peerpost's hook file there,
 // pointing at a plugin dir that holds hooks.cjs; `uninstall` removes it. Only this one file is touched.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { grokHome, inspectGrok } from "./inspect.js";
+import { grokUserHookPath, inspectGrok } from "./inspect.js";
 import { GROK_WRITING_TOOLS } from "./edit-tools.js";
-
-export const GROK_HOOK_FILE = "peerpost.json";
-
-export function grokUserHookPath(env: NodeJS.ProcessEnv): string {
-  return join(grokHome(env), "hooks", GROK_HOOK_FILE);
-}
 
 /** The hook commands, for the plugin dir that holds hooks.cjs. */
 export function grokUserHooks(pluginDir: string): Record<string, unknown> {
@@ -38,16 +32,4 @@ export function uninstallGrokUserHooks(env: NodeJS.ProcessEnv): boolean {
   const existed = existsSync(path);
   rmSync(path, { force: true });
   return existed;
-}
-
-/** Whether peerpost's user-level hook file is installed, and the hooks.cjs it runs exists. */
-export function grokUserHooksInstalled(env: NodeJS.ProcessEnv): boolean {
-  try {
-    const file = JSON.parse(readFileSync(grokUserHookPath(env), "utf8")) as { hooks?: { SessionStart?: Array<{ hooks?: Array<{ command?: string }> }> } };
-    const command = file.hooks?.SessionStart?.[0]?.hooks?.[0]?.command ?? "";
-    const script = /^node "([^"]+hooks\.cjs)"/.exec(command)?.[1];
-    return script !== undefined && existsSync(script);
-  } catch {
-    return false;
-  }
 }

@@ -26,6 +26,7 @@ export function grokSettingFlags(settings: RunSettings | undefined): string[] {
 
 export const grokWaker: Waker = {
   host: "grok",
+  binary: "grok",
   isHostProcess: isGrokProcess,
   // Grok matches sessions to the current directory on resume.
   settings: { model: true, effort: true, cwdOnResume: false, cwdWhy: "Grok keeps each session with the directory it started in" },

@@ -78,7 +78,7 @@ export async function benchGroupCommit({ root, work, report }) {
     const against = medianRound(rounds, "sends", "sqlite");
     report("durable sends/s (8 processes)", against.value, "SQLite WAL FULL commits/s", against.baseline, `(same rounds; target ≥ 2×; rounds ${against.spread})`);
   } else {
-    console.error("  better-sqlite3 is not installed (a dev dependency); SQLite rows skipped");
+    console.error("  SQLite rows skipped: better-sqlite3 is not installed (it is left out of npm ci because it may need a compiler); `npm run bench:setup` adds it");
   }
 
   console.error(`\nwhat bounds a group commit here, one round each against a raw loop measured just before: new processes' first ${PER_WRITER} sends (one warm-up send); ${WRITERS} node processes that only append and fsync (no peerpost); the same with a group commit in user space (one process at a time fsyncs for all, the others wait for the synced mark); one writer process for the machine that batches 8 clients' lines from a Unix socket (a write and an fsync a batch, then the acks); the sends with each fsync replaced by a 50 µs wait for the ack (PEERPOST_FAULT=wait-instead-of-fsync: a group commit whose fsync cost nothing); and with no fsync and no wait (PEERPOST_FAULT=skip-fsync)`);

@@ -6,6 +6,8 @@ import { readSwitches, wakeSetting } from "../../wake/switches.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";
 import { openStore } from "../store.js";
+import { when } from "../prose.js";
+import { nextSteps } from "../next-steps.js";
 
 export const agentsCommand = defineCommand({
   name: "agents",
@@ -25,18 +27,22 @@ export const agentsCommand = defineCommand({
       printJson(flags.all ? { ok: true, sessions, unseen } : { ok: true, sessions });
       return 0;
     }
-    if (sessions.length === 0) process.stdout.write(flags.all ? "no sessions registered yet\n" : "no running sessions (--all shows ended ones too)\n");
+    const now = peerpost.config.now();
+    if (sessions.length === 0) {
+      const none = peerpost.sessions.list({ includeDead: true }).length === 0;
+      process.stdout.write(none ? `no sessions registered yet\n${nextSteps()}` : "no running sessions (--all shows ended ones too)\n");
+    }
     else
       process.stdout.write(
         table([
           ["ADDRESS", "NAME", "HOST", "MACHINE", "ROLES", "RUNNING", "WAKE", "LAST SEEN", "CWD", "TITLE"],
-          ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.machine ?? "", session.roles.join(","), session.local ? (session.alive ? "yes" : "no") : "?", session.wake ? "on" : "off", session.lastSeen, session.cwd ?? "", session.title ?? ""]),
+          ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.machine ?? "", session.roles.join(","), session.local ? (session.alive ? "yes" : "no") : "?", session.wake ? "on" : "off", when(session.lastSeen, now), session.cwd ?? "", session.title ?? ""]),
         ]),
       );
     if (unseen.length > 0)
       process.stdout.write(
         "\nnot seen by peerpost yet (from the hosts' own session files):\n" +
-          table([["ADDRESS", "HOST", "LAST ACTIVITY", "CWD", "TITLE"], ...unseen.map((session) => [session.address, session.host, session.lastActivity, session.cwd ?? "", session.title ?? ""])]),
+          table([["ADDRESS", "HOST", "LAST ACTIVITY", "CWD", "TITLE"], ...unseen.map((session) => [session.address, session.host, when(session.lastActivity, now), session.cwd ?? "", session.title ?? ""])]),
       );
     return 0;
   },

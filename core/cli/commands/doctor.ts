@@ -10,9 +10,10 @@ import { inspectHosts, type HostReport } from "../../../plugins/inspect.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { marketplaceSource } from "../source.js";
+import { stateLines, storeLine } from "../health-lines.js";
 import { visible } from "../../security/visible.js";
 import { wakeReport } from "../../wake/report.js";
-import { readSwitches, wakeSetting } from "../../wake/switches.js";
+import { readSwitches, rulesOn, wakeSetting } from "../../wake/switches.js";
 import type { SessionHost } from "../../records/schemas.js";
 
 interface Problem {
@@ -99,14 +100,10 @@ export const doctorCommand = defineCommand({
       return problems.length === 0 ? 0 : 1;
     }
     const out: string[] = [`peerpost ${VERSION}`];
-    if (store) out.push(`store      ${store.kind} ${store.location}: ${store.reachable ? "reachable" : "NOT reachable"}${store.schemaVersion !== null ? `, schema ${store.schemaVersion}` : ""}; machine ${store.machine}`);
-    if (state) {
-      out.push(`state dir  ${state.stateDir.path} (${state.stateDir.source}, mode ${state.stateDir.mode}${state.stateDir.writable ? "" : ", NOT writable"})`);
-      for (const [name, log] of Object.entries(state.logs)) out.push(`  ${name.padEnd(9)} ${log.exists ? `${log.bytes} bytes, mode ${log.mode}, ${log.corrupt} corrupt, lock ${log.lock}` : "not created yet"}`);
-      out.push(`  ${"archive".padEnd(9)} ${state.storage.archive.bytes} bytes of compacted mail${state.storage.archive.indexed ? "" : " (NOT indexed: see below)"}; index ${state.storage.indexDamage.length > 0 ? `DAMAGED, rebuilt from the log (see below)${state.storage.index.lagBytes === 0 ? "" : `, ${state.storage.index.lagBytes} bytes behind`}` : state.storage.index.lagBytes === 0 ? "current" : `${state.storage.index.lagBytes} bytes behind${state.storage.index.farBehind ? " (too far for readers: see below)" : " (readers catch it up)"}`}`);
-    }
+    if (store) out.push(storeLine(store));
+    if (state) out.push(...stateLines(state));
     out.push("hosts", ...hosts.map(hostLine));
-    out.push(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; launch ${switches.launch ? "on" : "off"} (peerpost wake on|off all|HOST|ADDR)`);
+    out.push(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; rules on: ${rulesOn(switches) ?? "none"}; launch ${switches.launch ? "on" : "off"} (peerpost wake off all turns every rule off)`);
     for (const note of notes) out.push(`note: ${note}`);
     out.push(problems.length === 0 ? "no problems found" : `${problems.length} problem(s):\n${problems.map((item) => `  - ${item.problem}\n    fix: ${item.fix}`).join("\n")}`);
     process.stdout.write(visible(`${out.join("\n")}\n`, true));

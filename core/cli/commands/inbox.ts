@@ -6,18 +6,19 @@ import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { messageBlock } from "../prose.js";
 import { addressFlag, openStore } from "../store.js";
+import { userAddress } from "../../sessions/user.js";
 
 export const inboxCommand = defineCommand({
   name: "inbox",
   summary: "show the messages sent to an address (without marking them read)",
-  usage: "ADDR [--all]",
+  usage: "[ADDR] [--all]",
   details: "Shows unread messages, oldest first: sender, time, what it asks for, status, the text, and the command that answers it. With --json each message carries the envelope a model would see.",
   flags: { all: { type: "boolean", help: "Include messages already read." } },
-  args: { min: 1, max: 1, name: "the address whose inbox to show, e.g. claude:abc", complete: "address" },
-  examples: ["peerpost inbox codex:0199a2f3", "peerpost inbox claude:me --all --json"],
+  args: { min: 0, max: 1, name: "the address whose inbox to show, e.g. claude:abc (default: yours, user:<name>)", complete: "address" },
+  examples: ["peerpost inbox", "peerpost inbox codex:0199a2f3", "peerpost inbox claude:me --all --json"],
   async run({ flags, args, json }) {
-    const address = addressFlag(args[0]!, "address");
     const peerpost = await openStore();
+    const address = args[0] === undefined ? userAddress(peerpost.config) : addressFlag(args[0], "address");
     const entries = peerpost.mailbox.inbox(address, { unreadOnly: !flags.all });
     if (json) {
       printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), body: entry.body, envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })) });

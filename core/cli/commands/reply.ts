@@ -3,16 +3,18 @@ import { receiptWarning } from "../../server/receipt.js";
 import { defineCommand } from "../command.js";
 import { printJson, printWarning } from "../output.js";
 import { addressFlag, cliOrigin, openStore } from "../store.js";
+import { ownAddress } from "../../sessions/people.js";
+import { userAddress } from "../../sessions/user.js";
 
 const RESOLUTIONS = ["reply", "decline", "done"] as const;
 
 export const replyCommand = defineCommand({
   name: "reply",
   summary: "answer, decline or close a message you received",
-  usage: "ID --as ADDR (--reply TEXT | --decline REASON | --done)",
+  usage: "ID [--as ADDR] (--reply TEXT | --decline REASON | --done)",
   details: "Exactly one of --reply, --decline, --done. A reply is sent back to the sender as a new message in the same conversation.",
   flags: {
-    as: { type: "string", value: "ADDR", help: "The recipient of the message, on whose behalf you answer (required).", complete: "address" },
+    as: { type: "string", value: "ADDR", help: "The recipient of the message, on whose behalf you answer (needed unless it was sent to you, user:<name>).", complete: "address" },
     reply: { type: "string", value: "TEXT", help: "Answer with this text." },
     decline: { type: "string", value: "REASON", help: "Refuse, saying why." },
     done: { type: "boolean", help: "Close it: nothing needs saying." },
@@ -20,15 +22,17 @@ export const replyCommand = defineCommand({
   args: { min: 1, max: 1, name: "the message id (from `peerpost inbox ADDR`)" },
   examples: ["peerpost reply 01JF3Q0M9C6R2S3T4V5W6X7Y8Z --as codex:0199a2f3 --reply 'Yes, green since 10:40.'", "peerpost reply 01JF3Q0M9C6R2S3T4V5W6X7Y8Z --as codex:0199a2f3 --decline 'Not my repository.'"],
   async run({ flags, args, json, usageError }) {
-    if (flags.as === undefined) throw usageError("needs --as ADDR (the address the message was sent to)");
     const chosen = RESOLUTIONS.filter((name) => flags[name] !== undefined);
     if (chosen.length !== 1) throw usageError("needs exactly one of --reply TEXT, --decline REASON, --done");
     const resolution = chosen[0]!;
-    const by = addressFlag(flags.as, "--as");
     const text = resolution === "reply" ? flags.reply : resolution === "decline" ? flags.decline : undefined;
     const peerpost = await openStore();
+    // A message sent to this person is answered as them; any other needs --as, naming whom it was sent to.
+    const sentTo = flags.as === undefined ? peerpost.mailbox.find(args[0]!)?.to : undefined;
+    if (sentTo !== undefined && sentTo !== ownAddress(peerpost)) throw usageError(`needs --as ADDR (the message was sent to ${sentTo})`);
+    const by = flags.as === undefined ? userAddress(peerpost.config) : addressFlag(flags.as, "--as");
     const { message, reply: sent } = await peerpost.mailbox.resolve({ id: args[0]!, by, byVerified: false, resolution, text });
-    const warning = await receiptWarning(peerpost, { kind: "reply", host: "cli", from: by, to: message.from, messageId: sent?.id ?? message.id, delivery: "queued", warnings: [], origin: cliOrigin("--as") });
+    const warning = await receiptWarning(peerpost, { kind: "reply", host: "cli", from: by, to: message.from, messageId: sent?.id ?? message.id, delivery: "queued", warnings: [], origin: cliOrigin(flags.as === undefined ? "user" : "--as") });
     const warnings = warning ? [warning] : [];
     if (json) {
       printJson({ ok: true, messageId: message.id, resolution, replyId: sent?.id ?? null, status: peerpost.mailbox.status(message), warnings });

@@ -3,6 +3,7 @@ import { listRoles } from "../../roles/roles.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";
 import { openStore } from "../store.js";
+import { when } from "../prose.js";
 
 export const rolesCommand = defineCommand({
   name: "roles",
@@ -12,7 +13,8 @@ export const rolesCommand = defineCommand({
   args: { min: 0, max: 0, name: "" },
   examples: ["peerpost roles", "peerpost roles --json"],
   async run({ json }) {
-    const rows = listRoles(await openStore());
+    const peerpost = await openStore();
+    const rows = listRoles(peerpost);
     if (json) {
       printJson({ ok: true, roles: rows });
       return 0;
@@ -22,7 +24,7 @@ export const rolesCommand = defineCommand({
       process.stdout.write(
         table([
           ["ROLE", "HOLDER", "SINCE", "PROCEDURE", "OPEN", "WAITING"],
-          ...rows.map((row) => [`role:${row.role}`, row.holder ?? "(nobody)", row.since ?? "", row.procedure ? row.procedure.version.slice(0, 12) : row.source === "env" ? "(PEERPOST_ROLES)" : "", String(row.open), String(row.queued)]),
+          ...rows.map((row) => [`role:${row.role}`, row.holder ?? "(nobody)", row.since ? when(row.since, peerpost.config.now()) : "", row.procedure ? row.procedure.version.slice(0, 12) : row.source === "env" ? "(PEERPOST_ROLES)" : "", String(row.open), String(row.queued)]),
         ]),
       );
     return 0;

@@ -13,21 +13,27 @@ import { describeRun } from "../../wake/describe.js";
 import { isStale, staleNote } from "../../wake/stale.js";
 import { messageBlock, when } from "../prose.js";
 import { openStore } from "../store.js";
+import { peopleWithMail } from "../../sessions/people.js";
+import { nextSteps } from "../next-steps.js";
 
 function summary(peerpost: Peerpost, json: boolean): number {
   const sessions = peerpost.sessions.list({ includeDead: true });
   const wakes = peerpost.wakes.fold();
+  const mailTo = (address: string) => {
+    const messages = Object.values(peerpost.mailbox.view(address).state.messages).filter((message) => message.to === address);
+    return { unread: messages.filter((message) => !message.read).length, open: messages.filter((message) => !message.resolved && message.anticipation !== "fyi").length };
+  };
   const counts = sessions.map((session) => {
-    const messages = Object.values(peerpost.mailbox.view(session.address).state.messages).filter((message) => message.to === session.address);
     const lastRun = wakes.runsFor({ address: session.address })[0];
-    return { address: session.address, alive: session.alive, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, unread: messages.filter((message) => !message.read).length, open: messages.filter((message) => !message.resolved && message.anticipation !== "fyi").length };
+    return { address: session.address, alive: session.alive, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, ...mailTo(session.address) };
   });
-  if (json) printJson({ ok: true, stateDir: peerpost.stateDir.path, sessions: counts });
-  else
-    process.stdout.write(
-      `state dir ${peerpost.stateDir.path}\n` +
-        (counts.length === 0 ? "no sessions registered yet\n" : table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS", "LAST WAKE"], ...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open), row.lastWake ? `${row.lastWake.state}${row.lastWake.reason ? `: ${row.lastWake.reason}` : ""}` : ""])])),
-    );
+  // People have mail too, though no session registers them.
+  const people = peopleWithMail(peerpost).map((address) => ({ address, ...mailTo(address) }));
+  if (json) printJson({ ok: true, stateDir: peerpost.stateDir.path, sessions: counts, people });
+  else {
+    const rows = [...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open), row.lastWake ? `${row.lastWake.state}${row.lastWake.reason ? `: ${row.lastWake.reason}` : ""}` : ""]), ...people.map((row) => [row.address, "person", String(row.unread), String(row.open), ""])];
+    process.stdout.write(`state dir ${peerpost.stateDir.path}\n` + (rows.length === 0 ? `no sessions and no mail yet\n${nextSteps()}` : table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS", "LAST WAKE"], ...rows])));
+  }
   return 0;
 }
 

@@ -3,12 +3,13 @@ import { visible } from "../../security/visible.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { defineCommand } from "../command.js";
 import { openStore } from "../store.js";
+import { localTime } from "../prose.js";
 import { LogFollower } from "../../store/file/follow.js";
 
 const PREVIEW_CHARS = 120;
 
 function line(record: MailboxEvent): string {
-  const at = record.type === "msg" ? record.sentAt : record.at;
+  const at = localTime(record.type === "msg" ? record.sentAt : record.at);
   if (record.type === "msg") {
     const preview = record.body.length > PREVIEW_CHARS ? `${record.body.slice(0, PREVIEW_CHARS - 1)}…` : record.body;
     return `${at}  msg ${record.id} ${record.from} → ${record.to} [${record.anticipation}] "${visible(preview)}"`;

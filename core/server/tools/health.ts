@@ -4,6 +4,7 @@ import { indexedCorruptLines, inspectState } from "../../upkeep/health.js";
 import { inspectStore } from "../../store/report.js";
 import { VERSION } from "../../common/version.js";
 import { wakeReport } from "../../wake/report.js";
+import { storeWarnings } from "../../upkeep/health-warnings.js";
 
 const input = z.object({}).strict();
 
@@ -30,13 +31,8 @@ export const healthTool = defineTool({
     const identity = context.maybeIdentity();
     const view = identity ? peerpost.mailbox.view(identity.address) : undefined;
     const state = inspectState(peerpost, indexedCorruptLines(peerpost));
-    const warnings = [];
-    if (!state.stateDir.private) warnings.push({ code: "state_dir_not_private", message: `The state dir's mode is ${state.stateDir.mode}, not 0700.` });
     const store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
-    if (!store.reachable) warnings.push({ code: "store_unreachable", message: `The store ${store.location} does not answer: ${store.error ?? "no answer"}. Sends fail with state_io_error until it does.` });
-    if (state.logs.mailbox.corrupt > 0) warnings.push({ code: "corrupt_lines", message: `${state.logs.mailbox.corrupt} mailbox lines are not valid records; they are skipped and kept. \`peerpost doctor\` lists them.` });
-    for (const damage of state.storage.indexDamage)
-      warnings.push({ code: "index_rebuilt", message: `The index file ${damage.file} ${damage.problem} (found ${damage.at}); peerpost stopped trusting that index and rebuilt it from the log, which is unaffected. \`peerpost doctor\` checks every index file.` });
+    const warnings = storeWarnings(state, store);
     const report = context.identityReport();
     for (const key of ["claim", "refusedClaim"] as const)
       if (typeof report[key] === "string") warnings.push({ code: "identity_claimed", message: `${report[key]} A session moves to another host only when its own host has ended.` });

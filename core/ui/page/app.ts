@@ -3,6 +3,7 @@
 // decline) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
 import { $, ago, bytes, el, type Child } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
 
 const FILTERS = ["session", "role", "conversation", "q", "limit"] as const;
 const params = new URLSearchParams(location.search);
@@ -76,6 +77,23 @@ function statusBadge(message: UiMessage): Child[] {
   return badges;
 }
 
+/** Bodies longer than this many lines (or characters) show their start, with "show all". */
+const FOLD_LINES = 8;
+const FOLD_CHARS = 800;
+
+function foldable(text: string): HTMLElement {
+  const body = el("div", { className: "body markdown" }, ...renderMarkdown(text));
+  if (text.split("\n").length <= FOLD_LINES && text.length <= FOLD_CHARS) return body;
+  body.classList.add("folded");
+  const toggle = el("button", { className: "link show-all" }, "show all");
+  toggle.type = "button";
+  toggle.addEventListener("click", () => {
+    const folded = body.classList.toggle("folded");
+    toggle.textContent = folded ? "show all" : "show less";
+  });
+  return el("div", { className: "foldable" }, body, toggle);
+}
+
 function messageView(message: UiMessage): HTMLElement {
   const head = el(
     "div",
@@ -89,7 +107,7 @@ function messageView(message: UiMessage): HTMLElement {
     ...statusBadge(message),
   );
   const times = el("div", { className: "times" }, time(message.sentAt, "sent"), time(message.delivered?.at, "delivered"), time(message.read?.at, "read"), time(message.resolved?.at, message.resolved?.resolution ?? "resolved"), time(message.replyBy, "reply by"));
-  const body = el("div", { className: "body" }, message.body);
+  const body = foldable(message.body);
   const reason = message.resolved?.reason ? el("div", { className: "reason" }, `${message.resolved.resolution}: `, message.resolved.reason) : null;
   const item = el("article", { className: `message${message.match ? " match" : ""}`, data: { id: message.id } }, head, times, body, reason, el("div", { className: "id muted" }, message.id, ` · hop ${message.hop}`));
   if (state?.author && message.from !== state.author) {
@@ -102,9 +120,13 @@ function messageView(message: UiMessage): HTMLElement {
 }
 
 function conversationView(conversation: UiConversation): HTMLElement {
-  const open = el("button", { className: "link", title: "show only this conversation" }, conversation.id);
-  open.type = "button";
-  open.addEventListener("click", () => setFilter("conversation", conversation.id));
+  // Each conversation has its own URL (?conversation=ID): a link to open, bookmark or share with the token.
+  const open = el("a", { className: "link", title: "this conversation's own page" }, conversation.id);
+  open.href = `?${new URLSearchParams({ token, conversation: conversation.id })}`;
+  open.addEventListener("click", (event) => {
+    event.preventDefault();
+    setFilter("conversation", conversation.id);
+  });
   return el(
     "div",
     { className: "thread", data: { conversation: conversation.id } },
@@ -139,10 +161,9 @@ function receiptView(receipt: UiReceipt): HTMLElement {
   return el(
     "div",
     { className: "receipt", data: { kind: receipt.kind } },
-    el("span", { className: "badge" }, receipt.kind),
-    " ",
     time(receipt.at, ""),
-    el("dl", null, ...receipt.fields.flatMap(([key, value]) => [el("dt", null, key), el("dd", null, value)])),
+    el("div", { className: "sentence" }, receipt.sentence),
+    el("details", { className: "fields" }, el("summary", null, "all fields"), el("dl", null, ...receipt.fields.flatMap(([key, value]) => [el("dt", null, key), el("dd", null, value)]))),
   );
 }
 
@@ -190,9 +211,19 @@ function fillSelect(select: HTMLSelectElement, values: string[], current: string
   select.value = current ?? "";
 }
 
-function setList(id: string, items: Node[], count: string): void {
-  $(`#${id} .list`).replaceChildren(...(items.length > 0 ? items : [el("p", { className: "muted" }, "none")]));
+function setList(id: string, items: Node[], count: string, empty: Node[] = [el("p", { className: "muted" }, "none")]): void {
+  $(`#${id} .list`).replaceChildren(...(items.length > 0 ? items : empty));
   $(`#${id} .count`).textContent = count;
+}
+
+/** What to do when no session is known yet: the set-up command for each host found on PATH, or doctor. */
+function emptySessions(next: UiState): Node[] {
+  if (next.setUp.length === 0) return [el("p", { className: "next-step" }, "No sessions yet. Install a host CLI (claude, codex, copilot, grok) and set peerpost up in it; ", el("code", null, "peerpost doctor"), " shows each host's set-up.")];
+  return [
+    el("p", { className: "next-step" }, "No sessions yet. Set peerpost up in your agents, then start a session there:"),
+    ...next.setUp.map((entry) => el("div", { className: "next-step" }, `${entry.host}: `, el("code", null, entry.command))),
+    el("p", { className: "muted" }, "Then check with ", el("code", null, "peerpost doctor"), "."),
+  ];
 }
 
 function render(next: UiState): void {
@@ -205,9 +236,12 @@ function render(next: UiState): void {
   fillSelect(filters.elements.namedItem("session") as HTMLSelectElement, next.choices.sessions, params.get("session"));
   fillSelect(filters.elements.namedItem("role") as HTMLSelectElement, next.choices.roles, params.get("role"));
   $("#compose").hidden = next.author === null;
-  $("#addresses").replaceChildren(...next.choices.sessions.map((address) => Object.assign(el("option", null), { value: address })));
+  // "to" completes from the known sessions and people, and the roles.
+  const addresses = [...next.choices.sessions, ...next.choices.roles.map((role) => `role:${role}`)];
+  $("#addresses").replaceChildren(...addresses.map((address) => Object.assign(el("option", null), { value: address })));
   renderMine(next.mine);
-  setList("sessions", next.sessions.map(sessionView), String(next.sessions.length));
+  notifyNew(next.mine);
+  setList("sessions", next.sessions.map(sessionView), String(next.sessions.length), emptySessions(next));
   const shown = next.conversations.length;
   setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`);
   $("#more").hidden = shown >= next.totals.matchedConversations;
@@ -247,7 +281,30 @@ function prepareSend(to: string, replyTo: string): void {
   (form.elements.namedItem("body") as HTMLTextAreaElement).focus();
 }
 
+/** Requests to you already seen (notified or shown at load); undefined until the first render. */
+let seenMine: Set<string> | undefined;
+
+/** A browser notification for each new request to you, once the person allowed them (asked only on a click). */
+function notifyNew(mine: UiMessage[]): void {
+  const fresh = seenMine === undefined ? [] : mine.filter((message) => !seenMine!.has(message.id));
+  seenMine = new Set([...(seenMine ?? []), ...mine.map((message) => message.id)]);
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  for (const message of fresh) new Notification(`peerpost: ${message.from} asks`, { body: message.body.slice(0, 200), tag: message.id });
+}
+
+function wireNotifications(): void {
+  const button = $("#notify") as HTMLButtonElement;
+  if (!("Notification" in window)) return;
+  const show = () => {
+    button.hidden = Notification.permission !== "default";
+    $("#notify-state").textContent = Notification.permission === "granted" ? "notifications on" : "";
+  };
+  button.addEventListener("click", () => void Notification.requestPermission().then(show));
+  show();
+}
+
 function wire(): void {
+  wireNotifications();
   const filters = $("#filters") as HTMLFormElement;
   for (const name of ["session", "role"] as const) (filters.elements.namedItem(name) as HTMLSelectElement).addEventListener("change", (event) => setFilter(name, (event.target as HTMLSelectElement).value));
   for (const name of ["conversation", "q"] as const) {

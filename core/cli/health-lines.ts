@@ -1,0 +1,16 @@
+// The store and state dir in lines for people: `peerpost health` and `peerpost doctor` print the same.
+import type { inspectState } from "../upkeep/health.js";
+import type { StoreReport } from "../store/report.js";
+
+export function storeLine(store: StoreReport): string {
+  return `store      ${store.kind} ${store.location}: ${store.reachable ? "reachable" : "NOT reachable"}${store.schemaVersion !== null ? `, schema ${store.schemaVersion}` : ""}; machine ${store.machine}`;
+}
+
+export function stateLines(state: ReturnType<typeof inspectState>): string[] {
+  const lines = [`state dir  ${state.stateDir.path} (${state.stateDir.source}, mode ${state.stateDir.mode}${state.stateDir.writable ? "" : ", NOT writable"})`];
+  for (const [name, log] of Object.entries(state.logs)) lines.push(`  ${name.padEnd(9)} ${log.exists ? `${log.bytes} bytes, mode ${log.mode}, ${log.corrupt} corrupt, lock ${log.lock}` : "not created yet"}`);
+  lines.push(
+    `  ${"archive".padEnd(9)} ${state.storage.archive.bytes} bytes of compacted mail${state.storage.archive.indexed ? "" : " (NOT indexed: see below)"}; index ${state.storage.indexDamage.length > 0 ? `DAMAGED, rebuilt from the log (see below)${state.storage.index.lagBytes === 0 ? "" : `, ${state.storage.index.lagBytes} bytes behind`}` : state.storage.index.lagBytes === 0 ? "current" : `${state.storage.index.lagBytes} bytes behind${state.storage.index.farBehind ? " (too far for readers: see below)" : " (readers catch it up)"}`}`,
+  );
+  return lines;
+}
