@@ -3,7 +3,7 @@
 // their download, and the files that say "// full suite only" (long or heavy ones); any other argument
 // keeps only test files whose name contains it.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,6 +57,8 @@ async function runTests(paths) {
   // Temp dirs go under one dir of this run, removed at the end however the tests ended (a test killed
   // by its timeout never runs its own clean-up).
   const scratch = mkdtempSync(join(tmpdir(), "peerpost-run-"));
+  // Traversable by others, as /tmp is: a test's throwaway PostgreSQL runs initdb as the postgres user.
+  chmodSync(scratch, 0o755);
   const env = { ...process.env, TMPDIR: scratch, ...(quick ? { PEERPOST_TEST_SUITE: "quick" } : {}) };
   const child = spawn(process.execPath, ["--test", "--test-reporter=tap", "--test-concurrency=2", "--test-timeout=600000", ...paths], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
   child.stdout.on("data", (chunk) => {
