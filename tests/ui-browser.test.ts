@@ -205,6 +205,7 @@ test("👩🏽‍💻 shows as one emoji while U+202E shows as ⟨U+202E⟩; an 
   const ui = await startUi(t, { env });
   const { page: empty } = await openPage(t, ui);
   assert.match((await empty.locator("#sessions .list").textContent()) ?? "", /No sessions yet\..*peerpost doctor/s);
+  assert.match((await empty.locator("#conversations .list").textContent()) ?? "", /No conversations yet\..*npm run demo/s);
   await registerSessions(ui.store, "claude:alice", "codex:bob");
   await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", "pair with me 👩🏽‍💻 then \u202Egnp.exe");
   const { page, errors } = await openPage(t, ui);

@@ -243,7 +243,7 @@ function render(next: UiState): void {
   notifyNew(next.mine);
   setList("sessions", next.sessions.map(sessionView), String(next.sessions.length), emptySessions(next));
   const shown = next.conversations.length;
-  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`);
+  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
   $("#more").hidden = shown >= next.totals.matchedConversations;
   setList("wakes", next.wakes.map(receiptView), String(next.wakes.length));
   setList("receipts", next.receipts.map(receiptView), `latest ${next.receipts.length} · kinds: ${next.choices.receiptKinds.join(", ") || "none"}`);
