@@ -2,7 +2,7 @@
 // fetches again whenever the server's event stream says the logs changed. Writes (send, reply,
 // decline) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
-import { $, ago, bytes, el, type Child } from "./dom.js";
+import { $, ago, bytes, el, localTime, type Child } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 
 const FILTERS = ["session", "role", "conversation", "q", "limit"] as const;
@@ -68,7 +68,8 @@ function addressButton(address: string): HTMLElement {
 
 function time(iso: string | undefined, label: string): Child {
   if (!iso || !state) return null;
-  return el("span", { className: "time", title: `${label} ${iso}` }, `${label} ${ago(iso, Date.parse(state.now))}`);
+  // As in the CLI: the local time and how long ago (the ISO time on hover).
+  return el("span", { className: "time", title: `${label} ${iso}` }, `${label} ${localTime(iso)} (${ago(iso, Date.parse(state.now))})`.trimStart());
 }
 
 function statusBadge(message: UiMessage): Child[] {
