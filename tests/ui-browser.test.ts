@@ -182,6 +182,8 @@ test("a long body folds with show all; a conversation's URL opens its thread; re
   await page.click(`.message[data-id="${sent.messageId}"] button.show-all`);
   assert.ok((await body.boundingBox())!.height > 800, "show all shows the whole body");
   assert.equal(await page.locator(`.message[data-id="${sent.messageId}"] button.show-all`).textContent(), "show less");
+  // Times read as in the CLI: local time with its offset, and how long ago.
+  assert.match((await page.locator(`.message[data-id="${sent.messageId}"] .times .time`).first().textContent()) ?? "", /^sent \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d \(\d+ (s|min) ago\)$/);
 
   // Receipts are sentences, with the raw fields one click away.
   assert.match((await page.locator("#receipts .receipt .sentence").last().textContent()) ?? "", new RegExp(`^send by claude:alice to codex:bob \\(cli\\), queued: message ${sent.messageId}; identity explicit \\(--from\\)`));
@@ -205,6 +207,7 @@ test("👩🏽‍💻 shows as one emoji while U+202E shows as ⟨U+202E⟩; an 
   const ui = await startUi(t, { env });
   const { page: empty } = await openPage(t, ui);
   assert.match((await empty.locator("#sessions .list").textContent()) ?? "", /No sessions yet\..*peerpost doctor/s);
+  assert.match((await empty.locator("#conversations .list").textContent()) ?? "", /No conversations yet\..*npm run demo/s);
   await registerSessions(ui.store, "claude:alice", "codex:bob");
   await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", "pair with me 👩🏽‍💻 then \u202Egnp.exe");
   const { page, errors } = await openPage(t, ui);

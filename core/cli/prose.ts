@@ -5,24 +5,9 @@ import { visible } from "../security/visible.js";
 
 const ASKS = { reply: "asks for a reply", action: "asks for an action and a report", fyi: "fyi, no answer expected" } as const;
 
-const two = (value: number) => String(value).padStart(2, "0");
+import { when } from "../common/time.js";
 
-/** "2026-12-03 15:20:01 +01:00": the local time with its offset from UTC. */
-export function localTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  const offset = -date.getTimezoneOffset();
-  const zone = `${offset < 0 ? "-" : "+"}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
-  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())} ${zone}`;
-}
-
-/** "2026-12-03 15:20:01 +01:00 (5 min ago)": absolute in local time for the record, relative for a glance. Every command prints times so; --json keeps ISO. */
-export function when(iso: string, now: number): string {
-  const seconds = Math.round((now - Date.parse(iso)) / 1000);
-  const ago =
-    seconds < 0 ? "in the future" : seconds < 60 ? `${seconds} s ago` : seconds < 3600 ? `${Math.floor(seconds / 60)} min ago` : seconds < 86_400 ? `${Math.floor(seconds / 3600)} h ago` : `${Math.floor(seconds / 86_400)} d ago`;
-  return `${localTime(iso)} (${ago})`;
-}
+export { localTime, when } from "../common/time.js";
 
 export function sender(message: Pick<MessageState, "from" | "fromVerified" | "via">): string {
   return `${message.from}${message.fromVerified ? "" : " (unverified: set by the sender, not by its host)"}${message.via ? ` via ${message.via}` : ""}`;

@@ -2,7 +2,7 @@
 // fetches again whenever the server's event stream says the logs changed. Writes (send, reply,
 // decline) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
-import { $, ago, bytes, el, type Child } from "./dom.js";
+import { $, ago, bytes, el, localTime, type Child } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 
 const FILTERS = ["session", "role", "conversation", "q", "limit"] as const;
@@ -68,7 +68,8 @@ function addressButton(address: string): HTMLElement {
 
 function time(iso: string | undefined, label: string): Child {
   if (!iso || !state) return null;
-  return el("span", { className: "time", title: `${label} ${iso}` }, `${label} ${ago(iso, Date.parse(state.now))}`);
+  // As in the CLI: the local time and how long ago (the ISO time on hover).
+  return el("span", { className: "time", title: `${label} ${iso}` }, `${label} ${localTime(iso)} (${ago(iso, Date.parse(state.now))})`.trimStart());
 }
 
 function statusBadge(message: UiMessage): Child[] {
@@ -243,7 +244,7 @@ function render(next: UiState): void {
   notifyNew(next.mine);
   setList("sessions", next.sessions.map(sessionView), String(next.sessions.length), emptySessions(next));
   const shown = next.conversations.length;
-  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`);
+  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
   $("#more").hidden = shown >= next.totals.matchedConversations;
   setList("wakes", next.wakes.map(receiptView), String(next.wakes.length));
   setList("receipts", next.receipts.map(receiptView), `latest ${next.receipts.length} · kinds: ${next.choices.receiptKinds.join(", ") || "none"}`);

@@ -31,14 +31,7 @@ export function $(selector: string): HTMLElement {
   return found;
 }
 
-/** "12 s ago", "3 min ago", "2 h ago", "5 d ago" (or "in …" for a time ahead). */
-export function ago(iso: string, now: number): string {
-  const delta = now - Date.parse(iso);
-  const abs = Math.abs(delta);
-  const [value, unit] = abs < 60_000 ? [abs / 1000, "s"] : abs < 3_600_000 ? [abs / 60_000, "min"] : abs < 86_400_000 ? [abs / 3_600_000, "h"] : [abs / 86_400_000, "d"];
-  const text = `${Math.floor(value)} ${unit}`;
-  return delta >= 0 ? `${text} ago` : `in ${text}`;
-}
+export { ago, localTime } from "../../common/time.js";
 
 export function bytes(size: number): string {
   return size < 1024 ? `${size} B` : size < 1024 * 1024 ? `${(size / 1024).toFixed(1)} KiB` : `${(size / 1024 / 1024).toFixed(1)} MiB`;
