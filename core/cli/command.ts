@@ -44,6 +44,8 @@ export interface Command<F extends Flags = Flags> {
   examples: string[];
   /** Internal commands peerpost starts itself: not listed in help or completion. */
   hidden?: boolean;
+  /** Everything after the command's name is its arguments, flags included (a wrapped program's own). */
+  passThrough?: boolean;
   /** Set false for commands whose output is never JSON (serve, completion). */
   json?: boolean;
   /** Exit code, or undefined for a command that keeps the process running (serve). */

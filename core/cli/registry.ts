@@ -14,6 +14,8 @@ import { agentsCommand } from "./commands/agents.js";
 import { tailCommand } from "./commands/tail.js";
 import { doctorCommand } from "./commands/doctor.js";
 import { wakeCommand } from "./commands/wake.js";
+import { pushCommand } from "./commands/push.js";
+import { runCommand } from "./commands/run.js";
 import { launchCommand } from "./commands/launch.js";
 import { hooksCommand } from "./commands/hooks.js";
 import { uiCommand } from "./commands/ui.js";
@@ -42,6 +44,8 @@ export const COMMANDS: readonly Command[] = [
   resolveCommand,
   wakeCommand,
   launchCommand,
+  pushCommand,
+  runCommand,
   hooksCommand,
   uiCommand,
   compactCommand,

@@ -142,6 +142,8 @@ export class PushLoop {
     const { mailbox, receipts } = this.peerpost;
     const retryAt = this.retryAt.get(message.id);
     if (retryAt !== undefined && Date.now() < retryAt.at) return;
+    // A transport that delivers only at some moments (an idle session, an empty input line) says so before the claim.
+    if (this.transport.ready && (await this.transport.ready(message)) !== undefined) return;
     if (!(await mailbox.markDelivered(identity.address, message.id, this.transport.name))) return;
     const warnings: string[] = [];
     let delivery: "delivered" | "failed" = "delivered";

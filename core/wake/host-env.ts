@@ -23,7 +23,7 @@ export function keptVariables(env: Record<string, string | undefined>): Record<s
   return kept;
 }
 
-function processEnvironment(pid: number): Record<string, string> | undefined {
+export function processEnvironment(pid: number): Record<string, string> | undefined {
   try {
     const raw = readFileSync(`/proc/${pid}/environ`, "utf8");
     const env: Record<string, string> = {};

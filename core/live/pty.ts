@@ -1,0 +1,99 @@
+// Live push into a host TUI that `peerpost run` started in its own pseudo-terminal: the wrapper finds
+// the session its host registered (a host process under the wrapper's child) and runs a push loop that
+// types one line, then Enter, into the terminal, on the same rules as tmux, with the person's own
+// keystrokes telling whether their input line is empty.
+import type { Peerpost } from "../peerpost.js";
+import type { MessageState } from "../mail/fold.js";
+import type { Identity, PushTransport } from "../server/adapter.js";
+import type { SessionHost } from "../records/schemas.js";
+import { PeerpostError } from "../common/errors.js";
+import { ancestors } from "../sessions/process-tree.js";
+import { readSwitches, pushSetting } from "../wake/switches.js";
+import { PushLoop } from "../server/push.js";
+import { terminalRefusal, typedLine } from "./rules.js";
+import { recordTurn } from "./turns.js";
+import type { InputLine } from "./keystrokes.js";
+import { TERMINAL_VIAS } from "./tmux.js";
+
+export const PTY_VIA = "pty";
+const FIND_SESSION_MS = 500;
+
+export interface WrappedTerminal {
+  pid: number;
+  write(data: string): void;
+}
+
+export class PtyPush implements PushTransport {
+  readonly name = PTY_VIA;
+  private address: string | undefined;
+
+  constructor(private readonly peerpost: Peerpost, private readonly host: SessionHost, private readonly terminal: WrappedTerminal, private readonly input: InputLine) {}
+
+  bind(identity: Identity): void {
+    this.address = identity.address;
+  }
+
+  availability(): { available: boolean; reason: string } {
+    if (this.address === undefined) return { available: false, reason: "no session known yet" };
+    const setting = pushSetting(readSwitches(this.peerpost.stateDir.path), PTY_VIA, { address: this.address, host: this.host });
+    return setting.on
+      ? { available: true, reason: "the host runs under peerpost run; requests are typed when the session is idle and its input line is empty" }
+      : { available: false, reason: `typing under peerpost run is off (${setting.rule}); turn it on with peerpost push on pty` };
+  }
+
+  async ready(message: MessageState): Promise<string | undefined> {
+    if (this.address === undefined) return "no session known yet";
+    return terminalRefusal(this.peerpost, this.address, message, TERMINAL_VIAS) ?? this.typingRefusal();
+  }
+
+  async deliver(message: MessageState): Promise<void> {
+    const refusal = this.typingRefusal();
+    if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
+    recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
+    this.terminal.write(typedLine(message));
+    // Enter as a key of its own: a TUI may take text and Enter in one read for a paste, and keep the Enter as a newline.
+    await new Promise((resolve) => setTimeout(resolve, ENTER_DELAY_MS));
+    this.terminal.write("\r");
+  }
+
+  private typingRefusal(): string | undefined {
+    return this.input.empty ? undefined : "the person is typing in the session";
+  }
+}
+
+/** The pause between the typed text and its Enter. */
+export const ENTER_DELAY_MS = 50;
+
+/** The session whose host process runs under the wrapper's child (the host's launcher may start it as a grandchild). */
+export function sessionUnder(peerpost: Peerpost, host: SessionHost, childPid: number): Identity | undefined {
+  const found = peerpost.sessions
+    .list({ host })
+    .filter((session) => session.alive && session.local && session.hostPid !== undefined && (session.hostPid === childPid || ancestors(session.hostPid).some((info) => info.pid === childPid)))
+    .sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : -1))[0];
+  return found && { address: found.address, sessionId: found.sessionId, source: "registry", detail: "peerpost run", verified: false };
+}
+
+/** Follows the wrapped host to its current session and types requests into it; stopped when the host exits. */
+export function deliverIntoTerminal(peerpost: Peerpost, host: SessionHost, terminal: WrappedTerminal, input: InputLine): { stop(): Promise<void> } {
+  const loop = new PushLoop(peerpost, new PtyPush(peerpost, host, terminal, input), host, {
+    refreshIdentity: async () => follow(),
+  });
+  const follow = (): void => {
+    const identity = sessionUnder(peerpost, host, terminal.pid);
+    if (identity) loop.start(identity);
+  };
+  const timer = setInterval(() => {
+    try {
+      follow();
+    } catch {
+      // The store is unreadable now: the host runs on, and the next look may find it.
+    }
+  }, FIND_SESSION_MS);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await loop.stop();
+    },
+  };
+}

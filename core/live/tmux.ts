@@ -1,0 +1,90 @@
+// Live push into a host TUI that runs in a tmux pane: one line typed with `tmux send-keys -l`, then
+// Enter. The pane comes from the host process's own environment (TMUX names the server's socket,
+// TMUX_PANE the pane). It types only while the switch is on (`peerpost push on tmux …`), the session's
+// turn has ended, the person's input line is empty, and the request is a fresh one (rules.ts).
+import { execFile } from "node:child_process";
+import type { Peerpost } from "../peerpost.js";
+import type { MessageState } from "../mail/fold.js";
+import type { Identity, PushTransport } from "../server/adapter.js";
+import { PeerpostError } from "../common/errors.js";
+import { readSwitches, pushSetting } from "../wake/switches.js";
+import type { SessionHost } from "../records/schemas.js";
+import { screenLines, type InputLineReader } from "./screen.js";
+import { terminalRefusal, typedLine } from "./rules.js";
+import { recordTurn } from "./turns.js";
+
+export const TMUX_VIA = "tmux";
+/** A tmux call that has not answered by then is given up (the message waits for the next pass). */
+const TMUX_TIMEOUT_MS = 5_000;
+
+export interface TmuxPane {
+  /** The tmux server's socket, the first field of TMUX. */
+  socket: string;
+  /** e.g. %3 */
+  pane: string;
+}
+
+/** The pane a process runs in, from its environment; undefined outside tmux. */
+export function paneOf(env: Record<string, string | undefined>): TmuxPane | undefined {
+  const socket = env["TMUX"]?.split(",")[0];
+  const pane = env["TMUX_PANE"];
+  return socket && pane && /^%\d+$/.test(pane) ? { socket, pane } : undefined;
+}
+
+export function tmux(target: TmuxPane, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("tmux", ["-S", target.socket, ...args], { timeout: TMUX_TIMEOUT_MS, encoding: "utf8" }, (error, stdout, stderr) => {
+      if (error) reject(new PeerpostError("unsupported", `tmux ${args[0]} failed: ${(stderr || error.message).trim()}`, { hint: "The pane may have closed; the message stays unread for read and the hooks." }));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** The text in the pane's input line; undefined when the screen shows none (a dialog, a pager, another program). */
+export async function paneInput(target: TmuxPane, inputLine: InputLineReader): Promise<string | undefined> {
+  return inputLine(screenLines(await tmux(target, ["capture-pane", "-p", "-e", "-t", target.pane])));
+}
+
+/** Why the person's input line does not allow typing now, if it does not. */
+export async function inputRefusal(target: TmuxPane, inputLine: InputLineReader): Promise<string | undefined> {
+  const text = await paneInput(target, inputLine);
+  if (text === undefined) return `tmux pane ${target.pane} shows no input line (a dialog or another screen is open)`;
+  return text === "" ? undefined : `the person is typing in tmux pane ${target.pane}`;
+}
+
+export class TmuxPush implements PushTransport {
+  readonly name = TMUX_VIA;
+  private address: string | undefined;
+
+  constructor(private readonly peerpost: Peerpost, private readonly host: SessionHost, private readonly target: TmuxPane, private readonly inputLine: InputLineReader) {}
+
+  bind(identity: Identity): void {
+    this.address = identity.address;
+  }
+
+  availability(): { available: boolean; reason: string } {
+    if (this.address === undefined) return { available: false, reason: "no session known yet" };
+    const setting = pushSetting(readSwitches(this.peerpost.stateDir.path), TMUX_VIA, { address: this.address, host: this.host });
+    return setting.on
+      ? { available: true, reason: `the host runs in tmux pane ${this.target.pane}; requests are typed there when the session is idle and its input line is empty` }
+      : { available: false, reason: `the host runs in tmux pane ${this.target.pane}, but typing there is off (${setting.rule}); turn it on with peerpost push on tmux` };
+  }
+
+  async ready(message: MessageState): Promise<string | undefined> {
+    if (this.address === undefined) return "no session known yet";
+    return terminalRefusal(this.peerpost, this.address, message, TERMINAL_VIAS) ?? (await inputRefusal(this.target, this.inputLine));
+  }
+
+  async deliver(message: MessageState): Promise<void> {
+    const target = this.target;
+    // Checked again right before typing: the person may have started to type since the claim.
+    const refusal = await inputRefusal(target, this.inputLine);
+    if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
+    recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
+    await tmux(target, ["send-keys", "-t", target.pane, "-l", typedLine(message)]);
+    await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
+  }
+}
+
+/** The transports that type into a terminal: they share one budget. */
+export const TERMINAL_VIAS = [TMUX_VIA, "pty"] as const;
