@@ -10,7 +10,7 @@ import { PeerpostError } from "../common/errors.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { readSwitches, pushSetting } from "../wake/switches.js";
 import { PushLoop } from "../server/push.js";
-import { terminalRefusal, typedLine } from "./rules.js";
+import { ENTER_AFTER_MS, terminalRefusal, typedLine } from "./rules.js";
 import { recordTurn } from "./turns.js";
 import type { InputLine } from "./keystrokes.js";
 import { TERMINAL_VIAS } from "./tmux.js";
@@ -51,8 +51,8 @@ export class PtyPush implements PushTransport {
     if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
     recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
     this.terminal.write(typedLine(message));
-    // Enter as a key of its own: a TUI may take text and Enter in one read for a paste, and keep the Enter as a newline.
-    await new Promise((resolve) => setTimeout(resolve, ENTER_DELAY_MS));
+    // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
+    await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
     this.terminal.write("\r");
   }
 
@@ -60,9 +60,6 @@ export class PtyPush implements PushTransport {
     return this.input.empty ? undefined : "the person is typing in the session";
   }
 }
-
-/** The pause between the typed text and its Enter. */
-export const ENTER_DELAY_MS = 50;
 
 /** The session whose host process runs under the wrapper's child (the host's launcher may start it as a grandchild). */
 export function sessionUnder(peerpost: Peerpost, host: SessionHost, childPid: number): Identity | undefined {

@@ -42,3 +42,10 @@ export function typedLine(message: MessageState): string {
   const wants = message.anticipation === "action" ? "asks you to act on a request" : "asks for a reply";
   return `peerpost: ${message.from} ${wants} (message ${message.id}). Call peerpost's read tool to see it, then answer with reply.`;
 }
+
+/**
+ * The pause between the typed line and its Enter. Codex takes keys that arrive close together for a
+ * paste and holds an Enter that follows within ~120 ms as part of it (verified on codex-cli 0.171.0:
+ * the line stayed in the input); a separate Enter after the pause submits it.
+ */
+export const ENTER_AFTER_MS = 200;
