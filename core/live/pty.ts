@@ -11,12 +11,14 @@ import { ancestors } from "../sessions/process-tree.js";
 import { readSwitches, pushSetting } from "../wake/switches.js";
 import { PushLoop } from "../server/push.js";
 import { ENTER_AFTER_MS, terminalRefusal, typedLine } from "./rules.js";
-import { recordTurn } from "./turns.js";
+import { readTurn, recordTurn } from "./turns.js";
 import type { InputLine } from "./keystrokes.js";
 import { TERMINAL_VIAS } from "./tmux.js";
 
 export const PTY_VIA = "pty";
 const FIND_SESSION_MS = 500;
+/** How long a typed turn's prompt hook is given to run before Enter is pressed again. */
+const PROMPT_HOOK_WAIT_MS = 2_000;
 
 export interface WrappedTerminal {
   pid: number;
@@ -49,11 +51,25 @@ export class PtyPush implements PushTransport {
   async deliver(message: MessageState): Promise<void> {
     const refusal = this.typingRefusal();
     if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
-    recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
+    const typedAt = this.peerpost.config.now();
+    recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(typedAt).toISOString());
     this.terminal.write(typedLine(message));
     // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
     await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
     this.terminal.write("\r");
+    // No prompt hook ran: the TUI may have kept that Enter inside the paste. An Enter on an empty line does nothing, so press it once more.
+    if (!(await this.promptHookRan(message.to, typedAt))) this.terminal.write("\r");
+  }
+
+  /** Whether the session's prompt hook recorded a turn start after `since` (waits up to PROMPT_HOOK_WAIT_MS). */
+  private async promptHookRan(address: string, since: number): Promise<boolean> {
+    const deadline = Date.now() + PROMPT_HOOK_WAIT_MS;
+    for (;;) {
+      const prompt = readTurn(this.peerpost.stateDir.path, address).prompt;
+      if (prompt !== undefined && Date.parse(prompt) > since) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   private typingRefusal(): string | undefined {

@@ -88,6 +88,10 @@ export class TmuxPush implements PushTransport {
     await this.untilInput((text) => text !== undefined && text !== "");
     await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
     await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
+    // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.
+    await this.untilInput((text) => text === "");
+    const left = await paneInput(target, this.inputLine);
+    if (left !== undefined && left !== "" && typedLine(message).startsWith(left)) await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
   }
 
   /** Polls the input line (briefly) until `done` holds; gives up quietly after SHOW_WAIT_MS. */
