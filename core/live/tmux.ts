@@ -16,8 +16,8 @@ import { recordTurn } from "./turns.js";
 export const TMUX_VIA = "tmux";
 /** A tmux call that has not answered by then is given up (the message waits for the next pass). */
 const TMUX_TIMEOUT_MS = 5_000;
-/** How long the typed line is given to show in the input line before Enter. */
-const SHOW_WAIT_MS = 2_000;
+/** How long the TUI is given to take the typed line (its input line empties) before Enter is pressed again. */
+const SUBMIT_WAIT_MS = 2_000;
 
 export interface TmuxPane {
   /** The tmux server's socket, the first field of TMUX. */
@@ -83,20 +83,18 @@ export class TmuxPush implements PushTransport {
     const refusal = await inputRefusal(target, this.inputLine);
     if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
     recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
-    await tmux(target, ["send-keys", "-t", target.pane, "-l", typedLine(message)]);
-    // Enter as a key of its own, once the line shows and after a pause: a TUI may take text and Enter in one burst for a paste.
-    await this.untilInput((text) => text !== undefined && text !== "");
-    await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
-    await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
+    // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
+    // One tmux call does all three (each call of the tmux client costs a process start).
+    await tmux(target, ["send-keys", "-t", target.pane, "-l", typedLine(message), ";", "run-shell", `sleep ${ENTER_AFTER_MS / 1000}`, ";", "send-keys", "-t", target.pane, "Enter"]);
     // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.
     await this.untilInput((text) => text === "");
     const left = await paneInput(target, this.inputLine);
     if (left !== undefined && left !== "" && typedLine(message).startsWith(left)) await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
   }
 
-  /** Polls the input line (briefly) until `done` holds; gives up quietly after SHOW_WAIT_MS. */
+  /** Polls the input line (briefly) until `done` holds; gives up quietly after SUBMIT_WAIT_MS. */
   private async untilInput(done: (text: string | undefined) => boolean): Promise<void> {
-    const deadline = Date.now() + SHOW_WAIT_MS;
+    const deadline = Date.now() + SUBMIT_WAIT_MS;
     while (!done(await paneInput(this.target, this.inputLine)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
