@@ -7,6 +7,7 @@ import { screenLines } from "../core/live/screen.js";
 import { InputLine } from "../core/live/keystrokes.js";
 import { FirstAvailable } from "../core/live/choose.js";
 import { paneOf } from "../core/live/tmux.js";
+import { PasteMode } from "../core/live/pty.js";
 import { pushSetting } from "../core/wake/switches.js";
 import { typedLine } from "../core/live/rules.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
@@ -84,4 +85,14 @@ test("the first available transport delivers, and only a transport that reminds 
   assert.equal(none.name, "codex-turn");
   assert.deepEqual(delivered, ["tmux:M1"]);
   assert.equal(typedLine(message), "peerpost: claude:peer asks for a reply (message M1). Call peerpost's read tool to see it, then answer with reply.");
+});
+
+test("the wrapped TUI's bracketed-paste mode follows its output, also when a switch is split between two chunks", () => {
+  const paste = new PasteMode();
+  assert.equal(paste.enabled, false);
+  paste.observe("\u001b[2J\u001b[?20");
+  paste.observe("04h› ");
+  assert.equal(paste.enabled, true);
+  paste.observe("\u001b[?2004l\u001b[?2004h\u001b[?2004l");
+  assert.equal(paste.enabled, false, "the last switch wins");
 });

@@ -5,20 +5,18 @@
 // text the person has typed holds the typing; a stale request is never typed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { CLI } from "./helpers/mcp.js";
 import { onCleanup } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
-import { startFakeResponses, type Script } from "./helpers/fake-openai-responses.js";
-import { codexAvailable, codexBinary, isolatedCodexEnv, makeScratchDir, repoRoot, runCodex } from "./helpers/codex-cli.js";
+import { codexAvailable, makeScratchDir } from "./helpers/codex-cli.js";
 import { NO_TMUX, startTmux } from "./helpers/tmux.js";
-import { checkTypedDelivery, responsesTypedTurns, sessionIdle } from "./helpers/live-typing.js";
+import { checkTypedDelivery } from "./helpers/live-typing.js";
+import { idleCodexTui } from "./helpers/codex-tui.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
-import { openPeerpost } from "../core/peerpost.js";
 
 const availability = codexAvailable();
-const PLUGIN = "peerpost@peerpost";
 
 /** A host that reports its window size (at start and on SIGWINCH) and exits 42 on Ctrl-C, after saying so. */
 const SIZE_HOST = `#!/bin/sh
@@ -56,30 +54,6 @@ for (const stateDirKind of ["a working state dir", "a broken state dir (fails op
 }
 
 test("peerpost run codex: an idle TUI gets a request typed, reads and replies; text in the input line holds the typing; a stale request is never typed", { skip: NO_TMUX || (availability.ok ? false : `codex CLI unavailable: ${availability.reason}`), timeout: 300_000 }, async (t) => {
-  let script: Script = () => ({ text: "hi" });
-  const fake = await startFakeResponses((request, index) => script(request, index));
-  onCleanup(t, () => fake.close());
-  const scratch = makeScratchDir("peerpost-run-codex-");
-  onCleanup(t, () => rmSync(scratch, { recursive: true, force: true }));
-  const stateDir = join(scratch, "peerpost");
-  const codex = isolatedCodexEnv(scratch, fake.baseUrl, { env: { PEERPOST_HOME: stateDir, PATH: `${dirname(codexBinary()!)}:${process.env.PATH ?? ""}`, TERM: "xterm-256color" } });
-  delete codex.env.NO_COLOR;
-  for (const args of [["plugin", "marketplace", "add", repoRoot()!, "--json"], ["plugin", "add", PLUGIN, "--json"]]) {
-    const run = await runCodex(args, { env: codex.env });
-    assert.equal(run.code, 0, run.stderr);
-  }
-  appendFileSync(codex.configPath, `\n[plugins."${PLUGIN}".mcp_servers.peerpost]\ndefault_tools_approval_mode = "approve"\n`);
-  script = responsesTypedTurns(() => fake, "codex answers");
-
-  const tmux = startTmux(t, scratch);
-  tmux.start(process.execPath, [CLI, "run", "codex", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"], codex.env, codex.home);
-  await tmux.inputShows(codexInputLine, "");
-  tmux.type("hello");
-  await tmux.inputShows(codexInputLine, "hello");
-  tmux.sendKeys("Enter");
-  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: codex.home });
-  await until(() => store().sessions.list({ host: "codex" }).some((session) => session.alive), 60_000, "the codex session to register");
-  const address = store().sessions.list({ host: "codex" }).find((session) => session.alive)!.address;
-  await until(() => sessionIdle(stateDir, address) && fake.requests().length > 0, 60_000, "the person's first turn to end");
+  const { fake, codex, stateDir, tmux, address } = await idleCodexTui(t, "codex answers", { command: process.execPath, prefixArgs: [CLI, "run", "codex"] });
   await checkTypedDelivery(t, { tmux, inputLine: codexInputLine, stateDir, home: codex.home, address, via: "pty", modelRequests: () => fake.requests().length, modelSaw: (needle) => fake.modelSaw(needle) }, "codex answers");
 });

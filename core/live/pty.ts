@@ -4,18 +4,17 @@
 // keystrokes telling whether their input line is empty.
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
-import type { Identity, PushTransport } from "../server/adapter.js";
+import type { Identity } from "../server/adapter.js";
 import type { SessionHost } from "../records/schemas.js";
 import { PeerpostError } from "../common/errors.js";
 import { ancestors } from "../sessions/process-tree.js";
-import { readSwitches, pushSetting } from "../wake/switches.js";
 import { PushLoop } from "../server/push.js";
-import { ENTER_AFTER_MS, terminalRefusal, typedLine } from "./rules.js";
+import { ENTER_AFTER_MS, typedLine } from "./rules.js";
 import { readTurn, recordTurn } from "./turns.js";
 import type { InputLine } from "./keystrokes.js";
-import { TERMINAL_VIAS } from "./tmux.js";
+import { TerminalPush } from "./terminal-push.js";
 
-export const PTY_VIA = "pty";
+export const PTY_VIA = "pty" as const;
 const FIND_SESSION_MS = 500;
 /** How long a typed turn's prompt hook is given to run before Enter is pressed again. */
 const PROMPT_HOOK_WAIT_MS = 2_000;
@@ -23,39 +22,57 @@ const PROMPT_HOOK_WAIT_MS = 2_000;
 export interface WrappedTerminal {
   pid: number;
   write(data: string): void;
+  /** Whether the TUI turned bracketed paste on (ESC [ ? 2004 h in its output). */
+  bracketedPaste(): boolean;
 }
 
-export class PtyPush implements PushTransport {
+/** Follows the TUI's output for its bracketed-paste mode (the last switch seen wins). */
+export class PasteMode {
+  private on = false;
+  /** The end of the last chunk, so a switch split between two chunks is still seen. */
+  private tail = "";
+
+  observe(output: string): void {
+    const text = this.tail + output;
+    const enabled = text.lastIndexOf("\u001b[?2004h");
+    const disabled = text.lastIndexOf("\u001b[?2004l");
+    if (enabled !== disabled) this.on = enabled > disabled;
+    this.tail = text.slice(-7);
+  }
+
+  get enabled(): boolean {
+    return this.on;
+  }
+}
+
+export class PtyPush extends TerminalPush {
   readonly name = PTY_VIA;
-  private address: string | undefined;
 
-  constructor(private readonly peerpost: Peerpost, private readonly host: SessionHost, private readonly terminal: WrappedTerminal, private readonly input: InputLine) {}
-
-  bind(identity: Identity): void {
-    this.address = identity.address;
+  constructor(peerpost: Peerpost, host: SessionHost, private readonly terminal: WrappedTerminal, private readonly input: InputLine) {
+    super(peerpost, host);
   }
 
-  availability(): { available: boolean; reason: string } {
-    if (this.address === undefined) return { available: false, reason: "no session known yet" };
-    const setting = pushSetting(readSwitches(this.peerpost.stateDir.path), PTY_VIA, { address: this.address, host: this.host });
-    return setting.on
-      ? { available: true, reason: "the host runs under peerpost run; requests are typed when the session is idle and its input line is empty" }
-      : { available: false, reason: `typing under peerpost run is off (${setting.rule}); turn it on with peerpost push on pty` };
+  protected where(): string {
+    return "the host runs under peerpost run";
   }
 
-  async ready(message: MessageState): Promise<string | undefined> {
-    if (this.address === undefined) return "no session known yet";
-    return terminalRefusal(this.peerpost, this.address, message, TERMINAL_VIAS) ?? this.typingRefusal();
+  protected async typingRefusal(): Promise<string | undefined> {
+    return this.input.empty ? undefined : "the person is typing in the session";
   }
 
   async deliver(message: MessageState): Promise<void> {
-    const refusal = this.typingRefusal();
+    const refusal = await this.typingRefusal();
     if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
     const typedAt = this.peerpost.config.now();
     recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(typedAt).toISOString());
-    this.terminal.write(typedLine(message));
-    // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
-    await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
+    if (this.terminal.bracketedPaste()) {
+      // A paste the TUI knows as one, then Enter: nothing for it to take for a burst of keys.
+      this.terminal.write(`\u001b[200~${typedLine(message)}\u001b[201~`);
+    } else {
+      this.terminal.write(typedLine(message));
+      // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
+      await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
+    }
     this.terminal.write("\r");
     // No prompt hook ran: the TUI may have kept that Enter inside the paste. An Enter on an empty line does nothing, so press it once more.
     if (!(await this.promptHookRan(message.to, typedAt))) this.terminal.write("\r");
@@ -72,9 +89,6 @@ export class PtyPush implements PushTransport {
     }
   }
 
-  private typingRefusal(): string | undefined {
-    return this.input.empty ? undefined : "the person is typing in the session";
-  }
 }
 
 /** The session whose host process runs under the wrapper's child (the host's launcher may start it as a grandchild). */

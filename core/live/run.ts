@@ -10,7 +10,7 @@ import { loadConfig } from "../common/config.js";
 import { resolveStateDirPath } from "../security/state-dir.js";
 import type { SessionHost } from "../records/schemas.js";
 import { InputLine } from "./keystrokes.js";
-import { deliverIntoTerminal } from "./pty.js";
+import { deliverIntoTerminal, PasteMode, type WrappedTerminal } from "./pty.js";
 
 /** The hosts `peerpost run` starts, by the name the person types. */
 export const RUN_HOSTS: Record<string, { command: string; host: SessionHost }> = {
@@ -58,8 +58,12 @@ export async function runWrapped(name: string, args: string[]): Promise<number> 
   process.stdin.on("data", onInput);
   process.stdout.on("resize", onResize);
   for (const signal of FORWARDED) process.on(signal, onSignal);
-  terminal.onData((data) => process.stdout.write(data));
-  const delivery = startDelivery(host, terminal, input);
+  const paste = new PasteMode();
+  terminal.onData((data) => {
+    process.stdout.write(data);
+    paste.observe(data);
+  });
+  const delivery = startDelivery(host, { pid: terminal.pid, write: (data) => terminal.write(data), bracketedPaste: () => paste.enabled }, input);
   const exit = await new Promise<{ exitCode: number; signal?: number }>((resolve) => terminal.onExit(resolve));
   process.stdin.off("data", onInput);
   process.stdin.setRawMode(false);
@@ -70,7 +74,7 @@ export async function runWrapped(name: string, args: string[]): Promise<number> 
   return exitStatus(exit.exitCode, exit.signal ? signalName(exit.signal) : undefined);
 }
 
-function startDelivery(host: SessionHost, terminal: { pid: number; write(data: string): void }, input: InputLine): { stop(): Promise<void> } | undefined {
+function startDelivery(host: SessionHost, terminal: WrappedTerminal, input: InputLine): { stop(): Promise<void> } | undefined {
   try {
     const peerpost = openPeerpost({});
     return deliverIntoTerminal(peerpost, host, terminal, input);

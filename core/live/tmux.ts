@@ -5,15 +5,14 @@
 import { execFile } from "node:child_process";
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
-import type { Identity, PushTransport } from "../server/adapter.js";
 import { PeerpostError } from "../common/errors.js";
-import { readSwitches, pushSetting } from "../wake/switches.js";
 import type { SessionHost } from "../records/schemas.js";
 import { screenLines, type InputLineReader } from "./screen.js";
-import { ENTER_AFTER_MS, terminalRefusal, typedLine } from "./rules.js";
+import { typedLine } from "./rules.js";
+import { TerminalPush } from "./terminal-push.js";
 import { recordTurn } from "./turns.js";
 
-export const TMUX_VIA = "tmux";
+export const TMUX_VIA = "tmux" as const;
 /** A tmux call that has not answered by then is given up (the message waits for the next pass). */
 const TMUX_TIMEOUT_MS = 5_000;
 /** How long the TUI is given to take the typed line (its input line empties) before Enter is pressed again. */
@@ -54,38 +53,32 @@ export async function inputRefusal(target: TmuxPane, inputLine: InputLineReader)
   return text === "" ? undefined : `the person is typing in tmux pane ${target.pane}`;
 }
 
-export class TmuxPush implements PushTransport {
+export class TmuxPush extends TerminalPush {
   readonly name = TMUX_VIA;
-  private address: string | undefined;
 
-  constructor(private readonly peerpost: Peerpost, private readonly host: SessionHost, private readonly target: TmuxPane, private readonly inputLine: InputLineReader) {}
-
-  bind(identity: Identity): void {
-    this.address = identity.address;
+  constructor(peerpost: Peerpost, host: SessionHost, private readonly target: TmuxPane, private readonly inputLine: InputLineReader) {
+    super(peerpost, host);
   }
 
-  availability(): { available: boolean; reason: string } {
-    if (this.address === undefined) return { available: false, reason: "no session known yet" };
-    const setting = pushSetting(readSwitches(this.peerpost.stateDir.path), TMUX_VIA, { address: this.address, host: this.host });
-    return setting.on
-      ? { available: true, reason: `the host runs in tmux pane ${this.target.pane}; requests are typed there when the session is idle and its input line is empty` }
-      : { available: false, reason: `the host runs in tmux pane ${this.target.pane}, but typing there is off (${setting.rule}); turn it on with peerpost push on tmux` };
+  protected where(): string {
+    return `the host runs in tmux pane ${this.target.pane}`;
   }
 
-  async ready(message: MessageState): Promise<string | undefined> {
-    if (this.address === undefined) return "no session known yet";
-    return terminalRefusal(this.peerpost, this.address, message, TERMINAL_VIAS) ?? (await inputRefusal(this.target, this.inputLine));
+  protected typingRefusal(): Promise<string | undefined> {
+    return inputRefusal(this.target, this.inputLine);
   }
 
   async deliver(message: MessageState): Promise<void> {
     const target = this.target;
     // Checked again right before typing: the person may have started to type since the claim.
-    const refusal = await inputRefusal(target, this.inputLine);
+    const refusal = await this.typingRefusal();
     if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
     recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
-    // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
-    // One tmux call does all three (each call of the tmux client costs a process start).
-    await tmux(target, ["send-keys", "-t", target.pane, "-l", typedLine(message), ";", "run-shell", `sleep ${ENTER_AFTER_MS / 1000}`, ";", "send-keys", "-t", target.pane, "Enter"]);
+    // The line goes in as a paste (bracketed, where the TUI asked for that), so a TUI that takes fast
+    // keys for a paste does not keep the Enter inside it; then Enter. One tmux call does it all (each
+    // call of the tmux client costs a process start).
+    const buffer = `peerpost-${message.id}`;
+    await tmux(target, ["set-buffer", "-b", buffer, typedLine(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"]);
     // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.
     await this.untilInput((text) => text === "");
     const left = await paneInput(target, this.inputLine);
@@ -98,6 +91,3 @@ export class TmuxPush implements PushTransport {
     while (!done(await paneInput(this.target, this.inputLine)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
-
-/** The transports that type into a terminal: they share one budget. */
-export const TERMINAL_VIAS = [TMUX_VIA, "pty"] as const;

@@ -11,15 +11,16 @@ import { createRequire } from "node:module";
 const SENDS = 21;
 const ADDRESS = "codex:bench-session";
 
-/** The stand-in TUI: raw keys, an input line drawn as `› …`, and one line per submitted line in `log` (its time). */
+/** The stand-in TUI: raw keys and bracketed paste, an input line drawn as `› …`, and one line per submitted line in `log` (its time). */
 const FAKE_TUI = `
 const { appendFileSync } = require("node:fs");
 const log = process.argv[2];
 let line = "";
 const draw = () => process.stdout.write("\\x1b[2J\\x1b[H› " + line);
 process.stdin.setRawMode(true);
+process.stdout.write("\x1b[?2004h");
 process.stdin.on("data", (data) => {
-  for (const char of data.toString("utf8")) {
+  for (const char of data.toString("utf8").replace(/\x1b\[20[01]~/g, "")) {
     if (char === "\\r") { if (line !== "") appendFileSync(log, Date.now() + "\\n"); line = ""; }
     else if (char === "\\x03") process.exit(0);
     else if (char === "\\x7f") line = line.slice(0, -1);
@@ -37,7 +38,7 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
   const tui = join(dir, "tui.cjs");
   writeFileSync(tui, FAKE_TUI);
   const load = (path) => import(join(root, ".build", path));
-  const [{ PushLoop }, { TmuxPush }, { PtyPush }, { InputLine }, { codexInputLine }, { writeSwitches }, { recordTurn }, { typedLine }] = await Promise.all([
+  const [{ PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { codexInputLine }, { writeSwitches }, { recordTurn }, { typedLine }] = await Promise.all([
     load("core/server/push.js"), load("core/live/tmux.js"), load("core/live/pty.js"), load("core/live/keystrokes.js"), load("plugins/codex/terminal.js"), load("core/wake/switches.js"), load("core/live/turns.js"), load("core/live/rules.js"),
   ]);
 
@@ -92,8 +93,10 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
   let terminal;
   await row("pty", async (peerpost, log) => {
     terminal = pty.spawn(process.execPath, [tui, log], { cols: 200, rows: 20 });
-    terminal.onData(() => undefined);
-    return { transport: new PtyPush(peerpost, "codex", terminal, new InputLine()), stop: () => terminal.kill() };
+    const paste = new PasteMode();
+    terminal.onData((data) => paste.observe(data));
+    const wrapped = { pid: terminal.pid, write: (data) => terminal.write(data), bracketedPaste: () => paste.enabled };
+    return { transport: new PtyPush(peerpost, "codex", wrapped, new InputLine()), stop: () => terminal.kill() };
   }, async (line) => {
     terminal.write(line);
     terminal.write("\r");
