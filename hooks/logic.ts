@@ -6,7 +6,7 @@ import { formatAddress } from "../core/common/address.js";
 import { dueReminder, turnEndDue } from "../core/mail/reminders.js";
 import { mailNote } from "../core/mail/notes.js";
 import { findAncestor, hostStartField } from "../core/sessions/process-tree.js";
-import { recordTurn } from "../core/live/turns.js";
+import { recordTerminalTurn } from "../core/live/turns.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
 import { byId, type MessageState } from "../core/mail/fold.js";
 import { catchUpDetached, indexWhenFarBehind } from "../core/upkeep/index-run.js";
@@ -129,8 +129,8 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
     return stdout === undefined ? {} : { stdout };
   }
   if (event === "user-prompt") {
-    // A turn starts: live transports type nothing into the session until its stop hook runs.
-    recordTurn(peerpost.stateDir.path, address, "prompt", new Date(peerpost.config.now()).toISOString());
+    // A turn starts: a live transport types nothing into the session until its stop hook runs.
+    recordTerminalTurn(peerpost.stateDir.path, address, "prompt", new Date(peerpost.config.now()).toISOString(), env);
     const mail = await pending(peerpost, address, via, mirrorCurrent);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];
     const note = mailNote({ unread: mail.unread, reminders });
@@ -139,7 +139,7 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   }
   const stopped = await stopHook(peerpost, dialect, input, address, via, mirrorCurrent);
   // A stop the hook does not block ends the turn: the session is idle for live transports.
-  if (stopped.stdout === undefined) recordTurn(peerpost.stateDir.path, address, "stop", new Date(peerpost.config.now()).toISOString());
+  if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", new Date(peerpost.config.now()).toISOString(), env);
   return stopped;
 }
 

@@ -41,7 +41,7 @@ export async function runWrapped(name: string, args: string[]): Promise<number> 
   if (!pty || !process.stdin.isTTY || !process.stdout.isTTY) return runDirect(command, args);
   let terminal;
   try {
-    terminal = pty.spawn(command, args, { name: process.env["TERM"] ?? "xterm-256color", cols: process.stdout.columns, rows: process.stdout.rows, cwd: process.cwd(), env: process.env as Record<string, string> });
+    terminal = pty.spawn(command, args, { name: process.env["TERM"] ?? "xterm-256color", cols: process.stdout.columns, rows: process.stdout.rows, cwd: process.cwd(), env: { ...process.env, PEERPOST_RUN: "1" } as Record<string, string> });
   } catch (error) {
     logRunError(error);
     return runDirect(command, args);

@@ -1,8 +1,9 @@
 // Whether a session's turn has ended: the prompt hook records when a turn starts, the stop hook when it
 // ends, and a live transport records the turn it types. Kept per session in a small file of the state
 // dir (turns/<address>.json, 0600): this machine's live transports are its only readers, and the newest
-// time of each kind is all they need, so a plain overwrite is exact.
-import { mkdirSync, readFileSync } from "node:fs";
+// time of each kind is all they need, so a plain overwrite is exact. Hooks write it only for a session
+// in a terminal peerpost may type into, so other sessions cost their hooks no write.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE } from "../security/state-dir.js";
 import { writeStateFile } from "../security/trust.js";
@@ -28,6 +29,14 @@ export function readTurn(stateDir: string, address: string): TurnState {
   } catch {
     return {};
   }
+}
+
+/**
+ * A hook's record of a turn edge, for a session that runs in a terminal peerpost may type into (tmux, or
+ * `peerpost run`, which sets PEERPOST_RUN), or whose turns are already followed; nothing otherwise.
+ */
+export function recordTerminalTurn(stateDir: string, address: string, edge: "prompt" | "stop", at: string, env: NodeJS.ProcessEnv): void {
+  if (env["TMUX"] || env["PEERPOST_RUN"] || existsSync(turnFile(stateDir, address))) recordTurn(stateDir, address, edge, at);
 }
 
 /** Records that a turn started or ended now; best effort (a hook never fails on it). */

@@ -56,18 +56,20 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
     loop.start({ address: ADDRESS, sessionId: "bench-session", source: "registry", detail: "bench", verified: false });
     const typed = [];
     const direct = [];
-    for (let i = 0; i < SENDS; i++) {
+    // One send first that is not counted: the loop's file watch and the first fold are set up by then.
+    for (let i = -1; i < SENDS; i++) {
       const sentAt = Date.now();
       await peerpost.mailbox.send({ from: "claude:bench-sender", fromVerified: false, to: ADDRESS, body: `request ${i}`, anticipation: "reply" });
-      const at = await nextSubmit(log, 2 * i);
-      typed.push(at - sentAt);
+      const at = await nextSubmit(log, 2 * (i + 1));
+      if (i >= 0) typed.push(at - sentAt);
       // The session's hooks: the typed turn starts and ends at once (no model).
       recordTurn(stateDir, ADDRESS, "prompt", new Date().toISOString());
       recordTurn(stateDir, ADDRESS, "stop", new Date(Date.now() + 1).toISOString());
       await new Promise((resolve) => setTimeout(resolve, 50));
       const directAt = Date.now();
       await typeDirectly(typedLine({ from: "claude:bench-sender", id: "01J0000000000000000000000", anticipation: "reply" }));
-      direct.push((await nextSubmit(log, 2 * i + 1)) - directAt);
+      const directDone = (await nextSubmit(log, 2 * (i + 1) + 1)) - directAt;
+      if (i >= 0) direct.push(directDone);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     await loop.stop();
