@@ -10,7 +10,7 @@ import { until } from "./poll.js";
 import { startFakeResponses, type FakeResponses, type Script } from "./fake-openai-responses.js";
 import { codexBinary, isolatedCodexEnv, makeScratchDir, repoRoot, runCodex, type CodexEnv } from "./codex-cli.js";
 import { startTmux, type TmuxServer } from "./tmux.js";
-import { responsesTypedTurns, sessionIdle } from "./live-typing.js";
+import { isHealthResult, responsesTypedTurns, sessionIdle } from "./live-typing.js";
 import { codexInputLine } from "../../plugins/codex/terminal.js";
 import { openPeerpost } from "../../core/peerpost.js";
 
@@ -53,6 +53,6 @@ export async function idleCodexTui(t: TestContext, answer: string, command: { co
   const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: codex.home });
   await until(() => store().sessions.list({ host: "codex" }).some((session) => session.alive), 60_000, "the codex session to register");
   const address = store().sessions.list({ host: "codex" }).find((session) => session.alive)!.address;
-  await until(() => sessionIdle(stateDir, address) && fake.requests().some((request) => fake.shown(request).some((item) => item.source === "tool_output")), 60_000, "the first turn's health call and its end");
+  await until(() => sessionIdle(stateDir, address) && fake.requests().some((request) => fake.shown(request).some((item) => item.source === "tool_output" && isHealthResult(item))), 60_000, "the first turn's health call and its end");
   return { fake, codex, stateDir, tmux, address };
 }

@@ -104,8 +104,9 @@ export function responsesTypedTurns(fake: () => FakeResponses, answer: string): 
     const prompts = shown.map((item, index) => (item.source === "user" && (item.text.includes("peerpost:") || item.text.includes("hello")) ? index : -1));
     const promptAt = Math.max(-1, ...prompts);
     const outputs = shown.slice(promptAt + 1).filter((item) => item.source === "tool_output");
-    // Codex may ask the model before the person's prompt is in (and show that answer for the turn): that gets health too.
-    if (promptAt < 0 || !shown[promptAt]!.text.includes("peerpost:")) return outputs.length === 0 ? responsesCall("health") : { text: "DONE" };
+    // Codex may ask the model before the person's prompt is in (and show that answer for the turn), or
+    // before peerpost's server is up (the call then fails): health is asked until its result is shown.
+    if (promptAt < 0 || !shown[promptAt]!.text.includes("peerpost:")) return outputs.some(isHealthResult) || outputs.length >= 5 ? { text: "DONE" } : responsesCall("health");
     const read = outputs.find((item) => item.text.includes('"messages"'));
     if (!read) return responsesCall("read");
     const next = requestIds(read.text).find((id) => !replied.has(id));
@@ -117,4 +118,9 @@ export function responsesTypedTurns(fake: () => FakeResponses, answer: string): 
 
 function responsesCall(name: string, args: Record<string, unknown> = {}): { toolCall: { namespace: string; name: string; arguments: unknown } } {
   return { toolCall: { namespace: "mcp__peerpost", name, arguments: args } };
+}
+
+/** What health returns (its version and state dir), as the model was shown it. */
+export function isHealthResult(item: { text: string }): boolean {
+  return item.text.includes('"stateDir"');
 }
