@@ -4,7 +4,7 @@
 // is when a real host would start its turn. The baseline is the same line and Enter typed straight into
 // the pane (tmux send-keys) or the terminal (a pty write), measured in the same run.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 
@@ -84,7 +84,7 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
     await row("tmux", async (peerpost, log) => {
       tmux("new-session", "-d", "-s", "bench", "-x", "200", "-y", "20", `${process.execPath} ${tui} ${log}`);
       const [pane, path] = tmux("display-message", "-p", "-t", "bench", "#{pane_id} #{socket_path}").stdout.trim().split(" ");
-      return { transport: new TmuxPush(peerpost, "codex", { socket: path, pane }, codexInputLine), stop: () => tmux("kill-server") };
+      return { transport: new TmuxPush(peerpost, "codex", { socket: path, pane }, codexInputLine), stop: () => (tmux("kill-server"), rmSync(path, { force: true })) };
     }, async (line) => {
       tmux("send-keys", "-t", "bench", "-l", line);
       tmux("send-keys", "-t", "bench", "Enter");
