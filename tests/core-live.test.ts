@@ -13,13 +13,15 @@ import { typedLine } from "../core/live/rules.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
 import { copilotInputLine } from "../plugins/copilot/terminal.js";
 import { grokInputLine } from "../plugins/grok/terminal.js";
+import { claudeInputLine } from "../plugins/claude-code/terminal.js";
 import type { PushTransport } from "../core/server/adapter.js";
 import type { MessageState } from "../core/mail/fold.js";
 
-// Lines as `tmux capture-pane -p -e` gave them for codex-cli 0.171.0, Copilot CLI 1.0.102 and Grok 1.0.41.
+// Lines as `tmux capture-pane -p -e` gave them for codex-cli 0.171.0, Copilot CLI 1.0.102, Grok 1.0.41 and Claude Code 2.1.332.
 const CODEX_EMPTY = "\u001b[1m›\u001b[0m\u001b[39m\u001b[49m \u001b[2mAsk Codex to do anything\n\u001b[0m\u001b[39m\u001b[49m\n  \u001b[38;5;223mgpt-5.1 default\u001b[39m · ~";
 const CODEX_TYPED = "\u001b[1;2m\u001b[38;5;255m› \u001b[0m\u001b[38;5;255m\u001b[48;5;238mhello there\u001b[39m\n\u001b[1m›\u001b[0m\u001b[39m\u001b[49m hello again\n";
 const COPILOT = " ❯ hello copilot                 14:04\n ● HELLO\n\u001b[2m────────\n\u001b[0m\u001b[39m\u001b[49m❯ draft\n\u001b[2m────────";
+const CLAUDE = "❯\u00a0hello claude\n● HELLO\n\u001b[38;5;244m────\n\u001b[39m❯\u00a0\u001b[7m \n\u001b[0m\u001b[38;5;244m────";
 const GROK = "     ❯ hello grok          2:04 PM\n  \u001b[38;5;239m╭────╮\n  \u001b[38;5;239m│\u001b[38;5;254m \u001b[38;5;251m❯ \u001b[38;5;254mnext                \u001b[38;5;239m│\u001b[39m\n  ╰────╯";
 
 test("each host's input line is found on its screen; dim placeholder text and history lines do not count", () => {
@@ -28,6 +30,8 @@ test("each host's input line is found on its screen; dim placeholder text and hi
   assert.equal(copilotInputLine(screenLines(COPILOT)), "draft", "an indented ❯ is history");
   assert.equal(copilotInputLine(screenLines(COPILOT.replace("❯ draft", "❯"))), "");
   assert.equal(grokInputLine(screenLines(GROK)), "next");
+  assert.equal(claudeInputLine(screenLines(CLAUDE)), "", "Claude Code 2.1.332: the last ❯ line is the input, its history shows the same");
+  assert.equal(claudeInputLine(screenLines(CLAUDE.replace("❯\u00a0\u001b[7m ", "❯\u00a0draft\u001b[7m "))), "draft");
   assert.equal(grokInputLine(screenLines(GROK.replace("next", "    "))), "");
   assert.equal(codexInputLine(screenLines("Do you trust this folder?\n  1. Yes\n  2. No")), undefined, "a dialog has no input line");
 });
