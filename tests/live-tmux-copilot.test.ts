@@ -4,15 +4,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { CLI } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
-import { onCleanup } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
-import { startFakeOpenAIChat, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
-import { copilotBinary, copilotEnv, copilotUnavailable, installCopilotPlugin, makeCopilotHome, repoRoot } from "./helpers/copilot-cli.js";
+import type { Turn } from "./helpers/fake-openai-chat.js";
+import { copilotBinary, copilotEnv, copilotUnavailable } from "./helpers/copilot-cli.js";
+import { copilotWithPeerpost } from "./helpers/chat-hosts.js";
 import { NO_TMUX, startTmux } from "./helpers/tmux.js";
 import { chatTypedTurns, checkTypedDelivery, sessionIdle } from "./helpers/live-typing.js";
 import { copilotInputLine } from "../plugins/copilot/terminal.js";
@@ -22,17 +22,10 @@ const skip = NO_TMUX || (unavailable ? `copilot CLI unavailable: ${unavailable}`
 const call = (tool: string, args: unknown): Turn => ({ toolCall: { name: `peerpost-${tool}`, arguments: args } });
 
 test("copilot in tmux: an idle TUI gets a request typed, reads and replies; text in the input line holds the typing; a stale request is never typed", { skip, timeout: 300_000 }, async (t) => {
-  let script: ChatScript = () => ({ text: "hi" });
-  const fake = await startFakeOpenAIChat({ script: (request) => script(request) });
-  onCleanup(t, () => fake.close());
-  const copilot = makeCopilotHome();
-  onCleanup(t, () => copilot.cleanup());
-  const stateDir = join(copilot.root, "peerpost");
-  Object.assign(copilot.env, { PEERPOST_HOME: stateDir, PATH: `${dirname(copilotBinary())}:${copilot.env.PATH ?? process.env.PATH ?? ""}` });
-  await installCopilotPlugin(copilot, repoRoot(), "peerpost@peerpost");
+  const { fake, home: copilot, stateDir, answer } = await copilotWithPeerpost(t);
   // Copilot asks once per folder whether to trust it; a trusted folder starts at the input line.
   writeFileSync(join(copilot.copilotHome, "config.json"), JSON.stringify({ trustedFolders: [copilot.workDir] }));
-  script = chatTypedTurns(call, "copilot answers");
+  answer(chatTypedTurns(call, "copilot answers"));
   const sessionId = randomUUID();
   const address = `copilot:${sessionId}`;
   const env = { ...copilotEnv(copilot, { baseUrl: fake.baseUrl }), TERM: "xterm-256color" };

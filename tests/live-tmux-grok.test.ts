@@ -4,15 +4,13 @@
 // request is never typed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
 import { spawn } from "node:child_process";
 import { CLI } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
-import { onCleanup } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
-import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
-import { grokBinary, grokUnavailable, installGrokPlugin, makeGrokHome } from "./helpers/grok-cli.js";
-import { repoRoot } from "./helpers/claude-cli.js";
+import type { Turn } from "./helpers/fake-openai-chat.js";
+import { grokBinary, grokUnavailable } from "./helpers/grok-cli.js";
+import { grokWithPeerpost, isHousekeepingCall } from "./helpers/chat-hosts.js";
 import { NO_TMUX, startTmux } from "./helpers/tmux.js";
 import { chatTypedTurns, checkTypedDelivery, sessionIdle } from "./helpers/live-typing.js";
 import { grokInputLine } from "../plugins/grok/terminal.js";
@@ -23,24 +21,12 @@ const unavailable = grokUnavailable();
 const skip = NO_TMUX || (unavailable ? `grok CLI unavailable: ${unavailable}` : false);
 const useTool = (tool: string, input: unknown): Turn => ({ toolCall: { name: "use_tool", arguments: { tool_name: `peerpost__${tool}`, tool_input: input } } });
 
-/** Grok's own calls that title the session or write its dashboard line. */
-function isHousekeepingCall(call: ChatCall): boolean {
-  const last = call.body.messages.at(-1);
-  return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
-}
 
 test("grok in tmux: an idle TUI gets a request typed, reads and replies; text in the input line holds the typing; a stale request is never typed", { skip, timeout: 300_000 }, async (t) => {
-  let script: ChatScript = () => ({ text: "hi" });
-  const fake = await startFakeOpenAIChat({ script: (call) => (isHousekeepingCall(call) ? { text: "housekeeping" } : script(call)) });
-  onCleanup(t, () => fake.close());
-  const grok = makeGrokHome({ apiBaseUrl: fake.baseUrl });
-  onCleanup(t, () => grok.cleanup());
-  const stateDir = join(grok.root, "peerpost");
-  Object.assign(grok.env, { PEERPOST_HOME: stateDir, PATH: `${dirname(grokBinary())}:${grok.env.PATH ?? process.env.PATH ?? ""}` });
-  await installGrokPlugin(grok, repoRoot(), "peerpost");
+  const { fake, home: grok, stateDir, answer } = await grokWithPeerpost(t);
   const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: grok.env, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal((await cli(["hooks", "install", "grok"])).code, 0);
-  script = chatTypedTurns(useTool, "grok answers");
+  answer(chatTypedTurns(useTool, "grok answers"));
   const env = { ...grok.env, TERM: "xterm-256color" };
   delete (env as Record<string, string | undefined>).NO_COLOR;
 
