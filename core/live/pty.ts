@@ -74,8 +74,9 @@ export class PtyPush extends TerminalPush {
       await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
     }
     this.terminal.write("\r");
-    // No prompt hook ran: the TUI may have kept that Enter inside the paste. An Enter on an empty line does nothing, so press it once more.
-    if (!(await this.promptHookRan(message.to, typedAt))) this.terminal.write("\r");
+    // No prompt hook ran: the TUI may have kept that Enter inside the paste. An Enter on an empty line
+    // does nothing, so press it once more, unless the person has started to type meanwhile.
+    if (!(await this.promptHookRan(message.to, typedAt)) && this.input.empty) this.terminal.write("\r");
   }
 
   /** Whether the session's prompt hook recorded a turn start after `since` (waits up to PROMPT_HOOK_WAIT_MS). */
@@ -88,7 +89,6 @@ export class PtyPush extends TerminalPush {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-
 }
 
 /** The session whose host process runs under the wrapper's child (the host's launcher may start it as a grandchild). */
