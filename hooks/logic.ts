@@ -6,6 +6,7 @@ import { formatAddress } from "../core/common/address.js";
 import { dueReminder, turnEndDue } from "../core/mail/reminders.js";
 import { mailNote } from "../core/mail/notes.js";
 import { findAncestor, hostStartField } from "../core/sessions/process-tree.js";
+import { recordTerminalTurn } from "../core/live/turns.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
 import { byId, type MessageState } from "../core/mail/fold.js";
 import { catchUpDetached, indexWhenFarBehind } from "../core/upkeep/index-run.js";
@@ -133,12 +134,21 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
     return stdout === undefined ? {} : { stdout };
   }
   if (event === "user-prompt") {
+    // A turn starts: a live transport types nothing into the session until its stop hook runs.
+    recordTerminalTurn(peerpost.stateDir.path, address, "prompt", new Date(peerpost.config.now()).toISOString(), env);
     const mail = await pending(peerpost, address, via, mirrorCurrent);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];
     const note = mailNote({ unread: mail.unread, reminders });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }
+  const stopped = await stopHook(peerpost, dialect, input, address, via, mirrorCurrent);
+  // A stop the hook does not block ends the turn: the session is idle for live transports.
+  if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", new Date(peerpost.config.now()).toISOString(), env);
+  return stopped;
+}
+
+async function stopHook(peerpost: Peerpost, dialect: HookDialect, input: HookInput, address: string, via: string, mirrorCurrent: boolean): Promise<HookOutcome> {
   if (input.stopHookActive) return {};
   const mail = await pending(peerpost, address, via, mirrorCurrent);
   // Requests (never fyi) not told about at a turn end yet, or still unread a reminder interval after the

@@ -83,7 +83,8 @@ const pgForNode = {
   },
 };
 
-const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports, uiAssets, pgForNode] };
+// The pty library ships a native binary per platform: it stays a runtime dependency, loaded from node_modules.
+const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports, uiAssets, pgForNode], external: ["@lydell/node-pty"] };
 
 /** Servers and the CLI: single ESM files. */
 function bundleEsm(entry, outfile, { shebang = false } = {}) {

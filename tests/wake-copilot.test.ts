@@ -5,31 +5,23 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
-import { onCleanup } from "./helpers/temp.js";
 import { chatAnswerMail } from "./helpers/answer-mail.js";
 import { until } from "./helpers/poll.js";
-import { startFakeOpenAIChat, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
-import { copilotBinary, copilotPrompt, copilotUnavailable, installCopilotPlugin, makeCopilotHome, repoRoot } from "./helpers/copilot-cli.js";
+import type { Turn } from "./helpers/fake-openai-chat.js";
+import { copilotPrompt, copilotUnavailable } from "./helpers/copilot-cli.js";
+import { copilotWithPeerpost } from "./helpers/chat-hosts.js";
 import { openPeerpost } from "../core/peerpost.js";
 
 const unavailable = copilotUnavailable();
 const call = (tool: string, args: unknown): Turn => ({ toolCall: { name: `peerpost-${tool}`, arguments: args } });
 
 test("copilot: a request wakes an ended session headless; the model reads and replies; the answer reaches the sender's wait", { skip: unavailable ? `copilot CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
-  let script: ChatScript = () => ({ text: "hi" });
-  const fake = await startFakeOpenAIChat({ script: (request) => script(request) });
-  onCleanup(t, () => fake.close());
-  const copilot = makeCopilotHome();
-  onCleanup(t, () => copilot.cleanup());
-  const stateDir = join(copilot.root, "peerpost");
-  // `copilot` on the session's PATH: the wake runs it from there.
-  Object.assign(copilot.env, { PEERPOST_HOME: stateDir, PATH: `${dirname(copilotBinary())}:${copilot.env.PATH ?? process.env.PATH ?? ""}` });
-  await installCopilotPlugin(copilot, repoRoot(), "peerpost@peerpost");
+  const { fake, home: copilot, stateDir, answer } = await copilotWithPeerpost(t);
   const sessionId = randomUUID();
   const address = `copilot:${sessionId}`;
   const first = await copilotPrompt("hello", { home: copilot, provider: { baseUrl: fake.baseUrl }, sessionId });
@@ -45,7 +37,7 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   await peer.call("health");
   const on = await collect(spawn(process.execPath, [CLI, "wake", "on", "copilot"], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
-  script = chatAnswerMail(call, "copilot answers");
+  answer(chatAnswerMail(call, "copilot answers"));
   const asked = await peer.call("message", { to: address, message: "Did the tests pass?", anticipation: "reply" });
   assert.equal(asked.wake, "started", JSON.stringify(asked));
   const waited = await peer.call("wait", { messageId: asked.messageId, timeoutMs: 60_000 });
@@ -60,7 +52,7 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   // Launch: a new Copilot session in the same dir, peerpost's server on its command line; the newest
   // Copilot session's captured environment gives it the provider.
   assert.equal((await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }))).code, 0);
-  script = chatAnswerMail(call, "copilot helper");
+  answer(chatAnswerMail(call, "copilot helper"));
   const launched = await peer.call("launch", { host: "copilot", cwd: copilot.workDir, message: "Summarise the work dir." });
   assert.match(String(launched.address), /^copilot:[0-9a-f-]{36}$/, JSON.stringify(launched));
   const helped = await peer.call("wait", { messageId: launched.messageId, timeoutMs: 60_000 });

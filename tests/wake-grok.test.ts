@@ -5,38 +5,25 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
-import { onCleanup } from "./helpers/temp.js";
 import { chatAnswerMail } from "./helpers/answer-mail.js";
 import { until } from "./helpers/poll.js";
-import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript, type Turn } from "./helpers/fake-openai-chat.js";
-import { grokBinary, grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome } from "./helpers/grok-cli.js";
-import { repoRoot } from "./helpers/claude-cli.js";
+import type { Turn } from "./helpers/fake-openai-chat.js";
+import { grokSingle, grokUnavailable } from "./helpers/grok-cli.js";
+import { grokWithPeerpost } from "./helpers/chat-hosts.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { GROK_HOOKS } from "../plugins/grok/inspect.js";
 
 const unavailable = grokUnavailable();
 const useTool = (tool: string, input: unknown): Turn => ({ toolCall: { name: "use_tool", arguments: { tool_name: `peerpost__${tool}`, tool_input: input } } });
 
-function isHousekeepingCall(call: ChatCall): boolean {
-  const last = call.body.messages.at(-1);
-  return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
-}
 
 test("grok: user-level hooks installed by peerpost; a request wakes an ended session; the model reads and replies; the answer reaches wait", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
-  let script: ChatScript = () => ({ text: "hi" });
-  const fake = await startFakeOpenAIChat({ script: (call) => (isHousekeepingCall(call) ? { text: "housekeeping" } : script(call)) });
-  onCleanup(t, () => fake.close());
-  const grok = makeGrokHome({ apiBaseUrl: fake.baseUrl });
-  onCleanup(t, () => grok.cleanup());
-  const stateDir = join(grok.root, "peerpost");
-  // `grok` on the session's PATH: the wake runs it from there.
-  Object.assign(grok.env, { PEERPOST_HOME: stateDir, PATH: `${dirname(grokBinary())}:${grok.env.PATH ?? process.env.PATH ?? ""}` });
-  await installGrokPlugin(grok, repoRoot(), "peerpost");
+  const { home: grok, stateDir, answer } = await grokWithPeerpost(t);
   const cliEnv = { ...grok.env, PEERPOST_ADDRESS: "claude:peer" };
   const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: cliEnv, stdio: ["ignore", "pipe", "pipe"] }));
 
@@ -64,7 +51,7 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
   const peer = await connect(t, { HOME: grok.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:peer" });
   await peer.call("health");
   assert.equal((await cli(["wake", "on", "grok"])).code, 0);
-  script = chatAnswerMail(useTool, "grok answers");
+  answer(chatAnswerMail(useTool, "grok answers"));
   const asked = await peer.call("message", { to: address, message: "Is the build green?", anticipation: "reply" });
   assert.equal(asked.wake, "started", JSON.stringify(asked));
   const waited = await peer.call("wait", { messageId: asked.messageId, timeoutMs: 60_000 });
@@ -77,7 +64,7 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
   assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
   // Launch: a new Grok session (Grok takes MCP servers from its config: the installed plugin serves it).
   assert.equal((await cli(["launch", "on"])).code, 0);
-  script = chatAnswerMail(useTool, "grok helper");
+  answer(chatAnswerMail(useTool, "grok helper"));
   const launched = await peer.call("launch", { host: "grok", cwd: grok.workDir, message: "Summarise the work dir." });
   assert.match(String(launched.address), /^grok:[0-9a-f-]{36}$/, JSON.stringify(launched));
   const helped = await peer.call("wait", { messageId: launched.messageId, timeoutMs: 60_000 });

@@ -31,7 +31,7 @@ async function run(argv: string[]): Promise<number | undefined> {
     );
   const full = withCommonFlags(command);
   try {
-    const { flags, args } = parseCommandLine(full, rest);
+    const { flags, args } = command.passThrough && rest[0] !== "--help" ? { flags: {}, args: rest } : parseCommandLine(full, rest);
     if (flags.help) {
       process.stdout.write(commandHelp(command));
       return EXIT.ok;

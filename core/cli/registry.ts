@@ -15,6 +15,8 @@ import { tailCommand } from "./commands/tail.js";
 import { doctorCommand } from "./commands/doctor.js";
 import { healthCommand } from "./commands/health.js";
 import { wakeCommand } from "./commands/wake.js";
+import { pushCommand } from "./commands/push.js";
+import { runCommand } from "./commands/run.js";
 import { launchCommand } from "./commands/launch.js";
 import { hooksCommand } from "./commands/hooks.js";
 import { uiCommand } from "./commands/ui.js";
@@ -54,6 +56,8 @@ export const COMMANDS: readonly Command[] = [
   wakeCommand,
   launchCommand,
   forkCommand,
+  pushCommand,
+  runCommand,
   hooksCommand,
   shimCommand,
   uiCommand,

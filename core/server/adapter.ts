@@ -8,6 +8,7 @@ import type { Sessions } from "../sessions/registry.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
+import type { InputLineReader } from "../live/screen.js";
 
 /** Where an identity came from. Only runtime sources (host env, MCP _meta, the registry, the host's own protocol seen by a shim) are verified. */
 export type IdentitySource = "PEERPOST_ADDRESS" | "host-env" | "mcp-meta" | "registry" | "host-protocol";
@@ -30,8 +31,8 @@ export interface PushTransport {
   /** Whether this transport can deliver now, and why (not). */
   availability(): { available: boolean; reason: string };
   deliver(message: MessageState, content: string): Promise<void>;
-  /** Which pending messages it takes (checked before the claim); the others wait for the hooks and read. */
-  accepts?(message: MessageState): boolean;
+  /** Asked before a message is claimed: why it cannot be delivered now (it stays pending), or undefined to go ahead. */
+  ready?(message: MessageState): Promise<string | undefined>;
   /** A due reminder for an open request, as a short note (no body). */
   remind?(note: string): Promise<void>;
   /** Told which session the loop serves (a transport that targets the session by id needs it). */
@@ -57,6 +58,8 @@ export interface HostAdapter {
   isHostProcess(info: ProcessInfo): boolean;
   /** Which session this server serves, from what the host provides; undefined when it cannot tell (yet). */
   identify(context: IdentityContext): Identity | undefined;
+  /** Finds the host TUI's input line on its screen, so a terminal transport types only when it is empty. */
+  terminalInputLine?: InputLineReader;
   /** Live push into the session, where the host has a transport. */
   createPush?(server: Server, peerpost: Peerpost, context: IdentityContext): PushTransport;
   /** Extra MCP capabilities to declare (e.g. a host's experimental push channel). */

@@ -142,8 +142,9 @@ export class PushLoop {
     const { mailbox, receipts } = this.peerpost;
     const retryAt = this.retryAt.get(message.id);
     if (retryAt !== undefined && Date.now() < retryAt.at) return;
-    // Asked right before the claim, so a rule that counts deliveries (a budget) sees this pass's own.
-    if (this.transport.accepts && !this.transport.accepts(message)) return;
+    // A transport that delivers only some messages, or at some moments (an idle session, an empty input
+    // line), says so right before the claim, so a rule that counts deliveries (a budget) sees this pass's own.
+    if (this.transport.ready && (await this.transport.ready(message)) !== undefined) return;
     if (!(await mailbox.markDelivered(identity.address, message.id, this.transport.name))) return;
     const warnings: string[] = [];
     let delivery: "delivered" | "failed" = "delivered";

@@ -12,6 +12,7 @@ import { parseArguments, type JsonSchema as ArgumentSchema } from "./arguments.j
 import { errorResult, okResult, type Warning } from "./results.js";
 import { IdentityResolver } from "./identity.js";
 import { PushLoop } from "./push.js";
+import { liveTransports } from "../live/transports.js";
 import { hintOnTerminalInput } from "./terminal.js";
 import { LineStdioTransport } from "./stdio-transport.js";
 import type { HostAdapter } from "./adapter.js";
@@ -105,8 +106,9 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   let push: PushLoop | undefined;
   const stopping = new AbortController();
   const identity = new IdentityResolver(peerpost, adapter, env, (found) => push?.start(found));
-  if (adapter.createPush)
-    push = new PushLoop(peerpost, adapter.createPush(server, peerpost, identity.context(undefined)), adapter.host, {
+  const transport = liveTransports(adapter, server, peerpost, identity.context(undefined));
+  if (transport)
+    push = new PushLoop(peerpost, transport, adapter.host, {
       onReachability: (session, transport) => identity.reportPush(session, transport),
       // Before each pass: follow the host to its current session (a /clear or resume changes it).
       refreshIdentity: async () => void (await identity.resolve(undefined, true)),

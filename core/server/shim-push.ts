@@ -36,8 +36,9 @@ export class ShimPush implements PushTransport {
     return { available: false, reason: `${this.address} is busy (${this.sessions.busyReasons(this.sessionId).join(", ") || "host gone"}); a request is pushed when its turn ends` };
   }
 
-  accepts(message: MessageState): boolean {
-    return isLiveTurnRequest(message) && liveTurnBudgetRefusal(this.peerpost, this.address, this.peerpost.config.now()) === undefined;
+  async ready(message: MessageState): Promise<string | undefined> {
+    if (!isLiveTurnRequest(message)) return "only a request starts a turn";
+    return liveTurnBudgetRefusal(this.peerpost, this.address, this.peerpost.config.now());
   }
 
   async deliver(message: MessageState, content: string): Promise<void> {

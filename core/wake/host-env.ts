@@ -12,7 +12,7 @@ import { writeStateFile } from "../security/trust.js";
 const KEEP_NAMES = ["HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ENABLE_TOOL_SEARCH", "IS_SANDBOX", "GH_TOKEN", "GITHUB_TOKEN"];
 const KEEP_PREFIXES = ["LC_", "XDG_", "PEERPOST_", "ANTHROPIC_", "CLAUDE_", "DISABLE_", "CODEX_", "OPENAI_", "AZURE_OPENAI_", "COPILOT_", "GITHUB_COPILOT_", "GROK_", "XAI_", "AWS_", "GOOGLE_", "VERTEX_"];
 /** Variables that name the session or process that set them: a woken run gets its own. */
-const DROP_NAMES = ["CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PID", "CLAUDE_ENV_FILE", "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "COPILOT_AGENT_SESSION_ID", "COPILOT_PLUGIN_ROOT", "COPILOT_CLI", "GROK_SESSION_ID", "GROK_HOOK_EVENT", "GROK_HOOK_NAME", "GROK_WORKSPACE_ROOT", "GROK_PLUGIN_ROOT", "GROK_PLUGIN_DATA", "PEERPOST_ADDRESS", "PEERPOST_LAUNCH_RUN", "PEERPOST_NOW", "PEERPOST_FAULT"];
+const DROP_NAMES = ["CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_LAUNCHED_BY_SESSION_IDS", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PID", "CLAUDE_ENV_FILE", "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "COPILOT_AGENT_SESSION_ID", "COPILOT_PLUGIN_ROOT", "COPILOT_CLI", "GROK_SESSION_ID", "GROK_HOOK_EVENT", "GROK_HOOK_NAME", "GROK_WORKSPACE_ROOT", "GROK_PLUGIN_ROOT", "GROK_PLUGIN_DATA", "PEERPOST_ADDRESS", "PEERPOST_LAUNCH_RUN", "PEERPOST_RUN", "PEERPOST_NOW", "PEERPOST_FAULT"];
 
 export function keptVariables(env: Record<string, string | undefined>): Record<string, string> {
   const kept: Record<string, string> = {};
@@ -23,7 +23,7 @@ export function keptVariables(env: Record<string, string | undefined>): Record<s
   return kept;
 }
 
-function processEnvironment(pid: number): Record<string, string> | undefined {
+export function processEnvironment(pid: number): Record<string, string> | undefined {
   try {
     const raw = readFileSync(`/proc/${pid}/environ`, "utf8");
     const env: Record<string, string> = {};

@@ -1,7 +1,7 @@
-// The wake and launch switches, kept in the state dir (wake.json, 0600). Off by default. A wake rule
-// names all sessions, a host, or one address; the most specific rule that is set decides. Turning a
-// rule off turns off everything it covers (narrower rules that were on are cleared); turning one on
-// keeps the narrower rules that say off, as exceptions, and names them.
+// The wake, launch and terminal push switches, kept in the state dir (wake.json, 0600). A rule names all
+// sessions, a host, or one address; the most specific rule that is set decides. Turning a wake rule off
+// turns off everything it covers (narrower rules that were on are cleared); turning one on keeps the
+// narrower rules that say off, as exceptions, and names them.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeStateFile } from "../security/trust.js";
@@ -12,7 +12,12 @@ export interface Switches {
   /** "all", a host name, or an address → on/off. */
   wake: Record<string, boolean>;
   launch: boolean;
+  /** Per terminal transport ("tmux", "pty"): "all", a host name, or an address → on/off. */
+  push: Record<string, Record<string, boolean>>;
 }
+
+/** What each terminal transport does where no rule is set: tmux types only when turned on; `peerpost run` is itself the asking. */
+export const PUSH_DEFAULTS: Record<string, boolean> = { tmux: false, pty: true };
 
 function switchFile(stateDir: string): string {
   return join(stateDir, "wake.json");
@@ -20,13 +25,19 @@ function switchFile(stateDir: string): string {
 
 export function readSwitches(stateDir: string): Switches {
   try {
-    const parsed = JSON.parse(readFileSync(switchFile(stateDir), "utf8")) as { v?: number; wake?: Record<string, unknown>; launch?: unknown };
-    const wake: Record<string, boolean> = {};
-    for (const [target, on] of Object.entries(parsed.wake ?? {})) if (typeof on === "boolean") wake[target] = on;
-    return { wake, launch: parsed.launch === true };
+    const parsed = JSON.parse(readFileSync(switchFile(stateDir), "utf8")) as { v?: number; wake?: Record<string, unknown>; launch?: unknown; push?: Record<string, unknown> };
+    const push: Record<string, Record<string, boolean>> = {};
+    for (const [transport, rules] of Object.entries(parsed.push ?? {})) if (typeof rules === "object" && rules !== null) push[transport] = booleans(rules as Record<string, unknown>);
+    return { wake: booleans(parsed.wake ?? {}), launch: parsed.launch === true, push };
   } catch {
-    return { wake: {}, launch: false };
+    return { wake: {}, launch: false, push: {} };
   }
+}
+
+function booleans(rules: Record<string, unknown>): Record<string, boolean> {
+  const kept: Record<string, boolean> = {};
+  for (const [target, on] of Object.entries(rules)) if (typeof on === "boolean") kept[target] = on;
+  return kept;
 }
 
 export function writeSwitches(stateDir: string, switches: Switches): void {
@@ -40,11 +51,20 @@ export function writeSwitches(stateDir: string, switches: Switches): void {
 
 /** Whether waking is on for this session, and which rule said so. */
 export function wakeSetting(switches: Switches, session: { address: string; host: SessionHost }): { on: boolean; rule: string } {
+  return ruleFor(switches.wake, session, false);
+}
+
+/** Whether a terminal transport may type into this session, and which rule said so. */
+export function pushSetting(switches: Switches, transport: string, session: { address: string; host: SessionHost }): { on: boolean; rule: string } {
+  return ruleFor(switches.push[transport] ?? {}, session, PUSH_DEFAULTS[transport] ?? false);
+}
+
+function ruleFor(rules: Record<string, boolean>, session: { address: string; host: SessionHost }, fallback: boolean): { on: boolean; rule: string } {
   for (const rule of [session.address, session.host, "all"]) {
-    const on = switches.wake[rule];
+    const on = rules[rule];
     if (on !== undefined) return { on, rule };
   }
-  return { on: false, rule: "default" };
+  return { on: fallback, rule: "default" };
 }
 
 /** The rules a target covers besides itself: every other rule under "all"; under a host, the addresses of its sessions. */

@@ -1,5 +1,6 @@
 // Claude Code: the session id comes from the SessionStart hook's registry entry for this host process
 // (it follows /clear and resume), else from CLAUDE_CODE_SESSION_ID in the server's environment.
+import { claudeInputLine } from "./terminal.js";
 import type { HostAdapter } from "../../core/server/adapter.js";
 import { identityFromEnv, identityFromRegistry } from "../shared/identity.js";
 import { isClaudeCodeProcess } from "../shared/host-processes.js";
@@ -9,6 +10,7 @@ export const claudeCodeAdapter: HostAdapter = {
   host: "claude-code",
   sessionHost: "claude-code",
   isHostProcess: isClaudeCodeProcess,
+  terminalInputLine: claudeInputLine,
   identify: (context) => identityFromRegistry(context, "claude-code") ?? identityFromEnv(context, "claude", "CLAUDE_CODE_SESSION_ID"),
   experimentalCapabilities: { [CHANNEL_CAPABILITY]: {} },
   createPush: createChannelPush,

@@ -1,5 +1,6 @@
 // Codex: the thread id arrives in each tool call's MCP _meta (the server's environment is filtered and
 // carries no session variable); before the first call, the hook's registry entry for this host process.
+import { codexInputLine } from "./terminal.js";
 import type { HostAdapter, Identity, IdentityContext } from "../../core/server/adapter.js";
 import { formatAddress, ID_PATTERN } from "../../core/common/address.js";
 import { identityFromRegistry } from "../shared/identity.js";
@@ -27,6 +28,7 @@ export const codexAdapter: HostAdapter = {
   host: "codex",
   sessionHost: "codex",
   isHostProcess: isCodexProcess,
+  terminalInputLine: codexInputLine,
   identify: (context) => identityFromMeta(context) ?? identityFromRegistry(context, "codex"),
   describe: (context) => describeCodexHost(context.env),
   // Live push through the app-server under the server's CODEX_HOME (passed by the plugin's env_vars).

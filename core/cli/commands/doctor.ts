@@ -85,7 +85,7 @@ export const doctorCommand = defineCommand({
     for (const host of hosts) for (const fix of host.fixes) problems.push({ problem: `${host.host}: needs attention`, fix });
     // The wake set-up per host: the switch as a host-wide rule sets it, and whether the CLI a wake runs is there.
     const peerpost = state ? opened : undefined;
-    const switches = peerpost ? readSwitches(peerpost.stateDir.path) : { wake: {}, launch: false };
+    const switches = peerpost ? readSwitches(peerpost.stateDir.path) : { wake: {}, launch: false, push: {} };
     const wake = hosts.map((host) => ({ host: host.host, ...wakeSetting(switches, { address: "", host: host.host as SessionHost }) }));
     for (const entry of wake) {
       const host = hosts.find((candidate) => candidate.host === entry.host);

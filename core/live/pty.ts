@@ -1,0 +1,126 @@
+// Live push into a host TUI that `peerpost run` started in its own pseudo-terminal: the wrapper finds
+// the session its host registered (a host process under the wrapper's child) and runs a push loop that
+// types one line, then Enter, into the terminal, on the same rules as tmux, with the person's own
+// keystrokes telling whether their input line is empty.
+import type { Peerpost } from "../peerpost.js";
+import type { MessageState } from "../mail/fold.js";
+import type { Identity } from "../server/adapter.js";
+import type { SessionHost } from "../records/schemas.js";
+import { PeerpostError } from "../common/errors.js";
+import { ancestors } from "../sessions/process-tree.js";
+import { PushLoop } from "../server/push.js";
+import { ENTER_AFTER_MS, typedLine } from "./rules.js";
+import { readTurn, recordTurn } from "./turns.js";
+import type { InputLine } from "./keystrokes.js";
+import { TerminalPush } from "./terminal-push.js";
+
+export const PTY_VIA = "pty" as const;
+const FIND_SESSION_MS = 500;
+/** How long a typed turn's prompt hook is given to run before Enter is pressed again. */
+const PROMPT_HOOK_WAIT_MS = 2_000;
+
+export interface WrappedTerminal {
+  pid: number;
+  write(data: string): void;
+  /** Whether the TUI turned bracketed paste on (ESC [ ? 2004 h in its output). */
+  bracketedPaste(): boolean;
+}
+
+/** Follows the TUI's output for its bracketed-paste mode (the last switch seen wins). */
+export class PasteMode {
+  private on = false;
+  /** The end of the last chunk, so a switch split between two chunks is still seen. */
+  private tail = "";
+
+  observe(output: string): void {
+    const text = this.tail + output;
+    const enabled = text.lastIndexOf("\u001b[?2004h");
+    const disabled = text.lastIndexOf("\u001b[?2004l");
+    if (enabled !== disabled) this.on = enabled > disabled;
+    this.tail = text.slice(-7);
+  }
+
+  get enabled(): boolean {
+    return this.on;
+  }
+}
+
+export class PtyPush extends TerminalPush {
+  readonly name = PTY_VIA;
+
+  constructor(peerpost: Peerpost, host: SessionHost, private readonly terminal: WrappedTerminal, private readonly input: InputLine) {
+    super(peerpost, host);
+  }
+
+  protected where(): string {
+    return "the host runs under peerpost run";
+  }
+
+  protected async typingRefusal(): Promise<string | undefined> {
+    return this.input.empty ? undefined : "the person is typing in the session";
+  }
+
+  async deliver(message: MessageState): Promise<void> {
+    const refusal = await this.typingRefusal();
+    if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
+    const typedAt = this.peerpost.config.now();
+    recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(typedAt).toISOString());
+    if (this.terminal.bracketedPaste()) {
+      // A paste the TUI knows as one, then Enter: nothing for it to take for a burst of keys.
+      this.terminal.write(`\u001b[200~${typedLine(message)}\u001b[201~`);
+    } else {
+      this.terminal.write(typedLine(message));
+      // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
+      await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
+    }
+    this.terminal.write("\r");
+    // No prompt hook ran: the TUI may have kept that Enter inside the paste. An Enter on an empty line
+    // does nothing, so press it once more, unless the person has started to type meanwhile.
+    if (!(await this.promptHookRan(message.to, typedAt)) && this.input.empty) this.terminal.write("\r");
+  }
+
+  /** Whether the session's prompt hook recorded a turn start after `since` (waits up to PROMPT_HOOK_WAIT_MS). */
+  private async promptHookRan(address: string, since: number): Promise<boolean> {
+    const deadline = Date.now() + PROMPT_HOOK_WAIT_MS;
+    for (;;) {
+      const prompt = readTurn(this.peerpost.stateDir.path, address).prompt;
+      if (prompt !== undefined && Date.parse(prompt) > since) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** The session whose host process runs under the wrapper's child (the host's launcher may start it as a grandchild). */
+export function sessionUnder(peerpost: Peerpost, host: SessionHost, childPid: number): Identity | undefined {
+  const found = peerpost.sessions
+    .list({ host })
+    .filter((session) => session.alive && session.local && session.hostPid !== undefined && (session.hostPid === childPid || ancestors(session.hostPid).some((info) => info.pid === childPid)))
+    .sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : -1))[0];
+  return found && { address: found.address, sessionId: found.sessionId, source: "registry", detail: "peerpost run", verified: false };
+}
+
+/** Follows the wrapped host to its current session and types requests into it; stopped when the host exits. */
+export function deliverIntoTerminal(peerpost: Peerpost, host: SessionHost, terminal: WrappedTerminal, input: InputLine): { stop(): Promise<void> } {
+  const loop = new PushLoop(peerpost, new PtyPush(peerpost, host, terminal, input), host, {
+    refreshIdentity: async () => follow(),
+  });
+  const follow = (): void => {
+    const identity = sessionUnder(peerpost, host, terminal.pid);
+    if (identity) loop.start(identity);
+  };
+  const timer = setInterval(() => {
+    try {
+      follow();
+    } catch {
+      // The store is unreadable now: the host runs on, and the next look may find it.
+    }
+  }, FIND_SESSION_MS);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await loop.stop();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Reading a host TUI's input line from its screen (tmux `capture-pane -e`: text with SGR escapes). Hosts
+// draw their placeholder text dim, so dim text is blanked first; each host then says which line is its
+// input line (plugins/<host>/terminal.ts).
+
+/** Finds the host's input line on a screen (dim text already blanked): its text, or undefined when no input line shows. */
+export type InputLineReader = (lines: string[]) => string | undefined;
+
+/** Splits a captured screen into lines, with every character drawn dim (SGR 2) replaced by a space. */
+export function screenLines(captured: string): string[] {
+  return captured.split("\n").map(blankDim);
+}
+
+function blankDim(line: string): string {
+  let out = "";
+  let dim = false;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i]!;
+    if (char === "\u001b") {
+      const sgr = /^\u001b\[([0-9;:]*)m/.exec(line.slice(i));
+      const other = sgr ? undefined : /^\u001b(\[[0-9;:?<>=]*[ -\/]*[@-~]|\][^\u0007\u001b]*(\u0007|\u001b\\)|.)/.exec(line.slice(i));
+      if (sgr) dim = applySgr(dim, sgr[1]!);
+      i += (sgr?.[0] ?? other?.[0] ?? "\u001b").length - 1;
+      continue;
+    }
+    out += dim && char.trim() !== "" ? " " : char;
+  }
+  return out;
+}
+
+/** Whether text drawn after this SGR sequence is dim. */
+function applySgr(dim: boolean, params: string): boolean {
+  const codes = params === "" ? ["0"] : params.split(";");
+  let next = dim;
+  for (let i = 0; i < codes.length; i++) {
+    const code = codes[i]!;
+    if (code === "38" || code === "48" || code === "58") {
+      // A colour: 5;n or 2;r;g;b follows.
+      i += codes[i + 1] === "5" ? 2 : codes[i + 1] === "2" ? 4 : 0;
+      continue;
+    }
+    if (code === "0" || code === "22") next = false;
+    else if (code === "2") next = true;
+  }
+  return next;
+}
+
+/** A reader that takes the last line matching `pattern`, whose first group is the typed text. */
+export function lastLineReader(pattern: RegExp): InputLineReader {
+  return (lines) => {
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const match = pattern.exec(lines[i]!);
+      if (match) return (match[1] ?? "").trim();
+    }
+    return undefined;
+  };
+}

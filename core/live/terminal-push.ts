@@ -1,0 +1,41 @@
+// What the terminal transports (tmux, pty) share: the session they serve, their switch, and the rules
+// checked before a message is claimed. Each says where the host runs and whether its person is typing.
+import type { Peerpost } from "../peerpost.js";
+import type { MessageState } from "../mail/fold.js";
+import type { Identity, PushTransport } from "../server/adapter.js";
+import type { SessionHost } from "../records/schemas.js";
+import { readSwitches, pushSetting } from "../wake/switches.js";
+import { terminalRefusal } from "./rules.js";
+
+/** The transports that type into a terminal: they share one budget. */
+export const TERMINAL_VIAS = ["tmux", "pty"] as const;
+
+export abstract class TerminalPush implements PushTransport {
+  abstract readonly name: (typeof TERMINAL_VIAS)[number];
+  protected address: string | undefined;
+
+  constructor(protected readonly peerpost: Peerpost, private readonly host: SessionHost) {}
+
+  /** e.g. "the host runs in tmux pane %3". */
+  protected abstract where(): string;
+  /** Why the person's input line does not allow typing now, if it does not. */
+  protected abstract typingRefusal(): Promise<string | undefined>;
+  abstract deliver(message: MessageState): Promise<void>;
+
+  bind(identity: Identity): void {
+    this.address = identity.address;
+  }
+
+  availability(): { available: boolean; reason: string } {
+    if (this.address === undefined) return { available: false, reason: "no session known yet" };
+    const setting = pushSetting(readSwitches(this.peerpost.stateDir.path), this.name, { address: this.address, host: this.host });
+    return setting.on
+      ? { available: true, reason: `${this.where()}; requests are typed there when the session is idle and its input line is empty` }
+      : { available: false, reason: `${this.where()}, but typing there is off (${setting.rule}); turn it on with peerpost push on ${this.name}` };
+  }
+
+  async ready(message: MessageState): Promise<string | undefined> {
+    if (this.address === undefined) return "no session known yet";
+    return terminalRefusal(this.peerpost, this.address, message, TERMINAL_VIAS) ?? (await this.typingRefusal());
+  }
+}

@@ -1,0 +1,93 @@
+// Live push into a host TUI that runs in a tmux pane: one line typed with `tmux send-keys -l`, then
+// Enter. The pane comes from the host process's own environment (TMUX names the server's socket,
+// TMUX_PANE the pane). It types only while the switch is on (`peerpost push on tmux …`), the session's
+// turn has ended, the person's input line is empty, and the request is a fresh one (rules.ts).
+import { execFile } from "node:child_process";
+import type { Peerpost } from "../peerpost.js";
+import type { MessageState } from "../mail/fold.js";
+import { PeerpostError } from "../common/errors.js";
+import type { SessionHost } from "../records/schemas.js";
+import { screenLines, type InputLineReader } from "./screen.js";
+import { typedLine } from "./rules.js";
+import { TerminalPush } from "./terminal-push.js";
+import { recordTurn } from "./turns.js";
+
+export const TMUX_VIA = "tmux" as const;
+/** A tmux call that has not answered by then is given up (the message waits for the next pass). */
+const TMUX_TIMEOUT_MS = 5_000;
+/** How long the TUI is given to take the typed line (its input line empties) before Enter is pressed again. */
+const SUBMIT_WAIT_MS = 2_000;
+
+export interface TmuxPane {
+  /** The tmux server's socket, the first field of TMUX. */
+  socket: string;
+  /** e.g. %3 */
+  pane: string;
+}
+
+/** The pane a process runs in, from its environment; undefined outside tmux. */
+export function paneOf(env: Record<string, string | undefined>): TmuxPane | undefined {
+  const socket = env["TMUX"]?.split(",")[0];
+  const pane = env["TMUX_PANE"];
+  return socket && pane && /^%\d+$/.test(pane) ? { socket, pane } : undefined;
+}
+
+export function tmux(target: TmuxPane, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("tmux", ["-S", target.socket, ...args], { timeout: TMUX_TIMEOUT_MS, encoding: "utf8" }, (error, stdout, stderr) => {
+      if (error) reject(new PeerpostError("unsupported", `tmux ${args[0]} failed: ${(stderr || error.message).trim()}`, { hint: "The pane may have closed; the message stays unread for read and the hooks." }));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** The text in the pane's input line; undefined when the screen shows none (a dialog, a pager, another program). */
+export async function paneInput(target: TmuxPane, inputLine: InputLineReader): Promise<string | undefined> {
+  return inputLine(screenLines(await tmux(target, ["capture-pane", "-p", "-e", "-t", target.pane])));
+}
+
+/** Why the person's input line does not allow typing now, if it does not. */
+export async function inputRefusal(target: TmuxPane, inputLine: InputLineReader): Promise<string | undefined> {
+  const text = await paneInput(target, inputLine);
+  if (text === undefined) return `tmux pane ${target.pane} shows no input line (a dialog or another screen is open)`;
+  return text === "" ? undefined : `the person is typing in tmux pane ${target.pane}`;
+}
+
+export class TmuxPush extends TerminalPush {
+  readonly name = TMUX_VIA;
+
+  constructor(peerpost: Peerpost, host: SessionHost, private readonly target: TmuxPane, private readonly inputLine: InputLineReader) {
+    super(peerpost, host);
+  }
+
+  protected where(): string {
+    return `the host runs in tmux pane ${this.target.pane}`;
+  }
+
+  protected typingRefusal(): Promise<string | undefined> {
+    return inputRefusal(this.target, this.inputLine);
+  }
+
+  async deliver(message: MessageState): Promise<void> {
+    const target = this.target;
+    // Checked again right before typing: the person may have started to type since the claim.
+    const refusal = await this.typingRefusal();
+    if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
+    recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
+    // The line goes in as a paste (bracketed, where the TUI asked for that), so a TUI that takes fast
+    // keys for a paste does not keep the Enter inside it; then Enter. One tmux call does it all (each
+    // call of the tmux client costs a process start).
+    const buffer = `peerpost-${message.id}`;
+    await tmux(target, ["set-buffer", "-b", buffer, typedLine(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"]);
+    // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.
+    await this.untilInput((text) => text === "");
+    const left = await paneInput(target, this.inputLine);
+    if (left !== undefined && left !== "" && typedLine(message).startsWith(left)) await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
+  }
+
+  /** Polls the input line (briefly) until `done` holds; gives up quietly after SUBMIT_WAIT_MS. */
+  private async untilInput(done: (text: string | undefined) => boolean): Promise<void> {
+    const deadline = Date.now() + SUBMIT_WAIT_MS;
+    while (!done(await paneInput(this.target, this.inputLine)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,106 @@
+// The live-typing rows of `npm run bench`: send → turn start when a request is typed into an idle TUI,
+// in a tmux pane (push:tmux) and under peerpost run's pseudo-terminal (push:pty). No model runs: the TUI
+// is a small program that draws Codex's input line (`› `) and notes when Enter submits a line, which
+// is when a real host would start its turn. The baseline is the same line and Enter typed straight into
+// the pane (tmux send-keys) or the terminal (a pty write), measured in the same run.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+
+const SENDS = 21;
+const ADDRESS = "codex:bench-session";
+
+/** The stand-in TUI: raw keys and bracketed paste, an input line drawn as `› …`, and one line per submitted line in `log` (its time). */
+const FAKE_TUI = `
+const { appendFileSync } = require("node:fs");
+const log = process.argv[2];
+let line = "";
+const draw = () => process.stdout.write("\\x1b[2J\\x1b[H› " + line);
+process.stdin.setRawMode(true);
+process.stdout.write("\x1b[?2004h");
+process.stdin.on("data", (data) => {
+  for (const char of data.toString("utf8").replace(/\x1b\[20[01]~/g, "")) {
+    if (char === "\\r") { if (line !== "") appendFileSync(log, Date.now() + "\\n"); line = ""; }
+    else if (char === "\\x03") process.exit(0);
+    else if (char === "\\x7f") line = line.slice(0, -1);
+    else line += char;
+  }
+  draw();
+});
+draw();
+`;
+
+export async function benchLiveTyping({ root, work, report, median, percentile, openPeerpost }) {
+  console.error(`\nlive typing: send → turn start (Enter reaches an idle TUI), p50/p99 of ${SENDS} sends each; baseline: the same keys typed straight in`);
+  const dir = join(work, "live-typing");
+  mkdirSync(dir, { recursive: true });
+  const tui = join(dir, "tui.cjs");
+  writeFileSync(tui, FAKE_TUI);
+  const load = (path) => import(join(root, ".build", path));
+  const [{ PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { codexInputLine }, { writeSwitches }, { recordTurn }, { typedLine }] = await Promise.all([
+    load("core/server/push.js"), load("core/live/tmux.js"), load("core/live/pty.js"), load("core/live/keystrokes.js"), load("plugins/codex/terminal.js"), load("core/wake/switches.js"), load("core/live/turns.js"), load("core/live/rules.js"),
+  ]);
+
+  /** Times of submitted lines the TUI noted so far. */
+  const submitted = (log) => { try { return readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(Number); } catch { return []; } };
+  const nextSubmit = async (log, count) => { while (submitted(log).length <= count) await new Promise((resolve) => setTimeout(resolve, 2)); return submitted(log)[count]; };
+
+  async function row(name, start, typeDirectly) {
+    const stateDir = join(dir, `${name}-state`);
+    const log = join(dir, `${name}.log`);
+    const peerpost = openPeerpost({ env: { PEERPOST_HOME: stateDir, HOME: work, PEERPOST_WAKE_PER_HOUR: "1000" } });
+    writeSwitches(stateDir, { wake: {}, launch: false, push: { tmux: { all: true }, pty: { all: true } } });
+    const { transport, stop } = await start(peerpost, log);
+    const loop = new PushLoop(peerpost, transport, "codex");
+    loop.start({ address: ADDRESS, sessionId: "bench-session", source: "registry", detail: "bench", verified: false });
+    const typed = [];
+    const direct = [];
+    // One send first that is not counted: the loop's file watch and the first fold are set up by then.
+    for (let i = -1; i < SENDS; i++) {
+      const sentAt = Date.now();
+      await peerpost.mailbox.send({ from: "claude:bench-sender", fromVerified: false, to: ADDRESS, body: `request ${i}`, anticipation: "reply" });
+      const at = await nextSubmit(log, 2 * (i + 1));
+      if (i >= 0) typed.push(at - sentAt);
+      // The session's hooks: the typed turn starts and ends at once (no model).
+      recordTurn(stateDir, ADDRESS, "prompt", new Date().toISOString());
+      recordTurn(stateDir, ADDRESS, "stop", new Date(Date.now() + 1).toISOString());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const directAt = Date.now();
+      await typeDirectly(typedLine({ from: "claude:bench-sender", id: "01J0000000000000000000000", anticipation: "reply" }));
+      const directDone = (await nextSubmit(log, 2 * (i + 1) + 1)) - directAt;
+      if (i >= 0) direct.push(directDone);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    await loop.stop();
+    stop();
+    report(`live ${name}: send → turn start p50 (ms)`, median(typed), `keys typed straight in p50`, median(direct), `(target ≤ 150 ms)`);
+    report(`live ${name}: send → turn start p99 (ms)`, percentile(typed, 99), `keys typed straight in p99`, percentile(direct, 99));
+  }
+
+  const socket = `peerpost-bench-${process.pid}`;
+  const tmux = (...args) => spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+  if (tmux("-V").status === 0) {
+    await row("tmux", async (peerpost, log) => {
+      tmux("new-session", "-d", "-s", "bench", "-x", "200", "-y", "20", `${process.execPath} ${tui} ${log}`);
+      const [pane, path] = tmux("display-message", "-p", "-t", "bench", "#{pane_id} #{socket_path}").stdout.trim().split(" ");
+      return { transport: new TmuxPush(peerpost, "codex", { socket: path, pane }, codexInputLine), stop: () => (tmux("kill-server"), rmSync(path, { force: true })) };
+    }, async (line) => {
+      tmux("send-keys", "-t", "bench", "-l", line);
+      tmux("send-keys", "-t", "bench", "Enter");
+    });
+  } else console.error("  (no tmux: the tmux row is skipped)");
+
+  const pty = createRequire(join(root, "package.json"))("@lydell/node-pty");
+  let terminal;
+  await row("pty", async (peerpost, log) => {
+    terminal = pty.spawn(process.execPath, [tui, log], { cols: 200, rows: 20 });
+    const paste = new PasteMode();
+    terminal.onData((data) => paste.observe(data));
+    const wrapped = { pid: terminal.pid, write: (data) => terminal.write(data), bracketedPaste: () => paste.enabled };
+    return { transport: new PtyPush(peerpost, "codex", wrapped, new InputLine()), stop: () => terminal.kill() };
+  }, async (line) => {
+    terminal.write(line);
+    terminal.write("\r");
+  });
+}

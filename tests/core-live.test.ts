@@ -1,0 +1,102 @@
+// The pure parts of typing into terminals: finding each host's input line on a captured screen (dim
+// placeholder text blanked), following the person's keystrokes, the push switches, and choosing the
+// first available transport.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { screenLines } from "../core/live/screen.js";
+import { InputLine } from "../core/live/keystrokes.js";
+import { FirstAvailable } from "../core/live/choose.js";
+import { paneOf } from "../core/live/tmux.js";
+import { PasteMode } from "../core/live/pty.js";
+import { pushSetting } from "../core/wake/switches.js";
+import { typedLine } from "../core/live/rules.js";
+import { codexInputLine } from "../plugins/codex/terminal.js";
+import { copilotInputLine } from "../plugins/copilot/terminal.js";
+import { grokInputLine } from "../plugins/grok/terminal.js";
+import { claudeInputLine } from "../plugins/claude-code/terminal.js";
+import type { PushTransport } from "../core/server/adapter.js";
+import type { MessageState } from "../core/mail/fold.js";
+
+// Lines as `tmux capture-pane -p -e` gave them for codex-cli 0.171.0, Copilot CLI 1.0.102, Grok 1.0.41 and Claude Code 2.1.332.
+const CODEX_EMPTY = "\u001b[1m›\u001b[0m\u001b[39m\u001b[49m \u001b[2mAsk Codex to do anything\n\u001b[0m\u001b[39m\u001b[49m\n  \u001b[38;5;223mgpt-5.1 default\u001b[39m · ~";
+const CODEX_TYPED = "\u001b[1;2m\u001b[38;5;255m› \u001b[0m\u001b[38;5;255m\u001b[48;5;238mhello there\u001b[39m\n\u001b[1m›\u001b[0m\u001b[39m\u001b[49m hello again\n";
+const COPILOT = " ❯ hello copilot                 14:04\n ● HELLO\n\u001b[2m────────\n\u001b[0m\u001b[39m\u001b[49m❯ draft\n\u001b[2m────────";
+const CLAUDE = "❯\u00a0hello claude\n● HELLO\n\u001b[38;5;244m────\n\u001b[39m❯\u00a0\u001b[7m \n\u001b[0m\u001b[38;5;244m────";
+const GROK = "     ❯ hello grok          2:04 PM\n  \u001b[38;5;239m╭────╮\n  \u001b[38;5;239m│\u001b[38;5;254m \u001b[38;5;251m❯ \u001b[38;5;254mnext                \u001b[38;5;239m│\u001b[39m\n  ╰────╯";
+
+test("each host's input line is found on its screen; dim placeholder text and history lines do not count", () => {
+  assert.equal(codexInputLine(screenLines(CODEX_EMPTY)), "");
+  assert.equal(codexInputLine(screenLines(CODEX_TYPED)), "hello again", "the dim › of a history line is not the input line");
+  assert.equal(copilotInputLine(screenLines(COPILOT)), "draft", "an indented ❯ is history");
+  assert.equal(copilotInputLine(screenLines(COPILOT.replace("❯ draft", "❯"))), "");
+  assert.equal(grokInputLine(screenLines(GROK)), "next");
+  assert.equal(claudeInputLine(screenLines(CLAUDE)), "", "Claude Code 2.1.332: the last ❯ line is the input, its history shows the same");
+  assert.equal(claudeInputLine(screenLines(CLAUDE.replace("❯\u00a0\u001b[7m ", "❯\u00a0draft\u001b[7m "))), "draft");
+  assert.equal(grokInputLine(screenLines(GROK.replace("next", "    "))), "");
+  assert.equal(codexInputLine(screenLines("Do you trust this folder?\n  1. Yes\n  2. No")), undefined, "a dialog has no input line");
+});
+
+test("the person's keystrokes: typed text fills the line; Enter, Ctrl-C, Ctrl-U and erasing empty it; unknown edits count as typing", () => {
+  const line = new InputLine();
+  assert.equal(line.empty, true);
+  line.observe("abc");
+  assert.equal(line.empty, false);
+  line.observe("\u007f\u007f\u007f");
+  assert.equal(line.empty, true, "erased key by key");
+  line.observe("x\u001b[D\u001b[C");
+  line.observe("\r");
+  assert.equal(line.empty, true, "submitted; cursor moves change nothing");
+  line.observe("\u001b[A");
+  assert.equal(line.empty, false, "history recall puts unknown text in the line");
+  line.observe("\u0015");
+  assert.equal(line.empty, true, "Ctrl-U clears");
+  line.observe("\u001b[200~pasted\ntext\u001b[201~");
+  assert.equal(line.empty, false);
+  line.observe("\u0003");
+  assert.equal(line.empty, true, "Ctrl-C clears");
+  line.observe("\u001b[I\u001b[O\u001b[<0;10;5M");
+  assert.equal(line.empty, true, "focus and mouse reports are not typing");
+});
+
+test("tmux panes come from TMUX and TMUX_PANE; the push switches: tmux off and pty on by default, the most specific rule wins", () => {
+  assert.deepEqual(paneOf({ TMUX: "/tmp/tmux-0/default,1234,0", TMUX_PANE: "%3" }), { socket: "/tmp/tmux-0/default", pane: "%3" });
+  assert.equal(paneOf({ TMUX_PANE: "%3" }), undefined);
+  assert.equal(paneOf({ TMUX: "/tmp/tmux-0/default,1,0", TMUX_PANE: "3; rm -rf /" }), undefined);
+  const session = { address: "codex:abc", host: "codex" as const };
+  const switches = (push: Record<string, Record<string, boolean>>) => ({ wake: {}, launch: false, push });
+  assert.deepEqual(pushSetting(switches({}), "tmux", session), { on: false, rule: "default" });
+  assert.deepEqual(pushSetting(switches({}), "pty", session), { on: true, rule: "default" });
+  assert.deepEqual(pushSetting(switches({ tmux: { all: true, codex: false } }), "tmux", session), { on: false, rule: "codex" });
+  assert.deepEqual(pushSetting(switches({ tmux: { codex: false, "codex:abc": true } }), "tmux", session), { on: true, rule: "codex:abc" });
+});
+
+test("the first available transport delivers, and only a transport that reminds is offered reminders", async () => {
+  const delivered: string[] = [];
+  const transport = (name: string, available: boolean, remind: boolean): PushTransport => ({
+    name,
+    availability: () => ({ available, reason: `${name} ${available ? "up" : "down"}` }),
+    deliver: async (message) => void delivered.push(`${name}:${message.id}`),
+    ...(remind ? { remind: async () => undefined } : {}),
+  });
+  const message = { id: "M1", from: "claude:peer", anticipation: "reply" } as MessageState;
+  const both = new FirstAvailable([transport("codex-turn", false, true), transport("tmux", true, false)]);
+  assert.equal(both.availability().available, true);
+  assert.equal(both.name, "tmux");
+  assert.equal(both.remind, undefined);
+  await both.deliver(message, "");
+  const none = new FirstAvailable([transport("codex-turn", false, true), transport("tmux", false, false)]);
+  assert.deepEqual(none.availability(), { available: false, reason: "codex-turn: codex-turn down; tmux: tmux down" });
+  assert.equal(none.name, "codex-turn");
+  assert.deepEqual(delivered, ["tmux:M1"]);
+  assert.equal(typedLine(message), "peerpost: claude:peer asks for a reply (message M1). Call peerpost's read tool to see it, then answer with reply.");
+});
+
+test("the wrapped TUI's bracketed-paste mode follows its output, also when a switch is split between two chunks", () => {
+  const paste = new PasteMode();
+  assert.equal(paste.enabled, false);
+  paste.observe("\u001b[2J\u001b[?20");
+  paste.observe("04h› ");
+  assert.equal(paste.enabled, true);
+  paste.observe("\u001b[?2004l\u001b[?2004h\u001b[?2004l");
+  assert.equal(paste.enabled, false, "the last switch wins");
+});

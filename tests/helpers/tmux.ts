@@ -1,0 +1,71 @@
+// A tmux server of a test's own (`tmux -L <unique>`), killed when the test ends: a host TUI runs in one
+// of its panes, as a person would run it, with an environment the test gives it.
+import { execFileSync } from "node:child_process";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { onCleanup } from "./temp.js";
+import { until } from "./poll.js";
+import { screenLines, type InputLineReader } from "../../core/live/screen.js";
+
+export interface TmuxServer {
+  /** Starts `command args` in a new window's pane, in `cwd`, with exactly `env` (plus tmux's own TMUX and TMUX_PANE). */
+  start(command: string, args: string[], env: Record<string, string>, cwd: string): void;
+  /** The pane's screen, with SGR escapes. */
+  capture(): string;
+  sendKeys(...keys: string[]): void;
+  type(text: string): void;
+  resize(columns: number, rows: number): void;
+  /** Waits until the host's input line shows `text`. */
+  inputShows(inputLine: InputLineReader, text: string, timeoutMs?: number): Promise<void>;
+}
+
+export const NO_TMUX = (() => {
+  try {
+    execFileSync("tmux", ["-V"], { stdio: "ignore" });
+    return false;
+  } catch {
+    return "tmux is not installed (apt-get install -y tmux; .ci/run installs it)";
+  }
+})();
+
+export function startTmux(t: TestContext, scratch: string): TmuxServer {
+  const socket = `peerpost-test-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+  let panePid: number | undefined;
+  let socketPath: string | undefined;
+  onCleanup(t, async () => {
+    try {
+      tmux("kill-server");
+    } catch {
+      // already gone
+    }
+    if (socketPath !== undefined) rmSync(socketPath, { force: true });
+    // The host and the servers it started leave with their pane's process group, before their files are removed.
+    if (panePid === undefined) return;
+    try {
+      process.kill(-panePid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    await until(() => !existsSync(`/proc/${panePid}`), 10_000, `the pane's process ${panePid} to end`).catch(() => undefined);
+  });
+  const server: TmuxServer = {
+    start(command, args, env, cwd) {
+      const script = join(scratch, "pane.sh");
+      const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+      const assignments = Object.entries(env).map(([name, value]) => `${name}=${quote(value)}`).join(" ");
+      writeFileSync(script, `#!/bin/sh\ncd ${quote(cwd)} || exit 1\nexec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ${assignments} ${[command, ...args].map(quote).join(" ")}\n`, { mode: 0o700 });
+      tmux("new-session", "-d", "-s", "host", "-x", "120", "-y", "40", script);
+      const [pid, path] = tmux("display-message", "-p", "-t", "host", "#{pane_pid} #{socket_path}").trim().split(" ");
+      panePid = Number(pid);
+      socketPath = path;
+    },
+    capture: () => tmux("capture-pane", "-p", "-e", "-t", "host"),
+    sendKeys: (...keys) => void tmux("send-keys", "-t", "host", ...keys),
+    type: (text) => void tmux("send-keys", "-t", "host", "-l", text),
+    resize: (columns, rows) => void tmux("resize-window", "-t", "host", "-x", String(columns), "-y", String(rows)),
+    inputShows: (inputLine, text, timeoutMs = 60_000) => until(() => inputLine(screenLines(server.capture())) === text, timeoutMs, `the input line to show ${JSON.stringify(text)}\n${server.capture()}`),
+  };
+  return server;
+}
