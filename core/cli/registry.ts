@@ -27,6 +27,7 @@ import { completionCommand } from "./commands/completion.js";
 import { helpCommand } from "./commands/help.js";
 import { compactCommand } from "./commands/compact.js";
 import { migrateCommand } from "./commands/migrate.js";
+import { allowCommand } from "./commands/allow.js";
 
 export const COMMANDS: readonly Command[] = [
   serveCommand,
@@ -43,6 +44,7 @@ export const COMMANDS: readonly Command[] = [
   wakeCommand,
   launchCommand,
   hooksCommand,
+  allowCommand,
   uiCommand,
   compactCommand,
   migrateCommand,

@@ -8,6 +8,7 @@ import type { Sessions } from "../sessions/registry.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
+import type { LiveRefusal } from "../live/rules.js";
 
 /** Where an identity came from. Only runtime sources (host env, MCP _meta, the registry) are verified. */
 export type IdentitySource = "PEERPOST_ADDRESS" | "host-env" | "mcp-meta" | "registry";
@@ -30,6 +31,13 @@ export interface PushTransport {
   /** Whether this transport can deliver now, and why (not). */
   availability(): { available: boolean; reason: string };
   deliver(message: MessageState, content: string): Promise<void>;
+  /**
+   * A live transport (core/live/rules.ts: Claude's inbox, tmux, pty, shims): it gets only open requests,
+   * within the wake budget, and its content is the live note (never the body). See docs/live-delivery.md.
+   */
+  live?: boolean;
+  /** The recipient's own policy for this message now (e.g. Claude's crossSessionInbound): a refusal keeps it for the hooks. */
+  admit?(message: MessageState): LiveRefusal | undefined;
   /** A due reminder for an open request, as a short note (no body). */
   remind?(note: string): Promise<void>;
   /** Told which session the loop serves (a transport that targets the session by id needs it). */
