@@ -233,9 +233,9 @@ test("claude inbox: two servers watching one session push a request once", { ski
   await until(() => ids.every((id) => store()!.mailbox.view(session.address).state.messages[id]?.delivered !== undefined), 60_000, "every request to be pushed");
   await quiet(fake);
   for (const id of ids) {
-    // Each note started one model call of its own (Claude may merge notes queued together into one turn).
-    const notes = fake.modelRequests.filter((request) => lastText(request).includes(`(message ${id})`));
-    assert.equal(notes.length, 1, `message ${id} pushed once\n${calls(fake)}`);
+    // The conversation as the model last saw it holds each note once (Claude may merge notes queued together into one turn).
+    const history = fake.modelRequests.at(-1)!.shownText;
+    assert.equal(history.split(`sent you a request (message ${id})`).length - 1, 1, `message ${id} pushed once\n${calls(fake)}`);
     const delivered = store()!.receipts.query({ kind: "push", address: session.address }).receipts.filter((receipt) => receipt.messageId === id && receipt.delivery === "delivered");
     assert.equal(delivered.length, 1, `one push receipt for ${id}`);
   }

@@ -1,0 +1,81 @@
+// `peerpost allow <host>`: exactly peerpost's tools on the host's allow list, in the host's own file;
+// `--undo` restores the file byte for byte, or removes only peerpost's entries when it was edited since.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./helpers/temp.js";
+import { CLI } from "./helpers/mcp.js";
+import { collect } from "./helpers/children.js";
+
+function world(t: Parameters<typeof tempDir>[0]) {
+  const base = tempDir(t, "peerpost-allow-");
+  const env = { PATH: process.env.PATH ?? "", HOME: join(base, "home"), PEERPOST_HOME: join(base, "state"), CLAUDE_CONFIG_DIR: join(base, "claude"), CODEX_HOME: join(base, "codex") };
+  mkdirSync(env.HOME);
+  const run = async (...args: string[]) => {
+    const done = await collect(spawn(process.execPath, [CLI, ...args, "--json"], { env, stdio: ["ignore", "pipe", "pipe"] }));
+    return { code: done.code, result: JSON.parse(done.stdout || done.stderr) as Record<string, unknown> };
+  };
+  return { env, run };
+}
+
+test("allow claude-code: adds mcp__plugin_peerpost_peerpost to permissions.allow; undo restores the file exactly", async (t) => {
+  const { env, run } = world(t);
+  const settings = join(env.CLAUDE_CONFIG_DIR, "settings.json");
+  mkdirSync(env.CLAUDE_CONFIG_DIR);
+  const original = '{\n    "model": "opus",\n    "permissions": { "allow": ["Bash(ls:*)"] }\n}\n';
+  writeFileSync(settings, original);
+  const added = await run("allow", "claude-code");
+  assert.equal(added.code, 0, JSON.stringify(added));
+  assert.equal(added.result.outcome, "added");
+  const parsed = JSON.parse(readFileSync(settings, "utf8")) as { model: string; permissions: { allow: string[] } };
+  assert.deepEqual(parsed.permissions.allow, ["Bash(ls:*)", "mcp__plugin_peerpost_peerpost"], "exactly peerpost's rule, beside the person's own");
+  assert.equal(parsed.model, "opus");
+  assert.equal((await run("allow", "claude-code")).result.outcome, "already");
+  assert.equal((await run("allow", "--undo", "claude-code")).result.outcome, "restored");
+  assert.equal(readFileSync(settings, "utf8"), original, "byte for byte");
+  // No settings file before: undo removes the one allow made.
+  writeFileSync(settings, "");
+  const { rmSync } = await import("node:fs");
+  rmSync(settings);
+  await run("allow", "claude-code");
+  assert.ok(existsSync(settings));
+  await run("allow", "--undo", "claude-code");
+  assert.equal(existsSync(settings), false);
+  // Edited after allow: undo takes out only peerpost's rule.
+  writeFileSync(settings, original);
+  await run("allow", "claude-code");
+  const edited = JSON.parse(readFileSync(settings, "utf8")) as Record<string, unknown>;
+  writeFileSync(settings, JSON.stringify({ ...edited, theme: "dark" }));
+  assert.equal((await run("allow", "--undo", "claude-code")).result.outcome, "removed");
+  const after = JSON.parse(readFileSync(settings, "utf8")) as { theme: string; permissions: { allow: string[] } };
+  assert.deepEqual([after.theme, after.permissions.allow], ["dark", ["Bash(ls:*)"]]);
+});
+
+test("allow codex: approval_mode approve per peerpost tool in config.toml; undo restores it exactly", async (t) => {
+  const { env, run } = world(t);
+  const config = join(env.CODEX_HOME, "config.toml");
+  mkdirSync(env.CODEX_HOME);
+  const original = 'model = "gpt-5.1"\n\n[plugins."peerpost@peerpost"]\nenabled = true\n';
+  writeFileSync(config, original);
+  assert.equal((await run("allow", "codex")).result.outcome, "added");
+  const text = readFileSync(config, "utf8");
+  assert.ok(text.startsWith(original));
+  for (const tool of ["message", "read", "reply", "wait", "status", "agents", "resolve", "roles", "receipts", "health", "launch"])
+    assert.ok(text.includes(`[plugins."peerpost@peerpost".mcp_servers.peerpost.tools.${tool}]\napproval_mode = "approve"`), tool);
+  assert.equal((text.match(/approval_mode/g) ?? []).length, 11, "no other tool");
+  assert.equal((await run("allow", "--undo", "codex")).result.outcome, "restored");
+  assert.equal(readFileSync(config, "utf8"), original);
+});
+
+test("allow copilot and grok: unsupported, with the flag to use instead; nothing written", async (t) => {
+  const { env, run } = world(t);
+  for (const host of ["copilot", "grok"]) {
+    const said = await run("allow", host);
+    assert.equal(said.code, 1);
+    assert.equal((said.result.error as { code: string }).code, "unsupported");
+    assert.match(String((said.result.error as { hint: string }).hint), /--allow/);
+  }
+  assert.equal(existsSync(join(env.HOME, ".copilot")), false);
+});
