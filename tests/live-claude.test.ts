@@ -132,6 +132,9 @@ test("claude inbox: an idle session takes a turn on a request and answers with r
   const session = await runningSession(store, claude);
   assert.equal(session.push, "claude-inbox");
 
+  const doctor = JSON.parse((await world.cli(["doctor", "--json"])).stdout) as { live: { sessions: Array<{ address: string; push: string }>; allow: Array<{ host: string; allow: string }> } };
+  assert.deepEqual(doctor.live.sessions.find((entry) => entry.address === session.address), { address: session.address, push: "claude-inbox" }, "doctor names the session's transport");
+  assert.equal(doctor.live.allow.find((entry) => entry.host === "claude-code")?.allow, "set");
   const peer = await connect(t, world.peerEnv);
   const agents = await peer.call("agents", {});
   assert.equal((agents.sessions as Array<{ address: string; push?: string }>).find((entry) => entry.address === session.address)?.push, "claude-inbox", "agents shows the live transport");
@@ -221,7 +224,9 @@ test("claude inbox: two servers watching one session push a request once", { ski
   // A second server for the same session, outside the session's process tree.
   const sessionId = session.address.slice("claude:".length);
   const second = await connect(t, { ...env, CLAUDE_CODE_SESSION_ID: sessionId } as Record<string, string>, CLI, ["serve", "--host", "claude-code"]);
-  await second.call("health");
+  // Both servers can push: the second finds the session's inbox through its record, not its process tree.
+  await until(async () => ((await second.call("health")).push as { available?: boolean }).available === true, 30_000, "the second server to reach the inbox");
+  assert.equal(((await second.call("health")).push as { transport: string }).transport, "claude-inbox");
   const peer = await connect(t, world.peerEnv);
   world.how.set("*", "reply");
   const ids: string[] = [];
