@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { CLI } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
+import { codexBinary } from "./helpers/codex-cli.js";
 
 function world(t: Parameters<typeof tempDir>[0]) {
   const base = tempDir(t, "peerpost-allow-");
@@ -65,6 +66,12 @@ test("allow codex: approval_mode approve per peerpost tool in config.toml; undo 
   for (const tool of ["message", "read", "reply", "wait", "status", "agents", "resolve", "roles", "receipts", "health", "launch"])
     assert.ok(text.includes(`[plugins."peerpost@peerpost".mcp_servers.peerpost.tools.${tool}]\napproval_mode = "approve"`), tool);
   assert.equal((text.match(/approval_mode/g) ?? []).length, 11, "no other tool");
+  // The pinned Codex loads the file (it refuses a config it cannot parse or whose approval_mode it does not know).
+  const codex = codexBinary();
+  if (codex) {
+    const loaded = await collect(spawn(codex, ["mcp", "list"], { env: { PATH: process.env.PATH ?? "", HOME: env.HOME, CODEX_HOME: env.CODEX_HOME }, stdio: ["ignore", "pipe", "pipe"] }));
+    assert.equal(loaded.code, 0, loaded.stderr);
+  }
   assert.equal((await run("allow", "--undo", "codex")).result.outcome, "restored");
   assert.equal(readFileSync(config, "utf8"), original);
 });
