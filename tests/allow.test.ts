@@ -76,13 +76,30 @@ test("allow codex: approval_mode approve per peerpost tool in config.toml; undo 
   assert.equal(readFileSync(config, "utf8"), original);
 });
 
-test("allow copilot and grok: unsupported, with the flag to use instead; nothing written", async (t) => {
+test("allow grok: MCPTool(peerpost__*) in [permission] allow of config.toml; undo restores it; an existing [permission] table is left alone", async (t) => {
   const { env, run } = world(t);
-  for (const host of ["copilot", "grok"]) {
-    const said = await run("allow", host);
-    assert.equal(said.code, 1);
-    assert.equal((said.result.error as { code: string }).code, "unsupported");
-    assert.match(String((said.result.error as { hint: string }).hint), /--allow/);
-  }
+  const grokHome = join(env.HOME, ".grok");
+  const config = join(grokHome, "config.toml");
+  mkdirSync(grokHome);
+  const original = '[plugins]\nenabled = ["peerpost"]\n';
+  writeFileSync(config, original);
+  assert.equal((await run("allow", "grok")).result.outcome, "added");
+  assert.equal(readFileSync(config, "utf8"), `${original}\n# peerpost allow grok (\`peerpost allow --undo grok\` removes this)\n[permission]\nallow = ["MCPTool(peerpost__*)"]\n`);
+  assert.equal((await run("allow", "--undo", "grok")).result.outcome, "restored");
+  assert.equal(readFileSync(config, "utf8"), original);
+  const own = '[permission]\ndeny = ["Bash(rm -rf *)"]\n';
+  writeFileSync(config, own);
+  const refused = await run("allow", "grok");
+  assert.equal(refused.code, 1);
+  assert.match(String((refused.result.error as { message: string }).message), /already has a \[permission\] table/);
+  assert.equal(readFileSync(config, "utf8"), own, "nothing written");
+});
+
+test("allow copilot: unsupported, with the flag to use instead; nothing written", async (t) => {
+  const { env, run } = world(t);
+  const said = await run("allow", "copilot");
+  assert.equal(said.code, 1);
+  assert.equal((said.result.error as { code: string }).code, "unsupported");
+  assert.match(String((said.result.error as { hint: string }).hint), /--allow-tool=peerpost/);
   assert.equal(existsSync(join(env.HOME, ".copilot")), false);
 });

@@ -20,7 +20,7 @@ export const allowCommand = defineCommand({
   name: "allow",
   summary: "let a host run peerpost's own tools without asking (so a pushed turn never stalls); --undo takes it back",
   usage: "[--undo] claude-code|codex|copilot|grok",
-  details: "Adds exactly peerpost's tools to the host's own allow list (Claude Code: permissions.allow in settings.json; Codex: approval_mode per tool in config.toml). It runs only when you ask, and --undo restores the file.",
+  details: "Adds exactly peerpost's tools to the host's own allow list (Claude Code: permissions.allow in settings.json; Codex: approval_mode per tool in config.toml; Grok: [permission] allow in config.toml; Copilot CLI has no such list). It runs only when you ask, and --undo restores the file.",
   flags: { undo: { type: "boolean", help: "Remove what `peerpost allow` added." } },
   args: { min: 1, max: 1, name: "the host", complete: ALLOW_HOSTS },
   examples: ["peerpost allow claude-code", "peerpost allow --undo codex"],
