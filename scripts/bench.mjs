@@ -1,5 +1,5 @@
 // npm run bench: peerpost's speed and memory, each as a ratio to a baseline measured in the same run.
-//   node scripts/bench.mjs [--only append,catchup,registry,receipts,mcp,inbox,hook,server,ui,newsession,compact,rss,postgres,shim,live] [--sizes 100000] [--big] [--runs 21]
+//   node scripts/bench.mjs [--only append,catchup,registry,receipts,mcp,inbox,hook,server,ui,newsession,compact,rss,postgres,shim,live,claude-inbox] [--sizes 100000] [--big] [--runs 21]
 // --big adds the 1M-message rows (inbox, hook, new sessions, compaction): several minutes and ~1 GB of temp files.
 // Results go to stdout as a table; nothing here is a pass/fail test.
 import { spawn, spawnSync } from "node:child_process";
@@ -16,6 +16,7 @@ import { benchReceipts } from "./bench/receipts.mjs";
 import { benchPostgres } from "./bench/postgres.mjs";
 import { benchShim } from "./bench/shim.mjs";
 import { benchLiveTyping } from "./bench/live-typing.mjs";
+import { benchLiveClaude } from "./bench/live-claude.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
@@ -23,7 +24,7 @@ const option = (name, fallback) => {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1] : fallback;
 };
-const only = new Set(option("only", "append,catchup,registry,receipts,mcp,inbox,hook,server,newsession,compact,rss,shim,live").split(","));
+const only = new Set(option("only", "append,catchup,registry,receipts,mcp,inbox,hook,server,newsession,compact,rss,shim,live,claude-inbox").split(","));
 const sizes = option("sizes", args.includes("--big") ? "100000,1000000" : "100000").split(",").map(Number);
 const runs = Number(option("runs", "21"));
 const work = mkdtempSync(join(tmpdir(), "peerpost-bench-"));
@@ -273,6 +274,7 @@ try {
   }
   if (only.has("shim")) await benchShim({ root, work, report, percentile, openPeerpost });
   if (only.has("live")) await benchLiveTyping({ root, work, report, median, percentile, openPeerpost });
+  if (only.has("claude-inbox")) await benchLiveClaude({ root, work, report, percentile, openPeerpost });
   if (only.has("postgres")) await benchPostgres({ root, work, runs, report, median, percentile, timeProcess });
   if (only.has("inbox") || only.has("hook")) {
     for (const size of sizes) {

@@ -102,7 +102,7 @@ test("agents shows NAME and ROLES columns, with dangerous characters in a workin
   const { env } = await setup(t);
   const agents = await run(env, ["agents", "--all"]);
   assert.equal(agents.code, 0);
-  assert.match(agents.stdout, /^ADDRESS +NAME +HOST +MACHINE +ROLES +RUNNING +WAKE +LAST SEEN +CWD +TITLE\n/);
+  assert.match(agents.stdout, /^ADDRESS +NAME +HOST +MACHINE +ROLES +RUNNING +LIVE +WAKE +LAST SEEN +CWD +TITLE\n/);
   assert.match(agents.stdout, /codex:bob +codex +[a-z0-9-]+\.[0-9a-f]{8} +reviewer +yes +off /);
   assert.ok(agents.stdout.includes("/work/⟨U+001B⟩[31mred"));
   assert.doesNotMatch(agents.stdout, /\u001b/);

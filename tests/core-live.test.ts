@@ -9,7 +9,7 @@ import { FirstAvailable } from "../core/live/choose.js";
 import { paneOf } from "../core/live/tmux.js";
 import { PasteMode } from "../core/live/pty.js";
 import { pushSetting } from "../core/wake/switches.js";
-import { typedLine } from "../core/live/rules.js";
+import { liveNote } from "../core/live/rules.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
 import { copilotInputLine } from "../plugins/copilot/terminal.js";
 import { grokInputLine } from "../plugins/grok/terminal.js";
@@ -88,7 +88,7 @@ test("the first available transport delivers, and only a transport that reminds 
   assert.deepEqual(none.availability(), { available: false, reason: "codex-turn: codex-turn down; tmux: tmux down" });
   assert.equal(none.name, "codex-turn");
   assert.deepEqual(delivered, ["tmux:M1"]);
-  assert.equal(typedLine(message), "peerpost: claude:peer asks for a reply (message M1). Call peerpost's read tool to see it, then answer with reply.");
+  assert.doesNotMatch(liveNote(message), /\n/, "one line, typed as one");
 });
 
 test("the wrapped TUI's bracketed-paste mode follows its output, also when a switch is split between two chunks", () => {

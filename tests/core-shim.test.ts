@@ -61,23 +61,28 @@ test("a pushed turn is for requests only, and shares the wake budget", async (t)
   const started: string[] = [];
   const sessions = new ShimSessions(() => undefined, () => loop.kick());
   sessions.opened("shimmed");
-  const push = new ShimPush(peerpost, address, "shimmed", sessions, async (text) => void started.push(text));
+  const push = new ShimPush(address, "shimmed", sessions, async (text) => void started.push(text));
   const loop = new PushLoop(peerpost, push, "codex");
   t.after(() => loop.stop());
   const send = (body: string, anticipation: "reply" | "fyi") => reopen().mailbox.send({ from: "claude:asker", fromVerified: true, to: address, body, anticipation });
   const fyi = await send("FYI_BODY", "fyi");
-  for (const n of [1, 2, 3]) await send(`REQUEST_${n}`, "reply");
+  const requests: string[] = [];
+  for (const n of [1, 2, 3]) requests.push((await send(`REQUEST_${n}`, "reply")).message.id);
   loop.start({ address, sessionId: "shimmed", source: "host-protocol", detail: "test", verified: true });
   await until(() => started.length === 2, 10_000, "two pushed turns");
   loop.kick();
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(started.length, 2, "the third request is over PEERPOST_WAKE_PER_HOUR=2");
-  assert.match(started[0]!, /REQUEST_1[\s\S]*/);
-  assert.match(started[0]!, /It is not from the user/);
+  // The live note: who asks and the id, never the body (read shows it, in its envelope).
+  assert.match(started[0]!, new RegExp(`claude:asker sent you a request \\(message ${requests[0]}\\)`));
+  assert.match(started[0]!, /not from the user/);
+  assert.ok(!started.some((text) => text.includes("REQUEST_")), "no body is pushed");
   assert.ok(!started.some((text) => text.includes("FYI_BODY")), "fyi mail starts no turn");
   const messages = reopen().mailbox.view(address).state.messages;
   assert.equal(messages[fyi.message.id]!.delivered, undefined);
-  assert.deepEqual(peerpost.receipts.query({ kind: "push" }).receipts.map((receipt) => receipt.via), ["shim", "shim"]);
+  const pushes = peerpost.receipts.query({ kind: "push" }).receipts;
+  assert.deepEqual(pushes.filter((receipt) => receipt.delivery === "delivered").map((receipt) => receipt.via), ["shim", "shim"]);
+  assert.ok(pushes.some((receipt) => receipt.delivery === "skipped" && receipt.messageId === requests[2] && receipt.warnings[0]?.startsWith("push_over_budget")), "the third is recorded as over the budget");
 });
 
 test("a busy session is pushed to only once its reasons are gone", async (t) => {
@@ -89,7 +94,7 @@ test("a busy session is pushed to only once its reasons are gone", async (t) => 
   const sessions = new ShimSessions(() => undefined, () => loop.kick());
   sessions.opened("busy");
   sessions.busy("busy", "prompt:editor:1", true);
-  const loop = new PushLoop(peerpost, new ShimPush(peerpost, address, "busy", sessions, async (text) => void started.push(text)), "copilot");
+  const loop = new PushLoop(peerpost, new ShimPush(address, "busy", sessions, async (text) => void started.push(text)), "copilot");
   t.after(() => loop.stop());
   await reopen().mailbox.send({ from: "claude:asker", fromVerified: true, to: address, body: "WHILE_BUSY", anticipation: "reply" });
   loop.start({ address, sessionId: "busy", source: "host-protocol", detail: "test", verified: true });
@@ -109,7 +114,7 @@ test("two shims watching one session start one turn for a message", async (t) =>
     peerpost.config.now = Date.now;
     const sessions = new ShimSessions(() => undefined, () => undefined);
     sessions.opened("twice");
-    const loop = new PushLoop(peerpost, new ShimPush(peerpost, address, "twice", sessions, async (text) => void started.push(text)), "grok");
+    const loop = new PushLoop(peerpost, new ShimPush(address, "twice", sessions, async (text) => void started.push(text)), "grok");
     t.after(() => loop.stop());
     return loop;
   });

@@ -90,7 +90,7 @@ describe("peerpost shim codex (real app-server, loopback model)", { skip, timeou
 
     const userItem = await editor.waitFor((message) => message.method === "item/started" && (message.params?.item as { type?: string }).type === "userMessage");
     assert.equal((userItem.params?.item as { clientId?: string }).clientId, clientMessageIdFor(String(asked.messageId)), "the editor sees the pushed turn's user message");
-    assert.ok(fake.modelSaw("It is not from the user"), "the turn says the message is not from the user");
+    assert.ok(fake.modelSaw("not from the user"), "the turn says the message is not from the user");
     const receipts = store().receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.messageId === asked.messageId);
     assert.deepEqual(receipts.map((receipt) => [receipt.via, receipt.delivery]), [["shim", "delivered"]]);
     assert.equal(store().mailbox.view(address).state.messages[String(asked.messageId)]!.delivered?.via, "shim");

@@ -36,6 +36,7 @@ import { helpCommand } from "./commands/help.js";
 import { compactCommand } from "./commands/compact.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { shimCommand } from "./commands/shim.js";
+import { allowCommand } from "./commands/allow.js";
 
 export const COMMANDS: readonly Command[] = [
   serveCommand,
@@ -60,6 +61,7 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   hooksCommand,
   shimCommand,
+  allowCommand,
   uiCommand,
   compactCommand,
   migrateCommand,

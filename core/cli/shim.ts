@@ -64,7 +64,7 @@ function startLive(dialect: ShimDialect, relay: ShimRelay, host: ChildProcess, p
     const push = peerpost.config.push ? SHIM_VIA : "none";
     await peerpost.sessions.register({ host: dialect.host, address, sessionId, hostPid, ...hostStartField(hostPid), ...(cwd !== undefined ? { cwd } : {}), source: "server", push });
     if (stopped) return;
-    const transport = new ShimPush(peerpost, address, sessionId, sessions, (text, messageId) => dialect.inject(relay, sessionId, text, messageId));
+    const transport = new ShimPush(address, sessionId, sessions, (text, messageId) => dialect.inject(relay, sessionId, text, messageId));
     const loop = new PushLoop(peerpost, transport, dialect.host);
     loops.set(sessionId, loop);
     loop.start({ address, sessionId, source: "host-protocol", detail: `${dialect.binary} protocol, seen by peerpost shim`, verified: true });

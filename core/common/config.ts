@@ -97,7 +97,8 @@ export const VARIABLES = {
   PEERPOST_COMPACT_AT_BYTES: { parse: wholeNumber(65_536, 2 ** 40), help: "Live mailbox size past which a server or the web view has it compacted, by a detached run (default 67108864, 64 MiB)." },
   PEERPOST_WAIT_POLL_MS: { parse: wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
   PEERPOST_PUSH: { parse: flag(), help: "Live push into the host session where the host has a transport (default on)." },
-  PEERPOST_WAKE_PER_HOUR: { parse: wholeNumber(0, 1000), help: "Wakes (and launches) per session per hour (default 6)." },
+  PEERPOST_PUSH_CONFIRM_MS: { parse: wholeNumber(0, 60_000), help: "How long `message` waits for a live push of a request to be taken, so it can answer delivered or why not (default 2000)." },
+  PEERPOST_WAKE_PER_HOUR: { parse: wholeNumber(0, 1000), help: "Wakes, launches and live pushes per session per hour (default 6)." },
   PEERPOST_WAKE_CONCURRENCY: { parse: wholeNumber(0, 64), help: "Woken or launched turns running at once on this machine (default 2)." },
   PEERPOST_WAKE_TIMEOUT_MS: { parse: wholeNumber(1000, 86_400_000), help: "Longest a woken or launched turn may run before it is stopped (default 600000)." },
   PEERPOST_WAKE_QUIET_MS: { parse: wholeNumber(0, 86_400_000), help: "A session known only from its host's files is woken only when its session file was not written for this long, and no process names it (default 600000)." },
@@ -132,6 +133,8 @@ export interface Config {
   retentionDays: number;
   compactAtBytes: number;
   push: boolean;
+  /** How long `message` waits to learn whether a live push of a request was taken. */
+  pushConfirmMs: number;
   wake: { perHour: number; concurrency: number; timeoutMs: number; quietMs: number };
   staleMs: number;
   launchRun: string | undefined;
@@ -177,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: parsed.PEERPOST_RETENTION_DAYS ?? 30,
     compactAtBytes: parsed.PEERPOST_COMPACT_AT_BYTES ?? 64 * 1024 * 1024,
     push: parsed.PEERPOST_PUSH ?? true,
+    pushConfirmMs: parsed.PEERPOST_PUSH_CONFIRM_MS ?? 2000,
     wake: { perHour: parsed.PEERPOST_WAKE_PER_HOUR ?? 6, concurrency: parsed.PEERPOST_WAKE_CONCURRENCY ?? 2, timeoutMs: parsed.PEERPOST_WAKE_TIMEOUT_MS ?? 600_000, quietMs: parsed.PEERPOST_WAKE_QUIET_MS ?? 600_000 },
     staleMs: parsed.PEERPOST_STALE_MS ?? 3_600_000,
     launchRun: parsed.PEERPOST_LAUNCH_RUN,

@@ -3,6 +3,7 @@
 // protocol is preferred to typing.
 import type { MessageState } from "../mail/fold.js";
 import type { Identity, PushTransport } from "../server/adapter.js";
+import type { LiveRefusal } from "./rules.js";
 
 export class FirstAvailable implements PushTransport {
   private chosen: PushTransport;
@@ -21,6 +22,15 @@ export class FirstAvailable implements PushTransport {
     const usable = states.find((state) => state.available);
     this.chosen = usable?.transport ?? this.transports[0]!;
     return usable ?? { available: false, reason: states.map((state) => `${state.transport.name}: ${state.reason}`).join("; ") };
+  }
+
+  /** Whether the chosen transport is a live one (core/live/rules.ts), which decides the rules the push loop applies. */
+  get live(): boolean {
+    return this.chosen.live === true;
+  }
+
+  admit(message: MessageState): LiveRefusal | undefined {
+    return this.chosen.admit?.(message);
   }
 
   ready(message: MessageState): Promise<string | undefined> {

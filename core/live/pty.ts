@@ -9,13 +9,20 @@ import type { SessionHost } from "../records/schemas.js";
 import { PeerpostError } from "../common/errors.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { PushLoop } from "../server/push.js";
-import { ENTER_AFTER_MS, typedLine } from "./rules.js";
+import { liveNote } from "./rules.js";
+
 import { readTurn, recordTurn } from "./turns.js";
 import type { InputLine } from "./keystrokes.js";
 import { TerminalPush } from "./terminal-push.js";
 
 export const PTY_VIA = "pty" as const;
 const FIND_SESSION_MS = 500;
+/**
+ * The pause between the typed line and its Enter. Codex takes keys that arrive close together for a
+ * paste and holds an Enter that follows within ~120 ms as part of it (verified on codex-cli 0.171.0:
+ * the line stayed in the input); a separate Enter after the pause submits it.
+ */
+const ENTER_AFTER_MS = 200;
 /** How long a typed turn's prompt hook is given to run before Enter is pressed again. */
 const PROMPT_HOOK_WAIT_MS = 2_000;
 
@@ -67,9 +74,9 @@ export class PtyPush extends TerminalPush {
     recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(typedAt).toISOString());
     if (this.terminal.bracketedPaste()) {
       // A paste the TUI knows as one, then Enter: nothing for it to take for a burst of keys.
-      this.terminal.write(`\u001b[200~${typedLine(message)}\u001b[201~`);
+      this.terminal.write(`\u001b[200~${liveNote(message)}\u001b[201~`);
     } else {
-      this.terminal.write(typedLine(message));
+      this.terminal.write(liveNote(message));
       // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
       await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
     }

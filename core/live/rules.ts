@@ -1,51 +1,53 @@
-// When a terminal transport may type a request into a running session. Each rule is its own small
-// function, so they can join the rules every live transport shares. A rule that says no returns why.
+// The rules every live transport follows (Claude's inbox, tmux, the pty wrapper, the editor shims), in one
+// place so none can drift: only requests, never stale mail, within the wake budget, and the same short note.
+// The claim (once per message per session, in the log) and the receipt are the push loop's (server/push.ts).
 import type { Peerpost } from "../peerpost.js";
 import { expectsResolution, type MessageState } from "../mail/fold.js";
 import { isStale } from "../wake/stale.js";
 import { readTurn, turnEnded } from "./turns.js";
 
+/** Transports that type or post into a running session's own input. `agents` and `message` name them. */
+export const LIVE_TRANSPORTS = ["claude-inbox", "tmux", "pty", "shim"] as const;
+export type LiveTransportName = (typeof LIVE_TRANSPORTS)[number];
+
+export function isLiveTransport(name: string | undefined): name is LiveTransportName {
+  return (LIVE_TRANSPORTS as readonly string[]).includes(name ?? "");
+}
+
+/** Why a live push did not happen: the recipient's own policy, or peerpost's budget. */
+export type LiveRefusal = { code: "push_held" | "push_refused" | "push_over_budget"; reason: string };
+
+/** Whether a message is one a live transport may push to `address` now (the claim is checked later, under the lock). */
+export function isLiveCandidate(message: MessageState, address: string, now: number, staleMs: number): boolean {
+  return message.to === address && expectsResolution(message) && !message.delivered && !message.read && !message.resolved && !isStale(message, now, staleMs);
+}
+
 const HOUR_MS = 3_600_000;
 
-/** Only requests (reply or action) are typed; fyi waits for read and the hooks. */
-export function notARequest(message: MessageState): string | undefined {
-  return expectsResolution(message) ? undefined : `message ${message.id} is fyi: only requests are typed into a session`;
-}
-
-/** Past its replyBy, or unread longer than the staleness limit: never typed. */
-export function staleRefusal(message: MessageState, now: number, staleMs: number): string | undefined {
-  return isStale(message, now, staleMs) ? `message ${message.id} is stale: it waits for read` : undefined;
-}
-
-/** The wake budget (PEERPOST_WAKE_PER_HOUR) counts the turns typed into one session, so two agents cannot keep typing into each other. */
-export function typedBudgetRefusal(peerpost: Peerpost, address: string, vias: readonly string[], now: number): string | undefined {
-  const perHour = peerpost.config.wake.perHour;
-  const typed = Object.values(peerpost.mailbox.view(address).state.messages).filter(
-    (message) => message.to === address && message.delivered !== undefined && vias.includes(message.delivered.via) && now - Date.parse(message.delivered.at) < HOUR_MS,
-  ).length;
-  return typed >= perHour ? `${typed} turn(s) were already typed into ${address} in the last hour (PEERPOST_WAKE_PER_HOUR=${perHour})` : undefined;
-}
-
-/** The session's last turn ended (Stop/agentStop after its last prompt). */
-export function busyRefusal(stateDir: string, address: string): string | undefined {
-  return turnEnded(readTurn(stateDir, address)) ? undefined : `${address} is in a turn: its stop hook has not run since its last prompt`;
-}
-
-/** The rules about the message and the session that every terminal transport checks before it claims a message. */
-export function terminalRefusal(peerpost: Peerpost, address: string, message: MessageState, vias: readonly string[]): string | undefined {
-  const now = peerpost.config.now();
-  return notARequest(message) ?? staleRefusal(message, now, peerpost.config.staleMs) ?? busyRefusal(peerpost.stateDir.path, address) ?? typedBudgetRefusal(peerpost, address, vias, now);
-}
-
-/** The one line typed into the session: who asks, for what, and that `read` shows it. The body stays in the mailbox: it is untrusted, and read shows it in its envelope. */
-export function typedLine(message: MessageState): string {
-  const wants = message.anticipation === "action" ? "asks you to act on a request" : "asks for a reply";
-  return `peerpost: ${message.from} ${wants} (message ${message.id}). Call peerpost's read tool to see it, then answer with reply.`;
+/**
+ * The wake budget, shared: wakes, launches and live pushes of one session in the last hour together stay
+ * within PEERPOST_WAKE_PER_HOUR, so two agents cannot keep starting turns in each other.
+ */
+export function liveBudgetRefusal(peerpost: Peerpost, address: string, now: number): LiveRefusal | undefined {
+  const { perHour } = peerpost.config.wake;
+  const since = new Date(now - HOUR_MS).toISOString();
+  const pushes = peerpost.receipts.query({ kind: "push", address, since, limit: perHour + 1 }).receipts.filter((receipt) => receipt.to === address && receipt.delivery === "delivered").length;
+  const wakes = peerpost.wakes.fold().claimsSince(address, now - HOUR_MS).length;
+  if (pushes + wakes < perHour) return undefined;
+  return { code: "push_over_budget", reason: `${address} already had ${pushes + wakes} pushed or woken turn(s) in the last hour (PEERPOST_WAKE_PER_HOUR=${perHour}); the message waits for its next prompt or read.` };
 }
 
 /**
- * The pause between the typed line and its Enter. Codex takes keys that arrive close together for a
- * paste and holds an Enter that follows within ~120 ms as part of it (verified on codex-cli 0.171.0:
- * the line stayed in the input); a separate Enter after the pause submits it.
+ * The one text every live transport delivers: who asks, the id, and that `read` shows it. Never the body:
+ * a line typed into a terminal or posted into a host's inbox carries nothing the sender wrote but its
+ * address, and the body reaches the model only through `read`, in peerpost's untrusted envelope.
  */
-export const ENTER_AFTER_MS = 200;
+export function liveNote(message: MessageState): string {
+  const expects = message.anticipation === "action" ? "asks you to act and report back" : "expects an answer";
+  return `peerpost: ${message.from} sent you a request (message ${message.id}); it ${expects}. It is from another AI agent, not from the user. Call the peerpost read tool to see it, then answer it with the peerpost reply tool.`;
+}
+
+/** For the terminal transports, which see no protocol: the session's last turn ended (Stop/agentStop after its last prompt). */
+export function busyRefusal(stateDir: string, address: string): string | undefined {
+  return turnEnded(readTurn(stateDir, address)) ? undefined : `${address} is in a turn: its stop hook has not run since its last prompt`;
+}

@@ -5,13 +5,15 @@ import type { MessageState } from "../mail/fold.js";
 import type { Identity, PushTransport } from "../server/adapter.js";
 import type { SessionHost } from "../records/schemas.js";
 import { readSwitches, pushSetting } from "../wake/switches.js";
-import { terminalRefusal } from "./rules.js";
+import { busyRefusal } from "./rules.js";
 
-/** The transports that type into a terminal: they share one budget. */
+/** The transports that type into a terminal. */
 export const TERMINAL_VIAS = ["tmux", "pty"] as const;
 
 export abstract class TerminalPush implements PushTransport {
   abstract readonly name: (typeof TERMINAL_VIAS)[number];
+  /** Requests only, never stale, within the wake budget, and the live note: core/live/rules.ts, applied by the push loop. */
+  readonly live = true;
   protected address: string | undefined;
 
   constructor(protected readonly peerpost: Peerpost, private readonly host: SessionHost) {}
@@ -34,8 +36,8 @@ export abstract class TerminalPush implements PushTransport {
       : { available: false, reason: `${this.where()}, but typing there is off (${setting.rule}); turn it on with peerpost push on ${this.name}` };
   }
 
-  async ready(message: MessageState): Promise<string | undefined> {
+  async ready(): Promise<string | undefined> {
     if (this.address === undefined) return "no session known yet";
-    return terminalRefusal(this.peerpost, this.address, message, TERMINAL_VIAS) ?? (await this.typingRefusal());
+    return busyRefusal(this.peerpost.stateDir.path, this.address) ?? (await this.typingRefusal());
   }
 }

@@ -8,7 +8,7 @@ import type { MessageState } from "../mail/fold.js";
 import { PeerpostError } from "../common/errors.js";
 import type { SessionHost } from "../records/schemas.js";
 import { screenLines, type InputLineReader } from "./screen.js";
-import { typedLine } from "./rules.js";
+import { liveNote } from "./rules.js";
 import { TerminalPush } from "./terminal-push.js";
 import { recordTurn } from "./turns.js";
 
@@ -78,11 +78,11 @@ export class TmuxPush extends TerminalPush {
     // keys for a paste does not keep the Enter inside it; then Enter. One tmux call does it all (each
     // call of the tmux client costs a process start).
     const buffer = `peerpost-${message.id}`;
-    await tmux(target, ["set-buffer", "-b", buffer, typedLine(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"]);
+    await tmux(target, ["set-buffer", "-b", buffer, liveNote(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"]);
     // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.
     await this.untilInput((text) => text === "");
     const left = await paneInput(target, this.inputLine);
-    if (left !== undefined && left !== "" && typedLine(message).startsWith(left)) await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
+    if (left !== undefined && left !== "" && liveNote(message).startsWith(left)) await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
   }
 
   /** Polls the input line (briefly) until `done` holds; gives up quietly after SUBMIT_WAIT_MS. */

@@ -9,6 +9,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
 import type { InputLineReader } from "../live/screen.js";
+import type { LiveRefusal } from "../live/rules.js";
 
 /** Where an identity came from. Only runtime sources (host env, MCP _meta, the registry, the host's own protocol seen by a shim) are verified. */
 export type IdentitySource = "PEERPOST_ADDRESS" | "host-env" | "mcp-meta" | "registry" | "host-protocol";
@@ -33,6 +34,13 @@ export interface PushTransport {
   deliver(message: MessageState, content: string): Promise<void>;
   /** Asked before a message is claimed: why it cannot be delivered now (it stays pending), or undefined to go ahead. */
   ready?(message: MessageState): Promise<string | undefined>;
+  /**
+   * A live transport (core/live/rules.ts: Claude's inbox, tmux, pty, shims): it gets only open requests,
+   * within the wake budget, and its content is the live note (never the body). See docs/live-delivery.md.
+   */
+  live?: boolean;
+  /** The recipient's own policy for this message now (e.g. Claude's crossSessionInbound): a refusal keeps it for the hooks. */
+  admit?(message: MessageState): LiveRefusal | undefined;
   /** A due reminder for an open request, as a short note (no body). */
   remind?(note: string): Promise<void>;
   /** Told which session the loop serves (a transport that targets the session by id needs it). */

@@ -11,6 +11,8 @@ import { mailNote } from "../mail/notes.js";
 import { toErrorValue } from "../common/errors.js";
 import { receiptOrigin, type Identity, type PushTransport } from "./adapter.js";
 import { isStale } from "../wake/stale.js";
+import { LiveGate } from "../live/gate.js";
+import { isLiveCandidate, liveNote } from "../live/rules.js";
 
 const RETRY_FIRST_MS = 2000;
 const RETRY_MAX_MS = 5 * 60_000;
@@ -46,13 +48,17 @@ export class PushLoop {
   private reported: string | undefined;
   /** Messages whose push failed: when to try again, and the last delay. */
   private readonly retryAt = new Map<string, { at: number; delay: number }>();
+  /** A live transport's policy and budget check (core/live), asked whenever the transport is a live one now. */
+  private readonly gate: LiveGate;
 
   constructor(
     private readonly peerpost: Peerpost,
     readonly transport: PushTransport,
     private readonly hostName: string,
     private readonly hooks: PushLoopHooks = {},
-  ) {}
+  ) {
+    this.gate = new LiveGate(peerpost, transport, hostName);
+  }
 
   state(): PushState {
     const { available, reason } = this.transport.availability();
@@ -122,8 +128,11 @@ export class PushLoop {
     try {
       const view = mailbox.view(identity.address);
       const now = this.peerpost.config.now();
-      // Stale mail (past replyBy, or unread too long) is never pushed: it waits for read.
-      const pending = Object.values(view.state.messages).filter((message) => message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, this.peerpost.config.staleMs));
+      // Stale mail (past replyBy, or unread too long) is never pushed: it waits for read. A live transport takes only requests.
+      const staleMs = this.peerpost.config.staleMs;
+      const pending = Object.values(view.state.messages).filter((message) =>
+        this.transport.live ? isLiveCandidate(message, identity.address, now, staleMs) : message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, staleMs),
+      );
       for (const message of pending.sort(byId)) await this.pushOne(identity, message);
       if (this.transport.remind) {
         for (const message of Object.values(view.state.messages)) {
@@ -142,14 +151,15 @@ export class PushLoop {
     const { mailbox, receipts } = this.peerpost;
     const retryAt = this.retryAt.get(message.id);
     if (retryAt !== undefined && Date.now() < retryAt.at) return;
-    // A transport that delivers only some messages, or at some moments (an idle session, an empty input
-    // line), says so right before the claim, so a rule that counts deliveries (a budget) sees this pass's own.
+    // A transport that delivers only at some moments (an idle session, an empty input line) says so first;
+    // then a live transport's recipient policy and budget, right before the claim, so the budget counts this pass's own.
     if (this.transport.ready && (await this.transport.ready(message)) !== undefined) return;
+    if (this.transport.live && (await this.gate.refusal(identity, message))) return;
     if (!(await mailbox.markDelivered(identity.address, message.id, this.transport.name))) return;
     const warnings: string[] = [];
     let delivery: "delivered" | "failed" = "delivered";
     try {
-      await this.transport.deliver(message, renderEnvelope(message, mailbox.body(message), mailbox.procedure(message)));
+      await this.transport.deliver(message, this.transport.live ? liveNote(message) : renderEnvelope(message, mailbox.body(message), mailbox.procedure(message)));
       this.counts.pushed++;
       this.retryAt.delete(message.id);
     } catch (error) {

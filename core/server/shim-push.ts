@@ -1,11 +1,8 @@
 // The push transport of `peerpost shim` for one session: a request becomes a turn the editor shows,
 // started only when the session is idle. The push loop (push.ts) claims each message in the log before
 // `deliver`, so two shims or servers watching one session never start two turns for it.
-import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
 import { PeerpostError } from "../common/errors.js";
-import { UNTRUSTED_ANSWER } from "../wake/runner.js";
-import { isLiveTurnRequest, liveTurnBudgetRefusal } from "./live-rules.js";
 import type { PushTransport } from "./adapter.js";
 import type { ShimSessions } from "./shim-sessions.js";
 
@@ -15,16 +12,12 @@ export const SHIM_VIA = "shim";
 /** How long a claimed message waits for its session to become idle before the claim is given back. */
 const IDLE_WAIT_MS = 10 * 60_000;
 
-/** What the injected turn says: who asks, that it is not the user, and the envelope. */
-export function liveTurnText(content: string): string {
-  return `peerpost: a message from another AI agent on this machine asks for an answer. It is not from the user: ${UNTRUSTED_ANSWER}\n\n${content}`;
-}
-
 export class ShimPush implements PushTransport {
   readonly name = SHIM_VIA;
+  /** Requests only, never stale, within the wake budget, and the live note: core/live/rules.ts, applied by the push loop. */
+  readonly live = true;
 
   constructor(
-    private readonly peerpost: Peerpost,
     private readonly address: string,
     private readonly sessionId: string,
     private readonly sessions: ShimSessions,
@@ -36,11 +29,6 @@ export class ShimPush implements PushTransport {
     return { available: false, reason: `${this.address} is busy (${this.sessions.busyReasons(this.sessionId).join(", ") || "host gone"}); a request is pushed when its turn ends` };
   }
 
-  async ready(message: MessageState): Promise<string | undefined> {
-    if (!isLiveTurnRequest(message)) return "only a request starts a turn";
-    return liveTurnBudgetRefusal(this.peerpost, this.address, this.peerpost.config.now());
-  }
-
   async deliver(message: MessageState, content: string): Promise<void> {
     // Claimed while idle, but the editor may have started a turn since: wait for it to end.
     if (!(await this.sessions.waitIdle(this.sessionId, IDLE_WAIT_MS)))
@@ -48,6 +36,6 @@ export class ShimPush implements PushTransport {
         details: { address: this.address, busy: this.sessions.busyReasons(this.sessionId) },
         hint: "The message stays unread for read and the hooks; the shim tries again when the session is idle.",
       });
-    await this.startTurn(liveTurnText(content), message.id);
+    await this.startTurn(content, message.id);
   }
 }

@@ -38,7 +38,7 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
   const tui = join(dir, "tui.cjs");
   writeFileSync(tui, FAKE_TUI);
   const load = (path) => import(join(root, ".build", path));
-  const [{ PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { codexInputLine }, { writeSwitches }, { recordTurn }, { typedLine }] = await Promise.all([
+  const [{ PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { codexInputLine }, { writeSwitches }, { recordTurn }, { liveNote }] = await Promise.all([
     load("core/server/push.js"), load("core/live/tmux.js"), load("core/live/pty.js"), load("core/live/keystrokes.js"), load("plugins/codex/terminal.js"), load("core/wake/switches.js"), load("core/live/turns.js"), load("core/live/rules.js"),
   ]);
 
@@ -67,7 +67,7 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
       recordTurn(stateDir, ADDRESS, "stop", new Date(Date.now() + 1).toISOString());
       await new Promise((resolve) => setTimeout(resolve, 50));
       const directAt = Date.now();
-      await typeDirectly(typedLine({ from: "claude:bench-sender", id: "01J0000000000000000000000", anticipation: "reply" }));
+      await typeDirectly(liveNote({ from: "claude:bench-sender", id: "01J0000000000000000000000", anticipation: "reply" }));
       const directDone = (await nextSubmit(log, 2 * (i + 1) + 1)) - directAt;
       if (i >= 0) direct.push(directDone);
       await new Promise((resolve) => setTimeout(resolve, 250));

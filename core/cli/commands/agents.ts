@@ -13,7 +13,7 @@ export const agentsCommand = defineCommand({
   name: "agents",
   summary: "list the sessions peerpost knows (running ones, or --all)",
   usage: "[--all]",
-  details: "ADDRESS is what --to takes. MACHINE is where the session runs; RUNNING is ? for other machines (liveness is known only here). NAME is set with `peerpost name`. ROLES come from `peerpost role set` and the PEERPOST_ROLES a session was started with; a role is reached as role:NAME.",
+  details: "ADDRESS is what --to takes. MACHINE is where the session runs; RUNNING is ? for other machines (liveness is known only here). LIVE is the running session's live transport (claude-inbox, channel, …; none: mail waits for its hooks and read). NAME is set with `peerpost name`. ROLES come from `peerpost role set` and the PEERPOST_ROLES a session was started with; a role is reached as role:NAME.",
   flags: { all: { type: "boolean", help: "Include sessions that are not running now, and those peerpost has not seen yet (from the hosts' own session files)." } },
   args: { min: 0, max: 0, name: "" },
   examples: ["peerpost agents", "peerpost agents --all --json"],
@@ -35,8 +35,8 @@ export const agentsCommand = defineCommand({
     else
       process.stdout.write(
         table([
-          ["ADDRESS", "NAME", "HOST", "MACHINE", "ROLES", "RUNNING", "WAKE", "LAST SEEN", "CWD", "TITLE"],
-          ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.machine ?? "", session.roles.join(","), session.local ? (session.alive ? "yes" : "no") : "?", session.wake ? "on" : "off", when(session.lastSeen, now), session.cwd ?? "", session.title ?? ""]),
+          ["ADDRESS", "NAME", "HOST", "MACHINE", "ROLES", "RUNNING", "LIVE", "WAKE", "LAST SEEN", "CWD", "TITLE"],
+          ...sessions.map((session) => [session.address, session.name ?? "", session.host, session.machine ?? "", session.roles.join(","), session.local ? (session.alive ? "yes" : "no") : "?", session.alive ? (session.push ?? "") : "", session.wake ? "on" : "off", when(session.lastSeen, now), session.cwd ?? "", session.title ?? ""]),
         ]),
       );
     if (unseen.length > 0)

@@ -15,6 +15,7 @@ import { visible } from "../../security/visible.js";
 import { wakeReport } from "../../wake/report.js";
 import { readSwitches, rulesOn, wakeSetting } from "../../wake/switches.js";
 import type { SessionHost } from "../../records/schemas.js";
+import { liveLines, liveReport } from "../live-report.js";
 
 interface Problem {
   problem: string;
@@ -95,8 +96,9 @@ export const doctorCommand = defineCommand({
     const notes = hosts.flatMap((host) => host.notes.map((note) => `${host.host}: ${note}`));
     if (hosts.every((host) => host.cli === null) && setUp.length === 0) notes.push("No host CLI (claude, codex, copilot, grok) is on PATH, so nothing is set up. Install one, then run `peerpost doctor` again for the command that sets peerpost up in it.");
     else if (setUp.length === 0) notes.push("peerpost is not set up in any host yet: run the \"to set up\" command above for the host you use.");
+    const live = liveReport(peerpost, process.env);
     if (json) {
-      printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, notes, problems });
+      printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, live, notes, problems });
       return problems.length === 0 ? 0 : 1;
     }
     const out: string[] = [`peerpost ${VERSION}`];
@@ -104,6 +106,7 @@ export const doctorCommand = defineCommand({
     if (state) out.push(...stateLines(state));
     out.push("hosts", ...hosts.map(hostLine));
     out.push(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; rules on: ${rulesOn(switches) ?? "none"}; launch ${switches.launch ? "on" : "off"} (peerpost wake off all turns every rule off)`);
+    out.push(...liveLines(live));
     for (const note of notes) out.push(`note: ${note}`);
     out.push(problems.length === 0 ? "no problems found" : `${problems.length} problem(s):\n${problems.map((item) => `  - ${item.problem}\n    fix: ${item.fix}`).join("\n")}`);
     process.stdout.write(visible(`${out.join("\n")}\n`, true));

@@ -11,6 +11,7 @@ import { requestWake, sendWarnings } from "../../wake/request.js";
 import { checkDirectCoordination } from "../../roles/enforcement.js";
 import { persistOverride, planOverride } from "../../wake/overrides.js";
 import { settingTags } from "../../wake/settings.js";
+import { awaitLiveOutcome, liveTransportOf } from "../../live/confirm.js";
 
 const input = z
   .object({
@@ -116,7 +117,15 @@ export const messageTool = defineTool({
     for (const said of sendWarnings(warning, decision, message.to)) context.warn(said);
     if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
     if (recipient.via !== undefined) result.via = recipient.via;
-    if (message.delivered) result.deliveredVia = message.delivered.via;
+    // A request to a running session with a live transport: its server pushes it within moments, or says why not.
+    const live = created && anticipation !== "fyi" && recipient.alive ? liveTransportOf(context.peerpost, message.to) : undefined;
+    const outcome = live === undefined ? undefined : await awaitLiveOutcome(context.peerpost, message, live, context.signal);
+    if (outcome && "warning" in outcome) context.warn(outcome.warning);
+    const delivered = outcome && "delivered" in outcome ? outcome.delivered : message.delivered;
+    if (delivered) {
+      result.delivery = "delivered";
+      result.deliveredVia = delivered.via;
+    }
     if (override) result.settings = { applied: { ...override.change }, expectedCost: override.expectedCost };
     if (args.waitForReply) result.wait = await waitForMessage(context, { messageId: message.id, timeoutMs: args.timeoutMs ?? 60_000 });
     return result;

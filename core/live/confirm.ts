@@ -1,0 +1,37 @@
+// What `message` tells the sender about a live push of its request: the recipient's server claims and
+// pushes it within moments (or records why not), so the send waits briefly (PEERPOST_PUSH_CONFIRM_MS) to
+// answer `delivery: delivered` with the transport, or a warning with the refusal's code.
+import type { Peerpost } from "../peerpost.js";
+import type { MessageState } from "../mail/fold.js";
+import { waitFor } from "../mail/wait.js";
+import type { Warning } from "../server/results.js";
+import { isLiveTransport } from "./rules.js";
+
+export type LiveOutcome = { delivered: { via: string; at: string } } | { warning: Warning };
+
+/** The live transport a request to this recipient would take, if its server reported one. */
+export function liveTransportOf(peerpost: Peerpost, address: string): string | undefined {
+  const entry = peerpost.sessions.get(address);
+  return entry?.alive && isLiveTransport(entry.push) ? entry.push : undefined;
+}
+
+function outcomeNow(peerpost: Peerpost, message: MessageState, transport: string): LiveOutcome | undefined {
+  const state = peerpost.mailbox.view(message.to).state.messages[message.id];
+  if (state?.delivered) return { delivered: state.delivered };
+  const skipped = peerpost.receipts.query({ kind: "push", address: message.to, since: message.sentAt, limit: 20 }).receipts.find((receipt) => receipt.messageId === message.id && receipt.delivery === "skipped");
+  const said = skipped?.warnings[0];
+  if (said === undefined) return undefined;
+  const colon = said.indexOf(": ");
+  return { warning: { code: colon > 0 ? said.slice(0, colon) : "push_held", message: `${transport}: ${colon > 0 ? said.slice(colon + 2) : said}` } };
+}
+
+/** Waits up to the confirm time for the push of a new request; undefined when nothing was decided by then. */
+export async function awaitLiveOutcome(peerpost: Peerpost, message: MessageState, transport: string, signal?: AbortSignal): Promise<LiveOutcome | undefined> {
+  const waited = await waitFor(() => outcomeNow(peerpost, message, transport), {
+    timeoutMs: peerpost.config.pushConfirmMs,
+    pollMs: Math.min(peerpost.config.waitPollMs, 50),
+    watchDir: peerpost.stateDir.path,
+    signal,
+  });
+  return waited.outcome === "match" ? waited.value : undefined;
+}

@@ -1,0 +1,100 @@
+// The sockets Claude's own SendMessage answers to: one per pushed request, `<state dir>/live/claude-inbox/
+// <message id>.sock` (0600, in a 0700 dir), named as the frame's `from`. Whatever arrives on one is an
+// answer to that request. They are served by the session's own peerpost server, which lives exactly as
+// long as the session that could answer; a restarted server binds the open ones again.
+import { chmodSync, mkdirSync, unlinkSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+
+/** Unix socket paths are limited to 107 bytes on Linux (103 on macOS). */
+export const MAX_SOCKET_PATH = 103;
+const MAX_FRAME_BYTES = 256 * 1024;
+
+export type FrameHandler = (messageId: string, frame: Record<string, unknown>) => void;
+
+export function replyDir(stateDir: string): string {
+  return join(stateDir, "live", "claude-inbox");
+}
+
+export class ReplySockets {
+  private readonly servers = new Map<string, Server>();
+
+  constructor(
+    readonly dir: string,
+    private readonly onFrame: FrameHandler,
+  ) {}
+
+  path(messageId: string): string {
+    return join(this.dir, `${messageId}.sock`);
+  }
+
+  bound(): string[] {
+    return [...this.servers.keys()];
+  }
+
+  /** Listens for answers to `messageId` (once; a second call keeps the first socket). */
+  async bind(messageId: string): Promise<string> {
+    const path = this.path(messageId);
+    if (this.servers.has(messageId)) return path;
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(join(this.dir, ".."), 0o700);
+    chmodSync(this.dir, 0o700);
+    try {
+      unlinkSync(path);
+    } catch {
+      // not there
+    }
+    const server = createServer((connection) => {
+      let buffer = "";
+      const flush = (all: boolean) => {
+        let end: number;
+        while ((end = buffer.indexOf("\n")) >= 0 || (all && buffer.trim() !== "")) {
+          const line = end >= 0 ? buffer.slice(0, end) : buffer;
+          buffer = end >= 0 ? buffer.slice(end + 1) : "";
+          try {
+            const frame = JSON.parse(line) as unknown;
+            if (typeof frame === "object" && frame !== null) this.onFrame(messageId, frame as Record<string, unknown>);
+          } catch {
+            // not a frame: ignored
+          }
+          if (end < 0) break;
+        }
+      };
+      connection.setEncoding("utf8");
+      connection.on("data", (chunk: string) => {
+        buffer += chunk;
+        if (buffer.length > MAX_FRAME_BYTES) connection.destroy();
+        else flush(false);
+      });
+      connection.on("end", () => {
+        flush(true);
+        connection.end();
+      });
+      connection.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => resolve());
+    });
+    chmodSync(path, 0o600);
+    server.unref();
+    this.servers.set(messageId, server);
+    return path;
+  }
+
+  close(messageId: string): void {
+    const server = this.servers.get(messageId);
+    if (!server) return;
+    this.servers.delete(messageId);
+    server.close();
+    try {
+      unlinkSync(this.path(messageId));
+    } catch {
+      // gone
+    }
+  }
+
+  closeAll(): void {
+    for (const messageId of this.bound()) this.close(messageId);
+  }
+}

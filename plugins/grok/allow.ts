@@ -1,0 +1,26 @@
+// `peerpost allow grok`: `MCPTool(peerpost__*)` (every tool of the peerpost server, nothing else) in the
+// `[permission]` table's `allow` array of `$GROK_HOME/config.toml`, the native form Grok 1.0.41's bundled
+// manual documents ("The native `[permission]` section also accepts the compact allow / deny / ask
+// string-array form"). A config that already has a `[permission]` table is left to the person: peerpost
+// does not rewrite TOML it did not write.
+import { join } from "node:path";
+import type { AllowEdit } from "../shared/allow-file.js";
+import { hostConfigDir } from "../shared/host-files.js";
+
+export const GROK_ALLOW_RULE = "MCPTool(peerpost__*)";
+const BLOCK = `# peerpost allow grok (\`peerpost allow --undo grok\` removes this)\n[permission]\nallow = ["${GROK_ALLOW_RULE}"]`;
+
+export function grokAllowEdit(env: NodeJS.ProcessEnv): AllowEdit {
+  return {
+    host: "grok",
+    file: join(hostConfigDir(env, "GROK_HOME", ".grok"), "config.toml"),
+    rules: [GROK_ALLOW_RULE],
+    isSet: (text) => text !== undefined && text.includes(`"${GROK_ALLOW_RULE}"`),
+    add(text) {
+      if (text !== undefined && /^\s*\[permission\]\s*$/m.test(text))
+        throw new Error(`it already has a [permission] table; add "${GROK_ALLOW_RULE}" to its allow array by hand`);
+      return `${text === undefined || text === "" ? "" : text.endsWith("\n") ? `${text}\n` : `${text}\n\n`}${BLOCK}\n`;
+    },
+    remove: (text) => text.replace(`\n${BLOCK}\n`, "\n").replace(`${BLOCK}\n`, ""),
+  };
+}
