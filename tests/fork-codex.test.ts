@@ -69,4 +69,17 @@ test("codex: a fork runs on the forked history under the new model, leaves the o
   const body = store().mailbox.body(answers[0]!);
   assert.equal(body.split("\n")[0], `<fork thread="${forkAddress}" model="gpt-fork-model" effort="default" status="completed"/>`);
   assert.match(body, /FORK ANSWER: PINEAPPLE/);
+
+  // Completed and not kept: the fork was archived with `codex archive`; housekeeping lists what codex lists.
+  await until(() => store().receipts.query({ kind: "fork" }).receipts.some((receipt) => receipt.tags?.includes("archived")), 60_000, "the fork to be archived");
+  assert.equal(store().receipts.query({ kind: "fork" }).receipts.find((receipt) => receipt.tags?.includes("archived"))?.delivery, "delivered");
+  const env = codex.env as Record<string, string>;
+  const listed = async () => (json(await cli(env, "sessions", "list", "--host", "codex", "--json")).sessions as Array<{ address: string; archive: string }>).map((row) => row.address);
+  assert.ok((await listed()).includes(address));
+  assert.ok(!(await listed()).includes(forkAddress), "the archived fork is out of codex's session list");
+  const shown = await cli(env, "sessions", "show", address, "--json");
+  assert.equal((json(shown).session as { archive: string }).archive, "supported");
+  const archived = await cli(env, "sessions", "archive", address, "--json");
+  assert.equal(archived.code, 0, archived.stderr + archived.stdout);
+  assert.ok(!(await listed()).includes(address), "archived with codex's own command");
 });

@@ -22,6 +22,7 @@ import { indexRunCommandLine } from "./commands/index-run.js";
 import { roleCommand } from "./commands/role.js";
 import { overridePolicyCommand } from "./commands/override-policy.js";
 import { forkCommand } from "./commands/fork.js";
+import { sessionsCommand } from "./commands/sessions.js";
 import { rolesCommand } from "./commands/roles.js";
 import { nameCommand } from "./commands/name.js";
 import { resolveCommand } from "./commands/resolve.js";
@@ -46,6 +47,7 @@ export const COMMANDS: readonly Command[] = [
   wakeCommand,
   launchCommand,
   forkCommand,
+  sessionsCommand,
   hooksCommand,
   uiCommand,
   compactCommand,

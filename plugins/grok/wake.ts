@@ -38,4 +38,5 @@ export const grokWaker: Waker = {
     command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"] }),
   },
   finalAnswer: agentText,
+  archiveMissing: "Grok 1.0.41 has no archive (`grok sessions` lists, searches and deletes permanently; peerpost never deletes)",
 };
