@@ -33,7 +33,7 @@ test("bash completes commands, flags, flag values and addresses (colon included)
   const result = await collect(spawn("bash", ["--norc", "-c", probe], { env, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(result.stderr, "");
   assert.deepEqual(result.stdout.split("\n").slice(0, lines.length), [
-    "serve send",
+    "serve send sessions",
     "reply action fyi",
     "codex:bob",
     "bob",

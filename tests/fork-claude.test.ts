@@ -72,6 +72,13 @@ test("claude: a fork runs on the forked history under the new model, leaves the 
   // Exactly once: a sweep after the runner reconciled sends nothing more.
   assert.equal(await sweepForks(store(), wakeDeps()), 0);
   assert.equal(answers().length, 1);
+  // Claude Code has no archive: housekeeping there is read-only, and a completed fork stays.
+  const archive = await cli(env, "sessions", "archive", forkAddress, "--json");
+  assert.notEqual(archive.code, 0);
+  assert.match(archive.stdout + archive.stderr, /unsupported[\s\S]*no archive command/);
+  const listed = json(await cli(env, "sessions", "list", "--host", "claude-code", "--json")).sessions as Array<{ address: string; archive: string }>;
+  assert.deepEqual(listed.map((row) => row.address).sort(), [address, forkAddress].sort());
+  assert.ok(listed.every((row) => row.archive === "unsupported"));
   // Receipts: the fork's start, its run (delivered, with its settings) and its answer.
   const receipts = store().receipts.query({ kind: "fork" }).receipts.reverse();
   assert.deepEqual(receipts.map((receipt) => receipt.tags?.[0]), ["status=started", "model=claude-fork-model", "status=completed"]);

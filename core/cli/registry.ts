@@ -25,6 +25,7 @@ import { indexRunCommandLine } from "./commands/index-run.js";
 import { roleCommand } from "./commands/role.js";
 import { overridePolicyCommand } from "./commands/override-policy.js";
 import { forkCommand } from "./commands/fork.js";
+import { sessionsCommand } from "./commands/sessions.js";
 import { rolesCommand } from "./commands/roles.js";
 import { nameCommand } from "./commands/name.js";
 import { claimCommand } from "./commands/claim.js";
@@ -59,6 +60,7 @@ export const COMMANDS: readonly Command[] = [
   forkCommand,
   pushCommand,
   runCommand,
+  sessionsCommand,
   hooksCommand,
   shimCommand,
   allowCommand,

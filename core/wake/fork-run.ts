@@ -12,6 +12,7 @@ import { KIND_OF_HOST } from "./launch-bind.js";
 import { releaseAbandoned } from "./request.js";
 import { reportOf, runClaim } from "./run-claim.js";
 import { settingTags } from "./settings.js";
+import { archiveWith } from "../sessions/housekeeping.js";
 import type { WakeDeps, Waker } from "./waker.js";
 import type { WakeClaim } from "./records.js";
 import type { WakeState } from "./wakes.js";
@@ -35,6 +36,13 @@ export async function runFork(peerpost: Peerpost, claim: WakeClaim, waker: Waker
   const ended = await runClaim(peerpost, claim, command, (stdout) => reportOf(waker, stdout), naming);
   const run = peerpost.wakes.fold().runs.get(claim.id);
   if (run) await reconcileFork(peerpost, run, waker);
+  // A completed fork is archived (where the host can) unless asked to keep it; a failed one is kept.
+  if (ended.outcome === "ok" && !claim.fork?.keep && run?.forked && waker.archive) {
+    const archived = await archiveWith(waker, run.forked.sessionId, process.env);
+    await peerpost.receipts
+      .record({ kind: "fork", host: claim.host, from: run.forked.address, to: run.forked.address, messageId: claim.id, delivery: archived.code === 0 ? "delivered" : "failed", via: `fork:${claim.id}`, warnings: archived.code === 0 ? [] : [archived.output.slice(-2000)], tags: ["archived"], origin: { source: "host", detail: archived.command.join(" ").slice(0, 200), pid: process.pid, cwd: claim.cwd } })
+      .catch(() => undefined);
+  }
   return ended.outcome === "ok" ? 0 : 1;
 }
 

@@ -63,6 +63,10 @@ export interface Waker {
     choosesId: boolean;
     forkNamed?(line: string): string | undefined;
   };
+  /** Archives a session with the host's own command (where it has one; else housekeeping is read-only). */
+  archive?(sessionId: string): HostCommand;
+  /** Why this host has no archive, for the `unsupported` answer. */
+  archiveMissing?: string;
   /** Why this host cannot fork, for the `unsupported` answer. */
   forkMissing?: string;
   /** The model's final answer in the run's output, whole (for a fork's answer). */

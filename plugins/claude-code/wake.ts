@@ -49,6 +49,7 @@ export const claudeCodeWaker: Waker = {
     args: ["-p", prompt, "--session-id", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
   }),
   report,
+  archiveMissing: "Claude Code 2.1.332 has no archive command (its sessions are transcripts under CLAUDE_CONFIG_DIR/projects)",
   // `--resume <id> --fork-session` copies the history into a new session; the result line names it.
   fork: {
     choosesId: false,

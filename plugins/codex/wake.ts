@@ -85,5 +85,7 @@ export const codexWaker: Waker = {
     forkNamed: threadStarted,
   },
   finalAnswer: lastAgentMessage,
+  // `codex archive <id>` (0.171.0) moves the rollout out of the session list, into archived_sessions.
+  archive: (sessionId) => ({ command: "codex", args: ["archive", sessionId] }),
   report,
 };

@@ -13,6 +13,7 @@ export const copilotWaker: Waker = {
   binary: "copilot",
   isHostProcess: isCopilotProcess,
   settings: { model: true, effort: true, efforts: ["none", "minimal", "low", "medium", "high", "xhigh", "max"], cwdOnResume: false, cwdWhy: "a Copilot CLI session keeps the working directory it started in (--resume restores it)" },
+  archiveMissing: "Copilot CLI 1.0.102 has no archive command (`copilot sessions` only imports)",
   forkMissing: "Copilot CLI 1.0.102 has no fork: its --help lists no --fork-session flag and no fork command, and --resume continues the session itself",
   resume: ({ sessionId, prompt, settings }) => ({ command: "copilot", args: ["-p", prompt, `--resume=${sessionId}`, ...copilotSettingFlags(settings), "--allow-tool=peerpost"] }),
   // --additional-mcp-config (highest precedence) names the server "peerpost", so --allow-tool=peerpost covers it.

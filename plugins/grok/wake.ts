@@ -3,15 +3,15 @@
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { isGrokProcess } from "../shared/host-processes.js";
 
-/** The agent's text in streaming-json output: the `agent_message_chunk` updates of its last turn, joined. */
+/** The agent's text in streaming-json output (1.0.41): its `{"type":"text","data":…}` lines, joined. */
 function agentText(stdout: string): string | undefined {
   let text = "";
   for (const line of stdout.split("\n")) {
     try {
-      const update = (JSON.parse(line) as { update?: { sessionUpdate?: string; content?: { type?: string; text?: unknown } } }).update;
-      if (update?.sessionUpdate === "agent_message_chunk" && typeof update.content?.text === "string") text += update.content.text;
+      const event = JSON.parse(line) as { type?: string; data?: unknown };
+      if (event.type === "text" && typeof event.data === "string") text += event.data;
     } catch {
-      // not an update line
+      // not an event line
     }
   }
   return text || undefined;
@@ -39,4 +39,5 @@ export const grokWaker: Waker = {
     command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"] }),
   },
   finalAnswer: agentText,
+  archiveMissing: "Grok 1.0.41 has no archive (`grok sessions` lists, searches and deletes permanently; peerpost never deletes)",
 };
