@@ -16,6 +16,7 @@ import { fixturePath } from "./helpers/children.js";
 import { startFakeAnthropic, type FakeAnthropic, type ModelRequest, type Script, type Turn } from "./helpers/fake-anthropic.js";
 import { isClaudeCodeProcess } from "../plugins/shared/host-processes.js";
 import { claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, parsePrintResult, repoRoot, runClaude, type PrintResult, type RunResult } from "./helpers/claude-cli.js";
+import { TOOLS as SERVER_TOOLS } from "../core/server/server.js";
 
 const skip = claudeSkipReason();
 const ROOT = repoRoot();
@@ -23,7 +24,8 @@ const PLUGIN_DIR = join(ROOT, "dist", "claude-code");
 const PLUGIN_ID = "peerpost@peerpost";
 const SERVER_RULE = "mcp__plugin_peerpost_peerpost";
 const TIMEOUT_MS = 60_000;
-const TOOLS = ["agents", "claim", "claims", "health", "launch", "message", "read", "receipts", "release", "reply", "resolve", "roles", "status", "wait"];
+/** Every tool a server offers, sorted, as tools/list must name them. */
+const TOOLS = SERVER_TOOLS.map((entry) => entry.name).sort();
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 function tool(name: string): string {

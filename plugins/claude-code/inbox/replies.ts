@@ -1,10 +1,14 @@
 // The sockets Claude's own SendMessage answers to: one per pushed request, `<state dir>/live/claude-inbox/
-// <message id>.sock` (0600, in a 0700 dir), named as the frame's `from`. Whatever arrives on one is an
+// <message id>.sock` (0600, in a 0700 dir), named as the frame's `from`. A state dir too deep for a socket
+// path uses `<tmp>/peerpost-<uid>/<hash of the state dir>/` instead, private the same way. Whatever arrives on one is an
 // answer to that request. They are served by the session's own peerpost server, which lives exactly as
 // long as the session that could answer; a restarted server binds the open ones again.
-import { chmodSync, mkdirSync, unlinkSync } from "node:fs";
+import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fnv1a64 } from "../../../core/common/hash.js";
+import { ensurePrivateDir } from "../../../core/security/trust.js";
 
 /** Unix socket paths are limited to 107 bytes on Linux (103 on macOS). */
 export const MAX_SOCKET_PATH = 103;
@@ -12,8 +16,13 @@ const MAX_FRAME_BYTES = 256 * 1024;
 
 export type FrameHandler = (messageId: string, frame: Record<string, unknown>) => void;
 
+/** A reply socket's name: a message id (a ULID, 26 characters) and `.sock`. */
+const SOCKET_NAME_BYTES = 26 + ".sock".length;
+
 export function replyDir(stateDir: string): string {
-  return join(stateDir, "live", "claude-inbox");
+  const inStateDir = join(stateDir, "live", "claude-inbox");
+  if (join(inStateDir, "x".repeat(SOCKET_NAME_BYTES)).length <= MAX_SOCKET_PATH) return inStateDir;
+  return join(tmpdir(), `peerpost-${process.getuid?.() ?? "user"}`, fnv1a64(stateDir).slice(0, 16));
 }
 
 export class ReplySockets {
@@ -36,9 +45,9 @@ export class ReplySockets {
   async bind(messageId: string): Promise<string> {
     const path = this.path(messageId);
     if (this.servers.has(messageId)) return path;
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(join(this.dir, ".."), 0o700);
-    chmodSync(this.dir, 0o700);
+    // Both levels private and this user's (a dir someone else made in a shared tmp is refused).
+    ensurePrivateDir(dirname(this.dir));
+    ensurePrivateDir(this.dir);
     try {
       unlinkSync(path);
     } catch {
