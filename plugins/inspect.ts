@@ -1,7 +1,7 @@
 // Per-host facts for `peerpost doctor` and `health`: is the CLI on PATH, is the peerpost plugin
 // installed, are its hooks active, which push transport exists. Read-only; never writes host config.
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
+import { which } from "../core/common/which.js";
 import { describeCodexHost } from "./codex/inspect.js";
 import { inspectCopilot } from "./copilot/inspect.js";
 import { inspectGrok, isOfficialGrok } from "./grok/inspect.js";
@@ -24,19 +24,6 @@ export interface HostReport {
   notes: string[];
 }
 
-export function which(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
 
 
 function claudeReport(env: NodeJS.ProcessEnv, source: string): HostReport {

@@ -10,6 +10,7 @@ import { renderEnvelope } from "../mail/envelope.js";
 import { toErrorValue } from "../common/errors.js";
 import { DIR_MODE, FILE_MODE } from "../security/state-dir.js";
 import { keptVariables, latestHostEnv, loadHostEnv } from "./host-env.js";
+import { which } from "../common/which.js";
 import { requestWake, stopGroup } from "./request.js";
 import { sessionLiveness } from "./liveness.js";
 import { bindLaunch, KIND_OF_HOST } from "./launch-bind.js";
@@ -179,7 +180,14 @@ export async function runClaim(
       if (!bound && hostPid !== undefined) stopGroup(hostPid);
     });
   };
-  const outcome = await runHost(hostCommand.command, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report, onSpawn, ...(sessionIdIn ? { onLine } : {}) });
+  // Only a session's own capture (from its verified host process) picks the binary by its PATH. Any other
+  // run starts the binary on the PATH of whoever asked for it (what `peerpost doctor` reports there),
+  // never one that another session's capture would lend.
+  const binary = own ? hostCommand.command : which(hostCommand.command, process.env);
+  const outcome: RunOutcome =
+    binary === null
+      ? { ended: { outcome: "failed", reason: `${hostCommand.command} is not on the PATH of the process that asked for this run; \`peerpost doctor\` shows which host CLIs it finds` } }
+      : await runHost(binary, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report, onSpawn, ...(sessionIdIn ? { onLine } : {}) });
   await recorded;
   const bound = sessionIdIn ? await (binding ?? Promise.resolve(false)) : true;
   if (!bound && outcome.ended.outcome === "ok") Object.assign(outcome.ended, { outcome: "failed", reason: `${claim.host} ended without naming its new session (or the launch had already given up on it)` });
