@@ -1,19 +1,31 @@
 // The index's files are appended to, never rewritten; beside each, `<file>.sum` says whose it is, how
-// many bytes of it are complete and their FNV-1a hash, continued over each append. A reader that finds
+// many bytes of it are complete and their checksum, continued over each append. A reader that finds
 // a file deleted, cut short, edited, or swapped for another scope's refuses it (IndexDamage) instead of
 // answering from it: the index is derived data, rebuilt from the log.
 // An extension appends first and records the sum after, so bytes past `bytes` are an extension that died
 // before its sum (lines past the index's `covered`, written again by the next one): readers ignore them.
 import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
-import { fnv1a64 } from "../../common/hash.js";
 import { FILE_MODE } from "../../security/state-dir.js";
 import { writeStateFile } from "../../security/trust.js";
 
 /** Longest torn line looked for at the end of an index file (its lines are tens of bytes). */
 const TORN_TAIL_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
-/** The hash of no bytes: where a new file's sum starts. */
-const EMPTY_HASH = fnv1a64("");
+/**
+ * A 64-bit checksum as two 32-bit lanes (FNV-1a, and a multiply-xorshift lane), continued from `seed` (an
+ * earlier result) over more bytes. Not cryptographic: it finds damage, not forgery. Byte by byte with
+ * Math.imul, it reads a MiB in a few tens of ms where the 64-bit FNV of hash.ts takes hundreds.
+ */
+export function checksum(bytes: Uint8Array, seed?: string): string {
+  let a = seed === undefined ? 0x811c9dc5 : parseInt(seed.slice(0, 8), 16) >>> 0;
+  let b = seed === undefined ? 0x9747b28c : parseInt(seed.slice(8, 16), 16) >>> 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    a = Math.imul(a ^ byte, 0x01000193);
+    b = Math.imul((b ^ byte) + (b >>> 15), 0x5bd1e995);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+}
 
 interface Sum {
   /** The scope (or id bucket) the file belongs to. */
@@ -70,7 +82,7 @@ export function readChecked(path: string, name: string): string {
   if (sum.name !== name) throw new IndexDamage(path, `belongs to ${JSON.stringify(sum.name)}, not ${JSON.stringify(name)}`);
   if (bytes.length < sum.bytes) throw new IndexDamage(path, `is truncated (${bytes.length} bytes, ${sum.bytes} recorded)`);
   const complete = bytes.subarray(0, sum.bytes);
-  if (fnv1a64(complete) !== sum.hash) throw new IndexDamage(path, "does not match its checksum (altered)");
+  if (checksum(complete) !== sum.hash) throw new IndexDamage(path, "does not match its checksum (altered)");
   return complete.toString("utf8");
 }
 
@@ -80,7 +92,7 @@ export function readChecked(path: string, name: string): string {
  * when the file is shorter than its sum says.
  */
 export function appendChecked(path: string, name: string, text: string): void {
-  const sum = readSum(path) ?? { name, bytes: 0, hash: EMPTY_HASH };
+  const sum = readSum(path) ?? { name, bytes: 0, hash: checksum(new Uint8Array(0)) };
   if (sum.name !== name) throw new IndexDamage(path, `belongs to ${JSON.stringify(sum.name)}, not ${JSON.stringify(name)}`);
   const fd = openSync(path, "a+", FILE_MODE);
   try {
@@ -99,7 +111,7 @@ export function appendChecked(path: string, name: string, text: string): void {
     // The sum continues over what lies past the old one: leftovers of a dead extension, then these lines.
     const added = Buffer.alloc(size - sum.bytes + Buffer.byteLength(text));
     readSync(fd, added, 0, added.length, sum.bytes);
-    writeStateFile(`${path}.sum`, JSON.stringify({ name, bytes: sum.bytes + added.length, hash: fnv1a64(added, sum.hash) } satisfies Sum));
+    writeStateFile(`${path}.sum`, JSON.stringify({ name, bytes: sum.bytes + added.length, hash: checksum(added, sum.hash) } satisfies Sum));
   } finally {
     closeSync(fd);
   }
