@@ -35,7 +35,7 @@ export const healthTool = defineTool({
     if (!store.reachable) warnings.push({ code: "store_unreachable", message: `The store ${store.location} does not answer: ${store.error ?? "no answer"}. Sends fail with state_io_error until it does.` });
     if (state.logs.mailbox.corrupt > 0) warnings.push({ code: "corrupt_lines", message: `${state.logs.mailbox.corrupt} mailbox lines are not valid records; they are skipped and kept. \`peerpost doctor\` lists them.` });
     for (const damage of state.storage.indexDamage)
-      warnings.push({ code: "index_rebuilt", message: `The index file ${damage.file} ${damage.problem} (found ${damage.at}); peerpost stopped trusting that index and rebuilt it from the log, which is unaffected. \`peerpost doctor\` checks every index file.` });
+      warnings.push({ code: "index_rebuilt", message: `The index file ${damage.file} ${damage.problem} (found ${damage.at}); peerpost stopped trusting that index and rebuilt it from the log, which is unaffected. \`peerpost doctor\` checks every offsets file.` });
     const report = context.identityReport();
     for (const key of ["claim", "refusedClaim"] as const)
       if (typeof report[key] === "string") warnings.push({ code: "identity_claimed", message: `${report[key]} A session moves to another host only when its own host has ended.` });
