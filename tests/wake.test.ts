@@ -87,7 +87,9 @@ setTimeout(gated, Number(fake.FAKE_SLEEP_MS || 0));
   };
   const runsEnded = (count: number) => until(() => store().wakes.fold().runsFor({}).filter((run) => run.ended).length >= count, 20_000, `${count} wake run(s) to end`);
   const release = () => writeFileSync(join(home, "release"), "");
-  return { home, stateDir, project, env, store, address, register, cli, send, invocations, runsEnded, release };
+  /** The launcher's PATH: the stand-in host first, as `peerpost doctor` would report it. */
+  const launcherPath = { PATH: `${bin}:${process.env.PATH ?? ""}` };
+  return { home, stateDir, project, bin, env, store, address, register, cli, send, invocations, runsEnded, release, launcherPath };
 }
 
 test("waking is off by default; `peerpost wake on ADDR` turns it on, and agents and health show it", async (t) => {
@@ -289,7 +291,7 @@ test("peerpost launch without --from launches as the person (user:<name>), like 
   const m = machine(t, {}, { PEERPOST_USER: "ana" });
   await m.register();
   assert.equal((await m.cli(["launch", "on"])).code, 0);
-  const launched = await m.cli(["launch", "--json", "--host", "claude-code", "--cwd", m.project, "Count the files here."]);
+  const launched = await m.cli(["launch", "--json", "--host", "claude-code", "--cwd", m.project, "Count the files here."], m.launcherPath);
   assert.equal(launched.code, 0, launched.stderr + launched.stdout);
   const { address, messageId } = JSON.parse(launched.stdout) as { address: string; messageId: string };
   const message = m.store().mailbox.view(address).state.messages[messageId];
@@ -319,7 +321,7 @@ test("launches refused over the wake budget leave nothing behind: no session, no
   assert.equal((await m.cli(["launch", "on"])).code, 0);
   const launched: string[] = [];
   for (let round = 0; round < 3; round++) {
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => m.cli(["launch", "--json", "--host", "claude-code", "--cwd", m.project, `Task ${round}.${i}`])));
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => m.cli(["launch", "--json", "--host", "claude-code", "--cwd", m.project, `Task ${round}.${i}`], m.launcherPath)));
     const refused = results.filter((result) => result.code !== 0).map((result) => JSON.parse(result.stdout) as { error: { code: string; details: Record<string, unknown> } });
     assert.equal(refused.length, 6, results.map((result) => result.stdout).join("\n"));
     for (const error of refused) {
@@ -340,6 +342,29 @@ test("launches refused over the wake budget leave nothing behind: no session, no
   const runs = peerpost.wakes.fold().runsFor({});
   assert.equal(runs.length, 6);
   for (const run of runs) assert.equal(run.ended?.outcome, "ok", JSON.stringify(run));
+});
+
+test("only a verified host process's environment is captured, and a launch runs the host binary on the launcher's PATH, not one a capture lends", async (t) => {
+  const m = machine(t);
+  await m.register();
+  // A server that names its session in PEERPOST_ADDRESS (unverified, no host process) captures nothing.
+  const named = await connect(t, { ...m.env, PEERPOST_ADDRESS: "claude:named" });
+  assert.equal((await named.call("health")).ok, true);
+  assert.equal(existsSync(join(m.stateDir, "wake-env", "claude_named.json")), false);
+  // The newest claude capture, written by anything that can write in the state dir, puts another `claude` first on its PATH.
+  const planted = join(m.home, "planted");
+  mkdirSync(planted);
+  writeFileSync(join(planted, "claude"), `#!/bin/sh\necho ran > ${JSON.stringify(join(m.home, "planted-ran"))}\n`);
+  chmodSync(join(planted, "claude"), 0o755);
+  writeFileSync(join(m.stateDir, "wake-env", "claude_planted.json"), JSON.stringify({ v: 1, env: { HOME: m.home, PATH: `${planted}:${process.env.PATH ?? ""}` } }));
+  assert.equal((await m.cli(["launch", "on"])).code, 0);
+  const launched = await m.cli(["launch", "--json", "--host", "claude-code", "--cwd", m.project, "Count the files here."], m.launcherPath);
+  assert.equal(launched.code, 0, launched.stderr + launched.stdout);
+  await m.runsEnded(1);
+  const run = m.store().wakes.fold().runsFor({})[0]!;
+  assert.equal(run.ended?.outcome, "ok", JSON.stringify(run.ended));
+  assert.equal(existsSync(join(m.home, "planted-ran")), false, "the planted binary never ran");
+  assert.equal(m.invocations().length, 1, "the launcher's claude ran");
 });
 
 test("a runner killed with SIGKILL mid-run: its claim is released at its deadline, its orphaned host is stopped, and the message is woken again", async (t) => {
@@ -389,7 +414,7 @@ test("a Codex launch whose host ends before naming its thread fails with the hos
   assert.equal((await m.cli(["launch", "on"])).code, 0);
   const failed = await m.cli(["launch", "--json", "--host", "codex", "--cwd", m.project, "Count the files here."], { PATH: `${bin}:${process.env.PATH ?? ""}` });
   assert.equal(failed.code, 1, failed.stdout + failed.stderr);
-  assert.match(failed.stdout + failed.stderr, /could not be launched: codex exited 3: error: no model provider/);
+  assert.match(failed.stdout + failed.stderr, /could not be launched: \S*codex exited 3: error: no model provider/);
   const [run] = m.store().wakes.fold().runsFor({});
   assert.equal(run?.ended?.outcome, "failed");
   assert.equal(run?.bound, undefined);

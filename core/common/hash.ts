@@ -1,10 +1,9 @@
 // A small non-cryptographic 64-bit hash (FNV-1a, as two 32-bit lanes) for cache file names and log
 // fingerprints. Loading node:crypto costs a prompt hook more than the hashing it would do.
-// `seed` (an earlier result) continues that hash over more bytes: the hash of a file grown by appends.
-export function fnv1a64(input: string | Uint8Array, seed?: string): string {
+export function fnv1a64(input: string | Uint8Array): string {
   const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
-  let high = seed === undefined ? 0xcbf29ce4 : parseInt(seed.slice(0, 8), 16) >>> 0;
-  let low = seed === undefined ? 0x84222325 : parseInt(seed.slice(8, 16), 16) >>> 0;
+  let high = 0xcbf29ce4;
+  let low = 0x84222325;
   for (const byte of bytes) {
     low = (low ^ byte) >>> 0;
     // Multiply the 64-bit value by the FNV prime 0x100000001b3 = 2^40 + 0x1b3.

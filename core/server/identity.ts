@@ -72,8 +72,10 @@ export class IdentityResolver {
     // A server without a push transport is mailbox-only from the start; one with a transport reports itself.
     if (await this.record(identity, this.adapter.createPush ? {} : { push: "none" })) {
       this.registered.add(identity.address);
-      // What a wake of this session will need; the host's own start-up environment where /proc shows it.
-      captureHostEnv(this.peerpost.stateDir.path, identity.address, this.host()?.pid, this.env);
+      // What a wake of this session will need: its host's own start-up environment, taken only from a
+      // verified host process (an address given in the environment could be anyone's, its PATH too).
+      const host = this.host();
+      if (identity.verified && host) captureHostEnv(this.peerpost.stateDir.path, identity.address, host.pid, this.env);
     }
   }
 

@@ -20,7 +20,6 @@ import type { WakeFold } from "./wakes.js";
 import { checkBody } from "../mail/messages.js";
 import { awaitBinding, KIND_OF_HOST, LAUNCH_BIND_TIMEOUT_MS } from "./launch-bind.js";
 import { requireHostBinary } from "./host-binary.js";
-import { runEnvironment } from "./host-env.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -105,7 +104,8 @@ export async function launchSession(peerpost: Peerpost, deps: WakeDeps, request:
   checkBody(request.text);
   const settings = checkRunSettings(request.host, waker, request.settings ?? {});
   const withSettings = Object.keys(settings).length > 0 ? { settings } : {};
-  requireHostBinary(request.host, waker.binary, runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[request.host]));
+  // A launch runs the binary on the requester's own PATH (run-claim.ts), never one a capture would lend.
+  requireHostBinary(request.host, waker.binary, process.env);
   const refused = () => launchRefusal(peerpost, peerpost.wakes.fold());
   // Checked before anything is written, and again under the lock when the run is claimed.
   const early = refused();

@@ -6,7 +6,8 @@ import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { DIR_MODE, FILE_MODE } from "../security/state-dir.js";
-import { runEnvironment } from "./host-env.js";
+import { loadHostEnv, runEnvironment } from "./host-env.js";
+import { findOnPath } from "./host-binary.js";
 import { stopGroup } from "./request.js";
 import { KIND_OF_HOST } from "./launch-bind.js";
 import { processStartTime } from "../sessions/process-tree.js";
@@ -147,7 +148,8 @@ export async function runClaim(
   // The host's own start-up environment (see host-env.ts), pointed at this state dir.
   // A launch has no capture of its own yet: the newest session of that host lends its environment.
   // A session known only from its host's files has no capture either.
-  const env: NodeJS.ProcessEnv = { ...runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[claim.host], claim.kind === "wake" ? claim.address : undefined), PEERPOST_HOME: peerpost.stateDir.path };
+  const own = claim.kind === "wake" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
+  const env: NodeJS.ProcessEnv = { ...(own ?? runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[claim.host])), PEERPOST_HOME: peerpost.stateDir.path };
   let recorded: Promise<unknown> = Promise.resolve();
   let hostPid: number | undefined;
   const onSpawn = (pid: number) => {
@@ -165,7 +167,14 @@ export async function runClaim(
       if (!bound && hostPid !== undefined) stopGroup(hostPid);
     });
   };
-  const outcome = await runHost(hostCommand.command, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report, onSpawn, ...(naming ? { onLine } : {}) });
+  // Only a session's own capture (from its verified host process) picks the binary by its PATH. Any other
+  // run starts the binary on the PATH of whoever asked for it (what `peerpost doctor` reports there),
+  // never one that another session's capture would lend.
+  const binary = own ? hostCommand.command : findOnPath(hostCommand.command, process.env.PATH);
+  const outcome: RunOutcome =
+    binary === undefined
+      ? { ended: { outcome: "failed", reason: `host_not_found: ${hostCommand.command} is not on the PATH of the process that asked for this run (${process.env.PATH ?? ""}); \`peerpost doctor\` shows which host CLIs it finds` } }
+      : await runHost(binary, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report, onSpawn, ...(naming ? { onLine } : {}) });
   await recorded;
   const bound = naming ? await (binding ?? Promise.resolve(false)) : true;
   if (!bound && outcome.ended.outcome === "ok") Object.assign(outcome.ended, { outcome: "failed", reason: `${claim.host} ended without naming its new session (or the launch had already given up on it)` });

@@ -13,7 +13,7 @@ const DAMAGE_NOTES = 20;
 
 export interface IndexDamageNote {
   at: string;
-  /** The file, relative to the index's dir (scopes/<hash>.offs, ids/<key>.ids). */
+  /** The file, relative to the index's dir (scopes/<hash>.offs). */
   file: string;
   problem: string;
 }

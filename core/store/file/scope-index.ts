@@ -8,8 +8,9 @@
 //   it: one JSON line each, appended (a bucket is never rewritten, so an extension costs what it adds).
 // Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
 // offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
-// Each scopes/ and ids/ file has a checksum beside it (checked-file.ts): one that disagrees with it (lost,
-// cut, edited, swapped) is noted in damage.json and the whole index starts over from the log.
+// Each scopes/ file has a checksum beside it (checked-file.ts): one that disagrees with it (lost, cut,
+// edited, swapped) is noted in damage.json and the whole index starts over from the log. The ids/ buckets
+// have none (a checksum each would double an extension's file writes): a damaged line there loses one entry.
 import { mkdirSync, readFileSync, rmSync, rmdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fnv1a64 } from "../../common/hash.js";
@@ -18,7 +19,7 @@ import { type JsonlLog } from "../../log/log.js";
 import { withCorrupt, type CorruptReport, type CorruptSummary } from "../../log/types.js";
 import { DIR_MODE } from "../../security/state-dir.js";
 import { writeStateFile } from "../../security/trust.js";
-import { appendChecked, IndexDamage, readChecked } from "./checked-file.js";
+import { appendChecked, appendLines, IndexDamage, readChecked } from "./checked-file.js";
 import { checkIndexFiles, damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
 
 /** The scopes of a record, given a way to look up the scopes of an earlier message by id. */
@@ -194,7 +195,7 @@ export class ScopeIndex<T> {
   /** Checks every file of a valid index against its checksum (doctor: reads the whole index); damage found voids it, as a lookup's does. */
   verifyAll(): IndexDamageNote[] {
     if (!this.meta()) return [];
-    const found = [...checkIndexFiles(this.dir, "scopes", ".offs", (scope) => `${fnv1a64(scope)}.offs`), ...checkIndexFiles(this.dir, "ids", ".ids", (key) => `${key}.ids`)];
+    const found = checkIndexFiles(this.dir, "scopes", ".offs", (scope) => `${fnv1a64(scope)}.offs`);
     return found.map((damage) => this.damaged(damage));
   }
 
@@ -282,7 +283,7 @@ export class ScopeIndex<T> {
       }
     }, { until: target, maxLines: BATCH_LINES });
     for (const [scope, offsets] of appended) appendChecked(this.scopePath(scope), scope, offsets.join("\n") + "\n");
-    for (const [key, lines] of idLines) appendChecked(this.idsPath(key), key, lines.join("\n") + "\n");
+    for (const [key, lines] of idLines) appendLines(this.idsPath(key), lines.join("\n") + "\n");
     const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt) };
     writeStateFile(this.metaPath, JSON.stringify(next));
     return next;
@@ -334,7 +335,13 @@ export class ScopeIndex<T> {
     if (entries) return entries;
     entries = new Map();
     read.set(key, entries);
-    for (const line of readChecked(this.idsPath(key), key).split("\n")) {
+    let text = "";
+    try {
+      text = readFileSync(this.idsPath(key), "utf8");
+    } catch {
+      return entries;
+    }
+    for (const line of text.split("\n")) {
       try {
         const [lineId, offset, scopes] = JSON.parse(line) as [string, number, string[]];
         if (!entries.has(lineId)) entries.set(lineId, { o: offset, s: scopes });
