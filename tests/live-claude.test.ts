@@ -16,6 +16,7 @@ import { until } from "./helpers/poll.js";
 import { startFakeAnthropic, type ModelRequest, type Script } from "./helpers/fake-anthropic.js";
 import { claudeBinary, claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, repoRoot } from "./helpers/claude-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { replyDir } from "../plugins/claude-code/inbox/replies.js";
 
 const skip = claudeSkipReason();
 const TIMEOUT_MS = 90_000;
@@ -162,7 +163,7 @@ test("claude inbox: an idle session takes a turn on a request and answers with r
   const receipts = store()!.receipts.query({ address: session.address }).receipts;
   assert.ok(receipts.some((receipt) => receipt.kind === "push" && receipt.messageId === second.messageId && receipt.delivery === "delivered" && receipt.via === "claude-inbox"));
   assert.ok(receipts.some((receipt) => receipt.kind === "reply" && receipt.via === "claude-inbox"), "the SendMessage answer has a reply receipt via claude-inbox");
-  const socketDir = join(world.stateDir, "live", "claude-inbox");
+  const socketDir = replyDir(world.stateDir);
   assert.equal(statSync(socketDir).mode & 0o777, 0o700);
 
   // An fyi is never pushed: it waits for read and the hooks.

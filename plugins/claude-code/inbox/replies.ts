@@ -1,11 +1,11 @@
 // The sockets Claude's own SendMessage answers to: one per pushed request, `<state dir>/live/claude-inbox/
 // <message id>.sock` (0600, in a 0700 dir), named as the frame's `from`. A state dir too deep for a socket
-// path uses `<tmp>/peerpost-<uid>/<hash of the state dir>/` instead, private the same way. Whatever arrives on one is an
+// path uses `/tmp/peerpost-<uid>/<hash of the state dir>/` instead, private the same way (the system's
+// /tmp, not TMPDIR: a host's own TMPDIR can be as deep as the state dir). Whatever arrives on one is an
 // answer to that request. They are served by the session's own peerpost server, which lives exactly as
 // long as the session that could answer; a restarted server binds the open ones again.
 import { chmodSync, unlinkSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fnv1a64 } from "../../../core/common/hash.js";
 import { ensurePrivateDir } from "../../../core/security/trust.js";
@@ -22,7 +22,7 @@ const SOCKET_NAME_BYTES = 26 + ".sock".length;
 export function replyDir(stateDir: string): string {
   const inStateDir = join(stateDir, "live", "claude-inbox");
   if (join(inStateDir, "x".repeat(SOCKET_NAME_BYTES)).length <= MAX_SOCKET_PATH) return inStateDir;
-  return join(tmpdir(), `peerpost-${process.getuid?.() ?? "user"}`, fnv1a64(stateDir).slice(0, 16));
+  return join("/tmp", `peerpost-${process.getuid?.() ?? "user"}`, fnv1a64(stateDir).slice(0, 16));
 }
 
 export class ReplySockets {
