@@ -25,6 +25,7 @@ import { nameCommand } from "./commands/name.js";
 import { claimCommand } from "./commands/claim.js";
 import { releaseCommand } from "./commands/release.js";
 import { claimsCommand } from "./commands/claims.js";
+import { guardCommand } from "./commands/guard.js";
 import { resolveCommand } from "./commands/resolve.js";
 import { completionCommand } from "./commands/completion.js";
 import { helpCommand } from "./commands/help.js";
@@ -44,6 +45,7 @@ export const COMMANDS: readonly Command[] = [
   claimCommand,
   releaseCommand,
   claimsCommand,
+  guardCommand,
   nameCommand,
   resolveCommand,
   wakeCommand,
