@@ -85,7 +85,7 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 300_000 }, 
     await other.call("health");
     const cached = await connect(t, { HOME: codex.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "codex:from-the-cache" }, join(installedPath, "server.mjs"), []);
     const { tools } = await cached.client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["agents", "claim", "claims", "health", "launch", "message", "read", "receipts", "release", "reply", "resolve", "roles", "status", "wait"]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ["agents", "claim", "claims", "health", "launch", "message", "read", "receipts", "release", "reply", "resolve", "roles", "status", "task", "wait"]);
     const sent = await cached.call("message", { to: "claude:peer", message: "hello from the cache copy" });
     assert.equal(sent.ok, true, JSON.stringify(sent));
     assert.equal((await other.call("read")).count, 1);

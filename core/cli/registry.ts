@@ -26,6 +26,7 @@ import { claimCommand } from "./commands/claim.js";
 import { releaseCommand } from "./commands/release.js";
 import { claimsCommand } from "./commands/claims.js";
 import { guardCommand } from "./commands/guard.js";
+import { taskCommand } from "./commands/task.js";
 import { resolveCommand } from "./commands/resolve.js";
 import { completionCommand } from "./commands/completion.js";
 import { helpCommand } from "./commands/help.js";
@@ -46,6 +47,7 @@ export const COMMANDS: readonly Command[] = [
   releaseCommand,
   claimsCommand,
   guardCommand,
+  taskCommand,
   nameCommand,
   resolveCommand,
   wakeCommand,

@@ -34,11 +34,12 @@ import { roleTool } from "./tools/role.js";
 import { claimTool } from "./tools/claim.js";
 import { releaseTool } from "./tools/release.js";
 import { claimsTool } from "./tools/claims.js";
+import { taskTool } from "./tools/task.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, claimTool, releaseTool, claimsTool, receiptsTool, healthTool, launchTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, claimTool, releaseTool, claimsTool, taskTool, receiptsTool, healthTool, launchTool];
 /** Tools a server offers only when the user started it with a switch for them. */
 const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
 
