@@ -4,6 +4,7 @@ import { indexedCorruptLines, inspectState } from "../../upkeep/health.js";
 import { inspectStore } from "../../store/report.js";
 import { VERSION } from "../../common/version.js";
 import { wakeReport } from "../../wake/report.js";
+import { listClaims } from "../../claims/claims.js";
 
 const input = z.object({}).strict();
 
@@ -16,6 +17,7 @@ const output = z.object({
   state: z.record(z.string(), z.unknown()),
   cache: z.record(z.string(), z.unknown()),
   wake: z.record(z.string(), z.unknown()),
+  claims: z.object({ standing: z.number(), expiredUnreleased: z.number() }).describe("Standing claims on files, and claims past their TTL that nobody released (they no longer keep anyone out)."),
 });
 
 export const healthTool = defineTool({
@@ -34,6 +36,8 @@ export const healthTool = defineTool({
     const store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
     if (!store.reachable) warnings.push({ code: "store_unreachable", message: `The store ${store.location} does not answer: ${store.error ?? "no answer"}. Sends fail with state_io_error until it does.` });
     if (state.logs.mailbox.corrupt > 0) warnings.push({ code: "corrupt_lines", message: `${state.logs.mailbox.corrupt} mailbox lines are not valid records; they are skipped and kept. \`peerpost doctor\` lists them.` });
+    const claims = listClaims(peerpost);
+    if (claims.expired.length > 0) warnings.push({ code: "claims_expired", message: `${claims.expired.length} claims ran past their TTL without a release (oldest: ${claims.expired[0]!.path} of ${claims.expired[0]!.holder}); they keep nobody out. Holders release with the release tool, a person with \`peerpost release --force\`.` });
     const report = context.identityReport();
     for (const key of ["claim", "refusedClaim"] as const)
       if (typeof report[key] === "string") warnings.push({ code: "identity_claimed", message: `${report[key]} A session moves to another host only when its own host has ended.` });
@@ -47,6 +51,7 @@ export const healthTool = defineTool({
       store: { ...store },
       state: { ...state },
       wake: wakeReport(peerpost, identity?.address),
+      claims: { standing: claims.claims.length, expiredUnreleased: claims.expired.length },
       cache: view ? { scope: view.scope ?? null, state: view.cacheState, ...(view.cacheProblem !== undefined ? { problem: view.cacheProblem } : {}), offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },
       warnings,
     };
