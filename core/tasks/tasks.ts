@@ -9,19 +9,14 @@ import { idFactory } from "../common/ids.js";
 import type { Peerpost } from "../peerpost.js";
 import type { TaskEvent, TaskStatus, TaskStatusEvent } from "../records/schemas.js";
 import { TASKS_SCOPE } from "../records/work-scope.js";
-import { WorkFold } from "../claims/work-fold.js";
+import { keptFold, type WorkFoldSpec } from "../claims/work-fold.js";
 import { checkBody } from "../mail/mailbox.js";
 import { applyTaskEvent, emptyTasks, isFinal, openDependencies, wouldCycle, type TaskState, type TasksState } from "./fold.js";
 
-const folds = new WeakMap<Peerpost["mailbox"], WorkFold<TasksState>>();
+const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent) };
 
 export function tasksState(peerpost: Peerpost): TasksState {
-  let fold = folds.get(peerpost.mailbox);
-  if (!fold) {
-    fold = new WorkFold(peerpost.mailbox, { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent) });
-    folds.set(peerpost.mailbox, fold);
-  }
-  return fold.refresh();
+  return keptFold(peerpost.mailbox, TASKS_FOLD);
 }
 
 function unknownTask(id: string): PeerpostError {
