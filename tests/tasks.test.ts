@@ -30,6 +30,9 @@ testEachBackend("8 processes claim one task at once: exactly one takes it, every
   }
   const listed = json(await cli(env, "task", "list", "--json")) as { tasks: Array<{ status: string; takenBy: string }> };
   assert.deepEqual(listed.tasks.map((task) => [task.status, task.takenBy]), [["in_progress", winners[0]]]);
+  const status = json(await cli(env, "status", id, "--json")) as { task: { title: string; takenBy: string; waitingOn: string[] } };
+  assert.deepEqual([status.task.title, status.task.takenBy, status.task.waitingOn], ["Fix the parser", winners[0], []], "peerpost status shows a task");
+  assert.match((await cli(env, "status", id)).stdout, new RegExp(`Task ${id}: Fix the parser\n  status in_progress, taken by ${winners[0]}`));
 });
 
 test("tasks unblock in dependency order, task_unblocked reaches the assignee (else the creator), and bad input writes nothing", async (t) => {
