@@ -63,7 +63,7 @@ test("allow codex: approval_mode approve per peerpost tool in config.toml; undo 
   assert.equal((await run("allow", "codex")).result.outcome, "added");
   const text = readFileSync(config, "utf8");
   assert.ok(text.startsWith(original));
-  const tools = ["agents", "claim", "claims", "fork", "health", "launch", "message", "read", "receipts", "release", "reply", "resolve", "roles", "set_agent_override_policy", "status", "wait"];
+  const tools = ["agents", "claim", "claims", "fork", "health", "launch", "message", "read", "receipts", "release", "reply", "resolve", "roles", "set_agent_override_policy", "status", "task", "wait"];
   for (const tool of tools) assert.ok(text.includes(`[plugins."peerpost@peerpost".mcp_servers.peerpost.tools.${tool}]\napproval_mode = "approve"`), tool);
   assert.equal((text.match(/approval_mode/g) ?? []).length, tools.length, "no other tool");
   // The pinned Codex loads the file (it refuses a config it cannot parse or whose approval_mode it does not know).

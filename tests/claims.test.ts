@@ -10,6 +10,7 @@ import { testEachBackend } from "./helpers/backends.js";
 import { cliIn, json } from "./helpers/cli.js";
 import { tempRepo } from "./helpers/repo.js";
 import { tempDir, tempPeerpost } from "./helpers/temp.js";
+import { CLI, connect } from "./helpers/mcp.js";
 import { claimPaths, listClaims, releasePaths } from "../core/claims/claims.js";
 import type { MailboxEvent } from "../core/records/schemas.js";
 
@@ -125,4 +126,23 @@ test("bad claims are refused with a code and a reason, and nothing is written", 
   const all = await cliIn(repo, env, "claim", "--all", "--json", "**");
   assert.equal(all.code, 0, all.stdout);
   assert.equal((json(await cliIn(repo, env, "release", "--json", "lib/x.ts")) as Failure).error.code, "not_found");
+});
+
+test("the claim tools over MCP: agents shows a session's claims, and health counts those that ran out unreleased", async (t) => {
+  const repo = tempRepo(t);
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_ADDRESS: "claude:me" };
+  const at = (iso: string) => ({ ...env, PEERPOST_NOW: String(Date.parse(iso)) });
+  const now = await connect(t, at("2026-02-01T10:00:00.000Z"), CLI, ["serve"], repo);
+  const claimed = await now.call("claim", { paths: ["src/a.ts"], ttl: "1m", reason: "typo" });
+  assert.deepEqual((claimed.claims as Array<{ path: string }>).map((claim) => claim.path), ["src/a.ts"]);
+  const refused = await now.raw("claim", { paths: ["**"] });
+  assert.equal((refused.structuredContent?.error as { details: { reason: string } }).details.reason, "everything");
+  const agents = (await now.call("agents")).sessions as Array<{ address: string; claims: string[] }>;
+  assert.deepEqual(agents.find((session) => session.address === "claude:me")?.claims, [`${repo}:src/a.ts`]);
+  assert.deepEqual((await now.call("health")).claims, { standing: 1, expiredUnreleased: 0 });
+  const later = await connect(t, at("2026-02-01T11:00:00.000Z"), CLI, ["serve"], repo);
+  const health = await later.call("health");
+  assert.deepEqual(health.claims, { standing: 0, expiredUnreleased: 1 });
+  assert.ok((health.warnings as Array<{ code: string }>).some((warning) => warning.code === "claims_expired"));
 });

@@ -23,7 +23,7 @@ const PLUGIN_DIR = join(ROOT, "dist", "claude-code");
 const PLUGIN_ID = "peerpost@peerpost";
 const SERVER_RULE = "mcp__plugin_peerpost_peerpost";
 const TIMEOUT_MS = 60_000;
-const TOOLS = ["agents", "claim", "claims", "fork", "health", "launch", "message", "read", "receipts", "release", "reply", "resolve", "roles", "set_agent_override_policy", "status", "wait"];
+const TOOLS = ["agents", "claim", "claims", "fork", "health", "launch", "message", "read", "receipts", "release", "reply", "resolve", "roles", "set_agent_override_policy", "status", "task", "wait"];
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
 function tool(name: string): string {

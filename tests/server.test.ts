@@ -6,7 +6,7 @@ import { tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
 import { testEachBackend, type BackendEnv } from "./helpers/backends.js";
 
-const TOOLS = ["message", "read", "reply", "wait", "status", "agents", "resolve", "roles", "claim", "release", "claims", "receipts", "health", "launch", "set_agent_override_policy", "fork"];
+const TOOLS = ["message", "read", "reply", "wait", "status", "agents", "resolve", "roles", "claim", "release", "claims", "task", "receipts", "health", "launch", "set_agent_override_policy", "fork"];
 
 async function pair(t: Parameters<typeof tempDir>[0], backend: BackendEnv): Promise<{ alice: Session; bob: Session; home: string; stateDir: string }> {
   const home = tempDir(t);

@@ -13,19 +13,14 @@ import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, t
 import { patternsOverlap } from "./glob.js";
 import { holderGone } from "./holders.js";
 import { MAX_PATTERNS, repositoryOf, repositoryPattern } from "./paths.js";
-import { WorkFold } from "./work-fold.js";
+import { keptFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
 
-const folds = new WeakMap<Peerpost["mailbox"], WorkFold<ClaimsState>>();
+const CLAIMS_FOLD: WorkFoldSpec<ClaimsState> = { scope: CLAIMS_SCOPE, types: ["claim", "release"], empty: emptyClaims, apply: (state, event) => applyClaimEvent(state, event as ClaimEvent | ReleaseEvent) };
 
 /** This process's fold of the claims, brought up to the end of the log. */
 export function claimsState(peerpost: Peerpost): ClaimsState {
-  let fold = folds.get(peerpost.mailbox);
-  if (!fold) {
-    fold = new WorkFold(peerpost.mailbox, { scope: CLAIMS_SCOPE, types: ["claim", "release"], empty: emptyClaims, apply: (state, event) => applyClaimEvent(state, event as ClaimEvent | ReleaseEvent) });
-    folds.set(peerpost.mailbox, fold);
-  }
-  return fold.refresh();
+  return keptFold(peerpost.mailbox, CLAIMS_FOLD);
 }
 
 export interface ClaimInput {

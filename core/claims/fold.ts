@@ -21,10 +21,49 @@ export interface ClaimEntry {
 export interface ClaimsState {
   /** Standing claims by `${repo}\n${holder}\n${path}`; an expired one stays until a release event ends it. */
   entries: Record<string, ClaimEntry>;
+  /**
+   * The same keys by `${repo}\n${first path segment}` ("*" for a segment with a wildcard): a claim is
+   * compared only with those that can share its first segment, so a fold of many claims stays linear.
+   */
+  buckets: Map<string, Set<string>>;
 }
 
 export function emptyClaims(): ClaimsState {
-  return { entries: {} };
+  return { entries: {}, buckets: new Map() };
+}
+
+const WILD = "*";
+
+function firstSegment(path: string): string {
+  const segment = path.split("/", 1)[0]!;
+  return /[*?]/.test(segment) ? WILD : segment;
+}
+
+function bucketOf(repo: string, path: string): string {
+  return `${repo}\n${firstSegment(path)}`;
+}
+
+function setEntry(state: ClaimsState, slot: string, entry: ClaimEntry): void {
+  state.entries[slot] = entry;
+  const bucket = bucketOf(entry.repo, entry.path);
+  let keys = state.buckets.get(bucket);
+  if (!keys) state.buckets.set(bucket, (keys = new Set()));
+  keys.add(slot);
+}
+
+function deleteEntry(state: ClaimsState, slot: string): void {
+  const entry = state.entries[slot];
+  if (!entry) return;
+  delete state.entries[slot];
+  state.buckets.get(bucketOf(entry.repo, entry.path))?.delete(slot);
+}
+
+/** The standing entries of a repository that may share a path with `path`. */
+function candidates(state: ClaimsState, repo: string, path: string): ClaimEntry[] {
+  const segment = firstSegment(path);
+  if (segment === WILD) return Object.values(state.entries).filter((entry) => entry.repo === repo);
+  const keys = [...(state.buckets.get(`${repo}\n${segment}`) ?? []), ...(state.buckets.get(`${repo}\n${WILD}`) ?? [])];
+  return keys.map((key) => state.entries[key]!);
 }
 
 function key(repo: string, holder: string, path: string): string {
@@ -45,19 +84,18 @@ export interface ClaimRequest {
 
 /** The standing claims of other holders a request collides with at `at`, in the order they were set. */
 export function conflictsWith(state: ClaimsState, request: ClaimRequest, at: number, options: MatchOptions = {}): Array<{ entry: ClaimEntry; path: string }> {
-  const found: Array<{ entry: ClaimEntry; path: string }> = [];
-  for (const entry of Object.values(state.entries)) {
-    if (entry.repo !== request.repo || entry.holder === request.holder || !isLive(entry, at)) continue;
-    if (entry.shared && request.shared) continue;
-    const path = request.paths.find((wanted) => patternsOverlap(wanted, entry.path, options));
-    if (path !== undefined) found.push({ entry, path });
-  }
-  return found.sort((a, b) => (a.entry.claimId < b.entry.claimId ? -1 : a.entry.claimId > b.entry.claimId ? 1 : 0));
+  const found = new Map<ClaimEntry, string>();
+  for (const path of request.paths)
+    for (const entry of candidates(state, request.repo, path)) {
+      if (found.has(entry) || entry.holder === request.holder || !isLive(entry, at) || (entry.shared && request.shared)) continue;
+      if (patternsOverlap(path, entry.path, options)) found.set(entry, path);
+    }
+  return [...found].map(([entry, path]) => ({ entry, path })).sort((a, b) => (a.entry.claimId < b.entry.claimId ? -1 : a.entry.claimId > b.entry.claimId ? 1 : 0));
 }
 
 export function applyClaimEvent(state: ClaimsState, event: ClaimEvent | ReleaseEvent, options: MatchOptions = {}): void {
   if (event.type === "release") {
-    for (const path of event.paths) delete state.entries[key(event.repo, event.holder, path)];
+    for (const path of event.paths) deleteEntry(state, key(event.repo, event.holder, path));
     return;
   }
   const at = Date.parse(event.at);
@@ -67,7 +105,7 @@ export function applyClaimEvent(state: ClaimsState, event: ClaimEvent | ReleaseE
     const held = state.entries[slot];
     const entry: ClaimEntry = { holder: event.holder, repo: event.repo, path, shared: event.shared, since: held && isLive(held, at) ? held.since : event.at, until: event.until, claimId: event.id };
     if (event.reason !== undefined) entry.reason = event.reason;
-    state.entries[slot] = entry;
+    setEntry(state, slot, entry);
   }
 }
 
@@ -78,7 +116,5 @@ export function claimsOf(state: ClaimsState, holder: string, at: number): ClaimE
 
 /** The standing claims of other holders that cover a path (relative to its repository) and keep others out. */
 export function blockingClaims(state: ClaimsState, repo: string, path: string, editor: string, at: number, options: MatchOptions = {}): ClaimEntry[] {
-  return Object.values(state.entries).filter(
-    (entry) => entry.repo === repo && entry.holder !== editor && !entry.shared && isLive(entry, at) && patternCovers(entry.path, path, options),
-  );
+  return candidates(state, repo, path).filter((entry) => entry.holder !== editor && !entry.shared && isLive(entry, at) && patternCovers(entry.path, path, options));
 }

@@ -109,14 +109,43 @@ function intersects(a: Token[], b: Token[], ignoreCase: boolean): boolean {
   return walk(0, 0);
 }
 
+/** Where a pattern's first wildcard is (its length without one), kept: a fold compares each claim with every standing one. */
+const heads = new Map<string, number>();
+
+function headLength(pattern: string): number {
+  let length = heads.get(pattern);
+  if (length === undefined) {
+    const wildcard = pattern.search(/[*?]/);
+    length = wildcard < 0 ? pattern.length : wildcard;
+    if (heads.size >= 10_000) heads.clear();
+    heads.set(pattern, length);
+  }
+  return length;
+}
+
+/** A cheap test that rules most pairs out before the exact one: literal beginnings that differ within both. */
+function headsDiffer(a: string, aHead: number, b: string, bHead: number, ignoreCase: boolean): boolean {
+  const length = Math.min(aHead, bHead);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y && (!ignoreCase || a[i]!.toLowerCase() !== b[i]!.toLowerCase())) return true;
+  }
+  return false;
+}
+
 /** Whether two normalised patterns cover a path in common. */
 export function patternsOverlap(a: string, b: string, options: MatchOptions = {}): boolean {
+  if (headsDiffer(a, headLength(a), b, headLength(b), options.ignoreCase ?? false)) return false;
   return anyIntersect(covering(a), covering(b), options);
 }
 
 /** Whether a normalised pattern covers a repository-relative path (the path's characters are all literal). */
 export function patternCovers(pattern: string, path: string, options: MatchOptions = {}): boolean {
-  return anyIntersect(covering(pattern), [tokens(normalisePattern(path), true)], options);
+  // The path's own `*` and `?` are characters: its head runs to its end.
+  const normal = normalisePattern(path);
+  if (headsDiffer(pattern, headLength(pattern), normal, normal.length, options.ignoreCase ?? false)) return false;
+  return anyIntersect(covering(pattern), [tokens(normal, true)], options);
 }
 
 function anyIntersect(left: Token[][], right: Token[][], options: MatchOptions): boolean {

@@ -75,3 +75,17 @@ export class WorkFold<S> {
     return this.state;
   }
 }
+
+const kept = new WeakMap<Mailbox, Map<string, WorkFold<unknown>>>();
+
+/** This process's fold of one kind of work event over a mailbox, kept between calls and brought to the end of the log. */
+export function keptFold<S>(mailbox: Mailbox, spec: WorkFoldSpec<S>): S {
+  let byScope = kept.get(mailbox);
+  if (!byScope) kept.set(mailbox, (byScope = new Map()));
+  let fold = byScope.get(spec.scope) as WorkFold<S> | undefined;
+  if (!fold) {
+    fold = new WorkFold(mailbox, spec);
+    byScope.set(spec.scope, fold as WorkFold<unknown>);
+  }
+  return fold.refresh();
+}

@@ -31,6 +31,8 @@ import { nameCommand } from "./commands/name.js";
 import { claimCommand } from "./commands/claim.js";
 import { releaseCommand } from "./commands/release.js";
 import { claimsCommand } from "./commands/claims.js";
+import { guardCommand } from "./commands/guard.js";
+import { taskCommand } from "./commands/task.js";
 import { resolveCommand } from "./commands/resolve.js";
 import { completionCommand } from "./commands/completion.js";
 import { helpCommand } from "./commands/help.js";
@@ -53,6 +55,8 @@ export const COMMANDS: readonly Command[] = [
   claimCommand,
   releaseCommand,
   claimsCommand,
+  guardCommand,
+  taskCommand,
   nameCommand,
   resolveCommand,
   wakeCommand,

@@ -5,7 +5,7 @@
 // so this is the cost that grows with traffic; tests/core-record-check compares both on mutated records.
 import { ADDRESS_PATTERN, ID_PATTERN, NAME_PATTERN } from "../common/address.js";
 import { MACHINE_PATTERN } from "../sessions/machine.js";
-import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RESOLUTIONS, SESSION_HOSTS, SESSION_SOURCES, ULID_PATTERN } from "./record-values.js";
+import { ANTICIPATIONS, DELIVERIES, MAX_BODY_BYTES, ORIGIN_SOURCES, RECEIPT_KINDS, RELEASE_WHYS, RESOLUTIONS, SESSION_HOSTS, SESSION_SOURCES, ULID_PATTERN } from "./record-values.js";
 
 type Check = (value: unknown) => boolean;
 
@@ -45,6 +45,8 @@ const integer: Check = (value) => Number.isSafeInteger(value);
 const nonNegative: Check = (value) => Number.isSafeInteger(value) && (value as number) >= 0;
 const matching = (pattern: RegExp): Check => (value) => typeof value === "string" && pattern.test(value);
 const ulid = matching(ULID_PATTERN);
+/** A list of 1 to 100 items (claimed paths). */
+const someOf = (item: Check): Check => (value) => Array.isArray(value) && value.length >= 1 && value.length <= 100 && listOf(item)(value);
 const address = matching(ADDRESS_PATTERN);
 const listOf = (item: Check): Check => (value) => {
   if (!Array.isArray(value)) return false;
@@ -89,6 +91,9 @@ export const acceptsMailboxEvent: Check = byType({
   read: shape({ ...event("read"), by: address, at: isoTime }),
   delivered: shape({ ...event("delivered"), via: text(64), at: isoTime }),
   resolved: shape({ ...event("resolved"), resolution: oneOf(RESOLUTIONS), by: address, at: isoTime }, { replyId: ulid, reason: body }),
+  // An edit hook folds every claim event: without these it would load zod for them.
+  claim: shape({ ...event("claim"), holder: address, repo: text(4096), paths: someOf(text(1024)), shared: boolean, at: isoTime, until: isoTime }, { reason: text(2000) }),
+  release: shape({ ...event("release"), holder: address, repo: text(4096), paths: someOf(text(1024)), why: oneOf(RELEASE_WHYS), by: address, at: isoTime }),
 });
 
 export const acceptsReceipt: Check = byType({

@@ -183,6 +183,8 @@ const taskStatusEvent = () =>
     status: z.enum(TASK_STATUSES),
     by: address(),
     note: z.optional(bodyText()),
+    /** Tasks this one now waits on too (with status blocked). */
+    after: z.optional(z.array(ulidId()).check(z.maxLength(100))),
     at: isoTime(),
   });
 

@@ -38,11 +38,12 @@ import { claimsTool } from "./tools/claims.js";
 import { setAgentOverridePolicyTool } from "./tools/set-agent-override-policy.js";
 import { forkTool } from "./tools/fork.js";
 import { startForkSweeper } from "../wake/fork-run.js";
+import { taskTool } from "./tools/task.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
-export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, claimTool, releaseTool, claimsTool, receiptsTool, healthTool, launchTool, setAgentOverridePolicyTool, forkTool];
+export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, claimTool, releaseTool, claimsTool, taskTool, receiptsTool, healthTool, launchTool, setAgentOverridePolicyTool, forkTool];
 /** Tools a server offers only when the user started it with a switch for them. */
 const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
 

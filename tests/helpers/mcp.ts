@@ -16,9 +16,9 @@ export interface Session {
   stderr(): string;
 }
 
-/** Starts `node <entry> [args]` as an MCP server with the given environment and connects a client. */
-export async function connect(t: TestContext, env: Record<string, string>, entry = CLI, args: string[] = ["serve"]): Promise<Session> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [entry, ...args], env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? process.env.HOME ?? "", ...env }, stderr: "pipe" });
+/** Starts `node <entry> [args]` as an MCP server with the given environment (in `cwd`, when given) and connects a client. */
+export async function connect(t: TestContext, env: Record<string, string>, entry = CLI, args: string[] = ["serve"], cwd?: string): Promise<Session> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [entry, ...args], env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? process.env.HOME ?? "", ...env }, stderr: "pipe", ...(cwd !== undefined ? { cwd } : {}) });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const client = new Client({ name: "peerpost-test", version: "1.0.0" });

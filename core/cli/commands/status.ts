@@ -1,4 +1,6 @@
 // peerpost status: one message with its history and conversation, or a summary per session.
+import { tasksState } from "../../tasks/tasks.js";
+import { openDependencies, type TaskState } from "../../tasks/fold.js";
 import { PeerpostError } from "../../common/errors.js";
 import { messageHistory } from "../../mail/history.js";
 import { HINTS } from "../../common/hints.js";
@@ -44,6 +46,25 @@ function resolvedLine(message: MessageState): string {
   return `resolved: ${outcome} by ${resolved.by}${resolved.replyId ? `, answer ${resolved.replyId}` : ""}`;
 }
 
+/** A task: its status, taker, dependencies (with theirs), and where its conversation is. */
+function showTask(peerpost: Peerpost, task: TaskState, json: boolean): number {
+  const state = tasksState(peerpost);
+  const waitingOn = openDependencies(state, task);
+  if (json) {
+    printJson({ ok: true, task: { ...task, waitingOn } });
+    return 0;
+  }
+  const lines = [
+    `Task ${task.id}: ${task.title}`,
+    `  status ${task.status}${task.takenBy ? `, taken by ${task.takenBy}` : ""}; created by ${task.by} at ${task.at}${task.assignee ? ` for ${task.assignee}` : ""}`,
+    ...task.after.map((dependency) => `  after ${dependency} (${state.tasks[dependency]?.status ?? "unknown"})`),
+    ...(task.note !== undefined ? [`  note: ${task.note}`] : []),
+    `  conversation: peerpost status ${task.messageId}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}
+
 export const statusCommand = defineCommand({
   name: "status",
   summary: "one message with its history and conversation, or a summary per session",
@@ -56,6 +77,8 @@ export const statusCommand = defineCommand({
     const peerpost = await openStore();
     const id = args[0];
     if (id === undefined) return summary(peerpost, json);
+    const task = tasksState(peerpost).tasks[id];
+    if (task) return showTask(peerpost, task, json);
     // Without current indexes the lookup scans the whole store: they are built in the background for the next one.
     indexWhenFarBehind(peerpost, process.argv[1] ?? "");
     const message = peerpost.mailbox.find(id);

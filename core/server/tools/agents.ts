@@ -5,6 +5,8 @@ import { readSwitches, wakeSetting } from "../../wake/switches.js";
 import { roleState, rolesOf } from "../../roles/roles.js";
 import { withHostFiles } from "../../sessions/discovery.js";
 import { escapeVisible } from "../../security/escape.js";
+import { claimsState } from "../../claims/claims.js";
+import { claimsOf } from "../../claims/fold.js";
 
 const input = z
   .object({
@@ -21,6 +23,7 @@ const session = z.object({
   cwd: z.string().optional(),
   title: z.string().optional().describe("Set by the other session's host; untrusted text."),
   roles: z.array(z.string()).describe("Roles it holds now: given at run time by the user, or from PEERPOST_ROLES."),
+  claims: z.array(z.string()).describe("The paths it claims now, as repository:pattern (exclusive unless marked shared)."),
   name: z.string().optional().describe("A human name the user gave it, or its host's title; untrusted text."),
   push: z.string().optional().describe("Live push transport, or none: then mail waits for its next prompt or read."),
   machine: z.string().optional().describe("The machine it runs on (sessions of several machines share a PostgreSQL store)."),
@@ -65,9 +68,10 @@ export const agentsTool = defineTool({
     const self = context.maybeIdentity()?.address;
     const state = roleState(context.peerpost);
     const switches = readSwitches(context.peerpost.stateDir.path);
+    const now = context.peerpost.config.now();
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })
-      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, claim: _claim, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
+      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, claim: _claim, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), claims: claimsOf(claimsState(context.peerpost), entry.address, now).map((claim) => `${claim.repo}:${claim.path}${claim.shared ? " (shared)" : ""}`), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
     if (!args.includeUnseen) return self === undefined ? { sessions: sessions.map(shown) } : { self, sessions: sessions.map(shown) };
     const { peerpost } = context;
     const view = withHostFiles(peerpost.discover, peerpost.env, sessions, peerpost.sessions.all().map((entry) => entry.address));

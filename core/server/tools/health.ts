@@ -5,6 +5,7 @@ import { inspectStore } from "../../store/report.js";
 import { VERSION } from "../../common/version.js";
 import { wakeReport } from "../../wake/report.js";
 import { storeWarnings } from "../../upkeep/health-warnings.js";
+import { listClaims } from "../../claims/claims.js";
 
 const input = z.object({}).strict();
 
@@ -18,6 +19,7 @@ const output = z.object({
   cache: z.record(z.string(), z.unknown()),
   wake: z.record(z.string(), z.unknown()),
   roles: z.object({ enforcement: z.enum(["off", "warn", "enforce"]), source: z.string() }).describe("Role enforcement (PEERPOST_ROLE_ENFORCEMENT) and where its value came from."),
+  claims: z.object({ standing: z.number(), expiredUnreleased: z.number() }).describe("Standing claims on files, and claims past their TTL that nobody released (they no longer keep anyone out)."),
 });
 
 export const healthTool = defineTool({
@@ -33,6 +35,8 @@ export const healthTool = defineTool({
     const state = inspectState(peerpost, indexedCorruptLines(peerpost));
     const store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
     const warnings = storeWarnings(state, store);
+    const claims = listClaims(peerpost);
+    if (claims.expired.length > 0) warnings.push({ code: "claims_expired", message: `${claims.expired.length} claims ran past their TTL without a release (oldest: ${claims.expired[0]!.path} of ${claims.expired[0]!.holder}); they keep nobody out. Holders release with the release tool, a person with \`peerpost release --force\`.` });
     const report = context.identityReport();
     for (const key of ["claim", "refusedClaim"] as const)
       if (typeof report[key] === "string") warnings.push({ code: "identity_claimed", message: `${report[key]} A session moves to another host only when its own host has ended.` });
@@ -47,6 +51,7 @@ export const healthTool = defineTool({
       state: { ...state },
       wake: wakeReport(peerpost, identity?.address),
       roles: { enforcement: peerpost.config.roleEnforcement.mode, source: peerpost.config.roleEnforcement.source },
+      claims: { standing: claims.claims.length, expiredUnreleased: claims.expired.length },
       cache: view ? { scope: view.scope ?? null, state: view.cacheState, ...(view.cacheProblem !== undefined ? { problem: view.cacheProblem } : {}), offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },
       warnings,
     };

@@ -1,0 +1,60 @@
+// peerpost guard install|uninstall [--repo DIR]: git hooks that refuse a commit or push touching paths
+// another live session claimed exclusively. `guard check HOOK` is what those hooks run.
+import { readFileSync, realpathSync } from "node:fs";
+import { logError } from "../../common/error-log.js";
+import { guardFindings, refusalText } from "../../guard/check.js";
+import { GUARDED_HOOKS, installGuard, uninstallGuard, type GuardedHook } from "../../guard/install.js";
+import { openPeerpost } from "../../peerpost.js";
+import { defineCommand } from "../command.js";
+import { printJson } from "../output.js";
+
+/** The hook's check: exit 1 with the holders named, 0 otherwise; its own failure lets the commit through, said on stderr. */
+async function check(hook: GuardedHook): Promise<number> {
+  const peerpost = openPeerpost({ create: false });
+  if (!peerpost || peerpost.config.guard === "off") return 0;
+  try {
+    await peerpost.backend.sync({ only: ["mailbox"] });
+    const refs = hook === "pre-push" ? readFileSync(0, "utf8") : "";
+    const findings = guardFindings(peerpost, process.cwd(), hook, refs);
+    if (findings.length === 0) return 0;
+    process.stderr.write(refusalText(hook, findings));
+    return 1;
+  } catch (error) {
+    logError(peerpost.stateDir.path, `guard ${hook}`, error);
+    process.stderr.write(`peerpost guard: could not check the claims (${error instanceof Error ? error.message : String(error)}); letting the ${hook === "pre-commit" ? "commit" : "push"} through.\n`);
+    return 0;
+  } finally {
+    await peerpost.backend.close({ wait: false });
+  }
+}
+
+export const guardCommand = defineCommand({
+  name: "guard",
+  summary: "git hooks that refuse commits and pushes touching others' claims",
+  usage: "install|uninstall [--repo DIR]",
+  details:
+    "install adds pre-commit and pre-push hooks to the repository (in core.hooksPath when set). A hook already there runs first, unchanged; uninstall puts it back byte for byte. " +
+    "The hooks refuse a commit or push that touches a path another live session claimed exclusively, name the holder, and say how to override: git commit --no-verify, or PEERPOST_GUARD=off.",
+  flags: { repo: { type: "string", value: "DIR", help: "The repository (default: the one you are in).", complete: "file" } },
+  args: { min: 1, max: 4, name: "install, uninstall (or check HOOK [REMOTE URL], which the hooks run)", complete: ["install", "uninstall"] },
+  examples: ["peerpost guard install", "peerpost guard uninstall --repo ~/src/app"],
+  async run({ flags, args, json, usageError }) {
+    const [action, hook, ...rest] = args as [string, string | undefined, ...string[]];
+    if (action === "check") {
+      if (!GUARDED_HOOKS.includes(hook as GuardedHook)) throw usageError(`check needs pre-commit or pre-push, not ${JSON.stringify(hook)}`);
+      return check(hook as GuardedHook);
+    }
+    if ((action !== "install" && action !== "uninstall") || hook !== undefined || rest.length > 0) throw usageError(`needs install or uninstall, not ${JSON.stringify(args.join(" "))}`);
+    const repo = flags.repo ?? process.cwd();
+    // The hooks run this very CLI with this node, whatever PATH git has.
+    const change = action === "install" ? installGuard(repo, process.execPath, realpathSync(process.argv[1]!)) : uninstallGuard(repo);
+    if (json) printJson({ ok: true, ...change });
+    else
+      process.stdout.write(
+        change.hooks.length === 0
+          ? `no peerpost guard hooks in ${change.hooksDir}\n`
+          : change.hooks.map((entry) => `${action === "install" ? "installed" : "removed"} ${entry.path}${entry.chained ? (action === "install" ? " (the hook that was there runs first)" : " (the earlier hook is back)") : ""}\n`).join(""),
+      );
+    return 0;
+  },
+});

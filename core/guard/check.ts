@@ -1,0 +1,70 @@
+// `peerpost guard check pre-commit|pre-push`, run by the guard's git hooks: the paths a commit (the
+// index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet)
+// touches, checked against the claims of other live holders. The committer's own claims never refuse:
+// PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
+import type { Peerpost } from "../peerpost.js";
+import { claimsState } from "../claims/claims.js";
+import { blockingClaims, type ClaimEntry } from "../claims/fold.js";
+import { holderGone } from "../claims/holders.js";
+import { repositoryOf } from "../claims/paths.js";
+import { ancestors } from "../sessions/process-tree.js";
+import { userAddress } from "../sessions/user.js";
+import { git, namesFromStatus, topLevel } from "./git.js";
+import type { GuardedHook } from "./install.js";
+
+const NO_COMMIT = /^0+$/;
+
+/** The paths the change the hook is about touches, relative to the top level. */
+export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string): string[] {
+  if (hook === "pre-commit") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
+  const paths = new Set<string>();
+  for (const line of refsOnStdin.split("\n")) {
+    const [, localSha, , remoteSha] = line.trim().split(/\s+/);
+    if (localSha === undefined || remoteSha === undefined || NO_COMMIT.test(localSha)) continue;
+    const range = NO_COMMIT.test(remoteSha) ? [localSha, "--not", "--remotes"] : [`${remoteSha}..${localSha}`];
+    for (const path of namesFromStatus(git(top, ["log", "--format=", "--name-status", "-z", "-M", ...range]))) paths.add(path);
+  }
+  return [...paths];
+}
+
+/** The addresses whose claims are the committer's own. */
+export function committerAddresses(peerpost: Peerpost): Set<string> {
+  const own = new Set<string>([userAddress(peerpost.config)]);
+  if (peerpost.config.address !== undefined) own.add(peerpost.config.address);
+  const pids = new Set(ancestors().map((info) => info.pid));
+  for (const session of peerpost.sessions.list()) if (session.hostPid !== undefined && pids.has(session.hostPid)) own.add(session.address);
+  return own;
+}
+
+export interface GuardFinding {
+  path: string;
+  entry: ClaimEntry;
+}
+
+export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook, refsOnStdin: string): GuardFinding[] {
+  const top = topLevel(cwd);
+  const repo = repositoryOf(top);
+  const own = committerAddresses(peerpost);
+  const state = claimsState(peerpost);
+  const now = peerpost.config.now();
+  const findings: GuardFinding[] = [];
+  for (const path of touchedPaths(top, hook, refsOnStdin)) {
+    const entry = blockingClaims(state, repo, path, "", now).find((claim) => !own.has(claim.holder) && !holderGone(peerpost, claim.holder));
+    if (entry) findings.push({ path, entry });
+  }
+  return findings;
+}
+
+/** What the hook prints on refusal: each path with its holder, then how to ask and how to override. */
+export function refusalText(hook: GuardedHook, findings: readonly GuardFinding[]): string {
+  const action = hook === "pre-commit" ? "commit" : "push";
+  const lines = findings.map(({ path, entry }) => `  ${JSON.stringify(path)}: claimed by ${entry.holder} until ${entry.until}${entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : ""}`);
+  const holders = [...new Set(findings.map(({ entry }) => entry.holder))];
+  return [
+    `peerpost guard: this ${action} touches paths another live session holds exclusively:`,
+    ...lines,
+    `Ask the holder first: peerpost send --to ${holders[0]} --anticipation reply 'May I ${action} …?'`,
+    `To ${action} anyway: git ${action} --no-verify, or PEERPOST_GUARD=off git ${action} …`,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,69 @@
+// The pure fold of task events, decided by log order: a task is taken once (the first `in_progress` by
+// anyone, while its dependencies are all done), only its taker moves it on, and done or failed is final.
+// A dependency that would close a cycle is dropped here too, whatever its writer saw.
+import type { TaskEvent, TaskStatus, TaskStatusEvent } from "../records/schemas.js";
+
+export interface TaskState {
+  id: string;
+  title: string;
+  bodyBytes: number;
+  by: string;
+  assignee?: string;
+  after: string[];
+  messageId: string;
+  at: string;
+  status: TaskStatus;
+  takenBy?: string;
+  note?: string;
+  updatedAt: string;
+}
+
+export interface TasksState {
+  tasks: Record<string, TaskState>;
+}
+
+export function emptyTasks(): TasksState {
+  return { tasks: {} };
+}
+
+export function isFinal(status: TaskStatus): boolean {
+  return status === "done" || status === "failed";
+}
+
+/** The dependencies of a task that are not done yet (unknown ones count as not done). */
+export function openDependencies(state: TasksState, task: TaskState): string[] {
+  return task.after.filter((id) => state.tasks[id]?.status !== "done");
+}
+
+/** Whether `task` waiting on `dependency` would close a cycle (a task waiting on itself included). */
+export function wouldCycle(state: TasksState, task: string, dependency: string): boolean {
+  const seen = new Set<string>();
+  const walk = (id: string): boolean => {
+    if (id === task) return true;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return (state.tasks[id]?.after ?? []).some(walk);
+  };
+  return walk(dependency);
+}
+
+export function applyTaskEvent(state: TasksState, event: TaskEvent | TaskStatusEvent): void {
+  if (event.type === "task") {
+    if (state.tasks[event.id]) return;
+    const task: TaskState = { id: event.id, title: event.title, bodyBytes: Buffer.byteLength(event.body, "utf8"), by: event.by, after: event.after.filter((id) => state.tasks[id] !== undefined), messageId: event.messageId, at: event.at, status: "pending", updatedAt: event.at };
+    if (event.assignee !== undefined) task.assignee = event.assignee;
+    state.tasks[event.id] = task;
+    return;
+  }
+  const task = state.tasks[event.task];
+  if (!task || isFinal(task.status)) return;
+  if (event.status === "in_progress" && task.takenBy === undefined) {
+    if (openDependencies(state, task).length > 0) return;
+    task.takenBy = event.by;
+  } else if (event.by !== task.takenBy && !(event.status === "blocked" && task.takenBy === undefined && event.by === task.by)) return;
+  for (const dependency of event.after ?? []) if (!task.after.includes(dependency) && state.tasks[dependency] && !wouldCycle(state, task.id, dependency)) task.after.push(dependency);
+  task.status = event.status;
+  task.updatedAt = event.at;
+  if (event.note !== undefined) task.note = event.note;
+  else delete task.note;
+}

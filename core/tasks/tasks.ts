@@ -1,0 +1,133 @@
+// The task board: tasks with a title, a body, an optional assignee (an address or role:<name>) and
+// dependencies, as events in the mailbox log. Taking a task is decided by log order (exactly one taker);
+// a task whose dependencies are not all done cannot be taken. The task's conversation opens with a note
+// from its creator to itself; when the task ends the result answers that note (so `wait` on it returns
+// the result), and a finished dependency tells the waiting task's assignee (else its creator) with an fyi.
+import { PeerpostError } from "../common/errors.js";
+import { parseAddress } from "../common/address.js";
+import { idFactory } from "../common/ids.js";
+import type { Peerpost } from "../peerpost.js";
+import type { TaskEvent, TaskStatus, TaskStatusEvent } from "../records/schemas.js";
+import { TASKS_SCOPE } from "../records/work-scope.js";
+import { keptFold, type WorkFoldSpec } from "../claims/work-fold.js";
+import { checkBody } from "../mail/messages.js";
+import { applyTaskEvent, emptyTasks, isFinal, openDependencies, wouldCycle, type TaskState, type TasksState } from "./fold.js";
+
+const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent) };
+
+export function tasksState(peerpost: Peerpost): TasksState {
+  return keptFold(peerpost.mailbox, TASKS_FOLD);
+}
+
+function unknownTask(id: string): PeerpostError {
+  return new PeerpostError("not_found", `No task ${id} on the board.`, { details: { taskId: id }, hint: "`peerpost task list` (the task tool with action list) shows the tasks and their ids." });
+}
+
+export function findTask(peerpost: Peerpost, id: string): TaskState {
+  const task = tasksState(peerpost).tasks[id];
+  if (!task) throw unknownTask(id);
+  return task;
+}
+
+export interface NewTask {
+  by: string;
+  title: string;
+  body?: string | undefined;
+  assignee?: string | undefined;
+  after?: readonly string[] | undefined;
+}
+
+export async function createTask(peerpost: Peerpost, input: NewTask): Promise<TaskState> {
+  parseAddress(input.by, "by");
+  if (input.assignee !== undefined) parseAddress(input.assignee, "assignee");
+  const title = input.title.trim();
+  if (title === "" || title.length > 200)
+    throw new PeerpostError("invalid_arguments", "A task needs a title of 1 to 200 characters.", { details: { field: "title" }, hint: "Say in a line what is to be done; put the rest in the body." });
+  const body = input.body ?? "";
+  checkBody(body, "task body");
+  const after = [...new Set(input.after ?? [])];
+  for (const id of after) findTask(peerpost, id);
+  // The conversation's first message: the creator's own note, marked read so it never nags.
+  const { message } = await peerpost.mailbox.send({ from: input.by, fromVerified: false, to: input.by, body: `Task: ${title}\n\n${body}`.trimEnd(), anticipation: "reply", allowSelf: true });
+  await peerpost.mailbox.markRead(input.by, [message.id]);
+  const newId = await idFactory();
+  const now = peerpost.config.now();
+  const event: TaskEvent = { v: 1, type: "task", id: newId(now), title, body, by: input.by, after, messageId: message.id, at: new Date(now).toISOString() };
+  if (input.assignee !== undefined) event.assignee = input.assignee;
+  await peerpost.mailbox.store.append([{ record: event, scopes: [TASKS_SCOPE] }]);
+  return findTask(peerpost, event.id);
+}
+
+export interface TaskUpdate {
+  id: string;
+  by: string;
+  status: TaskStatus;
+  /** The result (done), the reason (failed, blocked). */
+  note?: string | undefined;
+  /** More tasks to wait on (with status blocked). */
+  after?: readonly string[] | undefined;
+}
+
+/** Takes a task (status in_progress) or moves it on; refused with a code when the log says no. */
+export async function updateTask(peerpost: Peerpost, update: TaskUpdate): Promise<TaskState> {
+  parseAddress(update.by, "by");
+  if (update.note !== undefined) checkBody(update.note, "note");
+  const newId = await idFactory();
+  let before: TaskState | undefined;
+  const outcome = await peerpost.mailbox.store.appendDeciding(() => {
+    const state = tasksState(peerpost);
+    const task = state.tasks[update.id];
+    if (!task) throw unknownTask(update.id);
+    before = { ...task, after: [...task.after] };
+    refuseUpdate(state, task, update);
+    const now = peerpost.config.now();
+    const event: TaskStatusEvent = { v: 1, type: "task_status", id: newId(now), task: task.id, status: update.status, by: update.by, at: new Date(now).toISOString() };
+    if (update.note !== undefined) event.note = update.note;
+    if (update.after !== undefined && update.after.length > 0) event.after = [...new Set(update.after)];
+    return {
+      items: [{ record: event, scopes: [TASKS_SCOPE] }],
+      conflicts: (earlier) => earlier.type === "task_status" && earlier.task === task.id,
+    };
+  });
+  const task = findTask(peerpost, update.id);
+  if (outcome.conflict || (update.status === "in_progress" && task.takenBy !== update.by))
+    throw new PeerpostError("claim_conflict", `Task ${update.id} was taken by ${task.takenBy ?? "someone else"} first.`, { details: { taskId: update.id, takenBy: task.takenBy ?? null, status: task.status }, hint: "Pick another task from `peerpost task list`." });
+  if (isFinal(task.status) && before && !isFinal(before.status)) await announceEnd(peerpost, task, update);
+  return task;
+}
+
+function refuseUpdate(state: TasksState, task: TaskState, update: TaskUpdate): void {
+  const details = { taskId: task.id, status: task.status, takenBy: task.takenBy ?? null };
+  if (isFinal(task.status)) throw new PeerpostError("invalid_arguments", `Task ${task.id} is already ${task.status}.`, { details, hint: "Create a new task for more work." });
+  if (update.status === "in_progress" && task.takenBy === undefined) {
+    const open = openDependencies(state, task);
+    if (open.length > 0) throw new PeerpostError("task_blocked", `Task ${task.id} waits on ${open.join(", ")}, not done yet.`, { details: { ...details, waitingOn: open }, hint: "Take it once they are done: whoever waits for it is told (task_unblocked)." });
+    return;
+  }
+  if (update.status === "in_progress" && task.takenBy !== update.by) throw new PeerpostError("claim_conflict", `Task ${task.id} is taken by ${task.takenBy}.`, { details, hint: "Pick another task from `peerpost task list`." });
+  const mayUpdate = update.by === task.takenBy || (task.takenBy === undefined && update.by === task.by && update.status === "blocked");
+  if (!mayUpdate) throw new PeerpostError("permission_denied", `Only ${task.takenBy ?? "the task's taker"} moves task ${task.id} on.`, { details, hint: "Take the task first (task claim), or ask its taker." });
+  for (const dependency of update.after ?? []) {
+    if (!state.tasks[dependency]) throw unknownTask(dependency);
+    if (wouldCycle(state, task.id, dependency))
+      throw new PeerpostError("invalid_arguments", `Task ${task.id} waiting on ${dependency} would close a cycle.`, { details: { ...details, field: "after", dependency, reason: "cycle" }, hint: "A task cannot wait on itself or on a task that waits on it." });
+  }
+}
+
+/** The result to the creator (an answer in the task's conversation), and task_unblocked to whoever waits. */
+async function announceEnd(peerpost: Peerpost, task: TaskState, update: TaskUpdate): Promise<void> {
+  const text = `Task ${task.id} (${task.title}) ${task.status} by ${update.by}${update.note !== undefined ? `:\n\n${update.note}` : "."}`;
+  await peerpost.mailbox.resolve({ id: task.messageId, by: task.by, resolution: "reply", text });
+  if (task.status !== "done") return;
+  const state = tasksState(peerpost);
+  for (const waiting of Object.values(state.tasks)) {
+    if (!waiting.after.includes(task.id) || isFinal(waiting.status) || openDependencies(state, waiting).length > 0) continue;
+    const to = waiting.assignee ?? waiting.by;
+    const via = to.startsWith("role:") ? to : undefined;
+    await peerpost.mailbox.send({ from: update.by, fromVerified: false, to, via, anticipation: "fyi", allowSelf: true, body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be taken now: ${task.id} was the last task it waited on.` });
+  }
+}
+
+export function listTasks(peerpost: Peerpost): TaskState[] {
+  return Object.values(tasksState(peerpost).tasks).sort((a, b) => (a.id < b.id ? -1 : 1));
+}

@@ -1,0 +1,110 @@
+// The commit guard in real repositories with the real git: an existing pre-commit hook still runs and
+// core.hooksPath is respected; a commit or push touching another live session's exclusive claim is
+// refused with the holder named and the override said, through renames, a detached HEAD and names with
+// spaces and newlines; the committer's own claims never refuse; uninstall restores the hooks byte for byte.
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { git, tempRepo } from "./helpers/repo.js";
+import { cliIn } from "./helpers/cli.js";
+import { onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
+import { claimPaths } from "../core/claims/claims.js";
+
+/** Every file of a directory with its bytes and mode, to compare before and after. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) files[name] = `${statSync(join(dir, name)).mode.toString(8)}:${readFileSync(join(dir, name), "base64")}`;
+  return files;
+}
+
+function gitRun(repo: string, env: Record<string, string>, ...args: string[]) {
+  return spawnSync("git", args, { cwd: repo, encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: repo, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.invalid", ...env } });
+}
+
+/** A repository whose hooks dir already has a pre-commit that leaves a mark; a live Codex session claims src/** and a path with a space and a newline. */
+async function guarded(t: TestContext, hooksPath?: string) {
+  const repo = tempRepo(t, { "src/a.ts": "a\n", "src/b.ts": "b\n", "docs/guide.md": "g\n", "odd dir/x\ny.txt": "o\n" });
+  const { peerpost, stateDir, home } = tempPeerpost(t);
+  if (hooksPath !== undefined) git(repo, "config", "core.hooksPath", hooksPath);
+  const hooksDir = join(repo, hooksPath ?? ".git/hooks");
+  mkdirSync(hooksDir, { recursive: true });
+  writeFileSync(join(hooksDir, "pre-commit"), `#!/bin/sh\necho ran >> "${join(repo, ".git", "old-hook-ran")}"\n`);
+  chmodSync(join(hooksDir, "pre-commit"), 0o750);
+  const before = snapshot(hooksDir);
+  const holderHost = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  onCleanup(t, () => holderHost.kill("SIGKILL"));
+  await peerpost.sessions.register({ host: "codex", address: "codex:holder", sessionId: "holder", hostPid: holderHost.pid!, source: "startup" });
+  const clockEnv = { PEERPOST_NOW: String(Date.parse("2026-01-01T00:30:00.000Z")) };
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/**", "odd dir/x\ny.txt"], reason: "refactor", ttl: "2h" });
+  const env = { HOME: home, PEERPOST_HOME: stateDir, ...clockEnv };
+  const installed = await cliIn(repo, env, "guard", "install", "--json");
+  assert.equal(installed.code, 0, installed.stderr);
+  return { repo, env, hooksDir, before, peerpost };
+}
+
+function commitFile(repo: string, env: Record<string, string>, path: string, ...flags: string[]) {
+  writeFileSync(join(repo, path), `changed ${Math.random()}\n`);
+  gitRun(repo, env, "add", "--", path);
+  return gitRun(repo, env, "commit", "-q", "-m", `change ${path}`, ...flags);
+}
+
+for (const hooksPath of [undefined, ".githooks"]) {
+  test(`the guard refuses a commit into another session's claim, and chains the existing hook${hooksPath ? " (core.hooksPath)" : ""}`, async (t) => {
+    const { repo, env, hooksDir, before } = await guarded(t, hooksPath);
+    const refused = commitFile(repo, env, "src/a.ts");
+    assert.notEqual(refused.status, 0, "refused");
+    assert.match(refused.stderr, /peerpost guard: this commit touches paths another live session holds exclusively:\n  "src\/a\.ts": claimed by codex:holder until \S+ \("refactor"\)/);
+    assert.match(refused.stderr, /git commit --no-verify, or PEERPOST_GUARD=off git commit/);
+    assert.equal(readFileSync(join(repo, ".git", "old-hook-ran"), "utf8"), "ran\n", "the hook that was there ran first");
+    gitRun(repo, env, "reset", "-q");
+    git(repo, "checkout", "-q", "--", "src/a.ts");
+
+    assert.equal(commitFile(repo, env, "docs/guide.md").status, 0, "an unclaimed path commits");
+    // A rename out of the claim touches it too; a path with a space and a newline is matched as it is.
+    const renamed = gitRun(repo, env, "mv", "src/b.ts", "lib-b.ts").status === 0 && gitRun(repo, env, "commit", "-q", "-m", "move");
+    assert.ok(renamed && renamed.status !== 0 && /"src\/b\.ts": claimed by codex:holder/.test(renamed.stderr), renamed ? renamed.stderr : "git mv failed");
+    gitRun(repo, env, "reset", "-q", "--hard");
+    const odd = commitFile(repo, env, "odd dir/x\ny.txt");
+    assert.notEqual(odd.status, 0);
+    assert.match(odd.stderr, /"odd dir\/x\\ny\.txt": claimed by codex:holder/);
+    gitRun(repo, env, "reset", "-q", "--hard");
+    // On a detached HEAD as on a branch; the overrides let it through.
+    git(repo, "checkout", "-q", "--detach");
+    assert.notEqual(commitFile(repo, env, "src/a.ts").status, 0, "refused on a detached HEAD");
+    assert.equal(gitRun(repo, { ...env, PEERPOST_GUARD: "off" }, "commit", "-q", "-m", "anyway").status, 0, "PEERPOST_GUARD=off");
+    assert.equal(commitFile(repo, env, "src/b.ts", "--no-verify").status, 0, "--no-verify");
+
+    const removed = await cliIn(repo, env, "guard", "uninstall");
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.deepEqual(snapshot(hooksDir), before, "uninstall restores the hooks byte for byte, modes too");
+  });
+}
+
+test("the committer's own claims never refuse, and a push carrying a commit into another's claim is refused", async (t) => {
+  const { repo, env, peerpost } = await guarded(t);
+  await claimPaths(peerpost, { holder: "claude:me", cwd: repo, paths: ["docs/**"], ttl: "2h" });
+  await claimPaths(peerpost, { holder: "user:pat", cwd: repo, paths: ["README.md"], ttl: "2h" });
+  writeFileSync(join(repo, "README.md"), "r\n");
+  assert.equal(commitFile(repo, { ...env, PEERPOST_ADDRESS: "claude:me" }, "docs/guide.md").status, 0, "PEERPOST_ADDRESS's own claim");
+  assert.equal(commitFile(repo, { ...env, PEERPOST_USER: "pat" }, "README.md").status, 0, "the person's own claim");
+  assert.notEqual(commitFile(repo, { ...env, PEERPOST_USER: "sam" }, "README.md").status, 0, "another person's claim refuses");
+  gitRun(repo, env, "reset", "-q", "--hard");
+
+  const remote = tempDir(t, "peerpost-remote-");
+  git(remote, "init", "-q", "--bare");
+  git(repo, "remote", "add", "origin", remote);
+  // The first push carries the whole history, claimed files included: it goes with --no-verify.
+  const first = gitRun(repo, env, "push", "-q", "origin", "HEAD:refs/heads/main");
+  assert.match(first.stderr, /this push touches paths another live session holds exclusively:\n[^]*  "src\/a\.ts": claimed by codex:holder/, "a new branch's commits are all checked");
+  assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "origin", "HEAD:refs/heads/main").status, 0);
+  assert.equal(commitFile(repo, env, "notes.txt").status, 0);
+  const clean = gitRun(repo, env, "push", "-q", "origin", "HEAD:refs/heads/main");
+  assert.equal(clean.status, 0, `nothing claimed in what is pushed: ${clean.stderr}`);
+  assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
+  const pushed = gitRun(repo, env, "push", "-q", "origin", "HEAD:refs/heads/main");
+  assert.notEqual(pushed.status, 0);
+  assert.match(pushed.stderr, /peerpost guard: this push touches paths another live session holds exclusively:\n  "src\/a\.ts": claimed by codex:holder/);
+  assert.match(pushed.stderr, /git push --no-verify, or PEERPOST_GUARD=off git push/);
+});
