@@ -124,7 +124,7 @@ describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok C
     const [prompted, afterRead] = calls;
     const connected = prompted!.body.messages.map((message) => contentText(message.content)).filter((text) => text.includes("MCP server connected"));
     assert.equal(connected.length, 1, "Grok shows the MCP server's instructions when it connects");
-    assert.match(connected[0]!, /- peerpost \(15 tools\): peerpost connects you/);
+    assert.match(connected[0]!, /- peerpost \(17 tools\): peerpost connects you/);
     assert.match(connected[0]!, /call peerpost's read tool \(use_tool with tool_name peerpost__read\) at the start of each task and again when you have finished it/);
     assert.equal(fake.findShown("new message from other AI agents").filter((hit) => hit.call === prompted!.index).length, 0, "no hook told the model (Grok 1.0.41 runs no plugin hook)");
 

@@ -128,10 +128,12 @@ export class PushLoop {
     try {
       const view = mailbox.view(identity.address);
       const now = this.peerpost.config.now();
-      // Stale mail (past replyBy, or unread too long) is never pushed: it waits for read. A live transport takes only requests.
+      // Stale mail (past replyBy, or unread too long) is never pushed: it waits for read. A live transport takes
+      // only requests, and none that a wake, launch or fork run already carries in its prompt.
       const staleMs = this.peerpost.config.staleMs;
+      const carried = this.transport.live ? this.peerpost.wakes.fold().carried(now) : undefined;
       const pending = Object.values(view.state.messages).filter((message) =>
-        this.transport.live ? isLiveCandidate(message, identity.address, now, staleMs) : message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, staleMs),
+        carried ? isLiveCandidate(message, identity.address, now, staleMs) && !carried.has(message.id) : message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, staleMs),
       );
       for (const message of pending.sort(byId)) await this.pushOne(identity, message);
       if (this.transport.remind) {

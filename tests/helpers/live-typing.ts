@@ -42,7 +42,7 @@ export async function checkTypedDelivery(t: TestContext, target: TypingTarget, a
   assert.equal(waited.outcome, "reply", JSON.stringify({ waited, screen: tmux.capture() }));
   assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`${answer} ${String(asked.messageId)}`));
   assert.equal(store().mailbox.view(address).state.messages[String(asked.messageId)]!.delivered?.via, target.via);
-  assert.ok(target.modelSaw(`peerpost: claude:peer asks for a reply (message ${String(asked.messageId)})`), "the typed line reached the model as the person's prompt");
+  assert.ok(target.modelSaw(`peerpost: claude:peer sent you a request (message ${String(asked.messageId)})`), "the typed line reached the model as the person's prompt");
   const pushed = store().receipts.query({ kind: "push", address }).receipts.find((receipt) => receipt.messageId === String(asked.messageId));
   assert.equal(pushed?.via, target.via, JSON.stringify(pushed));
   assert.equal(pushed?.delivery, "delivered");
