@@ -55,13 +55,14 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env.HOME! });
   assert.equal(store().sessions.all().find((entry) => entry.address === address)?.alive, false, "the run ended");
 
-  const peerEnv = { HOME: env.HOME!, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "codex:peer" };
+  // The requester's PATH has the host binary: a run without the session's own capture starts the one found there.
+  const peerEnv = { HOME: env.HOME!, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "codex:peer", PATH: env.PATH ?? "" };
   const peer = await connect(t, peerEnv);
   await peer.call("health");
   const off = await peer.call("message", { to: address, message: "are you there?", anticipation: "reply" });
   assert.equal(off.wake, undefined, "waking is off by default");
   await peer.call("message", { to: address, message: "never mind", anticipation: "fyi" });
-  const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }));
+  const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: peerEnv, stdio: ["ignore", "pipe", "pipe"] }));
   // Answer the first request by hand, so the wake carries only the new one.
   assert.equal((await cli(["reply", String(off.messageId), "--as", address, "--done"])).code, 0);
   assert.equal((await cli(["wake", "on", "claude-code"])).code, 0);
@@ -99,7 +100,7 @@ test("claude: a request wakes an ended session headless; the model reads and rep
   assert.equal(store().receipts.query({ kind: "wake" }).receipts.filter((receipt) => receipt.delivery === "delivered").length, runs.length);
 
   // Over budget: the send is stored, no run starts, and the result says why.
-  const over = await collect(spawn(process.execPath, [CLI, "send", "--json", "--from", "codex:peer", "--to", address, "--anticipation", "reply", "one more?"], { env: { PATH: process.env.PATH ?? "", ...peerEnv, PEERPOST_WAKE_PER_HOUR: "1" }, stdio: ["ignore", "pipe", "pipe"] }));
+  const over = await collect(spawn(process.execPath, [CLI, "send", "--json", "--from", "codex:peer", "--to", address, "--anticipation", "reply", "one more?"], { env: { ...peerEnv, PEERPOST_WAKE_PER_HOUR: "1" }, stdio: ["ignore", "pipe", "pipe"] }));
   const overResult = JSON.parse(over.stdout) as { wake: string; warnings: Array<{ code: string; message: string }> };
   assert.equal(overResult.wake, "over_budget");
   assert.match(overResult.warnings.find((entry) => entry.code === "wake_over_budget")?.message ?? "", /PEERPOST_WAKE_PER_HOUR=1/);

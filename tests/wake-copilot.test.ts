@@ -32,10 +32,11 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   const captured = JSON.parse(readFileSync(join(stateDir, "wake-env", `copilot_${sessionId}.json`), "utf8")) as { env: Record<string, string> };
   assert.equal(captured.env.COPILOT_PROVIDER_BASE_URL, fake.baseUrl, "the provider variables come from the copilot process itself");
 
-  const peerEnv = { HOME: copilot.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:peer" };
+  // The requester's PATH has the host binary: a run without the session's own capture (a launch) starts the one found there.
+  const peerEnv = { HOME: copilot.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:peer", PATH: copilot.env.PATH ?? "" };
   const peer = await connect(t, peerEnv);
   await peer.call("health");
-  const on = await collect(spawn(process.execPath, [CLI, "wake", "on", "copilot"], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }));
+  const on = await collect(spawn(process.execPath, [CLI, "wake", "on", "copilot"], { env: peerEnv, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
   answer(chatAnswerMail(call, "copilot answers"));
   const asked = await peer.call("message", { to: address, message: "Did the tests pass?", anticipation: "reply" });
@@ -51,7 +52,7 @@ test("copilot: a request wakes an ended session headless; the model reads and re
 
   // Launch: a new Copilot session in the same dir, peerpost's server on its command line; the newest
   // Copilot session's captured environment gives it the provider.
-  assert.equal((await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: { PATH: process.env.PATH ?? "", ...peerEnv }, stdio: ["ignore", "pipe", "pipe"] }))).code, 0);
+  assert.equal((await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: peerEnv, stdio: ["ignore", "pipe", "pipe"] }))).code, 0);
   answer(chatAnswerMail(call, "copilot helper"));
   const launched = await peer.call("launch", { host: "copilot", cwd: copilot.workDir, message: "Summarise the work dir." });
   assert.match(String(launched.address), /^copilot:[0-9a-f-]{36}$/, JSON.stringify(launched));

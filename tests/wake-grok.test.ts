@@ -48,7 +48,8 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
   const records = readFileSync(join(stateDir, "sessions.jsonl"), "utf8");
   assert.match(records, new RegExp(`"address":"${address}"[^\\n]*"source":"startup"`), "the user-level SessionStart hook ran");
 
-  const peer = await connect(t, { HOME: grok.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:peer" });
+  // The launch below runs the grok binary found on the requesting server's own PATH, never a capture's.
+  const peer = await connect(t, { HOME: grok.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:peer", PATH: grok.env.PATH ?? "" });
   await peer.call("health");
   assert.equal((await cli(["wake", "on", "grok"])).code, 0);
   answer(chatAnswerMail(useTool, "grok answers"));

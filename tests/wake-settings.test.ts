@@ -33,7 +33,7 @@ test("claude: an allowed model and effort change by message is used by the wake 
   const address = `claude:${parsePrintResult(first.stdout).session_id}`;
   const firstModel = fake.modelRequests.at(-1)!.body.model;
 
-  const peerEnv = { HOME: env.HOME!, PEERPOST_HOME: stateDir, PEERPOST_USER: "pat" };
+  const peerEnv = { HOME: env.HOME!, PEERPOST_HOME: stateDir, PEERPOST_USER: "pat", PATH: env.PATH ?? "" };
   const peer = await connect(t, { ...peerEnv, PEERPOST_ADDRESS: "codex:peer" });
   await peer.call("health");
   assert.equal((await cli(peerEnv, "wake", "on", "claude-code")).code, 0);
