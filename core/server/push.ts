@@ -129,9 +129,12 @@ export class PushLoop {
       const view = mailbox.view(identity.address);
       const now = this.peerpost.config.now();
       // Stale mail (past replyBy, or unread too long) is never pushed: it waits for read. A live transport takes
-      // only requests, and none that a wake, launch or fork run already carries in its prompt.
+      // only requests, and none that a wake, launch or fork run already carries in its prompt; nothing at all
+      // while such a headless run holds the session (its runner takes what arrives meanwhile, in a next run).
       const staleMs = this.peerpost.config.staleMs;
-      const carried = this.transport.live ? this.peerpost.wakes.fold().carried(now) : undefined;
+      const wakes = this.transport.live ? this.peerpost.wakes.fold() : undefined;
+      if (wakes?.active(now).some((run) => run.claim.address === identity.address)) return;
+      const carried = wakes?.carried(now);
       const pending = Object.values(view.state.messages).filter((message) =>
         carried ? isLiveCandidate(message, identity.address, now, staleMs) && !carried.has(message.id) : message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, staleMs),
       );
