@@ -1,6 +1,7 @@
 // What the people-facing commands share: the store, addresses read from flags, receipt origins.
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { parseAddress } from "../common/address.js";
+import { userAddress } from "../sessions/user.js";
 import type { ReceiptInput } from "../mail/receipts.js";
 import { discoverAll } from "../../plugins/discovery.js";
 
@@ -16,6 +17,11 @@ export async function openStore(): Promise<Peerpost> {
 
 export function addressFlag(value: string, flag: string): string {
   return parseAddress(value, flag).text;
+}
+
+/** The address a flag or argument names, else the person's own (`user:<name>`). */
+export function addressOrMine(peerpost: Peerpost, value: string | undefined, flag: string): string {
+  return value === undefined ? userAddress(peerpost.config) : addressFlag(value, flag);
 }
 
 /** A CLI call names its identity with a flag: recorded as explicit, never as host-verified. */

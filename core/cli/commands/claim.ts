@@ -2,10 +2,9 @@
 import { claimPaths } from "../../claims/claims.js";
 import type { ClaimEntry } from "../../claims/fold.js";
 import { DEFAULT_TTL } from "../../claims/ttl.js";
-import { userAddress } from "../../sessions/user.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";
-import { addressFlag, openStore } from "../store.js";
+import { addressOrMine, openStore } from "../store.js";
 
 export function claimsTable(rows: readonly ClaimEntry[]): string {
   return table([["HOLDER", "PATH", "KIND", "SINCE", "UNTIL", "REASON"], ...rows.map((row) => [row.holder, row.path, row.shared ? "shared" : "exclusive", row.since, row.until, row.reason ?? ""])]);
@@ -29,7 +28,7 @@ export const claimCommand = defineCommand({
   examples: ["peerpost claim src/parser.ts --reason 'fixing #12'", "peerpost claim 'docs/**' --shared --ttl 30m"],
   async run({ flags, args, json }) {
     const peerpost = await openStore();
-    const holder = flags.as === undefined ? userAddress(peerpost.config) : addressFlag(flags.as, "--as");
+    const holder = addressOrMine(peerpost, flags.as, "--as");
     const result = await claimPaths(peerpost, { holder, cwd: process.cwd(), paths: args, shared: flags.shared, ttl: flags.ttl, reason: flags.reason, all: flags.all });
     if (json) printJson({ ok: true, repo: result.repo, claims: result.claims });
     else process.stdout.write(`claimed in ${result.repo}:\n${claimsTable(result.claims)}`);

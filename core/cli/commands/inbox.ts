@@ -5,8 +5,7 @@ import { describeMessage } from "../../server/projection.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { messageBlock } from "../prose.js";
-import { addressFlag, openStore } from "../store.js";
-import { userAddress } from "../../sessions/user.js";
+import { addressOrMine, openStore } from "../store.js";
 
 export const inboxCommand = defineCommand({
   name: "inbox",
@@ -18,7 +17,7 @@ export const inboxCommand = defineCommand({
   examples: ["peerpost inbox", "peerpost inbox codex:0199a2f3", "peerpost inbox claude:me --all --json"],
   async run({ flags, args, json }) {
     const peerpost = await openStore();
-    const address = args[0] === undefined ? userAddress(peerpost.config) : addressFlag(args[0], "address");
+    const address = addressOrMine(peerpost, args[0], "address");
     const entries = peerpost.mailbox.inbox(address, { unreadOnly: !flags.all });
     if (json) {
       printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), body: entry.body, envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })) });

@@ -1,9 +1,8 @@
 // peerpost release PATH…: ends your own claims, or with --force (a person) anyone's that overlap.
 import { releasePaths } from "../../claims/claims.js";
-import { userAddress } from "../../sessions/user.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
-import { addressFlag, openStore } from "../store.js";
+import { addressOrMine, openStore } from "../store.js";
 import { claimsTable } from "./claim.js";
 
 export const releaseCommand = defineCommand({
@@ -20,7 +19,7 @@ export const releaseCommand = defineCommand({
   examples: ["peerpost release src/parser.ts", "peerpost release --force 'src/**'"],
   async run({ flags, args, json }) {
     const peerpost = await openStore();
-    const by = flags.as === undefined ? userAddress(peerpost.config) : addressFlag(flags.as, "--as");
+    const by = addressOrMine(peerpost, flags.as, "--as");
     const result = await releasePaths(peerpost, { by, cwd: process.cwd(), paths: args, force: flags.force, all: flags.all });
     if (json) printJson({ ok: true, repo: result.repo, released: result.released });
     else process.stdout.write(`released in ${result.repo}:\n${claimsTable(result.released)}`);

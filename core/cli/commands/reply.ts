@@ -2,9 +2,8 @@
 import { receiptWarning } from "../../server/receipt.js";
 import { defineCommand } from "../command.js";
 import { printJson, printWarning } from "../output.js";
-import { addressFlag, cliOrigin, openStore } from "../store.js";
+import { addressOrMine, cliOrigin, openStore } from "../store.js";
 import { ownAddress } from "../../sessions/people.js";
-import { userAddress } from "../../sessions/user.js";
 
 const RESOLUTIONS = ["reply", "decline", "done"] as const;
 
@@ -30,7 +29,7 @@ export const replyCommand = defineCommand({
     // A message sent to this person is answered as them; any other needs --as, naming whom it was sent to.
     const sentTo = flags.as === undefined ? peerpost.mailbox.find(args[0]!)?.to : undefined;
     if (sentTo !== undefined && sentTo !== ownAddress(peerpost)) throw usageError(`needs --as ADDR (the message was sent to ${sentTo})`);
-    const by = flags.as === undefined ? userAddress(peerpost.config) : addressFlag(flags.as, "--as");
+    const by = addressOrMine(peerpost, flags.as, "--as");
     const { message, reply: sent } = await peerpost.mailbox.resolve({ id: args[0]!, by, byVerified: false, resolution, text });
     const warning = await receiptWarning(peerpost, { kind: "reply", host: "cli", from: by, to: message.from, messageId: sent?.id ?? message.id, delivery: "queued", warnings: [], origin: cliOrigin(flags.as === undefined ? "user" : "--as") });
     const warnings = warning ? [warning] : [];

@@ -5,9 +5,8 @@ import { receiptWarning } from "../../server/receipt.js";
 import type { Warning } from "../../server/results.js";
 import { defineCommand } from "../command.js";
 import { printJson, printWarning } from "../output.js";
-import { addressFlag, cliOrigin, openStore } from "../store.js";
+import { addressFlag, addressOrMine, cliOrigin, openStore } from "../store.js";
 import { recipientWarning, resolveRecipient, type Recipient } from "../../sessions/recipients.js";
-import { userAddress } from "../../sessions/user.js";
 import { requestWake, sendWarnings } from "../../wake/request.js";
 import { wakeDeps } from "../../../plugins/wakers.js";
 import { closest } from "../suggest.js";
@@ -60,7 +59,7 @@ export const sendCommand = defineCommand({
     if (body.length === 0) throw usageError("the message text is empty");
     const peerpost = await openStore();
     // A person sends as themselves (user:<name>) unless they say otherwise.
-    const from = flags.from === undefined ? userAddress(peerpost.config) : addressFlag(flags.from, "--from");
+    const from = addressOrMine(peerpost, flags.from, "--from");
     const recipient = await withCloseAddress(peerpost, to);
     const notice = recipientWarning(recipient);
     const direct = checkDirectCoordination(peerpost, from, to, recipient.address);

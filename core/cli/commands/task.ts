@@ -2,10 +2,9 @@
 // for a session (--as).
 import { createTask, listTasks, updateTask } from "../../tasks/tasks.js";
 import type { TaskState } from "../../tasks/fold.js";
-import { userAddress } from "../../sessions/user.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";
-import { addressFlag, openStore } from "../store.js";
+import { addressFlag, addressOrMine, openStore } from "../store.js";
 
 const ACTIONS = ["add", "list", "claim", "done", "fail", "block"] as const;
 
@@ -32,7 +31,7 @@ export const taskCommand = defineCommand({
     const [action, ...rest] = args as [string, ...string[]];
     if (!(ACTIONS as readonly string[]).includes(action)) throw usageError(`needs one of ${ACTIONS.join(", ")}, not ${JSON.stringify(action)}`);
     const peerpost = await openStore();
-    const by = flags.as === undefined ? userAddress(peerpost.config) : addressFlag(flags.as, "--as");
+    const by = addressOrMine(peerpost, flags.as, "--as");
     const after = flags.after === undefined ? undefined : flags.after.split(",").map((id) => id.trim()).filter(Boolean);
     if (action === "list") {
       const tasks = listTasks(peerpost);
