@@ -160,9 +160,10 @@ test("claude inbox: an idle session takes a turn on a request and answers with r
   const secondAnswer = await peer.call("wait", { messageId: second.messageId, timeoutMs: 60_000 });
   assert.equal(secondAnswer.outcome, "reply", `${JSON.stringify(secondAnswer)}\n${calls(fake)}`);
   assert.match(String((secondAnswer.reply as { envelope: string }).envelope), new RegExp(`ANSWER_BY_SENDMESSAGE ${String(second.messageId)}`));
-  const receipts = store()!.receipts.query({ address: session.address }).receipts;
-  assert.ok(receipts.some((receipt) => receipt.kind === "push" && receipt.messageId === second.messageId && receipt.delivery === "delivered" && receipt.via === "claude-inbox"));
-  assert.ok(receipts.some((receipt) => receipt.kind === "reply" && receipt.via === "claude-inbox"), "the SendMessage answer has a reply receipt via claude-inbox");
+  // The answering server writes its receipts after the resolution that ends the sender's wait.
+  const receipts = () => store()!.receipts.query({ address: session.address }).receipts;
+  await until(() => receipts().some((receipt) => receipt.kind === "push" && receipt.messageId === second.messageId && receipt.delivery === "delivered" && receipt.via === "claude-inbox"), 10_000, "the push receipt of the second request");
+  await until(() => receipts().some((receipt) => receipt.kind === "reply" && receipt.via === "claude-inbox"), 10_000, "the SendMessage answer's reply receipt via claude-inbox");
   const socketDir = replyDir(world.stateDir);
   assert.equal(statSync(socketDir).mode & 0o777, 0o700);
 
