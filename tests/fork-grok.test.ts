@@ -1,10 +1,11 @@
 // Forking a real Grok session offline: `peerpost fork` runs `grok --single … --resume <id> --fork-session
 // --session-id <new>` detached; the fake chat API is shown the original history; the original's files are unchanged; the answer comes
-// back once. (A model is not chosen here: Grok 1.0.41 checks `-m` against a catalogue the loopback fake does
-// not serve, "unknown model id".)
+// back once, under the model the fork asked for. Grok 1.0.41 checks `-m` against its model catalogue
+// ("unknown model id" otherwise), so the model is declared the way a person declares one of their own: a
+// `[model.<id>]` table in config.toml, served by the same loopback fake.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -33,12 +34,14 @@ function isHousekeepingCall(call: ChatCall): boolean {
   return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
 }
 
-test("grok: a fork runs on the forked history and its answer returns once", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
+test("grok: a fork runs on the forked history under another model and its answer returns once", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
   let script: ChatScript = () => ({ text: "NOTED" });
   const fake = await startFakeOpenAIChat({ script: (call) => (isHousekeepingCall(call) ? { text: "housekeeping" } : script(call)) });
   onCleanup(t, () => fake.close());
   const grok = makeGrokHome({ apiBaseUrl: fake.baseUrl });
   onCleanup(t, () => grok.cleanup());
+  const model = (id: string) => `\n[model.${id}]\nmodel = "${id}"\nbase_url = "${fake.baseUrl}"\napi_backend = "chat_completions"\nname = "${id}"\n`;
+  appendFileSync(join(grok.grokHome, "config.toml"), `\n[models]\ndefault = "grok-home-model"\n${model("grok-home-model")}${model("grok-fork-model")}`);
   const stateDir = join(grok.root, "peerpost");
   Object.assign(grok.env, { PEERPOST_HOME: stateDir, PEERPOST_USER: "pat", PATH: `${dirname(grokBinary())}:${grok.env.PATH ?? process.env.PATH ?? ""}` });
   await installGrokPlugin(grok, repoRoot(), "peerpost");
@@ -53,7 +56,7 @@ test("grok: a fork runs on the forked history and its answer returns once", { sk
   assert.ok(Object.keys(before).length > 0, "the original session's files");
   script = () => ({ text: "FORK ANSWER: PINEAPPLE" });
   const asked = fake.chatCalls().length;
-  const forked = await cli(env, "fork", address, "Which word did I ask you to remember?", "--json");
+  const forked = await cli(env, "fork", address, "Which word did I ask you to remember?", "--model", "grok-fork-model", "--json");
   assert.equal(forked.code, 0, forked.stderr + forked.stdout);
   const runId = String(json(forked).runId);
   const forkAddress = String(json(forked).forkAddress);
@@ -66,10 +69,12 @@ test("grok: a fork runs on the forked history and its answer returns once", { sk
   const forkCalls = fake.chatCalls().slice(asked).filter((call) => JSON.stringify(call.body.messages).includes("Which word did I ask you to remember?"));
   assert.ok(forkCalls.length > 0);
   assert.ok(JSON.stringify(forkCalls[0]!.body.messages).includes("Remember the word PINEAPPLE."), "the fork sees the original history");
+  assert.deepEqual([...new Set(forkCalls.map((call) => call.body.model))], ["grok-fork-model"], "the fork runs on the model it asked for");
+  assert.deepEqual([...new Set(fake.chatCalls().slice(0, asked).map((call) => call.body.model))], ["grok-home-model"], "the original ran on its own model");
   assert.deepEqual(sessionFiles(join(grok.grokHome, "sessions"), sessionId), before, "the original session is unchanged");
   const answers = Object.values(store().mailbox.view(address).state.messages).filter((message) => message.to === address && message.from === forkAddress);
   assert.equal(answers.length, 1);
   const body = store().mailbox.body(answers[0]!);
-  assert.equal(body.split("\n")[0], `<fork thread="${forkAddress}" model="default" effort="default" status="completed"/>`);
+  assert.equal(body.split("\n")[0], `<fork thread="${forkAddress}" model="grok-fork-model" effort="default" status="completed"/>`);
   assert.match(body, /FORK ANSWER: PINEAPPLE/, JSON.stringify({ body, log }));
 });
