@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { cli, json } from "./helpers/cli.js";
+import { assertUsageAtLeast } from "./helpers/usage.js";
 import { until } from "./helpers/poll.js";
 import { startFakeAnthropic, type Script } from "./helpers/fake-anthropic.js";
 import { claudeBinary, claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, parsePrintResult, repoRoot, runClaude } from "./helpers/claude-cli.js";
@@ -83,4 +84,7 @@ test("claude: a fork runs on the forked history under the new model, leaves the 
   const receipts = store().receipts.query({ kind: "fork" }).receipts.reverse();
   assert.deepEqual(receipts.map((receipt) => receipt.tags?.[0]), ["status=started", "model=claude-fork-model", "status=completed"]);
   assert.equal(receipts[1]!.delivery, "delivered");
+  // The run's and the answer's receipts carry the tokens the fork spent (the fake answers 10 in, 5 out a call).
+  assertUsageAtLeast(receipts[1]!.tags, 10, 5);
+  assertUsageAtLeast(receipts[2]!.tags, 10, 5);
 });

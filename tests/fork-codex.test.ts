@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { onCleanup } from "./helpers/temp.js";
 import { cli, json } from "./helpers/cli.js";
+import { assertUsageAtLeast } from "./helpers/usage.js";
 import { until } from "./helpers/poll.js";
 import { startFakeResponses, type Script } from "./helpers/fake-openai-responses.js";
 import { codexAvailable, codexBinary, isolatedCodexEnv, jsonLines, makeScratchDir, repoRoot, runCodex } from "./helpers/codex-cli.js";
@@ -69,6 +70,8 @@ test("codex: a fork runs on the forked history under the new model, leaves the o
   const body = store().mailbox.body(answers[0]!);
   assert.equal(body.split("\n")[0], `<fork thread="${forkAddress}" model="gpt-fork-model" effort="default" status="completed"/>`);
   assert.match(body, /FORK ANSWER: PINEAPPLE/);
+  // The answer's receipt carries the tokens the fork spent (the fake answers 1 in, 1 out a response).
+  assertUsageAtLeast(store().receipts.query({ kind: "fork" }).receipts.find((receipt) => receipt.tags?.includes("status=completed"))?.tags, 1, 1);
 
   // Completed and not kept: the fork was archived with `codex archive`; housekeeping lists what codex lists.
   await until(() => store().receipts.query({ kind: "fork" }).receipts.some((receipt) => receipt.tags?.includes("archived")), 60_000, "the fork to be archived");

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { cli, json } from "./helpers/cli.js";
 import { onCleanup } from "./helpers/temp.js";
+import { assertUsageAtLeast } from "./helpers/usage.js";
 import { until } from "./helpers/poll.js";
 import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript } from "./helpers/fake-openai-chat.js";
 import { grokBinary, grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome } from "./helpers/grok-cli.js";
@@ -77,4 +78,6 @@ test("grok: a fork runs on the forked history under another model and its answer
   const body = store().mailbox.body(answers[0]!);
   assert.equal(body.split("\n")[0], `<fork thread="${forkAddress}" model="grok-fork-model" effort="default" status="completed"/>`);
   assert.match(body, /FORK ANSWER: PINEAPPLE/, JSON.stringify({ body, log }));
+  // The answer's receipt carries the tokens the fork spent (the fake answers 10 in, 5 out a call).
+  assertUsageAtLeast(store().receipts.query({ kind: "fork" }).receipts.find((receipt) => receipt.tags?.includes("status=completed"))?.tags, 10, 5);
 });

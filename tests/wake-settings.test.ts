@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { connect } from "./helpers/mcp.js";
 import { cli } from "./helpers/cli.js";
+import { assertUsageAtLeast } from "./helpers/usage.js";
 import { until } from "./helpers/poll.js";
 import { claudeAnswerMail } from "./helpers/answer-mail.js";
 import { startFakeAnthropic, type Script } from "./helpers/fake-anthropic.js";
@@ -56,5 +57,13 @@ test("claude: an allowed model and effort change by message is used by the wake 
   assert.deepEqual([...new Set(woken.map((request) => request.body.model).filter((model) => model === "claude-override-test"))], ["claude-override-test"], `the woken turn called ${woken.map((r) => r.body.model).join(", ")}`);
   await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the run to end");
   assert.deepEqual(store().wakes.fold().runsFor({ address })[0]!.claim.settings, { model: "claude-override-test", effort: "low" });
-  assert.deepEqual(store().receipts.query({ kind: "wake" }).receipts[0]?.tags, ["model=claude-override-test", "effort=low"]);
+  const receipt = store().receipts.query({ kind: "wake" }).receipts[0];
+  assert.deepEqual(receipt?.tags?.slice(0, 2), ["model=claude-override-test", "effort=low"]);
+  // The run's receipt carries the tokens it spent (the fake answers 10 in, 5 out a call), and the next
+  // model change states the cost in tokens: what that run read, now to be read again uncached.
+  assertUsageAtLeast(receipt?.tags, 10, 5);
+  const spent = store().wakes.fold().runsFor({ address })[0]!.ended!.usage!;
+  const next = await peer.call("message", { to: address, message: "From now on, be brief.", anticipation: "fyi", settings: { model: "claude-override-next" } });
+  const cost = (next.settings as { expectedCost: string[] }).expectedCost.join("\n");
+  assert.match(cost, new RegExp(`its last headless run read ${spent.input} input tokens`), cost);
 });

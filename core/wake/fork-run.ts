@@ -10,8 +10,9 @@ import { escapeForModel as escapeAttribute } from "../security/escape.js";
 import { formatAddress } from "../common/address.js";
 import { KIND_OF_HOST } from "./launch-bind.js";
 import { releaseAbandoned } from "./request.js";
-import { reportOf, runClaim } from "./run-claim.js";
+import { runClaim } from "./run-claim.js";
 import { settingTags } from "./settings.js";
+import { usageTags } from "./usage.js";
 import { archiveWith } from "../sessions/housekeeping.js";
 import type { WakeDeps, Waker } from "./waker.js";
 import type { WakeClaim } from "./records.js";
@@ -33,7 +34,7 @@ export async function runFork(peerpost: Peerpost, claim: WakeClaim, waker: Waker
   if (chosen !== undefined) await named(chosen);
   const command = fork.command({ sessionId: claim.sessionId, forkSessionId: chosen, prompt: claim.request.body, settings: claim.settings });
   const naming = chosen === undefined && fork.forkNamed ? { sessionIdIn: fork.forkNamed, bind: named } : undefined;
-  const ended = await runClaim(peerpost, claim, command, (stdout) => reportOf(waker, stdout), naming);
+  const ended = await runClaim(peerpost, claim, command, waker, naming);
   const run = peerpost.wakes.fold().runs.get(claim.id);
   if (run) await reconcileFork(peerpost, run, waker);
   // A completed fork is archived (where the host can) unless asked to keep it; a failed one is kept.
@@ -79,7 +80,7 @@ export async function reconcileFork(peerpost: Peerpost, run: Readonly<WakeState>
   const { message, created } = await peerpost.mailbox.send({ from, fromVerified: true, to: claim.address, body, anticipation: "fyi", idempotencyKey: `fork:${claim.id}`, allowSelf: true });
   if (created)
     await peerpost.receipts
-      .record({ kind: "fork", host: claim.host, from, to: claim.address, messageId: message.id, delivery: "queued", via: `fork:${claim.id}`, warnings: run.ended.reason ? [run.ended.reason.slice(0, 2000)] : [], tags: [`status=${status}`, ...settingTags(claim.settings ?? {})], origin: { source: "host", detail: "fork reconcile", pid: process.pid, cwd: claim.cwd } })
+      .record({ kind: "fork", host: claim.host, from, to: claim.address, messageId: message.id, delivery: "queued", via: `fork:${claim.id}`, warnings: run.ended.reason ? [run.ended.reason.slice(0, 2000)] : [], tags: [`status=${status}`, ...settingTags(claim.settings ?? {}), ...usageTags(run.ended.usage)], origin: { source: "host", detail: "fork reconcile", pid: process.pid, cwd: claim.cwd } })
       .catch(() => undefined);
   await peerpost.wakes.decide((fold) => (fold.runs.get(claim.id)?.reconciled ? [] : [{ v: 1, type: "wake-reconciled", id: claim.id, messageId: message.id, at: new Date(peerpost.config.now()).toISOString() }]));
 }

@@ -126,14 +126,20 @@ export function planOverride(peerpost: Peerpost, waker: Waker | undefined, from:
     if (workspace === undefined) throw new PeerpostError("unsupported", `${entry.address} has no recorded working directory, so no workspace a cwd must stay inside.`, { details: { setting: "cwd" }, hint: "Leave cwd out." });
     planned.cwd = insideWorkspace(change.cwd, workspace);
   }
-  return { address: entry.address, change: planned, workspace: workspace ?? "", expectedCost: expectedCost(entry.address, planned) };
+  return { address: entry.address, change: planned, workspace: workspace ?? "", expectedCost: expectedCost(entry.address, planned, lastRunInput(peerpost, entry.address)) };
 }
 
-/** What a change costs, said before the next run pays it. */
-function expectedCost(address: string, change: OverridePlan["change"]): string[] {
+/** The input tokens of the session's newest headless run that reported usage: about the size of its history then. */
+function lastRunInput(peerpost: Peerpost, address: string): number | undefined {
+  return peerpost.wakes.fold().runsFor({ address }).find((run) => run.ended?.usage)?.ended?.usage?.input;
+}
+
+/** What a change costs, said before the next run pays it; with a number where a past run reported one. */
+function expectedCost(address: string, change: OverridePlan["change"], lastInput: number | undefined): string[] {
   const costs: string[] = [];
+  const size = lastInput === undefined ? "" : ` (its last headless run read ${lastInput} input tokens; expect at least that many uncached)`;
   if (change.model)
-    costs.push(`model ${change.model}: the next run of ${address} reads its whole history again without the prompt cache (a cache is per model), at ${change.model}'s uncached input price; later turns are billed at ${change.model}'s prices`);
+    costs.push(`model ${change.model}: the next run of ${address} reads its whole history again without the prompt cache (a cache is per model)${size}, at ${change.model}'s uncached input price; later turns are billed at ${change.model}'s prices`);
   if (change.effort) costs.push(`effort ${change.effort}: every later turn spends reasoning tokens at that level (higher effort: more output tokens and time per turn); the prompt cache is kept`);
   if (change.cwd) costs.push(`cwd ${change.cwd}: no token cost; later runs work in that directory`);
   return costs;

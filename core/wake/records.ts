@@ -10,6 +10,7 @@ export type WakeOutcomeKind = (typeof WAKE_OUTCOMES)[number];
 
 const ulid = () => z.string().check(z.regex(ULID_PATTERN));
 const text = (max: number) => z.string().check(z.maxLength(max));
+const tokens = () => z.number().check(z.int(), z.gte(0));
 
 const claimRecord = () =>
   z.strictObject({
@@ -111,6 +112,8 @@ const endedRecord = () =>
     reason: z.optional(text(2000)),
     /** What the host said about the turn (its final result line), escaped on display. */
     report: z.optional(text(2000)),
+    /** The run's tokens, where the host reports them (receipts carry them as tags). */
+    usage: z.optional(z.strictObject({ input: tokens(), cachedInput: tokens(), output: tokens() })),
     logPath: z.optional(text(4096)),
     at: z.iso.datetime(),
   });

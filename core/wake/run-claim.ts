@@ -12,6 +12,7 @@ import { stopGroup } from "./request.js";
 import { KIND_OF_HOST } from "./launch-bind.js";
 import { processStartTime } from "../sessions/process-tree.js";
 import { settingTags } from "./settings.js";
+import { usageTags } from "./usage.js";
 import type { Waker } from "./waker.js";
 import type { WakeClaim, WakeEnded } from "./records.js";
 
@@ -53,7 +54,8 @@ interface HostRunOptions {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   logPath: string;
-  report: (stdout: string) => string | undefined;
+  /** What the host reported, and its usage, from the tail of its stdout. */
+  waker: Waker;
   onSpawn: (pid: number) => void;
   /** Each complete stdout line, as it comes. */
   onLine?: (line: string) => void;
@@ -103,8 +105,10 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
       const ended: RunOutcome["ended"] = { outcome: "ok", durationMs, logPath: options.logPath };
       if (code !== null && !spawnError) ended.exitCode = code;
       if (signal !== null) ended.signal = signal;
-      const report = options.report(tail);
+      const report = reportOf(options.waker, tail);
       if (report !== undefined) ended.report = report.slice(0, 2000);
+      const usage = options.waker.usage?.(tail);
+      if (usage) ended.usage = usage;
       if (spawnError) {
         ended.outcome = "failed";
         const missing = (spawnError as NodeJS.ErrnoException).code === "ENOENT";
@@ -128,7 +132,7 @@ function lastLine(stdout: string): string | undefined {
 }
 
 /** What the host said about the turn: its own report, else its last line. */
-export function reportOf(waker: Waker, stdout: string): string | undefined {
+function reportOf(waker: Waker, stdout: string): string | undefined {
   return waker.report?.(stdout) ?? lastLine(stdout);
 }
 
@@ -137,7 +141,7 @@ export async function runClaim(
   peerpost: Peerpost,
   claim: WakeClaim,
   hostCommand: { command: string; args: string[] },
-  report: (stdout: string) => string | undefined,
+  waker: Waker,
   /** For a run whose host names a new session itself: how a stdout line names it, and what to do then (false: stop the host). */
   naming?: SessionNaming,
 ): Promise<WakeEnded> {
@@ -174,7 +178,7 @@ export async function runClaim(
   const outcome: RunOutcome =
     binary === undefined
       ? { ended: { outcome: "failed", reason: `host_not_found: ${hostCommand.command} is not on the PATH of the process that asked for this run (${process.env.PATH ?? ""}); \`peerpost doctor\` shows which host CLIs it finds` } }
-      : await runHost(binary, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), report, onSpawn, ...(naming ? { onLine } : {}) });
+      : await runHost(binary, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), waker, onSpawn, ...(naming ? { onLine } : {}) });
   await recorded;
   const bound = naming ? await (binding ?? Promise.resolve(false)) : true;
   if (!bound && outcome.ended.outcome === "ok") Object.assign(outcome.ended, { outcome: "failed", reason: `${claim.host} ended without naming its new session (or the launch had already given up on it)` });
@@ -194,7 +198,7 @@ export async function runClaim(
       delivery: ended.outcome === "ok" ? "delivered" : "failed",
       via: `${claim.kind}:${claim.id}`,
       warnings: ended.reason === undefined ? [] : [ended.reason],
-      ...(claim.settings ? { tags: settingTags(claim.settings) } : {}),
+      ...(claim.settings || ended.usage ? { tags: [...settingTags(claim.settings ?? {}), ...usageTags(ended.usage)] } : {}),
       origin: { source: "host", detail: `${claim.kind} runner`, pid: process.pid, cwd: claim.cwd },
     })
     .catch(() => undefined);

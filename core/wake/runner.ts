@@ -10,7 +10,7 @@ import { bindLaunch } from "./launch-bind.js";
 import { launchServer } from "./launch.js";
 import type { WakeDeps } from "./waker.js";
 import { runFork } from "./fork-run.js";
-import { reportOf, runClaim } from "./run-claim.js";
+import { runClaim } from "./run-claim.js";
 import type { WakeClaim, WakeEnded } from "./records.js";
 
 export const UNTRUSTED_ANSWER =
@@ -64,7 +64,7 @@ export async function wakeRunMain(peerpost: Peerpost, claimId: string, deps: Wak
             : waker.resume({ sessionId, prompt, settings });
       if (!command) throw new Error(`${claim.host} cannot launch sessions`);
       const naming = namedByHost ? { sessionIdIn: namedByHost.sessionIdIn, bind: (id: string) => bindLaunch(peerpost, claim, id) } : undefined;
-      ended = await runClaim(peerpost, claim, command, (stdout) => reportOf(waker, stdout), naming);
+      ended = await runClaim(peerpost, claim, command, waker, naming);
     } catch (error) {
       await peerpost.wakes.append({ v: 1, type: "wake-ended", id, outcome: "failed", reason: toErrorValue(error).message.slice(0, 2000), at: new Date(peerpost.config.now()).toISOString() }).catch(() => undefined);
       return 1;

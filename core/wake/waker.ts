@@ -16,6 +16,13 @@ export interface RunSettings {
   effort?: string | undefined;
 }
 
+/** Tokens a headless run spent, as its host reported them: all input (cached included), the cached part, output. */
+export interface TokenUsage {
+  input: number;
+  cachedInput: number;
+  output: number;
+}
+
 /** Which settings a host's CLI can change, and the effort words it takes (absent: the host checks them). */
 export interface SettingSupport {
   model: boolean;
@@ -75,6 +82,8 @@ export interface Waker {
   isHostProcess?(info: ProcessInfo): boolean;
   /** What the host reported about the turn, from its output (e.g. its final result line). */
   report?(stdout: string): string | undefined;
+  /** The run's token usage, from the tail of its output (where the host reports it). */
+  usage?(stdout: string): TokenUsage | undefined;
 }
 
 export type Wakers = Partial<Record<SessionHost, Waker>>;

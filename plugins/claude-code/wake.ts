@@ -2,6 +2,7 @@
 // `claude -p <prompt> --resume <id>`; --allowedTools names exactly peerpost's read and reply, so the
 // woken turn answers without a permission prompt while every other tool keeps the user's own rules.
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
+import { anthropicStyleUsage, usageInJsonLines } from "../../core/wake/usage.js";
 import { isClaudeCodeProcess } from "../shared/host-processes.js";
 
 /** How Claude Code names the plugin's tools: mcp__plugin_<plugin>_<server>__<tool>. */
@@ -36,6 +37,11 @@ function resultLine(line: string): { session_id?: unknown; result?: unknown } | 
   }
 }
 
+/** The `result` line's usage. */
+function usage(stdout: string) {
+  return usageInJsonLines(stdout, (event) => (event["type"] === "result" ? anthropicStyleUsage(event["usage"]) : undefined));
+}
+
 export const claudeCodeWaker: Waker = {
   host: "claude-code",
   binary: "claude",
@@ -49,6 +55,7 @@ export const claudeCodeWaker: Waker = {
     args: ["-p", prompt, "--session-id", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
   }),
   report,
+  usage,
   archiveMissing: "Claude Code 2.1.332 has no archive command (its sessions are transcripts under CLAUDE_CONFIG_DIR/projects)",
   // `--resume <id> --fork-session` copies the history into a new session; the result line names it.
   fork: {

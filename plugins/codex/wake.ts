@@ -2,6 +2,7 @@
 // <prompt>`. --skip-git-repo-check because a session's dir need not be a git repository. Peerpost's
 // read and reply run without approval (read is read-only; see the plugin's approval settings).
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
+import { tokenCount, usageInJsonLines } from "../../core/wake/usage.js";
 import { isCodexProcess } from "../shared/host-processes.js";
 
 /** The last agent message or turn outcome in `codex exec --json` events. */
@@ -31,6 +32,15 @@ function lastAgentMessage(stdout: string): string | undefined {
     }
   }
   return found;
+}
+
+/** Each `turn.completed` event's usage (input_tokens counts the cached ones too). */
+function usage(stdout: string) {
+  return usageInJsonLines(stdout, (event) =>
+    event["type"] === "turn.completed" && typeof event["usage"] === "object"
+      ? { input: tokenCount(event["usage"], "input_tokens"), cachedInput: tokenCount(event["usage"], "cached_input_tokens"), output: tokenCount(event["usage"], "output_tokens") }
+      : undefined,
+  );
 }
 
 /** `thread.started` (the first event of `codex exec --json`) names the new thread. */
@@ -88,4 +98,5 @@ export const codexWaker: Waker = {
   // `codex archive <id>` (0.171.0) moves the rollout out of the session list, into archived_sessions.
   archive: (sessionId) => ({ command: "codex", args: ["archive", sessionId] }),
   report,
+  usage,
 };

@@ -1,6 +1,7 @@
 // Grok Build run headless for peerpost (verified with 1.0.41, see README.md): `grok --single <prompt>
 // --resume <id>`, allowing exactly peerpost's read and reply (Grok names MCP tools <server>__<tool>).
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
+import { anthropicStyleUsage, usageInJsonLines } from "../../core/wake/usage.js";
 import { isGrokProcess } from "../shared/host-processes.js";
 
 /** The agent's text in streaming-json output (1.0.41): its `{"type":"text","data":…}` lines, joined. */
@@ -15,6 +16,11 @@ function agentText(stdout: string): string | undefined {
     }
   }
   return text || undefined;
+}
+
+/** The `end` event's usage. */
+function usage(stdout: string) {
+  return usageInJsonLines(stdout, (event) => (event["type"] === "end" ? anthropicStyleUsage(event["usage"]) : undefined));
 }
 
 const ALLOW = ["--output-format", "streaming-json", "--allow", "peerpost__read", "--allow", "peerpost__reply"];
@@ -39,5 +45,6 @@ export const grokWaker: Waker = {
     command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"] }),
   },
   finalAnswer: agentText,
+  usage,
   archiveMissing: "Grok 1.0.41 has no archive (`grok sessions` lists, searches and deletes permanently; peerpost never deletes)",
 };
