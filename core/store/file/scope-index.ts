@@ -11,7 +11,7 @@
 // Each scopes/ file has a checksum beside it (checked-file.ts): one that disagrees with it (lost, cut,
 // edited, swapped) is noted in damage.json and the whole index starts over from the log. The ids/ buckets
 // have none (a checksum each would double an extension's file writes): a damaged line there loses one entry.
-import { mkdirSync, readFileSync, rmSync, rmdirSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, rmdirSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { fnv1a64 } from "../../common/hash.js";
 import { tailFingerprint } from "../../mail/snapshots.js";
@@ -47,8 +47,17 @@ interface IdEntry {
 
 /** A scope whose lines every lookup includes (records every view folds). Not an address: it has no colon. */
 export const EVERY_SCOPE = "*";
-/** A lock on extending older than this was left by a process that died. */
+/** A lock on extending untouched for this long was left by a process that died (a live one touches it after each batch). */
 const STALE_LOCK_MS = 30_000;
+
+function touchLock(lockPath: string): void {
+  try {
+    const now = new Date();
+    utimesSync(lockPath, now, now);
+  } catch {
+    // Taken over after all: the batches done are recorded, and the next extension goes on from them.
+  }
+}
 
 export interface IndexedScope {
   /** Offsets of the scope's lines before `covered`, in log order. */
@@ -226,12 +235,12 @@ export class ScopeIndex<T> {
     if (!this.tryLock(lockPath)) return undefined;
     try {
       try {
-        return this.extendLocked(end);
+        return this.extendLocked(end, lockPath);
       } catch (error) {
         if (!(error instanceof IndexDamage)) throw error;
         // A file the extension had to read or append to disagrees with its checksum: start over.
         this.damaged(error);
-        return this.extendLocked(end);
+        return this.extendLocked(end, lockPath);
       }
     } finally {
       try {
@@ -242,7 +251,7 @@ export class ScopeIndex<T> {
     }
   }
 
-  private extendLocked(end: number | undefined): number {
+  private extendLocked(end: number | undefined, lockPath: string): number {
     let meta = this.meta();
     if (!meta) {
       this.clear();
@@ -254,6 +263,8 @@ export class ScopeIndex<T> {
       const next = this.extendBatch(meta, target);
       if (next.covered === meta.covered) break;
       meta = next;
+      // Still alive: a long extension (a big log on a slow machine) must not look stale and be taken over.
+      touchLock(lockPath);
     }
     return meta.covered;
   }
