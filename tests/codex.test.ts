@@ -176,7 +176,7 @@ describe("codex plugin (real CLI, loopback model)", { skip, timeout: 300_000 }, 
       await client.close();
     }
     assert.deepEqual(inspectCodex(codex.env).hooksTrusted, { session_start: true, user_prompt_submit: true, pre_tool_use: true, stop: true });
-    const doctor = spawnSync(process.execPath, [CLI, "doctor", "--json"], { env: { ...codex.env }, encoding: "utf8", timeout: 20_000 });
+    const doctor = spawnSync(process.execPath, [CLI, "doctor", "--json"], { env: { ...codex.env }, encoding: "utf8", timeout: 60_000 });
     const report = JSON.parse(doctor.stdout) as { hosts: Array<{ host: string; pluginInstalled: boolean; hooks: string }> };
     const codexHost = report.hosts.find((host) => host.host === "codex");
     assert.deepEqual([codexHost?.pluginInstalled, codexHost?.hooks], [true, "declared and trusted"]);

@@ -79,7 +79,7 @@ describe("copilot plugin (real CLI, loopback model)", { skip: unavailable ? `cop
 
     const report = inspectCopilot(copilot.env);
     assert.deepEqual([report.pluginEnabled, report.hooksActive, report.marketplace], [true, true, ROOT]);
-    const doctor = spawnSync(process.execPath, [CLI, "doctor", "--json"], { env: copilot.env, encoding: "utf8", timeout: 20_000 });
+    const doctor = spawnSync(process.execPath, [CLI, "doctor", "--json"], { env: copilot.env, encoding: "utf8", timeout: 60_000 });
     const host = (JSON.parse(doctor.stdout) as { hosts: Array<{ host: string; pluginInstalled: boolean; hooks: string; push: string }> }).hosts.find((entry) => entry.host === "copilot");
     assert.equal(host?.pluginInstalled, true);
     assert.match(host!.hooks, /sessionStart, userPromptSubmitted, preToolUse, agentStop/);

@@ -84,7 +84,7 @@ describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok C
     assert.ok(!existsSync(join(copy, ".claude-plugin")) && !existsSync(join(copy, ".plugin")), "not another host's build");
     assert.match(readFileSync(join(copy, ".mcp.json"), "utf8"), /\$\{GROK_PLUGIN_ROOT\}\/server\.mjs/);
 
-    const doctor = spawnSync(process.execPath, [CLI, "doctor", "--json"], { env: grok.env, encoding: "utf8", timeout: 20_000 });
+    const doctor = spawnSync(process.execPath, [CLI, "doctor", "--json"], { env: grok.env, encoding: "utf8", timeout: 60_000 });
     const host = (JSON.parse(doctor.stdout) as { hosts: Array<{ host: string; pluginInstalled: boolean; pluginVersion: string; hooks: string }> }).hosts.find((entry) => entry.host === "grok");
     assert.deepEqual([host?.pluginInstalled, host?.pluginVersion, host?.hooks], [true, "0.1.0", GROK_HOOKS.missing]);
   });

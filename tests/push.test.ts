@@ -48,7 +48,7 @@ testEachBackend("a failed push releases its claim and is retried later; a workin
   assert.deepEqual(reachability, ["test-push"], "reachability reported once");
 });
 
-test("stale mail is never pushed: past its replyBy or older than PEERPOST_STALE_MS it waits for read", { timeout: 30_000 }, async (t) => {
+test("stale mail is never pushed: past its replyBy or older than PEERPOST_STALE_MS it waits for read", { timeout: 120_000 }, async (t) => {
   const { peerpost, reopen, clock } = tempPeerpost(t);
   const me: Identity = { address: "claude:stale", sessionId: "stale", source: "host-env", detail: "test", verified: true };
   const delivered: string[] = [];
