@@ -47,17 +47,27 @@ function currentAsOf(stateDir: string): number {
   return (JSON.parse(readFileSync(join(stateDir, "mirror-mailbox.current.json"), "utf8")) as { asOf: number }).asOf;
 }
 
-test("with no server following, a prompt hook reads a mirror found current within PEERPOST_MIRROR_TRUST_MS without connecting, and connects once it is older", async (t) => {
+/**
+ * A cluster of its own (its server is stopped and started), a message for claude:me from another machine,
+ * and the session's start on this one: with no mirror yet, its hook connects, copies the mail, flags it,
+ * and records the mirror current. Undefined where no PostgreSQL can run.
+ */
+async function startedWithMail(t: TestContext) {
   const script = await clusterScript();
-  if (!script.serverBinDir()) return t.skip(NO_POSTGRES);
+  if (!script.serverBinDir()) return undefined;
   const cluster = (await script.startCluster()) as { url: string };
   t.after(() => script.stopCluster(cluster));
   const machine = laptop(t, cluster.url);
   await sendFromElsewhere(t, cluster.url, "first");
+  const started = await sessionStart(machine.env);
+  assert.match(started.stdout, /1 new message/, started.stderr);
+  return { script, cluster, machine };
+}
 
-  // No mirror yet: the session's first hook connects, copies the mail, flags it, and records the mirror current.
-  const connected = await sessionStart(machine.env);
-  assert.match(connected.stdout, /1 new message/, connected.stderr);
+test("with no server following, a prompt hook reads a mirror found current within PEERPOST_MIRROR_TRUST_MS without connecting, and connects once it is older", async (t) => {
+  const started = await startedWithMail(t);
+  if (!started) return t.skip(NO_POSTGRES);
+  const { script, cluster, machine } = started;
   const asOf = currentAsOf(machine.stateDir);
 
   // A second message, then the database goes away: a hook that still flags mail read the mirror alone.
@@ -78,25 +88,22 @@ test("with no server following, a prompt hook reads a mirror found current withi
 });
 
 test("with the database unreachable and the mirror older than the bound, a prompt hook gives up within about a second: silent, exit 0, a coded error with a hint in the error log", async (t) => {
-  const script = await clusterScript();
-  if (!script.serverBinDir()) return t.skip(NO_POSTGRES);
-  const cluster = (await script.startCluster()) as { url: string };
-  t.after(() => script.stopCluster(cluster));
-  const machine = laptop(t, cluster.url);
-  await sendFromElsewhere(t, cluster.url, "first");
-  assert.match((await sessionStart(machine.env)).stdout, /1 new message/);
+  const started = await startedWithMail(t);
+  if (!started) return t.skip(NO_POSTGRES);
+  const { script, cluster, machine } = started;
   script.stopServer(cluster, "immediate");
 
-  const started = Date.now();
+  const startedAt = Date.now();
   const hook = await prompt({ ...machine.env, PEERPOST_MIRROR_TRUST_MS: "0" });
-  const elapsed = Date.now() - started;
+  const elapsed = Date.now() - startedAt;
   assert.equal(hook.code, 0);
   assert.equal(hook.stdout, "", "nothing from a mirror it may not trust");
   assert.ok(elapsed < 4000, `gave up well before the hook's 5 s deadline: ${elapsed} ms`);
-  const logged = readFileSync(errorLogPath(machine.stateDir), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { code?: string; error: string });
+  const logged = readFileSync(errorLogPath(machine.stateDir), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { code?: string; error: string; hint?: string });
   const last = logged.at(-1)!;
   assert.equal(last.code, "state_io_error");
   assert.match(last.error, /PostgreSQL store/);
+  assert.match(last.hint ?? "", /not reachable/, "the log says what to do");
   assert.ok(!last.error.includes(new URL(cluster.url).password), "the password is never logged");
 });
 
