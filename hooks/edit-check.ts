@@ -57,7 +57,7 @@ export async function editCheck(dialect: HookDialect, input: HookInput, env: Nod
   const peerpost = openPeerpost({ env, kind: "hook", create: false });
   if (!peerpost || peerpost.config.claimsEdits === "off") return undefined;
   try {
-    await peerpost.backend.sync({ unlessFollowed: true, only: ["mailbox"], budget: SYNC_BATCH });
+    await peerpost.backend.sync({ trust: "followed", only: ["mailbox"], budget: SYNC_BATCH });
     const blocked = firstBlocking(peerpost, formatAddress(dialect.kind, input.sessionId), input.cwd ?? process.cwd(), paths);
     if (!blocked) return undefined;
     const line = refusal(blocked);

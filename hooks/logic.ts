@@ -96,8 +96,9 @@ export async function runHookLogic(dialect: HookDialect, event: HookEvent, input
   if (!peerpost) return {};
   try {
     const address = formatAddress(dialect.kind, input.sessionId);
-    // A shared store: read the local mirror, brought up to date here unless a running server keeps it so.
-    const synced = peerpost.backend.sync({ budget: HOOK_SYNC_BUDGET, ...(event === "session-start" ? {} : { unlessFollowed: event === "user-prompt", only: ["mailbox"] }) });
+    // A shared store: read the local mirror, brought up to date here unless a running server keeps it so
+    // or, at a prompt, it was found current moments ago (PEERPOST_MIRROR_TRUST_MS).
+    const synced = peerpost.backend.sync({ budget: HOOK_SYNC_BUDGET, ...(event === "session-start" ? {} : { ...(event === "user-prompt" ? { trust: "recent" as const } : {}), only: ["mailbox"] }) });
     // While the database answers, fold what the mirror already holds (unless that is a read the hook
     // gives up on, or nothing will be told): after the sync the view reads only what it brought.
     const folds = peerpost.backend.database !== undefined && event !== "session-start" && !(event === "stop" && input.stopHookActive);

@@ -18,7 +18,8 @@ const PROMPT = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: 
 async function withPendingMail(t: Parameters<typeof tempDir>[0], backend: Record<string, string> = {}) {
   const home = tempDir(t);
   const stateDir = join(home, "state");
-  const env = { HOME: home, PEERPOST_HOME: stateDir, ...backend };
+  // On PostgreSQL, prompt hooks connect every time (so they load the driver, whose cache is checked too).
+  const env = { HOME: home, PEERPOST_HOME: stateDir, ...backend, ...(backend.PEERPOST_STORE ? { PEERPOST_MIRROR_TRUST_MS: "0" } : {}) };
   const peerpost = openPeerpost({ env, home });
   onCleanup(t, () => peerpost.backend.close());
   await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "hello", anticipation: "reply" });

@@ -108,6 +108,10 @@ export const VARIABLES = {
   PEERPOST_GUARD: { parse: oneOf(["on", "off"] as const), help: "off lets the git hooks of `peerpost guard install` pass a commit or push that touches others' claims (default on)." },
   PEERPOST_NOW: { parse: instant(), help: "Fixed clock (epoch ms or ISO date), for tests and reproductions." },
   PEERPOST_STORE: { parse: storeChoice(), secret: true, help: "Where the logs live: file (default, the state dir) or postgres://user@host:port/db?sslmode=… (a database shared by several machines)." },
+  PEERPOST_MIRROR_TRUST_MS: {
+    parse: wholeNumber(0, 600_000),
+    help: "With a PostgreSQL store and no server on this machine following it: how long after a process last found this machine's mirror current a prompt hook reads the mirror without connecting (default 30000; 0: always connect). New mail shows at the latest this long after it was sent.",
+  },
   PEERPOST_FAULT: { parse: oneOf(FAULTS), help: "Fault injection for crash tests and the bench; never set it in normal use." },
 } as const;
 
@@ -140,6 +144,8 @@ export interface Config {
   launchRun: string | undefined;
   fault: Fault | undefined;
   store: StoreChoice;
+  /** How long a prompt hook trusts a mirror found current (PostgreSQL store, no follower on the machine). */
+  mirrorTrustMs: number;
   claimsEdits: "block" | "warn" | "off";
   guard: "on" | "off";
   /** The clock every time-dependent decision reads. */
@@ -186,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     launchRun: parsed.PEERPOST_LAUNCH_RUN,
     fault: parsed.PEERPOST_FAULT,
     store: parsed.PEERPOST_STORE ?? { kind: "file" },
+    mirrorTrustMs: parsed.PEERPOST_MIRROR_TRUST_MS ?? 30_000,
     claimsEdits: parsed.PEERPOST_CLAIMS_EDITS ?? "block",
     guard: parsed.PEERPOST_GUARD ?? "on",
     now: fixedNow === undefined ? Date.now : () => fixedNow,

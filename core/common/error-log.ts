@@ -21,8 +21,8 @@ export function logError(stateDir: string, where: string, error: unknown): void 
       // No log yet.
     }
     const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const code = (error as { code?: unknown } | undefined)?.code;
-    const line = JSON.stringify({ at: new Date().toISOString(), where, code: typeof code === "string" ? code : undefined, error: detail.slice(0, 2000), pid: process.pid });
+    const { code, hint } = (error ?? {}) as { code?: unknown; hint?: unknown };
+    const line = JSON.stringify({ at: new Date().toISOString(), where, code: typeof code === "string" ? code : undefined, error: detail.slice(0, 2000), hint: typeof hint === "string" ? hint.slice(0, 1000) : undefined, pid: process.pid });
     const fd = openStateFile(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND);
     try {
       writeSync(fd, line + "\n");

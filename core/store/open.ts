@@ -8,17 +8,20 @@ import { openDatabase, type ProcessKind } from "./postgres/open.js";
 import { MirroredStore } from "./postgres/mirror.js";
 import type { PostgresDatabase } from "./postgres/store.js";
 import { isFollowed, markFollowing } from "./postgres/followers.js";
+import { mirrorCurrentWithin } from "./postgres/mirror-age.js";
 import { logError } from "../common/error-log.js";
 
 export interface Backend {
   open: StoreFactory;
   /**
-   * Brings local mirrors up to the shared store (nothing to do for the file store). With `unlessFollowed`,
-   * trusts the mirrors as they are while a live process on this machine follows the database (prompt hooks);
-   * `only` names the logs to sync (a prompt hook reads only the mailbox); `budget` caps the records each
-   * mirror copies. Resolves false when a mirror is still behind the database (its budget ran out).
+   * Brings local mirrors up to the shared store (nothing to do for the file store). With `trust`, a hook
+   * takes the mirrors as they are, without connecting: "followed" while a live process on this machine
+   * follows the database, "recent" also when they were found current within PEERPOST_MIRROR_TRUST_MS
+   * (prompt hooks: mail may show that much later). `only` names the logs to sync (a prompt hook reads only
+   * the mailbox); `budget` caps the records each mirror copies. Resolves false when a mirror is still
+   * behind the database (its budget ran out).
    */
-  sync(options?: { unlessFollowed?: boolean; only?: string[]; budget?: number }): Promise<boolean>;
+  sync(options?: { trust?: "followed" | "recent"; only?: string[]; budget?: number }): Promise<boolean>;
   /**
    * Keeps the mirrors current while this process runs (a server): follows NOTIFY, and re-reads after
    * every reconnection. Returns the stop function.
@@ -51,8 +54,10 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       return store;
     },
     sync: async (options = {}) => {
-      if (options.unlessFollowed && isFollowed(stateDir)) return true;
-      const synced = await Promise.all(mirrors.filter((mirror) => options.only === undefined || options.only.includes(mirror.name)).map((mirror) => mirror.sync(undefined, options.budget)));
+      const chosen = mirrors.filter((mirror) => options.only === undefined || options.only.includes(mirror.name));
+      const recent = () => chosen.every((mirror) => mirrorCurrentWithin(stateDir, mirror.name, database.display, config.mirrorTrustMs));
+      if (options.trust !== undefined && (isFollowed(stateDir) || (options.trust === "recent" && recent()))) return true;
+      const synced = await Promise.all(chosen.map((mirror) => mirror.sync(undefined, options.budget)));
       return synced.every((mirror) => mirror.caughtUp);
     },
     follow: () => {

@@ -15,6 +15,7 @@ import type { LocalStore } from "../local.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";
 import type { PostgresDatabase, PostgresLog } from "./store.js";
 import type { JsonlLog } from "../../log/log.js";
+import { markMirrorCurrent } from "./mirror-age.js";
 
 /** A mirror line: the record and the database seq it was read at. */
 type Mirrored<T> = T & { _seq: string };
@@ -39,6 +40,8 @@ export interface Synced {
   caughtUp: boolean;
 }
 const TAIL_PROBE = 64 * 1024;
+/** Least time between two records of a mirror found current by one process. */
+const MARK_EVERY_MS = 1000;
 
 /** What `passOver` records beside a mirror. */
 interface Passed {
@@ -113,6 +116,8 @@ export class MirroredStore<T> implements LocalStore<T> {
   private readonly storePath: string;
   /** The database this process found the mirror to be of (checked once per process). */
   private checkedStore: string | undefined;
+  /** When this process last recorded the mirror current (see caughtUp). */
+  private markedAt = 0;
 
   constructor(
     private readonly database: PostgresDatabase,
@@ -157,14 +162,16 @@ export class MirroredStore<T> implements LocalStore<T> {
       // A look without the lock first: most syncs find nothing new, and then never touch the lock.
       const seen = this.local.log.identity()?.size ?? 0;
       let news = false;
+      let readAt = Date.now();
       const probe = await read(this.mirroredThrough(seen), () => void (news = true), { maxRecords: 1 });
       if (await this.startedOver()) continue;
-      if (!news && probe.corrupt.length === 0) return { added, caughtUp: true };
+      if (!news && probe.corrupt.length === 0) return this.caughtUp(added, readAt);
       if (taken >= budget) return { added, caughtUp: false };
       const wanted = Math.min(SYNC_BATCH, budget - taken);
       let batch: { rows: Mirrored<T>[]; unreadable: CorruptRecord[] } = { rows: [], unreadable: [] };
       await this.local.log.transact(async (end) => {
         const rows: Mirrored<T>[] = [];
+        readAt = Date.now();
         const result = await read(this.mirroredThrough(end), (entry) => void rows.push({ ...entry.record, _seq: entry.position }), { maxRecords: wanted });
         batch = { rows, unreadable: result.corrupt };
         return rows;
@@ -173,8 +180,21 @@ export class MirroredStore<T> implements LocalStore<T> {
       this.passOver(batch.rows, batch.unreadable);
       added += batch.rows.length;
       taken += batch.rows.length + batch.unreadable.length;
-      if (batch.rows.length + batch.unreadable.length < wanted) return { added, caughtUp: true };
+      if (batch.rows.length + batch.unreadable.length < wanted) return this.caughtUp(added, readAt);
     }
+  }
+
+  /**
+   * A sync that reached the database's end with a read started at `readAt`: the mirror holds every row
+   * committed before then, which hooks may rely on for a bounded time (mirror-age.ts). Recorded at most
+   * once a second per process: a follower syncs on every NOTIFY, and an older record is only more cautious.
+   */
+  private caughtUp(added: number, readAt: number): Synced {
+    if (readAt - this.markedAt >= MARK_EVERY_MS) {
+      markMirrorCurrent(this.stateDir, this.name, this.database.display, readAt);
+      this.markedAt = readAt;
+    }
+    return { added, caughtUp: true };
   }
 
   /**
