@@ -7,6 +7,7 @@ import type { TestContext } from "node:test";
 import { onCleanup } from "./temp.js";
 import { until } from "./poll.js";
 import { screenLines, type InputLineReader } from "../../core/live/screen.js";
+import type { TmuxPane } from "../../core/live/tmux.js";
 
 export interface TmuxServer {
   /** Starts `command args` in a new window's pane, in `cwd`, with exactly `env` (plus tmux's own TMUX and TMUX_PANE). */
@@ -18,6 +19,10 @@ export interface TmuxServer {
   resize(columns: number, rows: number): void;
   /** Waits until the host's input line shows `text`. */
   inputShows(inputLine: InputLineReader, text: string, timeoutMs?: number): Promise<void>;
+  /** The pane the host runs in, as peerpost finds it from TMUX and TMUX_PANE. */
+  pane(): TmuxPane;
+  /** Any other tmux command on this server; its output. */
+  command(...args: string[]): string;
 }
 
 export const NO_TMUX = (() => {
@@ -34,6 +39,7 @@ export function startTmux(t: TestContext, scratch: string): TmuxServer {
   const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
   let panePid: number | undefined;
   let socketPath: string | undefined;
+  let paneId: string | undefined;
   onCleanup(t, async () => {
     try {
       tmux("kill-server");
@@ -57,14 +63,17 @@ export function startTmux(t: TestContext, scratch: string): TmuxServer {
       const assignments = Object.entries(env).map(([name, value]) => `${name}=${quote(value)}`).join(" ");
       writeFileSync(script, `#!/bin/sh\ncd ${quote(cwd)} || exit 1\nexec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ${assignments} ${[command, ...args].map(quote).join(" ")}\n`, { mode: 0o700 });
       tmux("new-session", "-d", "-s", "host", "-x", "120", "-y", "40", script);
-      const [pid, path] = tmux("display-message", "-p", "-t", "host", "#{pane_pid} #{socket_path}").trim().split(" ");
+      const [pid, path, id] = tmux("display-message", "-p", "-t", "host", "#{pane_pid} #{socket_path} #{pane_id}").trim().split(" ");
       panePid = Number(pid);
       socketPath = path;
+      paneId = id;
     },
     capture: () => tmux("capture-pane", "-p", "-e", "-t", "host"),
     sendKeys: (...keys) => void tmux("send-keys", "-t", "host", ...keys),
     type: (text) => void tmux("send-keys", "-t", "host", "-l", text),
     resize: (columns, rows) => void tmux("resize-window", "-t", "host", "-x", String(columns), "-y", String(rows)),
+    pane: () => ({ socket: socketPath!, pane: paneId! }),
+    command: (...args) => tmux(...args),
     inputShows: (inputLine, text, timeoutMs = 60_000) => until(() => inputLine(screenLines(server.capture())) === text, timeoutMs, `the input line to show ${JSON.stringify(text)}\n${server.capture()}`),
   };
   return server;
