@@ -1,7 +1,8 @@
 // Typing a request into a real Grok TUI, offline (its xAI endpoints on a loopback fake), with peerpost's
 // user-level hooks installed (Grok runs no plugin hooks): in a tmux pane directly, and under `peerpost run
 // grok` in one. After the person's first turn it is idle; a typed request is read and answered; text in
-// the input line holds the typing; a stale request is never typed.
+// the input line holds the typing; a stale request is never typed. Under peerpost run, peerpost's tools
+// run without asking by the rule `peerpost allow grok` writes, not by flags.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -32,7 +33,9 @@ for (const via of ["tmux", "pty"] as const) {
     delete (env as Record<string, string | undefined>).NO_COLOR;
 
     const tmux = startTmux(t, grok.root);
-    startTui(tmux, via, { name: "grok", binary: grokBinary(), args: ["--allow", "peerpost__read", "--allow", "peerpost__reply"] }, env, grok.workDir);
+    // Its tools run without asking: by flags in tmux, by `peerpost allow grok`'s rule in config.toml under peerpost run.
+    if (via === "pty") assert.equal((await cli(["allow", "grok"])).code, 0);
+    startTui(tmux, via, { name: "grok", binary: grokBinary(), args: via === "tmux" ? ["--allow", "peerpost__read", "--allow", "peerpost__reply"] : [] }, env, grok.workDir);
     await tmux.inputShows(grokInputLine, "", 120_000);
     tmux.type("hello");
     await tmux.inputShows(grokInputLine, "hello");

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
 import { connect, REPO_ROOT, type Session } from "./helpers/mcp.js";
 import { chatAnswerMail } from "./helpers/answer-mail.js";
-import { startEditor, type Editor, type RpcLine } from "./helpers/editor-client.js";
+import { allowOnce, startEditor, type Editor, type RpcLine } from "./helpers/editor-client.js";
 import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
 import { grokBinary, grokUnavailable, makeGrokHome } from "./helpers/grok-cli.js";
 import { copilotBinary, copilotEnv, copilotUnavailable, makeCopilotHome } from "./helpers/copilot-cli.js";
@@ -86,14 +86,6 @@ const HOSTS: HostCase[] = [
 function isHousekeepingCall(call: ChatCall): boolean {
   const last = call.body.messages.at(-1);
   return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
-}
-
-/** Allows once whatever the host asks (the editor's person would be asked). */
-function allowOnce(method: string, params: Record<string, unknown> | undefined): unknown {
-  if (method !== "session/request_permission") return {};
-  const options = (params?.["options"] as Array<{ optionId: string; kind: string }> | undefined) ?? [];
-  const allow = options.find((option) => option.kind === "allow_once") ?? options.find((option) => option.kind.startsWith("allow"));
-  return { outcome: { outcome: "selected", optionId: allow?.optionId ?? options[0]?.optionId } };
 }
 
 async function startFake(t: TestContext): Promise<{ fake: FakeOpenAIChat; setScript(script: ChatScript): void }> {
