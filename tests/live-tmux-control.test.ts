@@ -91,11 +91,10 @@ test("a request is typed into an idle TUI through the control client, and the ne
   assert.ok(killed !== undefined, "the TUI was read and typed into through a control client");
   process.kill(killed, "SIGKILL");
   const secondId = await typed(2);
-  const receipts = peerpost.receipts.query({ kind: "push", address }).receipts;
-  assert.deepEqual(
-    [firstId, secondId].map((id) => receipts.find((receipt) => receipt.messageId === id)?.delivery),
-    ["delivered", "delivered"],
-  );
+  // Each receipt is written once its delivery returns, after the TUI took the line.
+  const deliveries = () => [firstId, secondId].map((id) => peerpost.receipts.query({ kind: "push", address }).receipts.find((receipt) => receipt.messageId === id)?.delivery);
+  await until(() => deliveries().every((delivery) => delivery !== undefined), 10_000, "both push receipts");
+  assert.deepEqual(deliveries(), ["delivered", "delivered"]);
   const sent = peerpost.mailbox.view(address).state.messages;
   assert.deepEqual(submittedLines(log).map((line) => line.text), [firstId, secondId].map((id) => liveNote(sent[id]!)), "each request typed once, exactly as the note reads");
   await until(() => controlClients(server).length === 1 && !controlClients(server).includes(killed), 10_000, "one new control client");
