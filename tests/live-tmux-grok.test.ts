@@ -1,7 +1,8 @@
-// Typing a request into a real Grok TUI in a tmux pane, offline (its xAI endpoints on a loopback fake),
-// with peerpost's user-level hooks installed (Grok runs no plugin hooks): after the person's first turn
-// it is idle; a typed request is read and answered; text in the input line holds the typing; a stale
-// request is never typed.
+// Typing a request into a real Grok TUI, offline (its xAI endpoints on a loopback fake), with peerpost's
+// user-level hooks installed (Grok runs no plugin hooks): in a tmux pane directly, and under `peerpost run
+// grok` in one. After the person's first turn it is idle; a typed request is read and answered; text in
+// the input line holds the typing; a stale request is never typed. Under peerpost run, peerpost's tools
+// run without asking by the rule `peerpost allow grok` writes, not by flags.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -12,7 +13,7 @@ import type { Turn } from "./helpers/fake-openai-chat.js";
 import { grokBinary, grokUnavailable } from "./helpers/grok-cli.js";
 import { grokWithPeerpost, isHousekeepingCall } from "./helpers/chat-hosts.js";
 import { NO_TMUX, startTmux } from "./helpers/tmux.js";
-import { chatTypedTurns, checkTypedDelivery, sessionIdle } from "./helpers/live-typing.js";
+import { chatTypedTurns, checkTypedDelivery, sessionIdle, startTui } from "./helpers/live-typing.js";
 import { grokInputLine } from "../plugins/grok/terminal.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { readTurn } from "../core/live/turns.js";
@@ -22,27 +23,31 @@ const skip = NO_TMUX || (unavailable ? `grok CLI unavailable: ${unavailable}` : 
 const useTool = (tool: string, input: unknown): Turn => ({ toolCall: { name: "use_tool", arguments: { tool_name: `peerpost__${tool}`, tool_input: input } } });
 
 
-test("grok in tmux: an idle TUI gets a request typed, reads and replies; text in the input line holds the typing; a stale request is never typed", { skip, timeout: 300_000 }, async (t) => {
-  const { fake, home: grok, stateDir, answer } = await grokWithPeerpost(t);
-  const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: grok.env, stdio: ["ignore", "pipe", "pipe"] }));
-  assert.equal((await cli(["hooks", "install", "grok"])).code, 0);
-  answer(chatTypedTurns(useTool, "grok answers"));
-  const env = { ...grok.env, TERM: "xterm-256color" };
-  delete (env as Record<string, string | undefined>).NO_COLOR;
+for (const via of ["tmux", "pty"] as const) {
+  test(`grok ${via === "tmux" ? "in tmux" : "under peerpost run in tmux"}: an idle TUI gets a request typed, reads and replies; text in the input line holds the typing; a stale request is never typed`, { skip, timeout: 300_000 }, async (t) => {
+    const { fake, home: grok, stateDir, answer } = await grokWithPeerpost(t);
+    const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: grok.env, stdio: ["ignore", "pipe", "pipe"] }));
+    assert.equal((await cli(["hooks", "install", "grok"])).code, 0);
+    answer(chatTypedTurns(useTool, "grok answers"));
+    const env = { ...grok.env, TERM: "xterm-256color" };
+    delete (env as Record<string, string | undefined>).NO_COLOR;
 
-  const tmux = startTmux(t, grok.root);
-  tmux.start(grokBinary(), ["--allow", "peerpost__read", "--allow", "peerpost__reply"], env, grok.workDir);
-  await tmux.inputShows(grokInputLine, "", 120_000);
-  tmux.type("hello");
-  await tmux.inputShows(grokInputLine, "hello");
-  tmux.sendKeys("Enter");
-  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: grok.home });
-  await until(() => store().sessions.list({ host: "grok" }).some((session) => session.alive), 60_000, "the grok session to register");
-  const address = store().sessions.list({ host: "grok" }).find((session) => session.alive)!.address;
-  // Grok has no prompt hook: the turn's end is its stop hook's record.
-  await until(() => readTurn(stateDir, address).stop !== undefined && sessionIdle(stateDir, address), 60_000, "the person's first turn to end");
+    const tmux = startTmux(t, grok.root);
+    // Its tools run without asking: by flags in tmux, by `peerpost allow grok`'s rule in config.toml under peerpost run.
+    if (via === "pty") assert.equal((await cli(["allow", "grok"])).code, 0);
+    startTui(tmux, via, { name: "grok", binary: grokBinary(), args: via === "tmux" ? ["--allow", "peerpost__read", "--allow", "peerpost__reply"] : [] }, env, grok.workDir);
+    await tmux.inputShows(grokInputLine, "", 120_000);
+    tmux.type("hello");
+    await tmux.inputShows(grokInputLine, "hello");
+    tmux.sendKeys("Enter");
+    const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: grok.home });
+    await until(() => store().sessions.list({ host: "grok" }).some((session) => session.alive), 60_000, "the grok session to register");
+    const address = store().sessions.list({ host: "grok" }).find((session) => session.alive)!.address;
+    // Grok has no prompt hook: the turn's end is its stop hook's record.
+    await until(() => readTurn(stateDir, address).stop !== undefined && sessionIdle(stateDir, address), 60_000, "the person's first turn to end");
 
-  assert.equal((await cli(["push", "on", "tmux", "grok"])).code, 0);
-  const turns = () => fake.chatCalls().filter((call) => !isHousekeepingCall(call)).length;
-  await checkTypedDelivery(t, { tmux, inputLine: grokInputLine, stateDir, home: grok.home, address, via: "tmux", modelRequests: turns, modelSaw: (needle) => fake.findShown(needle).length > 0 }, "grok answers");
-});
+    if (via === "tmux") assert.equal((await cli(["push", "on", "tmux", "grok"])).code, 0);
+    const turns = () => fake.chatCalls().filter((call) => !isHousekeepingCall(call)).length;
+    await checkTypedDelivery(t, { tmux, inputLine: grokInputLine, stateDir, home: grok.home, address, via, modelRequests: turns, modelSaw: (needle) => fake.findShown(needle).length > 0 }, "grok answers");
+  });
+}

@@ -1,6 +1,7 @@
 // `peerpost shim grok agent stdio` and `peerpost shim copilot --acp` between a test ACP editor and the
 // real, pinned CLIs, offline: a request to an idle session arrives as a turn (the model reads and
-// replies, the sender's wait returns the answer, the host's permission requests reach the editor); a
+// replies, the sender's wait returns the answer, the host's permission requests reach the editor), also
+// when it arrives while peerpost's own server for the session is still starting; a
 // busy session gets it only after the editor's prompt is answered (Copilot would cancel it); the editor
 // never sees an answer to an id it did not send; with a broken state dir the host still runs.
 import { describe, test, type TestContext } from "node:test";
@@ -10,7 +11,7 @@ import { dirname, join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
 import { connect, REPO_ROOT, type Session } from "./helpers/mcp.js";
 import { chatAnswerMail } from "./helpers/answer-mail.js";
-import { startEditor, type Editor, type RpcLine } from "./helpers/editor-client.js";
+import { allowOnce, startEditor, type Editor, type RpcLine } from "./helpers/editor-client.js";
 import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
 import { grokBinary, grokUnavailable, makeGrokHome } from "./helpers/grok-cli.js";
 import { copilotBinary, copilotEnv, copilotUnavailable, makeCopilotHome } from "./helpers/copilot-cli.js";
@@ -31,21 +32,26 @@ interface AcpHost {
 interface HostCase {
   name: string;
   unavailable: string | undefined;
-  setUp(t: TestContext, fake: FakeOpenAIChat): AcpHost;
+  /** `serverDelaySeconds`: peerpost's MCP server starts that late (a slow machine), as the host's own process starts it. */
+  setUp(t: TestContext, fake: FakeOpenAIChat, serverDelaySeconds?: number): AcpHost;
 }
 
 const server = (host: string) => join(REPO_ROOT, "dist", host, "server.mjs");
+/** The command and arguments that start peerpost's server for `host`, `delaySeconds` late. */
+const serverCommand = (host: string, delaySeconds = 0): { command: string; args: string[] } =>
+  delaySeconds === 0 ? { command: process.execPath, args: [server(host)] } : { command: "/bin/sh", args: ["-c", `sleep ${delaySeconds}; exec '${process.execPath}' '${server(host)}'`] };
 
 const HOSTS: HostCase[] = [
   {
     name: "grok",
     unavailable: grokUnavailable(),
-    setUp(t, fake) {
+    setUp(t, fake, serverDelaySeconds) {
       const grok = makeGrokHome({ apiBaseUrl: fake.baseUrl });
       onCleanup(t, () => grok.cleanup());
       const stateDir = join(grok.root, "peerpost");
       const config = join(grok.grokHome, "config.toml");
-      writeFileSync(config, `\n[mcp_servers.peerpost]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(server("grok"))}]\n`, { flag: "a" });
+      const { command, args } = serverCommand("grok", serverDelaySeconds);
+      writeFileSync(config, `\n[mcp_servers.peerpost]\ncommand = ${JSON.stringify(command)}\nargs = ${JSON.stringify(args)}\n`, { flag: "a" });
       return {
         args: ["grok", "agent", "stdio"],
         env: { ...grok.env, PEERPOST_HOME: stateDir, PATH: `${dirname(grokBinary())}:${grok.env.PATH ?? ""}` },
@@ -59,11 +65,11 @@ const HOSTS: HostCase[] = [
   {
     name: "copilot",
     unavailable: copilotUnavailable(),
-    setUp(t, fake) {
+    setUp(t, fake, serverDelaySeconds) {
       const copilot = makeCopilotHome();
       onCleanup(t, () => copilot.cleanup());
       const stateDir = join(copilot.root, "peerpost");
-      writeFileSync(join(copilot.copilotHome, "mcp-config.json"), JSON.stringify({ mcpServers: { peerpost: { type: "local", command: process.execPath, args: [server("copilot")], tools: ["*"] } } }));
+      writeFileSync(join(copilot.copilotHome, "mcp-config.json"), JSON.stringify({ mcpServers: { peerpost: { type: "local", ...serverCommand("copilot", serverDelaySeconds), tools: ["*"] } } }));
       return {
         args: ["copilot", "--acp", "--disable-client-telemetry", "--no-auto-update"],
         env: { ...copilotEnv(copilot, { baseUrl: fake.baseUrl }), PEERPOST_HOME: stateDir, PATH: `${dirname(copilotBinary())}:${copilot.env.PATH ?? ""}` },
@@ -80,14 +86,6 @@ const HOSTS: HostCase[] = [
 function isHousekeepingCall(call: ChatCall): boolean {
   const last = call.body.messages.at(-1);
   return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
-}
-
-/** Allows once whatever the host asks (the editor's person would be asked). */
-function allowOnce(method: string, params: Record<string, unknown> | undefined): unknown {
-  if (method !== "session/request_permission") return {};
-  const options = (params?.["options"] as Array<{ optionId: string; kind: string }> | undefined) ?? [];
-  const allow = options.find((option) => option.kind === "allow_once") ?? options.find((option) => option.kind.startsWith("allow"));
-  return { outcome: { outcome: "selected", optionId: allow?.optionId ?? options[0]?.optionId } };
 }
 
 async function startFake(t: TestContext): Promise<{ fake: FakeOpenAIChat; setScript(script: ChatScript): void }> {
@@ -115,29 +113,40 @@ const chunksOf = (messages: RpcLine[]) =>
 
 const peer = (t: TestContext, host: AcpHost): Promise<Session> => connect(t, { HOME: host.home, PEERPOST_HOME: host.stateDir, PEERPOST_ADDRESS: "claude:peer" });
 
+/**
+ * A request to a session idle in the editor becomes a turn there: the model reads and replies, the
+ * sender's wait returns the answer, and the host asks the editor before peerpost's reply runs.
+ */
+async function idleSessionAnswers(t: TestContext, hostCase: HostCase, serverDelaySeconds = 0): Promise<void> {
+  const { fake, setScript } = await startFake(t);
+  const host = hostCase.setUp(t, fake, serverDelaySeconds);
+  const { editor, sessionId } = await openSession(t, host);
+  const address = `${hostCase.name}:${sessionId}`;
+  setScript(chatAnswerMail(host.call, `${hostCase.name} answers`));
+  const sender = await peer(t, host);
+  const asked = await sender.call("message", { to: address, message: "Which branch are you on?", anticipation: "reply" });
+  const waited = await sender.call("wait", { messageId: asked.messageId, timeoutMs: 90_000 });
+  assert.equal(waited.outcome, "reply", JSON.stringify({ waited, stderr: editor.stderr().slice(-2000) }));
+  assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`from="${address}" fromVerified="true"[\\s\\S]*${hostCase.name} answers ${String(asked.messageId)}`));
+  await until(() => chunksOf(editor.received).includes("ANSWERED"), 30_000, "the editor to show the pushed turn's answer");
+  const store = openPeerpost({ env: { PEERPOST_HOME: host.stateDir }, home: host.home });
+  const receipts = store.receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.messageId === asked.messageId);
+  assert.deepEqual(receipts.map((receipt) => [receipt.via, receipt.delivery]), [["shim", "delivered"]]);
+  assert.deepEqual(editor.foreign, [], "no answer to an id the editor did not send");
+  // The host asked the editor (its person) before peerpost's reply ran in the pushed turn, under the host's own ids.
+  const permissions = editor.serverRequests.filter((request) => request.method === "session/request_permission" && request.params?.["sessionId"] === sessionId);
+  assert.ok(permissions.some((request) => JSON.stringify(request.params).includes(String(asked.messageId))), JSON.stringify(editor.serverRequests));
+  for (const request of editor.serverRequests) assert.doesNotMatch(String(request.id), /^peerpost-/);
+}
+
 for (const hostCase of HOSTS) {
   describe(`peerpost shim ${hostCase.name} (real CLI over ACP, loopback model)`, { skip: hostCase.unavailable ? `${hostCase.name} CLI unavailable: ${hostCase.unavailable}` : false, timeout: 300_000 }, () => {
-    test("an idle session gets the request as a turn; the model reads and replies; wait returns it", async (t) => {
-      const { fake, setScript } = await startFake(t);
-      const host = hostCase.setUp(t, fake);
-      const { editor, sessionId } = await openSession(t, host);
-      const address = `${hostCase.name}:${sessionId}`;
-      setScript(chatAnswerMail(host.call, `${hostCase.name} answers`));
-      const sender = await peer(t, host);
-      const asked = await sender.call("message", { to: address, message: "Which branch are you on?", anticipation: "reply" });
-      const waited = await sender.call("wait", { messageId: asked.messageId, timeoutMs: 90_000 });
-      assert.equal(waited.outcome, "reply", JSON.stringify({ waited, stderr: editor.stderr().slice(-2000) }));
-      assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`from="${address}" fromVerified="true"[\\s\\S]*${hostCase.name} answers ${String(asked.messageId)}`));
-      await until(() => chunksOf(editor.received).includes("ANSWERED"), 30_000, "the editor to show the pushed turn's answer");
-      const store = openPeerpost({ env: { PEERPOST_HOME: host.stateDir }, home: host.home });
-      const receipts = store.receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.messageId === asked.messageId);
-      assert.deepEqual(receipts.map((receipt) => [receipt.via, receipt.delivery]), [["shim", "delivered"]]);
-      assert.deepEqual(editor.foreign, [], "no answer to an id the editor did not send");
-      // The host asked the editor (its person) before peerpost's reply ran in the pushed turn, under the host's own ids.
-      const permissions = editor.serverRequests.filter((request) => request.method === "session/request_permission" && request.params?.["sessionId"] === sessionId);
-      assert.ok(permissions.some((request) => JSON.stringify(request.params).includes(String(asked.messageId))), JSON.stringify(editor.serverRequests));
-      for (const request of editor.serverRequests) assert.doesNotMatch(String(request.id), /^peerpost-/);
-    });
+    test("an idle session gets the request as a turn; the model reads and replies; wait returns it", (t) => idleSessionAnswers(t, hostCase));
+
+    // Grok answers session/new before the session's MCP servers are connected: a turn started then
+    // would run without peerpost's tools, and the model could not read the request it was told of
+    // (Copilot holds a prompt until its servers are up).
+    test("a request sent as the session opens, while peerpost's server is still starting, is read and answered", (t) => idleSessionAnswers(t, hostCase, 8));
 
     test("a busy session gets the request only after the editor's prompt, which is answered as usual", async (t) => {
       const { fake, setScript } = await startFake(t);

@@ -1,7 +1,8 @@
-// Live push into a host TUI that runs in a tmux pane: one line typed with `tmux send-keys -l`, then
+// Live push into a host TUI that runs in a tmux pane: one line pasted with `tmux paste-buffer`, then
 // Enter. The pane comes from the host process's own environment (TMUX names the server's socket,
 // TMUX_PANE the pane). It types only while the switch is on (`peerpost push on tmux …`), the session's
-// turn has ended, the person's input line is empty, and the request is a fresh one (rules.ts).
+// turn has ended, the person's input line is empty, and the request is a fresh one (rules.ts). Commands go
+// through one tmux control client per tmux server (tmux-control.ts), or their own tmux process when it is gone.
 import { execFile } from "node:child_process";
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
@@ -11,6 +12,7 @@ import { screenLines, type InputLineReader } from "./screen.js";
 import { liveNote } from "./rules.js";
 import { TerminalPush } from "./terminal-push.js";
 import { recordTurn } from "./turns.js";
+import { ControlClientGone, controlClientFor } from "./tmux-control.js";
 
 export const TMUX_VIA = "tmux" as const;
 /** A tmux call that has not answered by then is given up (the message waits for the next pass). */
@@ -32,13 +34,29 @@ export function paneOf(env: Record<string, string | undefined>): TmuxPane | unde
   return socket && pane && /^%\d+$/.test(pane) ? { socket, pane } : undefined;
 }
 
-export function tmux(target: TmuxPane, args: string[]): Promise<string> {
+/** Runs a tmux command (several, with `;` between them) for the pane: through the control client, or its own process when that is gone. */
+export async function tmux(target: TmuxPane, args: string[]): Promise<string> {
+  try {
+    const answer = await controlClientFor(target.socket).run(args, target.pane, TMUX_TIMEOUT_MS);
+    if (answer.failed) throw tmuxFailed(args, answer.output);
+    return answer.output;
+  } catch (error) {
+    if (!(error instanceof ControlClientGone)) throw error;
+    return tmuxProcess(target, args);
+  }
+}
+
+function tmuxProcess(target: TmuxPane, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile("tmux", ["-S", target.socket, ...args], { timeout: TMUX_TIMEOUT_MS, encoding: "utf8" }, (error, stdout, stderr) => {
-      if (error) reject(new PeerpostError("unsupported", `tmux ${args[0]} failed: ${(stderr || error.message).trim()}`, { hint: "The pane may have closed; the message stays unread for read and the hooks." }));
+      if (error) reject(tmuxFailed(args, stderr || error.message));
       else resolve(stdout);
     });
   });
+}
+
+function tmuxFailed(args: string[], said: string): PeerpostError {
+  return new PeerpostError("unsupported", `tmux ${args[0]} failed: ${said.trim()}`, { hint: "The pane may have closed; the message stays unread for read and the hooks." });
 }
 
 /** The text in the pane's input line; undefined when the screen shows none (a dialog, a pager, another program). */
@@ -58,6 +76,11 @@ export class TmuxPush extends TerminalPush {
 
   constructor(peerpost: Peerpost, host: SessionHost, private readonly target: TmuxPane, private readonly inputLine: InputLineReader) {
     super(peerpost, host);
+    controlClientFor(target.socket).acquire();
+  }
+
+  close(): void {
+    controlClientFor(this.target.socket).release();
   }
 
   protected where(): string {
@@ -75,8 +98,7 @@ export class TmuxPush extends TerminalPush {
     if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
     recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
     // The line goes in as a paste (bracketed, where the TUI asked for that), so a TUI that takes fast
-    // keys for a paste does not keep the Enter inside it; then Enter. One tmux call does it all (each
-    // call of the tmux client costs a process start).
+    // keys for a paste does not keep the Enter inside it; then Enter. One tmux command line does it all.
     const buffer = `peerpost-${message.id}`;
     await tmux(target, ["set-buffer", "-b", buffer, liveNote(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"]);
     // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.

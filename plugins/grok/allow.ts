@@ -1,7 +1,8 @@
 // `peerpost allow grok`: `MCPTool(peerpost__*)` (every tool of the peerpost server, nothing else) in the
 // `[permission]` table's `allow` array of `$GROK_HOME/config.toml`, the native form Grok 1.0.41's bundled
 // manual documents ("The native `[permission]` section also accepts the compact allow / deny / ask
-// string-array form"). A config that already has a `[permission]` table is left to the person: peerpost
+// string-array form"); verified with Grok 1.0.41 (tests/allow-grok.test.ts: read runs without asking, and
+// asks again after --undo). A config that already has a `[permission]` table is left to the person: peerpost
 // does not rewrite TOML it did not write.
 import { join } from "node:path";
 import type { AllowEdit } from "../shared/allow-file.js";

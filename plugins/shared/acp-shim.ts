@@ -10,7 +10,7 @@ const stringField = (value: unknown, field: string): string | undefined => {
   const found = (value as Record<string, unknown> | undefined)?.[field];
   return typeof found === "string" ? found : undefined;
 };
-const sessionIdOf = (value: unknown): string | undefined => stringField(value, "sessionId");
+export const sessionIdOf = (value: unknown): string | undefined => stringField(value, "sessionId");
 
 /** Sessions and prompts in flight, as any ACP agent shows them. */
 export function acpObserver(events: ShimSessionEvents): RelayObserver {

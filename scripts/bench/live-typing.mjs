@@ -1,49 +1,29 @@
 // The live-typing rows of `npm run bench`: send → turn start when a request is typed into an idle TUI,
-// in a tmux pane (push:tmux) and under peerpost run's pseudo-terminal (push:pty). No model runs: the TUI
-// is a small program that draws Codex's input line (`› `) and notes when Enter submits a line, which
-// is when a real host would start its turn. The baseline is the same line and Enter typed straight into
-// the pane (tmux send-keys) or the terminal (a pty write), measured in the same run.
+// in a tmux pane (push:tmux, its commands through a tmux control client) and under peerpost run's
+// pseudo-terminal (push:pty). No model runs: the TUI (tests/helpers/fake-tui.ts) draws Codex's input
+// line (`› `) and notes when Enter submits a line, which is when a real host would start its turn. The
+// baseline is the same line and Enter typed straight into the pane (two `tmux send-keys` processes) or
+// the terminal (a pty write), measured in the same run.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 
 const SENDS = 21;
 const ADDRESS = "codex:bench-session";
 
-/** The stand-in TUI: raw keys and bracketed paste, an input line drawn as `› …`, and one line per submitted line in `log` (its time). */
-const FAKE_TUI = `
-const { appendFileSync } = require("node:fs");
-const log = process.argv[2];
-let line = "";
-const draw = () => process.stdout.write("\\x1b[2J\\x1b[H› " + line);
-process.stdin.setRawMode(true);
-process.stdout.write("\x1b[?2004h");
-process.stdin.on("data", (data) => {
-  for (const char of data.toString("utf8").replace(/\x1b\[20[01]~/g, "")) {
-    if (char === "\\r") { if (line !== "") appendFileSync(log, Date.now() + "\\n"); line = ""; }
-    else if (char === "\\x03") process.exit(0);
-    else if (char === "\\x7f") line = line.slice(0, -1);
-    else line += char;
-  }
-  draw();
-});
-draw();
-`;
-
 export async function benchLiveTyping({ root, work, report, median, percentile, openPeerpost }) {
   console.error(`\nlive typing: send → turn start (Enter reaches an idle TUI), p50/p99 of ${SENDS} sends each; baseline: the same keys typed straight in`);
   const dir = join(work, "live-typing");
   mkdirSync(dir, { recursive: true });
-  const tui = join(dir, "tui.cjs");
-  writeFileSync(tui, FAKE_TUI);
   const load = (path) => import(join(root, ".build", path));
-  const [{ PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { codexInputLine }, { writeSwitches }, { recordTurn }, { liveNote }] = await Promise.all([
-    load("core/server/push.js"), load("core/live/tmux.js"), load("core/live/pty.js"), load("core/live/keystrokes.js"), load("plugins/codex/terminal.js"), load("core/wake/switches.js"), load("core/live/turns.js"), load("core/live/rules.js"),
+  const [{ writeFakeTui, submittedLines }, { PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { codexInputLine }, { writeSwitches }, { recordTurn }, { liveNote }] = await Promise.all([
+    load("tests/helpers/fake-tui.js"), load("core/server/push.js"), load("core/live/tmux.js"), load("core/live/pty.js"), load("core/live/keystrokes.js"), load("plugins/codex/terminal.js"), load("core/wake/switches.js"), load("core/live/turns.js"), load("core/live/rules.js"),
   ]);
 
+  const tui = writeFakeTui(dir);
   /** Times of submitted lines the TUI noted so far. */
-  const submitted = (log) => { try { return readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(Number); } catch { return []; } };
+  const submitted = (log) => submittedLines(log).map((line) => line.at);
   const nextSubmit = async (log, count) => { while (submitted(log).length <= count) await new Promise((resolve) => setTimeout(resolve, 2)); return submitted(log)[count]; };
 
   async function row(name, start, typeDirectly) {

@@ -1,7 +1,7 @@
 // Runs the pinned `claude` CLI (tests/hosts) in a throwaway home, against a loopback fake API,
 // so end-to-end tests never read or write the user's configuration and never leave the machine.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -105,6 +105,19 @@ function locale(): Record<string, string> {
     if (value !== undefined) kept[name] = value;
   }
   return kept;
+}
+
+/**
+ * Answers ahead what the interactive TUI would ask first (2.1.332): onboarding, the custom API key, and
+ * trust in `cwd`. Merged into `$CLAUDE_CONFIG_DIR/.claude.json`, which plugin installs also write.
+ */
+export function acceptTuiDialogs(env: NodeJS.ProcessEnv, cwd: string): void {
+  const path = join(env["CLAUDE_CONFIG_DIR"]!, ".claude.json");
+  const config = (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {}) as Record<string, unknown>;
+  const projects = (config["projects"] ?? {}) as Record<string, Record<string, unknown>>;
+  projects[cwd] = { ...projects[cwd], hasTrustDialogAccepted: true };
+  const key = env["ANTHROPIC_API_KEY"] ?? "";
+  writeFileSync(path, JSON.stringify({ ...config, hasCompletedOnboarding: true, customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] }, projects }));
 }
 
 export function runClaude(args: string[], options: RunOptions): Promise<RunResult> {

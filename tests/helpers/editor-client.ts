@@ -114,3 +114,11 @@ export function startEditor(t: TestContext, args: string[], env: Record<string, 
   onCleanup(t, () => editor.close());
   return editor;
 }
+
+/** Allows once whatever the host asks (the editor's person would be asked). */
+export function allowOnce(method: string, params: Record<string, unknown> | undefined): unknown {
+  if (method !== "session/request_permission") return {};
+  const options = (params?.["options"] as Array<{ optionId: string; kind: string }> | undefined) ?? [];
+  const allow = options.find((option) => option.kind === "allow_once") ?? options.find((option) => option.kind.startsWith("allow"));
+  return { outcome: { outcome: "selected", optionId: allow?.optionId ?? options[0]?.optionId } };
+}

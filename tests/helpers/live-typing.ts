@@ -13,6 +13,8 @@ import { readTurn, turnEnded } from "../../core/live/turns.js";
 import { contentText, type ChatScript, type Turn } from "./fake-openai-chat.js";
 import { requestIds } from "./answer-mail.js";
 import type { FakeResponses, Script } from "./fake-openai-responses.js";
+import type { ContentBlock, Message, Script as MessagesScript } from "./fake-anthropic.js";
+import { CLI } from "./mcp.js";
 
 export interface TypingTarget {
   tmux: TmuxServer;
@@ -43,9 +45,12 @@ export async function checkTypedDelivery(t: TestContext, target: TypingTarget, a
   assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`${answer} ${String(asked.messageId)}`));
   assert.equal(store().mailbox.view(address).state.messages[String(asked.messageId)]!.delivered?.via, target.via);
   assert.ok(target.modelSaw(`peerpost: claude:peer sent you a request (message ${String(asked.messageId)})`), "the typed line reached the model as the person's prompt");
-  const pushed = store().receipts.query({ kind: "push", address }).receipts.find((receipt) => receipt.messageId === String(asked.messageId));
-  assert.equal(pushed?.via, target.via, JSON.stringify(pushed));
-  assert.equal(pushed?.delivery, "delivered");
+  // The receipt is written once the delivery returns, which can be after the answer (under `peerpost run`
+  // a host without a prompt hook is given 2 s for one before the delivery ends).
+  const pushed = () => store().receipts.query({ kind: "push", address }).receipts.find((receipt) => receipt.messageId === String(asked.messageId));
+  await until(() => pushed() !== undefined, 10_000, "the push receipt");
+  assert.equal(pushed()?.via, target.via, JSON.stringify(pushed()));
+  assert.equal(pushed()?.delivery, "delivered");
 
   // The person starts typing: a new request waits; one that goes stale meanwhile is never typed.
   await until(() => sessionIdle(stateDir, address), 60_000, "the answering turn to end");
@@ -94,6 +99,28 @@ export function chatTypedTurns(call: (tool: string, args: unknown) => Turn, answ
 }
 
 /**
+ * For Claude Code on the Messages fake (`tool(name)` is the model-facing name of a peerpost tool): the
+ * person's "hello" gets plain text; a typed peerpost line gets read, then a reply to each request the
+ * read showed, one per step.
+ */
+export function messagesTypedTurns(tool: (name: string) => string, answer: string): MessagesScript {
+  const replied = new Set<string>();
+  const blocks = (content: Message["content"]): ContentBlock[] => (typeof content === "string" ? [{ type: "text", text: content }] : content);
+  const texts = (content: Message["content"], type: string): string => blocks(content).filter((block) => block.type === type).map((block) => (type === "text" ? (block.text ?? "") : texts(block.content ?? "", "text"))).join("\n");
+  return (request) => {
+    const { messages } = request;
+    const promptAt = Math.max(-1, ...messages.map((message, index) => (message.role === "user" && /peerpost:|hello/.test(texts(message.content, "text")) ? index : -1)));
+    if (promptAt < 0 || !texts(messages[promptAt]!.content, "text").includes("peerpost:")) return { text: "DONE" };
+    const read = messages.slice(promptAt + 1).map((message) => texts(message.content, "tool_result")).find((text) => text.includes('"messages"'));
+    if (read === undefined) return request.toolNames.includes(tool("read")) ? { toolUse: { name: tool("read"), input: {} } } : { text: "NO PEERPOST TOOLS" };
+    const next = requestIds(read).find((id) => !replied.has(id));
+    if (next === undefined) return { text: "DONE" };
+    replied.add(next);
+    return { toolUse: { name: tool("reply"), input: { messageId: next, resolution: "reply", message: `${answer} ${next}` } } };
+  };
+}
+
+/**
  * For Codex on the Responses fake: the person's "hello" gets a call to health (so the server learns its thread); a typed
  * peerpost line gets read, then a reply to each request the read showed, one per step.
  */
@@ -114,6 +141,15 @@ export function responsesTypedTurns(fake: () => FakeResponses, answer: string): 
     replied.add(next);
     return responsesCall("reply", { messageId: next, resolution: "reply", message: `${answer} ${next}` });
   };
+}
+
+/**
+ * Starts a host's TUI in the pane: directly (`via` tmux), or under `peerpost run <name>` (`via` pty),
+ * which finds the host's binary on `env.PATH`.
+ */
+export function startTui(tmux: TmuxServer, via: "tmux" | "pty", run: { name: string; binary: string; args: string[] }, env: Record<string, string>, cwd: string): void {
+  if (via === "pty") tmux.start(process.execPath, [CLI, "run", run.name, ...run.args], env, cwd);
+  else tmux.start(run.binary, run.args, env, cwd);
 }
 
 function responsesCall(name: string, args: Record<string, unknown> = {}): { toolCall: { namespace: string; name: string; arguments: unknown } } {

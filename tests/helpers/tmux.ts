@@ -1,12 +1,14 @@
 // A tmux server of a test's own (`tmux -L <unique>`), killed when the test ends: a host TUI runs in one
 // of its panes, as a person would run it, with an environment the test gives it.
 import { execFileSync } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { onCleanup } from "./temp.js";
 import { until } from "./poll.js";
 import { screenLines, type InputLineReader } from "../../core/live/screen.js";
+import type { TmuxPane } from "../../core/live/tmux.js";
+import { ancestors } from "../../core/sessions/process-tree.js";
 
 export interface TmuxServer {
   /** Starts `command args` in a new window's pane, in `cwd`, with exactly `env` (plus tmux's own TMUX and TMUX_PANE). */
@@ -18,6 +20,10 @@ export interface TmuxServer {
   resize(columns: number, rows: number): void;
   /** Waits until the host's input line shows `text`. */
   inputShows(inputLine: InputLineReader, text: string, timeoutMs?: number): Promise<void>;
+  /** The pane the host runs in, as peerpost finds it from TMUX and TMUX_PANE. */
+  pane(): TmuxPane;
+  /** Any other tmux command on this server; its output. */
+  command(...args: string[]): string;
 }
 
 export const NO_TMUX = (() => {
@@ -34,6 +40,7 @@ export function startTmux(t: TestContext, scratch: string): TmuxServer {
   const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
   let panePid: number | undefined;
   let socketPath: string | undefined;
+  let paneId: string | undefined;
   onCleanup(t, async () => {
     try {
       tmux("kill-server");
@@ -41,14 +48,20 @@ export function startTmux(t: TestContext, scratch: string): TmuxServer {
       // already gone
     }
     if (socketPath !== undefined) rmSync(socketPath, { force: true });
-    // The host and the servers it started leave with their pane's process group, before their files are removed.
+    // The host and the servers it started leave, before their files are removed: the pane's process group,
+    // and every process under the pane in a group of its own (`peerpost run` starts the host in a new session).
     if (panePid === undefined) return;
-    try {
-      process.kill(-panePid, "SIGKILL");
-    } catch {
-      // already gone
+    const pids = [panePid, ...descendants(panePid)];
+    for (const pid of pids) {
+      for (const target of [-pid, pid]) {
+        try {
+          process.kill(target, "SIGKILL");
+        } catch {
+          // already gone, or not a group leader
+        }
+      }
     }
-    await until(() => !existsSync(`/proc/${panePid}`), 10_000, `the pane's process ${panePid} to end`).catch(() => undefined);
+    await until(() => pids.every((pid) => !existsSync(`/proc/${pid}`)), 10_000, `the pane's processes ${pids.join(", ")} to end`).catch(() => undefined);
   });
   const server: TmuxServer = {
     start(command, args, env, cwd) {
@@ -57,15 +70,26 @@ export function startTmux(t: TestContext, scratch: string): TmuxServer {
       const assignments = Object.entries(env).map(([name, value]) => `${name}=${quote(value)}`).join(" ");
       writeFileSync(script, `#!/bin/sh\ncd ${quote(cwd)} || exit 1\nexec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ${assignments} ${[command, ...args].map(quote).join(" ")}\n`, { mode: 0o700 });
       tmux("new-session", "-d", "-s", "host", "-x", "120", "-y", "40", script);
-      const [pid, path] = tmux("display-message", "-p", "-t", "host", "#{pane_pid} #{socket_path}").trim().split(" ");
+      const [pid, path, id] = tmux("display-message", "-p", "-t", "host", "#{pane_pid} #{socket_path} #{pane_id}").trim().split(" ");
       panePid = Number(pid);
       socketPath = path;
+      paneId = id;
     },
     capture: () => tmux("capture-pane", "-p", "-e", "-t", "host"),
     sendKeys: (...keys) => void tmux("send-keys", "-t", "host", ...keys),
     type: (text) => void tmux("send-keys", "-t", "host", "-l", text),
     resize: (columns, rows) => void tmux("resize-window", "-t", "host", "-x", String(columns), "-y", String(rows)),
+    pane: () => ({ socket: socketPath!, pane: paneId! }),
+    command: (...args) => tmux(...args),
     inputShows: (inputLine, text, timeoutMs = 60_000) => until(() => inputLine(screenLines(server.capture())) === text, timeoutMs, `the input line to show ${JSON.stringify(text)}\n${server.capture()}`),
   };
   return server;
+}
+
+/** The processes running under `pid` now, at any depth. */
+function descendants(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((candidate) => ancestors(candidate).some((info) => info.pid === pid));
 }

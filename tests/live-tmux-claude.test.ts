@@ -1,0 +1,86 @@
+// Typing a request into a real Claude Code TUI, offline (the Messages API on a loopback fake), with its
+// own cross-session inbox off (CLAUDE_CODE_HARBOR_KITE=0), so the terminal is its live transport: in a
+// tmux pane directly, and under `peerpost run claude` in one. After the person's first turn it is idle; a
+// typed request is read and answered; text in the input line holds the typing; a stale request is never
+// typed. With a budget of one live turn an hour, the second request is not typed, and the sender is told.
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { CLI, connect } from "./helpers/mcp.js";
+import { collect } from "./helpers/children.js";
+import { tempDir, onCleanup } from "./helpers/temp.js";
+import { until } from "./helpers/poll.js";
+import { startFakeAnthropic, type Script } from "./helpers/fake-anthropic.js";
+import { acceptTuiDialogs, claudeBinary, claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, repoRoot } from "./helpers/claude-cli.js";
+import { NO_TMUX, startTmux } from "./helpers/tmux.js";
+import { checkTypedDelivery, messagesTypedTurns, sessionIdle, startTui } from "./helpers/live-typing.js";
+import { claudeInputLine } from "../plugins/claude-code/terminal.js";
+import { openPeerpost } from "../core/peerpost.js";
+
+const skip = NO_TMUX || claudeSkipReason();
+const tool = (name: string) => `mcp__plugin_peerpost_peerpost__${name}`;
+
+/** A real Claude Code TUI in a pane of the test's own tmux server, after the person's first turn: registered and idle. */
+async function idleClaudeTui(t: TestContext, via: "tmux" | "pty", extraEnv: Record<string, string> = {}) {
+  const base = tempDir(t, `peerpost-live-${via}-claude-`);
+  const stateDir = join(base, "peerpost");
+  const cwd = join(base, "project");
+  mkdirSync(cwd);
+  let script: Script = () => ({ text: "hi" });
+  const fake = await startFakeAnthropic((request) => script(request));
+  onCleanup(t, () => fake.close());
+  const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir, CLAUDE_CODE_HARBOR_KITE: "0", TERM: "xterm-256color", PATH: `${dirname(claudeBinary())}:${process.env.PATH ?? ""}`, ...extraEnv }) as Record<string, string>;
+  await installFromDirectoryMarketplace(repoRoot(), "peerpost@peerpost", { env, cwd, timeoutMs: 90_000 });
+  acceptTuiDialogs(env, cwd);
+  const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal((await cli(["allow", "claude-code"])).code, 0, "peerpost's tools run without asking");
+  script = messagesTypedTurns(tool, "claude answers");
+
+  const tmux = startTmux(t, base);
+  startTui(tmux, via, { name: "claude", binary: claudeBinary(), args: [] }, env, cwd);
+  await tmux.inputShows(claudeInputLine, "", 120_000);
+  tmux.type("hello");
+  await tmux.inputShows(claudeInputLine, "hello");
+  tmux.sendKeys("Enter");
+  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env["HOME"]! });
+  await until(() => store().sessions.list({ host: "claude-code" }).some((session) => session.alive), 60_000, `the claude session to register\n${tmux.capture()}`);
+  const address = store().sessions.list({ host: "claude-code" }).find((session) => session.alive)!.address;
+  await until(() => fake.modelRequests.length > 0 && sessionIdle(stateDir, address), 60_000, `the person's first turn to end\n${tmux.capture()}`);
+  if (via === "tmux") assert.equal((await cli(["push", "on", "tmux", "claude-code"])).code, 0);
+  return { fake, env, stateDir, tmux, address, store };
+}
+
+for (const via of ["tmux", "pty"] as const) {
+  const how = via === "tmux" ? "in tmux" : "under peerpost run in tmux";
+  test(`claude ${how}: an idle TUI gets a request typed, reads and replies; text in the input line holds the typing; a stale request is never typed`, { skip, timeout: 300_000 }, async (t) => {
+    const { fake, env, stateDir, tmux, address } = await idleClaudeTui(t, via);
+    await checkTypedDelivery(t, { tmux, inputLine: claudeInputLine, stateDir, home: env["HOME"]!, address, via, modelRequests: () => fake.modelRequests.length, modelSaw: (needle) => fake.sawText(needle) }, "claude answers");
+  });
+}
+
+test("claude in tmux with PEERPOST_WAKE_PER_HOUR=1: the second request is not typed; a skipped receipt and the sender's message say push_over_budget", { skip, timeout: 300_000 }, async (t) => {
+  const { fake, env, stateDir, address, store } = await idleClaudeTui(t, "tmux", { PEERPOST_WAKE_PER_HOUR: "1" });
+  const peer = await connect(t, { HOME: env["HOME"]!, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "codex:peer", PEERPOST_PUSH_CONFIRM_MS: "20000" });
+  const first = await peer.call("message", { to: address, message: "First question?", anticipation: "reply" });
+  assert.deepEqual([first.delivery, first.deliveredVia], ["delivered", "tmux"], JSON.stringify(first));
+  assert.equal((await peer.call("wait", { messageId: first.messageId, timeoutMs: 120_000 })).outcome, "reply");
+  await until(() => sessionIdle(stateDir, address), 60_000, "the answering turn to end");
+
+  const second = await peer.raw("message", { to: address, message: "Second question?", anticipation: "reply" });
+  const result = second.structuredContent!;
+  const warnings = (result["warnings"] ?? []) as Array<{ code: string; message: string }>;
+  assert.ok(warnings.some((warning) => warning.code === "push_over_budget" && /PEERPOST_WAKE_PER_HOUR=1/.test(warning.message)), JSON.stringify(result));
+  assert.equal(result["delivery"], "queued");
+  const secondId = String(result["messageId"]);
+  const skipped = store().receipts.query({ kind: "push", address }).receipts.find((receipt) => receipt.messageId === secondId);
+  assert.equal(skipped?.delivery, "skipped", JSON.stringify(skipped));
+  assert.match(skipped?.warnings[0] ?? "", /^push_over_budget: /);
+  // Several passes of the push loop: still not typed, and it waits unread for the hooks and read.
+  await new Promise((resolve) => setTimeout(resolve, 4_000));
+  assert.ok(!fake.sawText(`(message ${secondId})`), "the second request's line never reached the model");
+  const message = store().mailbox.view(address).state.messages[secondId]!;
+  assert.equal(message.delivered, undefined);
+  assert.equal(message.read, undefined);
+});
