@@ -13,9 +13,8 @@ import { liveNote } from "./rules.js";
 
 import { readTurn, recordTurn } from "./turns.js";
 import type { InputLine } from "./keystrokes.js";
-import { TerminalPush } from "./terminal-push.js";
+import { PTY_VIA, TerminalPush } from "./terminal-push.js";
 
-export const PTY_VIA = "pty" as const;
 const FIND_SESSION_MS = 500;
 /**
  * The pause between the typed line and its Enter. Codex takes keys that arrive close together for a
@@ -107,10 +106,21 @@ export function sessionUnder(peerpost: Peerpost, host: SessionHost, childPid: nu
   return found && { address: found.address, sessionId: found.sessionId, source: "registry", detail: "peerpost run", verified: false };
 }
 
+/**
+ * Records in the registry that the session is reachable through this wrapper (`pty`), so senders and
+ * `agents` see it; `none` when the wrapper can no longer type. Written as a person's record (`cli`): it
+ * changes only the push, not when the session was last seen.
+ */
+async function reportWrapped(peerpost: Peerpost, identity: Identity, push: string): Promise<void> {
+  const entry = peerpost.sessions.get(identity.address);
+  if (entry) await peerpost.sessions.register({ host: entry.host, address: entry.address, sessionId: entry.sessionId, source: "cli", push });
+}
+
 /** Follows the wrapped host to its current session and types requests into it; stopped when the host exits. */
 export function deliverIntoTerminal(peerpost: Peerpost, host: SessionHost, terminal: WrappedTerminal, input: InputLine): { stop(): Promise<void> } {
   const loop = new PushLoop(peerpost, new PtyPush(peerpost, host, terminal, input), host, {
     refreshIdentity: async () => follow(),
+    onReachability: (identity, push) => reportWrapped(peerpost, identity, push),
   });
   const follow = (): void => {
     const identity = sessionUnder(peerpost, host, terminal.pid);

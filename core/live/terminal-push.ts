@@ -9,6 +9,8 @@ import { busyRefusal } from "./rules.js";
 
 /** The transports that type into a terminal. */
 export const TERMINAL_VIAS = ["tmux", "pty"] as const;
+/** The push `peerpost run` reports for the session it wraps. */
+export const PTY_VIA = "pty" as const;
 
 export abstract class TerminalPush implements PushTransport {
   abstract readonly name: (typeof TERMINAL_VIAS)[number];

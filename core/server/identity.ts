@@ -5,6 +5,7 @@ import { parseAddress, type SessionKind } from "../common/address.js";
 import { PeerpostError } from "../common/errors.js";
 import { findAncestor, hostStartField, type ProcessInfo } from "../sessions/process-tree.js";
 import { captureHostEnv } from "../wake/host-env.js";
+import { PTY_VIA } from "../live/terminal-push.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionHost } from "../records/schemas.js";
 import type { HostAdapter, Identity, IdentityContext } from "./adapter.js";
@@ -79,9 +80,13 @@ export class IdentityResolver {
     }
   }
 
-  /** Records in the registry which live push this session has ("none" when mail waits for read and hooks). */
+  /**
+   * Records in the registry which live push this session has ("none" when mail waits for read and hooks).
+   * A server without one of its own leaves a `peerpost run` wrapper's `pty` standing: the wrapper types.
+   */
   async reportPush(identity: Identity, push: string): Promise<void> {
-    await this.record(identity, { push });
+    const wrapped = push === "none" && this.peerpost.sessions.get(identity.address)?.push === PTY_VIA;
+    await this.record(identity, wrapped ? {} : { push });
   }
 
   private async record(identity: Identity, extra: { push?: string }): Promise<boolean> {

@@ -51,6 +51,8 @@ export async function checkTypedDelivery(t: TestContext, target: TypingTarget, a
   await until(() => pushed() !== undefined, 10_000, "the push receipt");
   assert.equal(pushed()?.via, target.via, JSON.stringify(pushed()));
   assert.equal(pushed()?.delivery, "delivered");
+  // Senders (message's confirmation, agents' LIVE column) see how the session is reached.
+  assert.equal(store().sessions.get(address)?.push, target.via, "the registry names the transport that typed");
 
   // The person starts typing: a new request waits; one that goes stale meanwhile is never typed.
   await until(() => sessionIdle(stateDir, address), 60_000, "the answering turn to end");
