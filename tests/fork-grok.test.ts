@@ -12,8 +12,9 @@ import { randomUUID } from "node:crypto";
 import { cli, json } from "./helpers/cli.js";
 import { onCleanup } from "./helpers/temp.js";
 import { assertUsageAtLeast } from "./helpers/usage.js";
+import { isHousekeepingCall } from "./helpers/chat-hosts.js";
 import { until } from "./helpers/poll.js";
-import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript } from "./helpers/fake-openai-chat.js";
+import { startFakeOpenAIChat, type ChatScript } from "./helpers/fake-openai-chat.js";
 import { grokBinary, grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome } from "./helpers/grok-cli.js";
 import { repoRoot } from "./helpers/claude-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
@@ -30,10 +31,6 @@ function sessionFiles(dir: string, sessionId: string, found: Record<string, stri
   return found;
 }
 
-function isHousekeepingCall(call: ChatCall): boolean {
-  const last = call.body.messages.at(-1);
-  return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
-}
 
 test("grok: a fork runs on the forked history under another model and its answer returns once", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
   let script: ChatScript = () => ({ text: "NOTED" });

@@ -14,6 +14,7 @@ import { repoRoot } from "./helpers/copilot-cli.js";
 import { grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome, readGrokLog, writeGrokUserHooks, type GrokHome } from "./helpers/grok-cli.js";
 import { contentText, startFakeOpenAIChat, toolResults, type ChatCall, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
 import { runHook } from "./helpers/hooks.js";
+import { isHousekeepingCall } from "./helpers/chat-hosts.js";
 import { reminderDueCheck, until } from "./helpers/poll.js";
 import { CLI, connect, type Session } from "./helpers/mcp.js";
 import { tempDir } from "./helpers/temp.js";
@@ -22,14 +23,6 @@ const unavailable = grokUnavailable();
 const ROOT = repoRoot();
 const PLUGIN_DIR = join(ROOT, "dist", "grok");
 
-/**
- * Grok's own calls that are not agent turns: after the last turn it asks for a one-line summary, and
- * on a resumed session for a session title.
- */
-function isHousekeepingCall(call: ChatCall): boolean {
-  const last = call.body.messages.at(-1);
-  return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
-}
 
 describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 300_000 }, () => {
   let fake: FakeOpenAIChat;

@@ -12,10 +12,11 @@ import { openPeerpost } from "../core/peerpost.js";
 import { connect, REPO_ROOT, type Session } from "./helpers/mcp.js";
 import { chatAnswerMail } from "./helpers/answer-mail.js";
 import { allowOnce, startEditor, type Editor, type RpcLine } from "./helpers/editor-client.js";
-import { contentText, startFakeOpenAIChat, type ChatCall, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
+import { startFakeOpenAIChat, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
 import { grokBinary, grokUnavailable, makeGrokHome } from "./helpers/grok-cli.js";
 import { copilotBinary, copilotEnv, copilotUnavailable, makeCopilotHome } from "./helpers/copilot-cli.js";
 import { onCleanup } from "./helpers/temp.js";
+import { isHousekeepingCall } from "./helpers/chat-hosts.js";
 import { until } from "./helpers/poll.js";
 
 interface AcpHost {
@@ -83,10 +84,6 @@ const HOSTS: HostCase[] = [
 ];
 
 /** Grok's own side requests (titles, dashboard lines) are not turns of the session. */
-function isHousekeepingCall(call: ChatCall): boolean {
-  const last = call.body.messages.at(-1);
-  return last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content));
-}
 
 async function startFake(t: TestContext): Promise<{ fake: FakeOpenAIChat; setScript(script: ChatScript): void }> {
   let script: ChatScript = () => ({ text: "ok" });

@@ -80,19 +80,17 @@ export class IdentityResolver {
     }
   }
 
-  /**
-   * Records in the registry which live push this session has ("none" when mail waits for read and hooks).
-   * A server without one of its own leaves a `peerpost run` wrapper's `pty` standing: the wrapper types.
-   */
+  /** Records in the registry which live push this session has ("none" when mail waits for read and hooks). */
   async reportPush(identity: Identity, push: string): Promise<void> {
-    const wrapped = push === "none" && this.peerpost.sessions.get(identity.address)?.push === PTY_VIA;
-    await this.record(identity, wrapped ? {} : { push });
+    await this.record(identity, { push });
   }
 
   private async record(identity: Identity, extra: { push?: string }): Promise<boolean> {
     const kind = parseAddress(identity.address).kind as SessionKind;
     const host = this.adapter.sessionHost ?? HOST_OF_KIND[kind];
     const known = this.peerpost.sessions.get(identity.address);
+    // A server with no transport of its own leaves a `peerpost run` wrapper's `pty` standing: the wrapper types.
+    if (extra.push === "none" && known?.push === PTY_VIA) extra = {};
     try {
       await this.peerpost.sessions.register({
         host,
