@@ -135,7 +135,7 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   }
   if (event === "user-prompt") {
     // A turn starts: a live transport types nothing into the session until its stop hook runs.
-    recordTerminalTurn(peerpost.stateDir.path, address, "prompt", new Date(peerpost.config.now()).toISOString(), env);
+    recordTerminalTurn(peerpost.stateDir.path, address, "prompt", peerpost.config.now(), env);
     const mail = await pending(peerpost, address, via, mirrorCurrent);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];
     const note = mailNote({ unread: mail.unread, reminders });
@@ -144,7 +144,7 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   }
   const stopped = await stopHook(peerpost, dialect, input, address, via, mirrorCurrent);
   // A stop the hook does not block ends the turn: the session is idle for live transports.
-  if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", new Date(peerpost.config.now()).toISOString(), env);
+  if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", peerpost.config.now(), env);
   return stopped;
 }
 
