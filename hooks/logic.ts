@@ -33,10 +33,11 @@ interface Pending {
 const NOTHING_PENDING: Pending = { unread: [], reminders: [], record: async () => [] };
 
 /**
- * How much of the log's end a hook folds for a session while the index is built: about a thousand of the
- * newest messages, a few milliseconds. Mail to a new session is usually there; older mail waits for the index.
+ * How much of the log's end a hook folds for a session while the index is built: the last hundred or so
+ * messages (a few hundred lines, each tested for the session's tokens before any is parsed). Mail to a new
+ * session is usually there; older mail waits for the index.
  */
-const TAIL_BYTES = 1024 * 1024;
+const TAIL_BYTES = 64 * 1024;
 
 /** The plugin's server bundle beside the hook (`node <plugin dir>/hooks.cjs <event>`), which runs `index-run`. */
 function serverBundle(): string {
