@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "./common/config.js";
-import { ensureStateDir, resolveStateDirPath, type StateDirInfo } from "./security/state-dir.js";
+import { prepareStateDir, resolveStateDirPath, type StateDirInfo } from "./security/state-dir.js";
 import { Mailbox } from "./mail/mailbox.js";
 import { Receipts } from "./mail/receipts.js";
 import { Sessions } from "./sessions/registry.js";
@@ -53,8 +53,10 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
   const env = options.env ?? process.env;
   if (options.defaultLockTimeoutMs !== undefined && !env.PEERPOST_LOCK_TIMEOUT_MS) config.lockTimeoutMs = options.defaultLockTimeoutMs;
   const home = options.home ?? homedir();
-  if (options.create === false && !existsSync(resolveStateDirPath(config.home, home).path)) return undefined;
-  const stateDir = ensureStateDir(config.home, home);
+  // Resolved once: the links of the state dir and of every host's config dir are followed on the way.
+  const resolved = resolveStateDirPath(config.home, home);
+  if (options.create === false && !existsSync(resolved.path)) return undefined;
+  const stateDir = prepareStateDir(resolved);
   const logOptions: LogOptions = { lockStaleMs: config.lockStaleMs, lockTimeoutMs: config.lockTimeoutMs, fault: config.fault };
   let machine: string | undefined;
   const thisMachine = () => (machine ??= machineId(stateDir.path));

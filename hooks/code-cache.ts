@@ -39,9 +39,19 @@ const UNUSED_FOR_MS = 14 * DAY_MS;
 /** A temporary file this old was left by a killed hook. */
 const STALE_TEMPORARY_MS = 3_600_000;
 
+const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) { ";
+
 /** The wrapper Node's CommonJS loader puts around a file. */
 export function wrapCommonJs(source: string): string {
-  return `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
+  return `${WRAPPER_HEAD}${source}\n});`;
+}
+
+/**
+ * The text compiled for a file: the hook program is built already wrapped (scripts/build.mjs), so it is
+ * compiled as read, without a second copy of its ~130 KB, which tipped a prompt hook into a garbage collection.
+ */
+export function compiledSource(source: string): string {
+  return source.startsWith(WRAPPER_HEAD) ? source : wrapCommonJs(source);
 }
 
 /** Whether the state dir, `cache` and `cache/code` exist and are private, and the dirs above are safe. */
@@ -152,7 +162,7 @@ export class CodeCache {
     const prefix = `${basename(file)}.${fnv1a64(`${file}:${process.version}:${process.arch}:${this.variant}`)}.`;
     const name = `${prefix}${fnv1a64(identity)}.bin`;
     const cached = this.readable === undefined ? undefined : readCache(join(this.readable.dir, name));
-    const script = new Script(wrapCommonJs(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
+    const script = new Script(compiledSource(source), { filename: file, ...(cached ? { cachedData: cached } : {}) });
     if (cached === undefined || script.cachedDataRejected) this.pending.push({ script, name, prefix });
     const loaded: LoadedModule = { exports: {} };
     this.modules.set(file, loaded);

@@ -26,9 +26,18 @@ interface Pending {
   unread: MessageState[];
   reminders: MessageState[];
   record: () => Promise<MessageState[]>;
+  /** Only the newest mail was looked at (the index is being built): enough for a note, not for a decision. */
+  partial?: true;
 }
 
 const NOTHING_PENDING: Pending = { unread: [], reminders: [], record: async () => [] };
+
+/**
+ * How much of the log's end a hook folds for a session while the index is built: the last hundred or so
+ * messages (a few hundred lines, each tested for the session's tokens before any is parsed). Mail to a new
+ * session is usually there; older mail waits for the index.
+ */
+const TAIL_BYTES = 64 * 1024;
 
 /** The plugin's server bundle beside the hook (`node <plugin dir>/hooks.cjs <event>`), which runs `index-run`. */
 function serverBundle(): string {
@@ -44,16 +53,18 @@ async function pending(peerpost: Peerpost, address: string, via: string, mirrorC
   }
   // A view neither its snapshot nor the index starts near the end (an old log never indexed): folding
   // it would hold the prompt for seconds (and past the hook's deadline, which cannot interrupt a fold).
-  // The hook starts the index build and says nothing this time; the next hooks start from the index.
+  // The hook starts the index build and tells only what the log's last bytes hold for this session;
+  // the next hooks start from the index.
   if (peerpost.mailbox.viewWouldReadFar(address)) {
     indexWhenFarBehind(peerpost, serverBundle());
-    return NOTHING_PENDING;
+    const newest = Object.values(peerpost.mailbox.tailView(address, TAIL_BYTES).state.messages);
+    return { ...NOTHING_PENDING, unread: unreadOf(newest, address), partial: true };
   }
   const view = peerpost.mailbox.view(address);
   await peerpost.mailbox.persist(view, SNAPSHOT_MIN_BYTES);
   const now = peerpost.config.now();
   const mine = Object.values(view.state.messages).filter((message) => message.to === address);
-  const unread = mine.filter((message) => !message.read && !message.resolved).sort(byId);
+  const unread = unreadOf(mine, address);
   const due = mine.filter((message) => dueReminder(message, now, peerpost.mailbox.settings) !== undefined);
   return {
     unread,
@@ -70,6 +81,11 @@ async function pending(peerpost: Peerpost, address: string, via: string, mirrorC
       return recorded;
     },
   };
+}
+
+/** The messages to `address` nobody read or resolved yet, oldest first. */
+function unreadOf(messages: MessageState[], address: string): MessageState[] {
+  return messages.filter((message) => message.to === address && !message.read && !message.resolved).sort(byId);
 }
 
 /** Resolves once the event loop has run: what was started (a connection) is on its way by then. */
@@ -136,7 +152,7 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   }
   if (event === "user-prompt") {
     // A turn starts: a live transport types nothing into the session until its stop hook runs.
-    recordTerminalTurn(peerpost.stateDir.path, address, "prompt", new Date(peerpost.config.now()).toISOString(), env);
+    recordTerminalTurn(peerpost.stateDir.path, address, "prompt", peerpost.config.now(), env);
     const mail = await pending(peerpost, address, via, mirrorCurrent);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];
     const note = mailNote({ unread: mail.unread, reminders });
@@ -145,13 +161,15 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   }
   const stopped = await stopHook(peerpost, dialect, input, address, via, mirrorCurrent);
   // A stop the hook does not block ends the turn: the session is idle for live transports.
-  if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", new Date(peerpost.config.now()).toISOString(), env);
+  if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", peerpost.config.now(), env);
   return stopped;
 }
 
 async function stopHook(peerpost: Peerpost, dialect: HookDialect, input: HookInput, address: string, via: string, mirrorCurrent: boolean): Promise<HookOutcome> {
   if (input.stopHookActive) return {};
   const mail = await pending(peerpost, address, via, mirrorCurrent);
+  // Blocking a stop marks the mail noticed, a decision made on the whole view, which is not there yet.
+  if (mail.partial) return {};
   // Requests (never fyi) not told about at a turn end yet, or still unread a reminder interval after the
   // last time (at most PEERPOST_REMINDER_LIMIT more times): each blocks one stop.
   const now = peerpost.config.now();

@@ -97,12 +97,14 @@ function bundleEsm(entry, outfile, { shebang = false } = {}) {
  * behind lazy requires and are never evaluated by a hook that only reads. hooks.cjs (hooks/loader.ts,
  * the same for every host) runs the host's hook-program.cjs from V8's code cache.
  */
-function bundleHooks(entry, outfile) {
+function bundleHooks(entry, outfile, { wrapped = false } = {}) {
   return build({
     ...common,
     entryPoints: [join(root, entry)],
     outfile: join(out, outfile),
     format: "cjs",
+    // The program hooks.cjs compiles is written as the function it compiles (hooks/code-cache.ts, compiledSource).
+    ...(wrapped ? { banner: { js: "(function (exports, require, module, __filename, __dirname) { " }, footer: { js: "\n});" } } : {}),
     plugins: [vendorOutside, pgForNode],
     // core/records/zod.ts reads import.meta only where `require` is missing, which a CommonJS bundle never is.
     logOverride: { "empty-import-meta": "silent" },
@@ -130,7 +132,7 @@ function bundleVendor(name, outfile) {
 
 const bundles = [bundleEsm("core/cli/cli.ts", "dist/cli.mjs", { shebang: true })];
 for (const host of HOSTS) {
-  bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hook-program.cjs`), bundleHooks("hooks/loader.ts", `dist/${host}/hooks.cjs`));
+  bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hook-program.cjs`, { wrapped: true }), bundleHooks("hooks/loader.ts", `dist/${host}/hooks.cjs`));
   for (const [name, file] of Object.entries(LAZY_PACKAGES)) bundles.push(bundleVendor(name, `dist/${host}/vendor/${file}.cjs`));
 }
 await Promise.all(bundles);

@@ -10,7 +10,7 @@ import { onCleanup, tempDir } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
 import { hookBundle, runHook, runHookFile } from "./helpers/hooks.js";
 import { openPeerpost } from "../core/peerpost.js";
-import { wrapCommonJs } from "../hooks/code-cache.js";
+import { compiledSource, wrapCommonJs } from "../hooks/code-cache.js";
 
 const PROMPT = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
 
@@ -101,13 +101,13 @@ test("a corrupt, linked, foreign or open-to-others cache file is not used, and t
   }
 });
 
-/** Compiled code for a program of the same length as `programPath` that only prints PLANTED: what V8 would run if given it. */
+/** Compiled code for a program compiled to the same length as `programPath` that only prints PLANTED: what V8 would run if given it. */
 function plantedCache(programPath: string): Buffer {
-  const real = readFileSync(programPath, "utf8");
+  const compiledLength = compiledSource(readFileSync(programPath, "utf8")).length;
   const payload = 'require("node:fs").writeSync(1, "PLANTED\\n"); process.exit(0);';
-  const planted = payload + "//" + " ".repeat(real.length - payload.length - 2);
-  assert.equal(planted.length, real.length);
-  return new Script(wrapCommonJs(planted), { filename: programPath }).createCachedData();
+  const planted = wrapCommonJs(payload + "//" + " ".repeat(compiledLength - wrapCommonJs(payload).length - 2));
+  assert.equal(planted.length, compiledLength);
+  return new Script(planted, { filename: programPath }).createCachedData();
 }
 
 test("compiled code planted in a linked or open cache directory never runs", async (t) => {

@@ -210,23 +210,35 @@ test("a bad PEERPOST_* value in the hook's environment fails silently and is log
   assert.match(readFileSync(join(stateDir, "logs", "errors.log"), "utf8"), /PEERPOST_REMINDER_LIMIT=\\"lots\\" is not valid/);
 });
 
-test("on an old log the index never covered, a new session's hook says nothing at once, starts the index build, and the next hook flags the mail", async (t) => {
+test("on an old log the index never covered, a new session's hooks tell only the newest mail at once and start the index build; the next hook tells all of it", async (t) => {
   const { env, home, store } = setup(t);
   const peerpost = store();
   // Written directly, as a peerpost before the index would have left it: more than readers index on their way.
   oldLog(peerpost.mailbox.log.path, 10 * 1024 * 1024);
-  await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the one for me", anticipation: "reply" });
-  const prompt = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
+  await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "claude:me", body: "the older one", anticipation: "reply" });
+  // More than the hook reads from the log's end: the older message lies before what it looks at.
+  oldLog(peerpost.mailbox.log.path, 2 * 1024 * 1024);
+  await peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "claude:me", body: "the newest one", anticipation: "reply" });
+  const logBytes = () => readFileSync(peerpost.mailbox.log.path).length;
+  const before = logBytes();
   const indexFarBehind = () => openPeerpost({ env: env(), home }).mailbox.indexLag().farBehind;
   assert.equal(indexFarBehind(), true);
 
+  const start = await runHook("claude-code", "session-start", { session_id: "me", hook_event_name: "SessionStart", source: "startup", cwd: home }, env());
+  assert.equal(start.code, 0);
+  // No fold of the whole log inside the hook: only the newest message, found in the log's last bytes.
+  assert.match(context(start.stdout), /1 new message from other AI agents on this machine \(codex:b\)/);
+  const prompt = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
   const first = await runHook("claude-code", "user-prompt", prompt, env());
-  assert.equal(first.code, 0);
-  assert.equal(first.stdout, "", "no fold of the whole log inside the prompt");
-  // The detached `server.mjs index-run` the hook started.
+  assert.match(context(first.stdout), /1 new message from other AI agents on this machine \(codex:b\)/);
+  // A stop would mark the mail noticed, a decision the newest mail alone cannot make: it lets the turn end.
+  const stop = await runHook("claude-code", "stop", { session_id: "me", hook_event_name: "Stop", stop_hook_active: false }, env());
+  assert.deepEqual([stop.code, stop.stdout], [0, ""]);
+  assert.equal(logBytes(), before, "nothing was appended to the mailbox");
+  // The detached `server.mjs index-run` the first hook started.
   await until(() => !indexFarBehind(), 60_000, "the index build the hook started");
   const next = await runHook("claude-code", "user-prompt", prompt, env());
-  assert.match(context(next.stdout), /1 new message from other AI agents on this machine \(codex:a\)/);
+  assert.match(context(next.stdout), /2 new messages from other AI agents on this machine \(codex:a, codex:b\)/);
 });
 
 test("a session whose snapshot the log left far behind, with the index within a reader's reach, is still told of its mail", async (t) => {

@@ -32,11 +32,12 @@ export function readTurn(stateDir: string, address: string): TurnState {
 }
 
 /**
- * A hook's record of a turn edge, for a session that runs in a terminal peerpost may type into (tmux, or
- * `peerpost run`, which sets PEERPOST_RUN), or whose turns are already followed; nothing otherwise.
+ * A hook's record of a turn edge at `atMs`, for a session that runs in a terminal peerpost may type into
+ * (tmux, or `peerpost run`, which sets PEERPOST_RUN), or whose turns are already followed; nothing
+ * otherwise. The time is formatted only when recorded: the first toISOString of a process loads the time zone.
  */
-export function recordTerminalTurn(stateDir: string, address: string, edge: "prompt" | "stop", at: string, env: NodeJS.ProcessEnv): void {
-  if (env["TMUX"] || env["PEERPOST_RUN"] || existsSync(turnFile(stateDir, address))) recordTurn(stateDir, address, edge, at);
+export function recordTerminalTurn(stateDir: string, address: string, edge: "prompt" | "stop", atMs: number, env: NodeJS.ProcessEnv): void {
+  if (env["TMUX"] || env["PEERPOST_RUN"] || existsSync(turnFile(stateDir, address))) recordTurn(stateDir, address, edge, new Date(atMs).toISOString());
 }
 
 /** Records that a turn started or ended now; best effort (a hook never fails on it). */

@@ -77,7 +77,11 @@ function checkParentExists(path: string): void {
  * that no one else can write, below directories that are safe (see trust.ts). An existing dir's mode is never changed.
  */
 export function ensureStateDir(configured: string | undefined, home: string = homedir()): StateDirInfo {
-  const { path, source } = resolveStateDirPath(configured, home);
+  return prepareStateDir(resolveStateDirPath(configured, home));
+}
+
+/** `ensureStateDir` for a state dir `resolveStateDirPath` found already. */
+export function prepareStateDir({ path, source }: { path: string; source: StateDirInfo["source"] }): StateDirInfo {
   let mode: number;
   try {
     checkParentExists(path);

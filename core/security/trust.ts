@@ -34,20 +34,25 @@ function wrongKind(path: string, expected: "a directory" | "a regular file"): Pe
 
 const OWN_IT_HINT = "peerpost only uses state it alone can write. Remove it (it is recreated), or fix its owner and mode (files 0600, dirs 0700), or point PEERPOST_HOME at a directory of your own.";
 
-/** The path with every link in its existing part resolved; the part that does not exist yet is appended as given. */
+/**
+ * The path with every link in its existing part resolved; the part that does not exist yet is appended as
+ * given. Missing parts are found by lstat, which throws nothing for them: every hook resolves the state dir
+ * and the hosts' config dirs (most of them missing), and an exception per missing dir is most of that cost.
+ */
 export function resolveLinks(path: string): string {
   const missing: string[] = [];
   let current = path;
   for (;;) {
+    const parent = dirname(current);
     try {
-      return join(realpathSync(current), ...missing.reverse());
+      if (parent === current || lstatSync(current, { throwIfNoEntry: false }) !== undefined) return join(realpathSync.native(current), ...missing.reverse());
     } catch (error) {
+      // A dangling link, or a file where a directory should be: resolved no further, as a missing part.
       const code = (error as NodeJS.ErrnoException).code;
-      const parent = dirname(current);
       if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === current) throw error;
-      missing.push(basename(current));
-      current = parent;
     }
+    missing.push(basename(current));
+    current = parent;
   }
 }
 
@@ -83,21 +88,24 @@ export function checkAncestors(path: string): void {
  */
 export function ensurePrivateDir(path: string, options: { parents?: boolean } = {}): boolean {
   let created: string | undefined;
-  try {
-    if (options.parents === false) {
-      mkdirSync(path, { mode: DIR_MODE });
-      created = path;
-    } else created = mkdirSync(path, { recursive: true, mode: DIR_MODE });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  // Most calls find the dir there already: looked at first, it costs no mkdir and no EEXIST exception.
+  const existing = lstatSync(path, { throwIfNoEntry: false });
+  if (existing === undefined) {
+    try {
+      if (options.parents === false) {
+        mkdirSync(path, { mode: DIR_MODE });
+        created = path;
+      } else created = mkdirSync(path, { recursive: true, mode: DIR_MODE });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
   }
-  checkPrivateDir(path);
+  checkPrivateDir(path, created === undefined ? existing : undefined);
   return created !== undefined;
 }
 
 /** Checks, without creating anything, that `path` is a real directory of this user that no one else can write. */
-export function checkPrivateDir(path: string): void {
-  const stat = lstatSync(path);
+export function checkPrivateDir(path: string, stat: Stats = lstatSync(path)): void {
   if (stat.isSymbolicLink()) throw untrusted(path, "it is a symbolic link", OWN_IT_HINT);
   if (!stat.isDirectory()) throw wrongKind(path, "a directory");
   const problem = directoryProblem(stat, true);

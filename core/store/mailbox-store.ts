@@ -15,6 +15,7 @@ import type { CompactionResult } from "./file/compaction.js";
 import type { CompactionPaths } from "./file/compaction-swap.js";
 import { MailboxLookups } from "./mailbox-lookups.js";
 import { FAR_BEHIND_BYTES, MailboxView } from "../mail/view.js";
+import { lineStartAtOrAfter } from "../log/line-start.js";
 import { snapshotFileName } from "../mail/snapshots.js";
 import { indexScopes, mailboxScopeFilter, scopesOf } from "../mail/scopes.js";
 import type { ProcedureText } from "../mail/envelope.js";
@@ -137,6 +138,19 @@ export class MailboxStore {
     this.extendIndex(0);
     this.views.delete(scope);
     return this.readsFar(this.viewOf(scope));
+  }
+
+  /**
+   * The view of `scope` folded from the log's last `bytes` only: what a hook can tell while the index is
+   * built. Exact for each message whose msg line is in those bytes (what happens to a message is written
+   * after it); older messages are missing. Never saved, and nothing may be decided on it.
+   */
+  tailView(scope: string, bytes: number): MailboxView {
+    const view = new MailboxView(this.log, scope, undefined);
+    const size = this.log.identity()?.size ?? 0;
+    view.offset = lineStartAtOrAfter(this.log.path, Math.max(0, size - bytes));
+    view.refresh();
+    return view;
   }
 
   private readsFar(view: MailboxView): boolean {

@@ -3,7 +3,7 @@
 // additionalContext (never Claude's hookSpecificOutput), and agentStop blocks the way Claude's Stop does.
 import type { HookDialect } from "../../hooks/dialect.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
-import { copilotAdapter } from "./adapter.js";
+import { isCopilotProcess } from "../shared/host-processes.js";
 import { copilotWrites } from "./edit-tools.js";
 
 export function copilotContext(note: string): string {
@@ -11,7 +11,7 @@ export function copilotContext(note: string): string {
 }
 
 export const copilotDialect: HookDialect = {
-  ...claudeStyleDialect(copilotAdapter, "copilot", copilotWrites),
+  ...claudeStyleDialect("copilot", "copilot", isCopilotProcess, copilotWrites),
   context: (_event, note) => copilotContext(note),
   // preToolUse reads a top-level permissionDecision; it has no note that lets a call run unprompted.
   deny: (reason) => JSON.stringify({ permissionDecision: "deny", permissionDecisionReason: reason }),

@@ -7,10 +7,10 @@
 //   (reason "shutdown"), when a block could not continue anything: only "end_turn" may block.
 import type { HookDialect } from "../../hooks/dialect.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
-import { grokAdapter } from "./adapter.js";
+import { isGrokProcess } from "../shared/host-processes.js";
 import { grokWrites } from "./edit-tools.js";
 
-const claudeStyle = claudeStyleDialect(grokAdapter, "grok", grokWrites);
+const claudeStyle = claudeStyleDialect("grok", "grok", isGrokProcess, grokWrites);
 
 export const grokDialect: HookDialect = {
   ...claudeStyle,

@@ -154,11 +154,60 @@ function prepareNewSessions(work, size, count) {
   return { home, stateDir };
 }
 
+/** Waits up to 10 s for the detached `index-run` a hook started to write its pid file; returns its pid. */
+async function indexRunPid(stateDir) {
+  for (let waited = 0; waited < 10_000; waited += 5) {
+    try {
+      const pid = Number(readFileSync(join(stateDir, "index-run.pid"), "utf8").trim());
+      if (pid > 0) return pid;
+    } catch {
+      // Not written yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error("the hook started no index-run");
+}
+
+/**
+ * New sessions on the same log before any index covers it (an older peerpost, a copy or a migration left it):
+ * SessionStart starts the detached index build and both hooks tell the mail the log's last bytes hold. Each
+ * session meets the log unindexed: the build its SessionStart started is stopped (SIGSTOP, so it takes no CPU
+ * from the first prompt, which sees it running and starts none), then killed and its partial index removed.
+ */
+async function measureUnindexed({ root, stateDir, env, work, size, runs, report, timeProcess, median }) {
+  const hook = join(root, "dist/claude-code/hooks.cjs");
+  const base = [];
+  const starts = [];
+  const prompts = [];
+  for (let i = 0; i < runs; i++) {
+    base.push(timeProcess(process.execPath, ["-e", "0"], { env }).elapsed);
+    const sessionId = `new-${i}`;
+    const start = timeProcess(process.execPath, [hook, "session-start"], { input: JSON.stringify({ session_id: sessionId, hook_event_name: "SessionStart", source: "startup", cwd: work }), env });
+    if (!start.stdout.includes("1 new message")) throw new Error(`SessionStart on the unindexed log did not flag the pending request: ${start.stdout}`);
+    const build = await indexRunPid(stateDir);
+    process.kill(build, "SIGSTOP");
+    try {
+      const prompt = timeProcess(process.execPath, [hook, "user-prompt"], { input: JSON.stringify({ session_id: sessionId, hook_event_name: "UserPromptSubmit", prompt: "hi" }), env });
+      if (!prompt.stdout.includes("1 new message")) throw new Error(`the first prompt on the unindexed log did not flag the pending request: ${prompt.stdout}`);
+      starts.push(start.elapsed);
+      prompts.push(prompt.elapsed);
+    } finally {
+      process.kill(build, "SIGKILL");
+      rmSync(join(stateDir, "index-run.pid"), { force: true });
+      rmSync(join(stateDir, "index"), { recursive: true, force: true });
+    }
+  }
+  report(`new session SessionStart ${size}, unindexed log, ms`, median(starts), "node -e 0 median ms", median(base), "(starts the detached index build; tells the mail in the log's last 64 KiB)");
+  report(`new session first prompt ${size}, unindexed log, ms`, median(prompts), "node -e 0 median ms", median(base), "(the index build still running)");
+}
+
 export async function benchNewSessions({ root, work, size, runs, report, timeProcess, median, openPeerpost }) {
-  console.error(`\nnew sessions on a ${size}-message log: SessionStart and then the first UserPromptSubmit of a session peerpost never saw (one pending request each), whole hook processes, vs bare node -e 0 (${runs} sessions, interleaved)`);
-  const { home, stateDir } = prepareNewSessions(work, size, runs);
+  console.error(`\nnew sessions on a ${size}-message log: SessionStart and then the first UserPromptSubmit of a session peerpost never saw (one pending request each), whole hook processes, vs bare node -e 0 (${runs} sessions, interleaved), first on the log no index covers yet, then indexed`);
+  const { home, stateDir } = prepareNewSessions(work, size, 2 * runs);
   try {
     const env = { PATH: process.env.PATH, HOME: home };
+    // The build compacts nothing here (it would rewrite the generated log): only the hooks are measured.
+    await measureUnindexed({ root, stateDir, env: { ...env, PEERPOST_COMPACT_AT_BYTES: String(2 ** 40) }, work, size, runs, report, timeProcess, median });
     // The explicit rebuild: the one step that reads the whole log, done once (peerpost compact does it too).
     const indexStarted = Date.now();
     openPeerpost({ env: { ...env, PEERPOST_HOME: stateDir }, home }).mailbox.indexAll();
@@ -170,7 +219,8 @@ export async function benchNewSessions({ root, work, size, runs, report, timePro
     const rss = [];
     for (let i = 0; i < runs; i++) {
       base.push(timeProcess(process.execPath, ["-e", "0"], { env }).elapsed);
-      const sessionId = `new-${i}`;
+      // Sessions the unindexed rows did not register.
+      const sessionId = `new-${runs + i}`;
       const start = timeProcess(process.execPath, [hook, "session-start"], { input: JSON.stringify({ session_id: sessionId, hook_event_name: "SessionStart", source: "startup", cwd: work }), env });
       if (!start.stdout.includes("1 new message")) throw new Error(`SessionStart did not flag the pending request: ${start.stdout}`);
       const prompt = timeProcess(process.execPath, [hook, "user-prompt"], { input: JSON.stringify({ session_id: sessionId, hook_event_name: "UserPromptSubmit", prompt: "hi" }), env });
