@@ -1,5 +1,5 @@
 // The web view's HTTP server: 127.0.0.1 only, every request through the guard, the page and its
-// assets from the bundle, the state as JSON, live changes as server-sent events, and the two writes.
+// assets from the bundle, the state as JSON, live changes as server-sent events, and the writes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -37,7 +37,7 @@ const MAX_WRITE_BYTES = 512 * 1024;
 const POLL_MS = 1000;
 const HEARTBEAT_MS = 25_000;
 
-const STATUS_OF: Partial<Record<ErrorCode, number>> = { invalid_arguments: 400, body_too_large: 413, not_found: 404, ambiguous: 409, wrong_recipient: 403, permission_denied: 403, already_resolved: 409, hop_limit: 409 };
+const STATUS_OF: Partial<Record<ErrorCode, number>> = { invalid_arguments: 400, body_too_large: 413, not_found: 404, ambiguous: 409, wrong_recipient: 403, permission_denied: 403, already_resolved: 409, hop_limit: 409, claim_conflict: 409, task_blocked: 409 };
 
 export class UiServer {
   readonly token = randomBytes(24).toString("base64url");
@@ -174,7 +174,8 @@ export class UiServer {
   }
 
   private async write(path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (path !== "/api/send" && path !== "/api/resolve") {
+    const act = this.writeAt(path);
+    if (!act) {
       request.resume();
       return this.send(response, 404, "text/plain; charset=utf-8", "404 not found\n");
     }
@@ -186,8 +187,25 @@ export class UiServer {
     } catch {
       return this.sendJson(response, 400, { ok: false, error: { code: "invalid_arguments", message: "The request body is not JSON." } });
     }
-    const result = path === "/api/send" ? await this.writes.send(input) : await this.writes.resolve(input);
+    const result = await act(input);
     this.sendJson(response, 200, { ok: true, ...result });
+  }
+
+  /** The write a POST path names, or undefined. */
+  private writeAt(path: string): ((input: unknown) => Promise<object>) | undefined {
+    const writes = this.writes;
+    switch (path) {
+      case "/api/send":
+        return (input) => writes.send(input);
+      case "/api/resolve":
+        return (input) => writes.resolve(input);
+      case "/api/release":
+        return (input) => writes.release(input);
+      case "/api/task":
+        return (input) => writes.task(input);
+      default:
+        return undefined;
+    }
   }
 }
 

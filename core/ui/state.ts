@@ -11,6 +11,7 @@ import type { ReceiptRecord } from "../records/schemas.js";
 import type { UiSource } from "./source.js";
 import type { UiConversation, UiFilters, UiMessage, UiReceipt, UiRequestRef, UiSession, UiState } from "./types.js";
 import { visible } from "../security/visible.js";
+import { claimsView, tasksView } from "./work.js";
 
 /** Receipt kinds that record a session being woken or launched; any kind matching shows as a wake. */
 const WAKE_KIND = /wake|launch/i;
@@ -202,6 +203,8 @@ export class UiStateBuilder {
       mine,
       wakes: wakes.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
       receipts: shownReceipts.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
+      claims: claimsView(peerpost, this.author),
+      tasks: tasksView(peerpost),
       health: {
         logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: visible(line.reason, true) })) })),
         files: stateFiles(peerpost.stateDir.path),

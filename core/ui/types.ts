@@ -101,6 +101,40 @@ export interface UiState {
   mine: UiMessage[];
   wakes: UiReceipt[];
   receipts: UiReceipt[];
+  /** The standing claims of every repository, oldest first. */
+  claims: UiClaim[];
+  /** The board: open tasks, then the latest finished ones; `finished` counts all that ended. */
+  tasks: { open: UiTask[]; finished: UiTask[]; finishedTotal: number };
   /** `files`: every file at the top of the state dir with its size, so logs added later show too. */
   health: { logs: UiLogHealth[]; files: Array<{ name: string; bytes: number }>; recentErrors: string[] };
+}
+
+/** A standing claim on paths of one repository, with what the author may do about it. */
+export interface UiClaim {
+  holder: string;
+  repo: string;
+  path: string;
+  shared: boolean;
+  since: string;
+  until: string;
+  reason?: string;
+  /** "release": the author's own; "force": another holder's, which the author (a person) may end; null: neither. */
+  action: "release" | "force" | null;
+}
+
+/** A task on the board, with the tasks it still waits on. */
+export interface UiTask {
+  id: string;
+  title: string;
+  by: string;
+  assignee?: string;
+  after: string[];
+  /** The tasks in `after` that are not done yet: while any is, the task cannot be taken. */
+  waitingOn: string[];
+  status: string;
+  takenBy?: string;
+  note?: string;
+  messageId: string;
+  at: string;
+  updatedAt: string;
 }

@@ -1,9 +1,10 @@
 // The web view's page: fetches the state for the filters in the URL, renders it as text nodes, and
 // fetches again whenever the server's event stream says the logs changed. Writes (send, reply,
-// decline) carry the token in a header and a JSON body.
+// decline, and the claims and tasks actions) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
 import { $, ago, bytes, el, localTime, type Child } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { renderClaims, renderTasks, wireTaskForm, type WorkHelpers } from "./work.js";
 
 const FILTERS = ["session", "role", "conversation", "q", "limit"] as const;
 const params = new URLSearchParams(location.search);
@@ -246,6 +247,8 @@ function render(next: UiState): void {
   const shown = next.conversations.length;
   setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
   $("#more").hidden = shown >= next.totals.matchedConversations;
+  renderClaims(next.claims, work);
+  renderTasks(next, work);
   setList("wakes", next.wakes.map(receiptView), String(next.wakes.length));
   setList("receipts", next.receipts.map(receiptView), `latest ${next.receipts.length} · kinds: ${next.choices.receiptKinds.join(", ") || "none"}`);
   setList(
@@ -266,13 +269,16 @@ function render(next: UiState): void {
 async function write(path: string, body: unknown): Promise<string> {
   try {
     const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-peerpost-token": token }, body: JSON.stringify(body) });
-    const result = (await response.json()) as { ok: boolean; messageId?: string; error?: { code: string; message: string } };
+    const result = (await response.json()) as { ok: boolean; messageId?: string; task?: { id: string }; error?: { code: string; message: string } };
     void load();
-    return result.ok ? `done (${result.messageId})` : `${result.error?.code}: ${result.error?.message}`;
+    const id = result.messageId ?? result.task?.id;
+    return result.ok ? `done${id ? ` (${id})` : ""}` : `${result.error?.code}: ${result.error?.message}`;
   } catch (error) {
     return `failed: ${String(error)}`;
   }
 }
+
+const work: WorkHelpers = { time, address: addressButton, write };
 
 function prepareSend(to: string, replyTo: string): void {
   ($("#compose") as HTMLDetailsElement).open = true;
@@ -306,6 +312,7 @@ function wireNotifications(): void {
 
 function wire(): void {
   wireNotifications();
+  wireTaskForm(work);
   const filters = $("#filters") as HTMLFormElement;
   for (const name of ["session", "role"] as const) (filters.elements.namedItem(name) as HTMLSelectElement).addEventListener("change", (event) => setFilter(name, (event.target as HTMLSelectElement).value));
   for (const name of ["conversation", "q"] as const) {
