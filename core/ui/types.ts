@@ -96,7 +96,8 @@ export interface UiState {
   setUp: Array<{ host: string; command: string }>;
   sessions: UiSession[];
   conversations: UiConversation[];
-  totals: { messages: number; conversations: number; matchedConversations: number; stuck: number };
+  /** Counted over the messages drawn from; `partial`: older mail lies before them (the newest are folded, "show more" folds older). */
+  totals: { messages: number; conversations: number; matchedConversations: number; stuck: number; partial: boolean };
   /** Open requests addressed to the author, which the page can reply to or decline. */
   mine: UiMessage[];
   wakes: UiReceipt[];

@@ -245,8 +245,11 @@ function render(next: UiState): void {
   notifyNew(next.mine);
   setList("sessions", next.sessions.map(sessionView), String(next.sessions.length), emptySessions(next));
   const shown = next.conversations.length;
-  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
-  $("#more").hidden = shown >= next.totals.matchedConversations;
+  const { totals } = next;
+  // Past a few thousand messages the server folds only the newest: the counts are theirs, and "show more" folds older ones.
+  const counted = `${totals.messages} ${totals.partial ? "newest " : ""}message${totals.messages === 1 ? "" : "s"}${totals.partial ? " (older ones: show more)" : ""}`;
+  setList("conversations", next.conversations.map(conversationView), `${shown} of ${totals.matchedConversations}${totals.matchedConversations !== totals.conversations ? ` matching (${totals.conversations} in all)` : ""} · ${counted} · ${totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
+  $("#more").hidden = shown >= totals.matchedConversations && !totals.partial;
   renderClaims(next.claims, work);
   renderTasks(next, work);
   setList("wakes", next.wakes.map(receiptView), String(next.wakes.length));
