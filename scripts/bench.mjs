@@ -1,5 +1,5 @@
 // npm run bench: peerpost's speed and memory, each as a ratio to a baseline measured in the same run.
-//   node scripts/bench.mjs [--only append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,ui,newsession,compact,rss,postgres,shim,live,claude-inbox] [--sizes 100000] [--big] [--runs 21]
+//   node scripts/bench.mjs [--only append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,ui,uibig,newsession,compact,rss,postgres,shim,live,claude-inbox] [--sizes 100000] [--big] [--runs 21]
 // --big adds the 1M-message rows (inbox, hook, new sessions, compaction): several minutes and ~1 GB of temp files.
 // Results go to stdout as a table; nothing here is a pass/fail test.
 import { spawn, spawnSync } from "node:child_process";
@@ -18,6 +18,7 @@ import { benchShim } from "./bench/shim.mjs";
 import { benchLiveTyping } from "./bench/live-typing.mjs";
 import { benchLiveClaude } from "./bench/live-claude.mjs";
 import { benchClaimsHook } from "./bench/claims-hook.mjs";
+import { benchUiScale } from "./bench/ui-scale.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
@@ -25,7 +26,7 @@ const option = (name, fallback) => {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1] : fallback;
 };
-const only = new Set(option("only", "append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,newsession,compact,rss,shim,live,claude-inbox").split(","));
+const only = new Set(option("only", "append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,uibig,newsession,compact,rss,shim,live,claude-inbox").split(","));
 const sizes = option("sizes", args.includes("--big") ? "100000,1000000" : "100000").split(",").map(Number);
 const runs = Number(option("runs", "21"));
 const work = mkdtempSync(join(tmpdir(), "peerpost-bench-"));
@@ -267,6 +268,7 @@ try {
   if (only.has("receipts")) await benchReceipts({ work, report, median, openPeerpost });
   if (only.has("claimshook")) await benchClaimsHook({ root, work, runs, report, median, timeProcess, openPeerpost });
   if (only.has("ui")) await benchUi();
+  if (only.has("uibig")) await benchUiScale({ root, work, sizes, runs, report, median, percentile, openPeerpost });
   if (only.has("mcp")) await benchMcpSends({ root, work, report });
   if (only.has("server")) await benchServer();
   if (only.has("rss")) await benchServerRss({ root, work, report });

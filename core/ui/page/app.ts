@@ -67,10 +67,35 @@ function addressButton(address: string): HTMLElement {
   return button;
 }
 
+function timeText(iso: string, label: string): string {
+  return `${label} ${localTime(iso)} (${ago(iso, Date.parse(state!.now))})`.trimStart();
+}
+
 function time(iso: string | undefined, label: string): Child {
   if (!iso || !state) return null;
   // As in the CLI: the local time and how long ago (the ISO time on hover).
-  return el("span", { className: "time", title: `${label} ${iso}` }, `${label} ${localTime(iso)} (${ago(iso, Date.parse(state.now))})`.trimStart());
+  return el("span", { className: "time", title: `${label} ${iso}`, data: { iso, label } }, timeText(iso, label));
+}
+
+/** "… ago" moves with the server's clock: kept views get the new text without being built again. */
+function refreshTimes(): void {
+  for (const span of document.querySelectorAll<HTMLElement>(".time[data-iso]")) span.textContent = timeText(span.dataset.iso!, span.dataset.label ?? "");
+}
+
+/** Conversations drawn, by id with what they were drawn from: one unchanged since the last state is kept, not drawn (and its markdown parsed) again. */
+let drawn = new Map<string, { from: string; node: HTMLElement }>();
+
+function conversationViews(conversations: UiConversation[]): HTMLElement[] {
+  const next = new Map<string, { from: string; node: HTMLElement }>();
+  const nodes = conversations.map((conversation) => {
+    const from = JSON.stringify(conversation);
+    const kept = drawn.get(conversation.id);
+    const node = kept?.from === from ? kept.node : conversationView(conversation);
+    next.set(conversation.id, { from, node });
+    return node;
+  });
+  drawn = next;
+  return nodes;
 }
 
 function statusBadge(message: UiMessage): Child[] {
@@ -248,7 +273,7 @@ function render(next: UiState): void {
   const { totals } = next;
   // Past a few thousand messages the server folds only the newest: the counts are theirs, and "show more" folds older ones.
   const counted = `${totals.messages} ${totals.partial ? "newest " : ""}message${totals.messages === 1 ? "" : "s"}${totals.partial ? " (older ones: show more)" : ""}`;
-  setList("conversations", next.conversations.map(conversationView), `${shown} of ${totals.matchedConversations}${totals.matchedConversations !== totals.conversations ? ` matching (${totals.conversations} in all)` : ""} · ${counted} · ${totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
+  setList("conversations", conversationViews(next.conversations), `${shown} of ${totals.matchedConversations}${totals.matchedConversations !== totals.conversations ? ` matching (${totals.conversations} in all)` : ""} · ${counted} · ${totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
   $("#more").hidden = shown >= totals.matchedConversations && !totals.partial;
   renderClaims(next.claims, work);
   renderTasks(next, work);
@@ -265,6 +290,7 @@ function render(next: UiState): void {
     ],
     "",
   );
+  refreshTimes();
   document.body.dataset.version = next.version;
   if (!performance.getEntriesByName("peerpost-rendered").length) performance.mark("peerpost-rendered");
 }
