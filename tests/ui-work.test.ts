@@ -121,6 +121,29 @@ test("the claims and tasks panels show the CLI's claims and tasks live, and a pe
   await page.locator("#tasks .task", { hasText: "Review the parser" }).waitFor({ timeout: 15_000 });
   await page.screenshot({ path: artifactPath("ui-work-after.png"), fullPage: true });
   assert.deepEqual(errors, []);
+
+  // A page of another origin (evil.test is 127.0.0.1 in this browser), even knowing the token, cannot act.
+  const evil = await page.context().browser()!.newPage();
+  await evil.goto(`http://evil.test:${ui.port}/`);
+  const attempts = await evil.evaluate(
+    async ({ port, token, id }) => {
+      const outcome = async (init: RequestInit) => {
+        try {
+          const response = await fetch(`http://127.0.0.1:${port}/api/task`, { method: "POST", ...init });
+          return `answered ${response.status}`;
+        } catch (error) {
+          return (error as Error).name;
+        }
+      };
+      return {
+        withToken: await outcome({ headers: { "content-type": "application/json", "x-peerpost-token": token }, body: JSON.stringify({ action: "claim", id }) }),
+        asForm: await outcome({ mode: "no-cors", headers: { "content-type": "text/plain" }, body: JSON.stringify({ action: "claim", id }) }),
+      };
+    },
+    { port: ui.port, token: ui.token, id: second.id },
+  );
+  assert.equal(attempts.withToken, "TypeError", "the token header needs a preflight, which is refused");
+  assert.equal((await tasksByCli(env)).find((task) => task.id === second.id)?.status, "pending", "neither attempt moved the task");
 });
 
 test("claims and tasks writes need the token header and the page's origin, and refuse what the CLI refuses, with its code", async (t) => {

@@ -179,13 +179,18 @@ export class UiStateBuilder {
     const statusOf = (message: MessageState) => statuses.get(message.id) ?? peerpost.mailbox.status(message);
     let stuck = 0;
     for (const message of messages) if (isStuck(statusOf(message))) stuck++;
-    const conversations: UiConversation[] = kept.slice(0, filters.limit).map((thread) => ({
-      id: thread[0]!.conversationId,
-      participants: [...new Set(thread.flatMap((message) => [message.from, message.to]))],
-      lastAt: thread[thread.length - 1]!.sentAt,
-      messages: thread.map((message) => this.message(message, statusOf(message), matches)),
-      stuck: thread.filter((message) => isStuck(statusOf(message))).length,
-    }));
+    const conversations: UiConversation[] = kept.slice(0, filters.limit).map((thread) => {
+      const conversation: UiConversation = {
+        id: thread[0]!.conversationId,
+        participants: [...new Set(thread.flatMap((message) => [message.from, message.to]))],
+        lastAt: thread[thread.length - 1]!.sentAt,
+        messages: thread.map((message) => this.message(message, statusOf(message), matches)),
+        stuck: thread.filter((message) => isStuck(statusOf(message))).length,
+      };
+      // A conversation's id is its first message's.
+      if (thread[0]!.id !== thread[0]!.conversationId) conversation.earlier = true;
+      return conversation;
+    });
 
     const mine = this.author === null ? [] : this.source.openRequestsTo(this.author).map((message) => this.message(message, statusOf(message), undefined));
     const shownReceipts = this.source.receipts.filter((receipt) => filters.session === undefined || receipt.from === filters.session || receipt.to === filters.session);

@@ -63,6 +63,8 @@ export interface UiConversation {
   messages: UiMessage[];
   /** Requests in it that are unresolved (reminders used up) or expired. */
   stuck: number;
+  /** Its first messages lie before the newest messages folded: its own page (?conversation=ID) shows it whole. */
+  earlier?: boolean;
 }
 
 /** A receipt of any kind, its fields as visible text pairs, so kinds added later show without page changes. */

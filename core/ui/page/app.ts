@@ -158,6 +158,7 @@ function conversationView(conversation: UiConversation): HTMLElement {
     "div",
     { className: "thread", data: { conversation: conversation.id } },
     el("div", { className: "thread-head" }, open, ` · ${conversation.participants.join(", ")} · `, time(conversation.lastAt, "last"), conversation.stuck > 0 ? el("span", { className: "badge status-unresolved" }, `${conversation.stuck} stuck`) : null),
+    conversation.earlier ? el("div", { className: "earlier muted" }, "Its earlier messages are older than those loaded: open the conversation to see it whole.") : null,
     ...conversation.messages.map(messageView),
   );
 }
