@@ -16,6 +16,8 @@ import type { UiFilters } from "./types.js";
 const RECEIPTS_KEPT = 500;
 /** Bodies are immutable, so they are cached by message id; the cap bounds memory on a large mailbox. */
 const BODIES_KEPT = 5000;
+/** How far the per-address index may lag before the view extends it (below this, scanning the rest is cheaper). */
+const INDEX_AT_BYTES = 64 * 1024;
 /** Searches remembered with their results (a person types a few). */
 const SEARCHES_KEPT = 10;
 
@@ -95,12 +97,15 @@ export class UiSource {
 
   /**
    * The mailbox's corrupt lines: the index's count and a scan of what it does not cover, as `health` says;
-   * while the index is far behind (its build runs detached), those of the folded tail only.
+   * while the index is far behind (its build runs detached), those of the folded tail only. The index is
+   * extended only once the tail it leaves is worth it: every live update writing it costs more than
+   * scanning those few lines.
    */
   mailboxCorrupt(): CorruptReport {
     const { mailbox } = this.peerpost;
-    if (!mailbox.indexLag().farBehind) return mailbox.corruptLines();
-    return { ...this.mailbox.corrupt, tornTail: this.mailbox.tornTail };
+    if (mailbox.indexLag().farBehind) return { ...this.mailbox.corrupt, tornTail: this.mailbox.tornTail };
+    mailbox.extendIndex(INDEX_AT_BYTES);
+    return mailbox.index.corruptLines();
   }
 
   async refresh(): Promise<void> {
