@@ -1,8 +1,8 @@
 // npm run bench: peerpost's speed and memory, each as a ratio to a baseline measured in the same run.
-//   node scripts/bench.mjs [--only append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,ui,newsession,compact,rss,postgres,shim,live,claude-inbox] [--sizes 100000] [--big] [--runs 21]
+//   node scripts/bench.mjs [--only append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,ui,uibig,newsession,compact,rss,postgres,shim,live,claude-inbox] [--sizes 100000] [--big] [--runs 21]
 // --big adds the 1M-message rows (inbox, hook, new sessions, compaction): several minutes and ~1 GB of temp files.
 // Results go to stdout as a table; nothing here is a pass/fail test.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,7 @@ import { benchShim } from "./bench/shim.mjs";
 import { benchLiveTyping } from "./bench/live-typing.mjs";
 import { benchLiveClaude } from "./bench/live-claude.mjs";
 import { benchClaimsHook } from "./bench/claims-hook.mjs";
+import { benchUi, benchUiScale } from "./bench/ui-scale.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
@@ -25,7 +26,7 @@ const option = (name, fallback) => {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1] : fallback;
 };
-const only = new Set(option("only", "append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,newsession,compact,rss,shim,live,claude-inbox").split(","));
+const only = new Set(option("only", "append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,uibig,newsession,compact,rss,shim,live,claude-inbox").split(","));
 const sizes = option("sizes", args.includes("--big") ? "100000,1000000" : "100000").split(",").map(Number);
 const runs = Number(option("runs", "21"));
 const work = mkdtempSync(join(tmpdir(), "peerpost-bench-"));
@@ -208,65 +209,14 @@ async function benchServer() {
   await bob.client.close();
 }
 
-/** The web view in Debian's Chromium: first render of the page over a 10k-message mailbox vs an empty one. */
-async function benchUi() {
-  const chromiumPath = "/usr/bin/chromium";
-  if (!existsSync(chromiumPath)) return console.error("\nui: skipped, /usr/bin/chromium is missing");
-  const { chromium } = await import("playwright-core");
-  const size = 10_000;
-  console.error(`\nui: page rendered (state fetched and drawn) over ${size} messages vs an empty mailbox, ${runs} loads each, interleaved`);
-  const start = async (name, messages) => {
-    const home = join(work, `ui-${name}`);
-    const stateDir = join(home, ".peerpost");
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    if (messages > 0) generateMailbox(join(stateDir, "mailbox.jsonl"), { messages, pendingFor: "claude:bench-me" });
-    const child = spawn(process.execPath, [join(root, "dist/cli.mjs"), "ui", "--no-open"], { env: { ...process.env, HOME: home, PEERPOST_HOME: stateDir }, stdio: ["ignore", "pipe", "ignore"] });
-    const url = await new Promise((resolve, reject) => {
-      child.stdout.on("data", (chunk) => resolve(String(chunk).trim().split("\n")[0]));
-      child.on("exit", (code) => reject(new Error(`peerpost ui exited ${code}`)));
-    });
-    return { child, url };
-  };
-  const servers = { large: await start("large", size), empty: await start("empty", 0) };
-  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"] });
-  const load = async (url) => {
-    const page = await browser.newPage();
-    await page.goto(url);
-    await page.waitForSelector("body[data-version]");
-    const timing = await page.evaluate(() => ({ rendered: performance.getEntriesByName("peerpost-rendered")[0].startTime, fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? NaN }));
-    await page.close();
-    return timing;
-  };
-  try {
-    const times = { large: [], empty: [], largeFcp: [], emptyFcp: [] };
-    // A throwaway page first, so neither measured first view pays for the browser's own start-up.
-    const warm = await browser.newPage();
-    await warm.goto(servers.empty.url.replace("/?", "/icon.svg?"));
-    await warm.close();
-    const firstLarge = await load(servers.large.url);
-    const firstEmpty = await load(servers.empty.url);
-    for (let i = 0; i < runs; i++) {
-      for (const name of ["large", "empty"]) {
-        const timing = await load(servers[name].url);
-        times[name].push(timing.rendered);
-        times[`${name}Fcp`].push(timing.fcp);
-      }
-    }
-    report(`ui first view ${size} ms`, firstLarge.rendered, "empty mailbox ms", firstEmpty.rendered, `(first load after start; FCP ${ms(firstLarge.fcp)} vs ${ms(firstEmpty.fcp)})`);
-    report(`ui rendered ${size} median ms`, median(times.large), "empty mailbox median ms", median(times.empty), `(FCP median ${ms(median(times.largeFcp))} vs ${ms(median(times.emptyFcp))})`);
-  } finally {
-    await browser.close();
-    for (const { child } of Object.values(servers)) child.kill("SIGTERM");
-  }
-}
-
 try {
   if (only.has("append")) await benchGroupCommit({ root, work, report });
   if (only.has("catchup")) await benchCatchUp({ root, work, report, median, openPeerpost });
   if (only.has("registry")) await benchRegistry({ root, work, report, median, openPeerpost });
   if (only.has("receipts")) await benchReceipts({ work, report, median, openPeerpost });
   if (only.has("claimshook")) await benchClaimsHook({ root, work, runs, report, median, timeProcess, openPeerpost });
-  if (only.has("ui")) await benchUi();
+  if (only.has("ui")) await benchUi({ root, work, runs, report, median, openPeerpost });
+  if (only.has("uibig")) await benchUiScale({ root, work, sizes, runs, report, median, percentile, openPeerpost });
   if (only.has("mcp")) await benchMcpSends({ root, work, report });
   if (only.has("server")) await benchServer();
   if (only.has("rss")) await benchServerRss({ root, work, report });

@@ -1,5 +1,5 @@
 // The web view's HTTP server: 127.0.0.1 only, every request through the guard, the page and its
-// assets from the bundle, the state as JSON, live changes as server-sent events, and the two writes.
+// assets from the bundle, the state as JSON, live changes as server-sent events, and the writes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -9,6 +9,7 @@ import { waitFor } from "../mail/wait.js";
 import { Guard } from "./guard.js";
 import { SECURITY_HEADERS } from "./headers.js";
 import { parseFilters } from "./filters.js";
+import type { UiFilters } from "./types.js";
 import { UiSource } from "./source.js";
 import { UiStateBuilder } from "./state.js";
 import { UiWrites } from "./writes.js";
@@ -36,8 +37,10 @@ const MAX_WRITE_BYTES = 512 * 1024;
 /** A change check at least this often behind the state dir's watch, and a heartbeat for idle streams. */
 const POLL_MS = 1000;
 const HEARTBEAT_MS = 25_000;
+/** Filter sets whose state is built ahead of the pages' fetches after a change. */
+const PREBUILT_FILTERS = 3;
 
-const STATUS_OF: Partial<Record<ErrorCode, number>> = { invalid_arguments: 400, body_too_large: 413, not_found: 404, ambiguous: 409, wrong_recipient: 403, permission_denied: 403, already_resolved: 409, hop_limit: 409 };
+const STATUS_OF: Partial<Record<ErrorCode, number>> = { invalid_arguments: 400, body_too_large: 413, not_found: 404, ambiguous: 409, wrong_recipient: 403, permission_denied: 403, already_resolved: 409, hop_limit: 409, claim_conflict: 409, task_blocked: 409 };
 
 export class UiServer {
   readonly token = randomBytes(24).toString("base64url");
@@ -50,6 +53,8 @@ export class UiServer {
   private guard: Guard | undefined;
   private version = "";
   private cached = new Map<string, string>();
+  /** The filter sets pages asked for last, newest last: their states are built again as soon as the logs move on. */
+  private readonly asked = new Map<string, UiFilters>();
 
   constructor(private readonly options: UiServerOptions) {
     this.source = new UiSource(options.peerpost);
@@ -110,6 +115,19 @@ export class UiServer {
   private broadcast(event: "change" | "tick" = "change"): void {
     this.cached.clear();
     for (const stream of this.streams) stream.write(`event: ${event}\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
+    // Built while the event travels, so the pages' fetches that follow find their state ready.
+    if (this.streams.size > 0) setImmediate(() => this.prebuild());
+  }
+
+  private prebuild(): void {
+    for (const [key, filters] of this.asked) {
+      if (this.stop.signal.aborted || this.cached.has(key)) continue;
+      try {
+        this.cached.set(key, JSON.stringify(this.builder.build(filters, this.version)));
+      } catch {
+        // The page's own fetch reports it.
+      }
+    }
   }
 
   private send(response: ServerResponse, status: number, type: string, body: string): void {
@@ -157,6 +175,9 @@ export class UiServer {
     const filters = parseFilters(params);
     await this.sync();
     const key = JSON.stringify(filters);
+    this.asked.delete(key);
+    this.asked.set(key, filters);
+    if (this.asked.size > PREBUILT_FILTERS) this.asked.delete(this.asked.keys().next().value!);
     let body = this.cached.get(key);
     if (body === undefined) {
       body = JSON.stringify(this.builder.build(filters, this.version));
@@ -174,7 +195,8 @@ export class UiServer {
   }
 
   private async write(path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (path !== "/api/send" && path !== "/api/resolve") {
+    const act = this.writeAt(path);
+    if (!act) {
       request.resume();
       return this.send(response, 404, "text/plain; charset=utf-8", "404 not found\n");
     }
@@ -186,8 +208,25 @@ export class UiServer {
     } catch {
       return this.sendJson(response, 400, { ok: false, error: { code: "invalid_arguments", message: "The request body is not JSON." } });
     }
-    const result = path === "/api/send" ? await this.writes.send(input) : await this.writes.resolve(input);
+    const result = await act(input);
     this.sendJson(response, 200, { ok: true, ...result });
+  }
+
+  /** The write a POST path names, or undefined. */
+  private writeAt(path: string): ((input: unknown) => Promise<object>) | undefined {
+    const writes = this.writes;
+    switch (path) {
+      case "/api/send":
+        return (input) => writes.send(input);
+      case "/api/resolve":
+        return (input) => writes.resolve(input);
+      case "/api/release":
+        return (input) => writes.release(input);
+      case "/api/task":
+        return (input) => writes.task(input);
+      default:
+        return undefined;
+    }
   }
 }
 

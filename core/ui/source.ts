@@ -1,30 +1,39 @@
-// What the web view reads, kept up to date incrementally: the fold of the whole mailbox (with its
-// snapshot, so a large mailbox is folded once across starts), the latest receipts (read back from the end
-// of their log), and the sessions.
-// Each refresh reads only what was appended since the last one.
-import { join } from "node:path";
+// What the web view reads, kept up to date incrementally and sized by what the page shows, not by the
+// store: the fold of the mailbox's newest messages (recent.ts), an address's own mail through the
+// per-address index when the page is filtered to it, the latest receipts (read back from the end of their
+// log), and the sessions. Each refresh reads only what was appended since the last one.
 import { statSync } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
-import { MailboxView } from "../mail/view.js";
-import { snapshotFileName } from "../mail/snapshots.js";
+import type { MailboxView } from "../mail/view.js";
+import type { MessageState } from "../mail/fold.js";
 import type { ReceiptRecord } from "../records/schemas.js";
 import { JsonlLog } from "../log/log.js";
 import { withCorrupt, type CorruptReport, type RecordSchema } from "../log/types.js";
+import { RecentMail } from "./recent.js";
+import type { UiFilters } from "./types.js";
 
 /** Receipts kept in memory for the page (the newest). */
 const RECEIPTS_KEPT = 500;
-/** Mailbox bytes folded since the last snapshot before the view's snapshot is saved again. */
-const SNAPSHOT_EVERY_BYTES = 1024 * 1024;
 /** Bodies are immutable, so they are cached by message id; the cap bounds memory on a large mailbox. */
 const BODIES_KEPT = 5000;
+/** How far the per-address index may lag before the view extends it (below this, scanning the rest is cheaper). */
+const INDEX_AT_BYTES = 64 * 1024;
 /** Searches remembered with their results (a person types a few). */
 const SEARCHES_KEPT = 10;
 
 /** Any JSON value: the search reads lines without validating them again, and trusts only ids the fold knows. */
 const ANY_RECORD: RecordSchema<{ type?: unknown; id?: unknown; body?: unknown }> = { safeParse: (input) => ({ success: true, data: input as { type?: unknown } }) };
 
+/** The messages a page's filters draw from, in log order, and whether older mail lies outside them. */
+export interface MailSelection {
+  messages: MessageState[];
+  /** Changes whenever the messages may have: a cache key. */
+  key: string;
+  partial: boolean;
+}
+
 export class UiSource {
-  readonly mailbox: MailboxView;
+  readonly recent: RecentMail;
   receipts: ReceiptRecord[] = [];
   receiptsCorrupt: CorruptReport = { count: 0, recent: [], tornTail: false };
   /** Where the receipts read so far end; undefined before the first read (or after the file was replaced). */
@@ -32,11 +41,11 @@ export class UiSource {
   /** The receipts file (dev:ino) `receiptsOffset` is in. */
   private receiptsFile = "";
   private readonly bodies = new Map<string, string>();
-  private readonly searches = new Map<string, { offset: number; ids: Set<string> }>();
+  private readonly searches = new Map<string, { start: number; offset: number; ids: Set<string> }>();
   private readonly rawMailbox: JsonlLog<{ type?: unknown; id?: unknown; body?: unknown }>;
 
   constructor(readonly peerpost: Peerpost) {
-    this.mailbox = new MailboxView(peerpost.mailbox.log, undefined, join(peerpost.stateDir.path, "cache", snapshotFileName(undefined)));
+    this.recent = new RecentMail(peerpost.mailbox.log);
     this.rawMailbox = new JsonlLog(peerpost.mailbox.log.path, ANY_RECORD, { lockStaleMs: peerpost.config.lockStaleMs, lockTimeoutMs: peerpost.config.lockTimeoutMs });
   }
 
@@ -55,9 +64,52 @@ export class UiSource {
       .join("|");
   }
 
+  /** The newest messages folded (the unfiltered page's). */
+  get mailbox(): MailboxView {
+    return this.recent.view;
+  }
+
+  /**
+   * The mail the filters draw from: a conversation whole (through the indexes, wherever in the log it
+   * is), an address's own mail (its view, from the per-address index), else the newest messages.
+   */
+  select(filters: UiFilters): MailSelection {
+    const { mailbox } = this.peerpost;
+    if (filters.conversation !== undefined && !this.mailbox.state.messages[filters.conversation]) {
+      const thread = mailbox.thread(filters.conversation);
+      return { messages: thread, key: `conversation\n${filters.conversation}\n${this.mailbox.offset}`, partial: false };
+    }
+    if (filters.session !== undefined) {
+      const view = mailbox.view(filters.session);
+      return { messages: Object.values(view.state.messages), key: `session\n${filters.session}\n${view.offset}`, partial: false };
+    }
+    const view = this.mailbox;
+    return { messages: Object.values(view.state.messages), key: `recent\n${this.recent.start}\n${view.offset}`, partial: this.recent.partial };
+  }
+
+  /** Open requests addressed to `address`, from its own view (the whole log's, through the per-address index). */
+  openRequestsTo(address: string): MessageState[] {
+    return this.peerpost.mailbox
+      .view(address)
+      .openRequests()
+      .filter((message) => message.to === address);
+  }
+
+  /**
+   * The mailbox's corrupt lines: the index's count and a scan of what it does not cover, as `health` says;
+   * while the index is far behind (its build runs detached), those of the folded tail only. The index is
+   * extended only once the tail it leaves is worth it: every live update writing it costs more than
+   * scanning those few lines.
+   */
+  mailboxCorrupt(): CorruptReport {
+    const { mailbox } = this.peerpost;
+    if (mailbox.indexLag().farBehind) return { ...this.mailbox.corrupt, tornTail: this.mailbox.tornTail };
+    mailbox.extendIndex(INDEX_AT_BYTES);
+    return mailbox.index.corruptLines();
+  }
+
   async refresh(): Promise<void> {
-    this.mailbox.refresh();
-    await this.peerpost.mailbox.persist(this.mailbox, SNAPSHOT_EVERY_BYTES).catch(() => false);
+    void this.recent.view;
     const { receipts } = this.peerpost;
     const log = receipts.log;
     const identity = log.identity();
@@ -82,29 +134,29 @@ export class UiSource {
     this.receiptsCorrupt = { ...withCorrupt(this.receiptsCorrupt, result.corrupt), tornTail: result.tornTail };
   }
 
-  body(id: string): string {
-    let body = this.bodies.get(id);
+  body(message: MessageState): string {
+    let body = this.bodies.get(message.id);
     if (body === undefined) {
-      const message = this.mailbox.state.messages[id];
-      if (!message) return "";
       body = this.peerpost.mailbox.body(message);
       if (this.bodies.size >= BODIES_KEPT) this.bodies.delete(this.bodies.keys().next().value!);
-      this.bodies.set(id, body);
+      this.bodies.set(message.id, body);
     }
     return body;
   }
 
   /**
-   * Ids of messages whose body contains `query`, ignoring case. Each query remembers how far it has
-   * read, so asking again (every live update of a filtered page) reads only the new lines.
+   * Ids of the newest messages (those folded) whose body contains `query`, ignoring case. Each query
+   * remembers how far it has read, so asking again (every live update of a filtered page) reads only the
+   * new lines; a widened tail is searched anew.
    */
   search(query: string): Set<string> {
     const needle = query.toLowerCase();
+    const start = this.recent.start;
     let found = this.searches.get(needle);
-    if (found && found.offset > (this.rawMailbox.identity()?.size ?? 0)) found = undefined;
+    if (found && (found.offset > (this.rawMailbox.identity()?.size ?? 0) || found.start !== start)) found = undefined;
     if (!found) {
       if (this.searches.size >= SEARCHES_KEPT) this.searches.delete(this.searches.keys().next().value!);
-      found = { offset: 0, ids: new Set() };
+      found = { start, offset: start, ids: new Set() };
       this.searches.set(needle, found);
     }
     const ids = found.ids;

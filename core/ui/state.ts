@@ -8,9 +8,11 @@ import { inspectLog, recentErrors } from "../upkeep/health.js";
 import type { SessionEntry } from "../sessions/registry.js";
 import { roleState, rolesOf } from "../roles/roles.js";
 import type { ReceiptRecord } from "../records/schemas.js";
-import type { UiSource } from "./source.js";
+import type { MailSelection, UiSource } from "./source.js";
+import { DEFAULT_LIMIT } from "./filters.js";
 import type { UiConversation, UiFilters, UiMessage, UiReceipt, UiRequestRef, UiSession, UiState } from "./types.js";
 import { visible } from "../security/visible.js";
+import { claimsView, tasksView } from "./work.js";
 
 /** Receipt kinds that record a session being woken or launched; any kind matching shows as a wake. */
 const WAKE_KIND = /wake|launch/i;
@@ -54,7 +56,7 @@ function isStuck(status: string): boolean {
 }
 
 export class UiStateBuilder {
-  private derived: { offset: number; messages: MessageState[]; threads: Map<string, MessageState[]> } | undefined;
+  private derived: { key: string; messages: MessageState[]; threads: Map<string, MessageState[]> } | undefined;
 
   constructor(
     private readonly source: UiSource,
@@ -72,7 +74,7 @@ export class UiStateBuilder {
       status,
       hop: message.hop,
       reminders: message.reminders.count,
-      body: visible(this.source.body(message.id), true),
+      body: visible(this.source.body(message), true),
       bodyBytes: message.bodyBytes,
     };
     if (message.via !== undefined) view.via = message.via;
@@ -127,59 +129,74 @@ export class UiStateBuilder {
     };
   }
 
-  /** Messages in log order and grouped by conversation, rebuilt only when the mailbox moved on. */
-  private grouped(): { messages: MessageState[]; threads: Map<string, MessageState[]> } {
-    const offset = this.source.mailbox.offset;
-    if (this.derived?.offset !== offset) {
-      const messages = Object.values(this.source.mailbox.state.messages);
+  /** Messages in log order and grouped by conversation, rebuilt only when the selection moved on. */
+  private grouped(selection: MailSelection): { messages: MessageState[]; threads: Map<string, MessageState[]> } {
+    if (this.derived?.key !== selection.key) {
+      const { messages } = selection;
       const threads = new Map<string, MessageState[]>();
       for (const message of messages) {
         const thread = threads.get(message.conversationId);
         if (thread) thread.push(message);
         else threads.set(message.conversationId, [message]);
       }
-      this.derived = { offset, messages, threads };
+      this.derived = { key: selection.key, messages, threads };
     }
     return this.derived;
   }
 
-  build(filters: UiFilters, version: string): UiState {
-    const { peerpost, mailbox } = this.source;
-    const now = peerpost.config.now();
-    const roles = roleState(peerpost);
-    const entries = peerpost.sessions.all().map((entry) => ({ ...entry, roles: rolesOf(roles, entry) }));
-    const { messages, threads } = this.grouped();
-    const statuses = new Map(messages.map((message) => [message.id, peerpost.mailbox.status(message)]));
-    const statusOf = (message: MessageState) => statuses.get(message.id)!;
-    const wakes = this.source.receipts.filter((receipt) => WAKE_KIND.test(receipt.kind));
-    const holders = filters.role === undefined ? undefined : new Set(entries.filter((entry) => entry.roles.includes(filters.role!)).map((entry) => entry.address));
-    const keeps = this.keeps(filters, holders);
-    const matches = filters.q ? this.source.search(filters.q) : undefined;
-
-    // Conversations, newest activity first: a conversation is kept when any of its messages passes.
-    let stuck = 0;
+  /** The conversations the filters keep, newest activity first: a conversation is kept when any of its messages passes. */
+  private keptThreads(threads: Map<string, MessageState[]>, filters: UiFilters, keeps: (message: MessageState) => boolean, matches: Set<string> | undefined): MessageState[][] {
     const kept: MessageState[][] = [];
     for (const [id, thread] of threads) {
-      stuck += thread.filter((message) => isStuck(statusOf(message))).length;
       if (filters.conversation !== undefined && id !== filters.conversation) continue;
       if (!thread.some(keeps)) continue;
       if (matches && !thread.some((message) => matches.has(message.id))) continue;
       kept.push(thread);
     }
-    kept.sort((a, b) => b[b.length - 1]!.offset - a[a.length - 1]!.offset);
-    const conversations: UiConversation[] = kept.slice(0, filters.limit).map((thread) => ({
-      id: thread[0]!.conversationId,
-      participants: [...new Set(thread.flatMap((message) => [message.from, message.to]))],
-      lastAt: thread[thread.length - 1]!.sentAt,
-      messages: thread.map((message) => this.message(message, statusOf(message), matches)),
-      stuck: thread.filter((message) => isStuck(statusOf(message))).length,
-    }));
+    return kept.sort((a, b) => b[b.length - 1]!.offset - a[a.length - 1]!.offset);
+  }
 
-    const mine = this.author === null ? [] : messages.filter((message) => message.to === this.author && expectsResolution(message) && !message.resolved).map((message) => this.message(message, statusOf(message), undefined));
+  build(filters: UiFilters, version: string): UiState {
+    const { peerpost } = this.source;
+    const now = peerpost.config.now();
+    const roles = roleState(peerpost);
+    const entries = peerpost.sessions.all().map((entry) => ({ ...entry, roles: rolesOf(roles, entry) }));
+    const wakes = this.source.receipts.filter((receipt) => WAKE_KIND.test(receipt.kind));
+    const holders = filters.role === undefined ? undefined : new Set(entries.filter((entry) => entry.roles.includes(filters.role!)).map((entry) => entry.address));
+    const keeps = this.keeps(filters, holders);
+    let selection = this.source.select(filters);
+    let { messages, threads } = this.grouped(selection);
+    let matches = filters.q ? this.source.search(filters.q) : undefined;
+    let kept = this.keptThreads(threads, filters, keeps, matches);
+    // "show more" past what the newest messages hold folds older ones too.
+    while (filters.limit > DEFAULT_LIMIT && kept.length < filters.limit && selection.partial && this.source.recent.widen()) {
+      selection = this.source.select(filters);
+      ({ messages, threads } = this.grouped(selection));
+      matches = filters.q ? this.source.search(filters.q) : undefined;
+      kept = this.keptThreads(threads, filters, keeps, matches);
+    }
+    const statuses = new Map(messages.map((message) => [message.id, peerpost.mailbox.status(message)]));
+    const statusOf = (message: MessageState) => statuses.get(message.id) ?? peerpost.mailbox.status(message);
+    let stuck = 0;
+    for (const message of messages) if (isStuck(statusOf(message))) stuck++;
+    const conversations: UiConversation[] = kept.slice(0, filters.limit).map((thread) => {
+      const conversation: UiConversation = {
+        id: thread[0]!.conversationId,
+        participants: [...new Set(thread.flatMap((message) => [message.from, message.to]))],
+        lastAt: thread[thread.length - 1]!.sentAt,
+        messages: thread.map((message) => this.message(message, statusOf(message), matches)),
+        stuck: thread.filter((message) => isStuck(statusOf(message))).length,
+      };
+      // A conversation's id is its first message's.
+      if (thread[0]!.id !== thread[0]!.conversationId) conversation.earlier = true;
+      return conversation;
+    });
+
+    const mine = this.author === null ? [] : this.source.openRequestsTo(this.author).map((message) => this.message(message, statusOf(message), undefined));
     const shownReceipts = this.source.receipts.filter((receipt) => filters.session === undefined || receipt.from === filters.session || receipt.to === filters.session);
     const staleMs = peerpost.config.lockStaleMs;
     const logs = [
-      { name: "mailbox", report: inspectLog(peerpost.mailbox.log, staleMs, { ...mailbox.corrupt, tornTail: mailbox.tornTail }) },
+      { name: "mailbox", report: inspectLog(peerpost.mailbox.log, staleMs, this.source.mailboxCorrupt()) },
       { name: "receipts", report: inspectLog(peerpost.receipts.log, staleMs, this.source.receiptsCorrupt) },
       { name: "sessions", report: inspectLog(peerpost.sessions.log, staleMs, peerpost.sessions.corruptLines()) },
     ];
@@ -198,10 +215,12 @@ export class UiStateBuilder {
       setUp: this.setUp,
       sessions: this.sessions(entries, messages, now, wakes, statusOf).filter((session) => (filters.session === undefined || session.address === filters.session) && (filters.role === undefined || session.roles.includes(filters.role))),
       conversations,
-      totals: { messages: messages.length, conversations: threads.size, matchedConversations: kept.length, stuck },
+      totals: { messages: messages.length, conversations: threads.size, matchedConversations: kept.length, stuck, partial: selection.partial },
       mine,
       wakes: wakes.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
       receipts: shownReceipts.slice(-RECEIPTS_SHOWN).reverse().map(receiptView),
+      claims: claimsView(peerpost, this.author),
+      tasks: tasksView(peerpost),
       health: {
         logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: visible(line.reason, true) })) })),
         files: stateFiles(peerpost.stateDir.path),

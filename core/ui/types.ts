@@ -63,6 +63,8 @@ export interface UiConversation {
   messages: UiMessage[];
   /** Requests in it that are unresolved (reminders used up) or expired. */
   stuck: number;
+  /** Its first messages lie before the newest messages folded: its own page (?conversation=ID) shows it whole. */
+  earlier?: boolean;
 }
 
 /** A receipt of any kind, its fields as visible text pairs, so kinds added later show without page changes. */
@@ -96,11 +98,46 @@ export interface UiState {
   setUp: Array<{ host: string; command: string }>;
   sessions: UiSession[];
   conversations: UiConversation[];
-  totals: { messages: number; conversations: number; matchedConversations: number; stuck: number };
+  /** Counted over the messages drawn from; `partial`: older mail lies before them (the newest are folded, "show more" folds older). */
+  totals: { messages: number; conversations: number; matchedConversations: number; stuck: number; partial: boolean };
   /** Open requests addressed to the author, which the page can reply to or decline. */
   mine: UiMessage[];
   wakes: UiReceipt[];
   receipts: UiReceipt[];
+  /** The standing claims of every repository, oldest first. */
+  claims: UiClaim[];
+  /** The board: open tasks, then the latest finished ones; `finished` counts all that ended. */
+  tasks: { open: UiTask[]; finished: UiTask[]; finishedTotal: number };
   /** `files`: every file at the top of the state dir with its size, so logs added later show too. */
   health: { logs: UiLogHealth[]; files: Array<{ name: string; bytes: number }>; recentErrors: string[] };
+}
+
+/** A standing claim on paths of one repository, with what the author may do about it. */
+export interface UiClaim {
+  holder: string;
+  repo: string;
+  path: string;
+  shared: boolean;
+  since: string;
+  until: string;
+  reason?: string;
+  /** "release": the author's own; "force": another holder's, which the author (a person) may end; null: neither. */
+  action: "release" | "force" | null;
+}
+
+/** A task on the board, with the tasks it still waits on. */
+export interface UiTask {
+  id: string;
+  title: string;
+  by: string;
+  assignee?: string;
+  after: string[];
+  /** The tasks in `after` that are not done yet: while any is, the task cannot be taken. */
+  waitingOn: string[];
+  status: string;
+  takenBy?: string;
+  note?: string;
+  messageId: string;
+  at: string;
+  updatedAt: string;
 }

@@ -1,5 +1,6 @@
-// The only writes the web view makes, as the person's address: send a message, and reply to or
-// decline a request addressed to them. They go through the same mailbox and receipt calls as the CLI.
+// The only writes the web view makes, as the person's address: send a message, reply to or decline a
+// request addressed to them, release a claim (one's own, or as a person another's), and act on the task
+// board. They go through the same mailbox, receipt, claims and tasks calls as the CLI.
 import { z } from "zod";
 import { parseAddress } from "../common/address.js";
 import { PeerpostError } from "../common/errors.js";
@@ -7,6 +8,9 @@ import { ANTICIPATIONS } from "../records/schemas.js";
 import type { Peerpost } from "../peerpost.js";
 import type { ReceiptInput } from "../mail/receipts.js";
 import { recipientWarning, resolveRecipient } from "../sessions/recipients.js";
+import { releasePaths } from "../claims/claims.js";
+import { createTask, updateTask } from "../tasks/tasks.js";
+import type { TaskState } from "../tasks/fold.js";
 
 const sendInput = z.strictObject({
   to: z.string(),
@@ -20,6 +24,25 @@ const resolveInput = z.strictObject({
   resolution: z.enum(["reply", "decline"]),
   text: z.string().optional(),
 });
+
+const releaseInput = z.strictObject({
+  /** The claim's repository and exact pattern, as the claims panel shows them. */
+  repo: z.string().min(1),
+  path: z.string().min(1),
+  /** End another holder's claim (a person only), as `peerpost release --force`. */
+  force: z.boolean().default(false),
+});
+
+const ids = z.array(z.string()).max(100).optional();
+
+/** The task actions of `peerpost task`: add, claim (take), done, fail and block. */
+const taskInput = z.discriminatedUnion("action", [
+  z.strictObject({ action: z.literal("add"), title: z.string(), body: z.string().optional(), assignee: z.string().optional(), after: ids }),
+  z.strictObject({ action: z.literal("claim"), id: z.string() }),
+  z.strictObject({ action: z.enum(["done", "fail", "block"]), id: z.string(), note: z.string().optional(), after: ids }),
+]);
+
+const TASK_STATUS = { claim: "in_progress", done: "done", fail: "failed", block: "blocked" } as const;
 
 function parse<T>(schema: z.ZodType<T>, raw: unknown): T {
   const parsed = schema.safeParse(raw);
@@ -65,5 +88,25 @@ export class UiWrites {
     const { message, reply } = await this.peerpost.mailbox.resolve({ id: input.id, by, byVerified: false, resolution: input.resolution, text: input.text });
     await this.peerpost.receipts.record(this.receipt({ kind: "reply", from: by, to: message.from, messageId: reply?.id ?? message.id }));
     return { messageId: message.id, resolution: input.resolution, replyId: reply?.id ?? null };
+  }
+
+  async release(raw: unknown): Promise<{ repo: string; released: Array<{ holder: string; path: string }> }> {
+    const by = this.requireAuthor();
+    const input = parse(releaseInput, raw);
+    // The repository's own directory is where the pattern starts, wherever this server runs.
+    const result = await releasePaths(this.peerpost, { by, cwd: input.repo, paths: [input.path], force: input.force });
+    return { repo: result.repo, released: result.released.map((entry) => ({ holder: entry.holder, path: entry.path })) };
+  }
+
+  async task(raw: unknown): Promise<{ task: TaskState }> {
+    const by = this.requireAuthor();
+    const input = parse(taskInput, raw);
+    if (input.action === "add") {
+      const assignee = input.assignee?.trim() ? parseAddress(input.assignee.trim(), "assignee").text : undefined;
+      return { task: await createTask(this.peerpost, { by, title: input.title, body: input.body, assignee, after: input.after }) };
+    }
+    const note = input.action === "claim" ? undefined : input.note?.trim() || undefined;
+    const after = input.action === "claim" ? undefined : input.after;
+    return { task: await updateTask(this.peerpost, { id: input.id, by, status: TASK_STATUS[input.action], note, after }) };
   }
 }

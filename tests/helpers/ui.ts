@@ -78,6 +78,11 @@ export function cli(env: Record<string, string>, ...args: string[]): Promise<Col
   return collect(spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
+/** The CLI run in a directory (claims are of the repository a command runs in). */
+export function cliIn(env: Record<string, string>, cwd: string, ...args: string[]): Promise<Collected> {
+  return collect(spawn(process.execPath, [CLI, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] }));
+}
+
 /** Registers sessions so the CLI and the page can address them. */
 export async function registerSessions(store: Peerpost, ...addresses: string[]): Promise<void> {
   const hosts = { claude: "claude-code", codex: "codex", copilot: "copilot", grok: "grok" } as const;

@@ -1,9 +1,10 @@
 // The web view's page: fetches the state for the filters in the URL, renders it as text nodes, and
 // fetches again whenever the server's event stream says the logs changed. Writes (send, reply,
-// decline) carry the token in a header and a JSON body.
+// decline, and the claims and tasks actions) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
 import { $, ago, bytes, el, localTime, type Child } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { renderClaims, renderTasks, wireTaskForm, type WorkHelpers } from "./work.js";
 
 const FILTERS = ["session", "role", "conversation", "q", "limit"] as const;
 const params = new URLSearchParams(location.search);
@@ -66,10 +67,35 @@ function addressButton(address: string): HTMLElement {
   return button;
 }
 
+function timeText(iso: string, label: string): string {
+  return `${label} ${localTime(iso)} (${ago(iso, Date.parse(state!.now))})`.trimStart();
+}
+
 function time(iso: string | undefined, label: string): Child {
   if (!iso || !state) return null;
   // As in the CLI: the local time and how long ago (the ISO time on hover).
-  return el("span", { className: "time", title: `${label} ${iso}` }, `${label} ${localTime(iso)} (${ago(iso, Date.parse(state.now))})`.trimStart());
+  return el("span", { className: "time", title: `${label} ${iso}`, data: { iso, label } }, timeText(iso, label));
+}
+
+/** "… ago" moves with the server's clock: kept views get the new text without being built again. */
+function refreshTimes(): void {
+  for (const span of document.querySelectorAll<HTMLElement>(".time[data-iso]")) span.textContent = timeText(span.dataset.iso!, span.dataset.label ?? "");
+}
+
+/** Conversations drawn, by id with what they were drawn from: one unchanged since the last state is kept, not drawn (and its markdown parsed) again. */
+let drawn = new Map<string, { from: string; node: HTMLElement }>();
+
+function conversationViews(conversations: UiConversation[]): HTMLElement[] {
+  const next = new Map<string, { from: string; node: HTMLElement }>();
+  const nodes = conversations.map((conversation) => {
+    const from = JSON.stringify(conversation);
+    const kept = drawn.get(conversation.id);
+    const node = kept?.from === from ? kept.node : conversationView(conversation);
+    next.set(conversation.id, { from, node });
+    return node;
+  });
+  drawn = next;
+  return nodes;
 }
 
 function statusBadge(message: UiMessage): Child[] {
@@ -132,6 +158,7 @@ function conversationView(conversation: UiConversation): HTMLElement {
     "div",
     { className: "thread", data: { conversation: conversation.id } },
     el("div", { className: "thread-head" }, open, ` · ${conversation.participants.join(", ")} · `, time(conversation.lastAt, "last"), conversation.stuck > 0 ? el("span", { className: "badge status-unresolved" }, `${conversation.stuck} stuck`) : null),
+    conversation.earlier ? el("div", { className: "earlier muted" }, "Its earlier messages are older than those loaded: open the conversation to see it whole.") : null,
     ...conversation.messages.map(messageView),
   );
 }
@@ -244,8 +271,13 @@ function render(next: UiState): void {
   notifyNew(next.mine);
   setList("sessions", next.sessions.map(sessionView), String(next.sessions.length), emptySessions(next));
   const shown = next.conversations.length;
-  setList("conversations", next.conversations.map(conversationView), `${shown} of ${next.totals.matchedConversations}${next.totals.matchedConversations !== next.totals.conversations ? ` matching (${next.totals.conversations} in all)` : ""} · ${next.totals.messages} message${next.totals.messages === 1 ? "" : "s"} · ${next.totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
-  $("#more").hidden = shown >= next.totals.matchedConversations;
+  const { totals } = next;
+  // Past a few thousand messages the server folds only the newest: the counts are theirs, and "show more" folds older ones.
+  const counted = `${totals.messages} ${totals.partial ? "newest " : ""}message${totals.messages === 1 ? "" : "s"}${totals.partial ? " (older ones: show more)" : ""}`;
+  setList("conversations", conversationViews(next.conversations), `${shown} of ${totals.matchedConversations}${totals.matchedConversations !== totals.conversations ? ` matching (${totals.conversations} in all)` : ""} · ${counted} · ${totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
+  $("#more").hidden = shown >= totals.matchedConversations && !totals.partial;
+  renderClaims(next.claims, work);
+  renderTasks(next, work);
   setList("wakes", next.wakes.map(receiptView), String(next.wakes.length));
   setList("receipts", next.receipts.map(receiptView), `latest ${next.receipts.length} · kinds: ${next.choices.receiptKinds.join(", ") || "none"}`);
   setList(
@@ -259,6 +291,7 @@ function render(next: UiState): void {
     ],
     "",
   );
+  refreshTimes();
   document.body.dataset.version = next.version;
   if (!performance.getEntriesByName("peerpost-rendered").length) performance.mark("peerpost-rendered");
 }
@@ -266,13 +299,16 @@ function render(next: UiState): void {
 async function write(path: string, body: unknown): Promise<string> {
   try {
     const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-peerpost-token": token }, body: JSON.stringify(body) });
-    const result = (await response.json()) as { ok: boolean; messageId?: string; error?: { code: string; message: string } };
+    const result = (await response.json()) as { ok: boolean; messageId?: string; task?: { id: string }; error?: { code: string; message: string } };
     void load();
-    return result.ok ? `done (${result.messageId})` : `${result.error?.code}: ${result.error?.message}`;
+    const id = result.messageId ?? result.task?.id;
+    return result.ok ? `done${id ? ` (${id})` : ""}` : `${result.error?.code}: ${result.error?.message}`;
   } catch (error) {
     return `failed: ${String(error)}`;
   }
 }
+
+const work: WorkHelpers = { time, address: addressButton, write };
 
 function prepareSend(to: string, replyTo: string): void {
   ($("#compose") as HTMLDetailsElement).open = true;
@@ -306,6 +342,7 @@ function wireNotifications(): void {
 
 function wire(): void {
   wireNotifications();
+  wireTaskForm(work);
   const filters = $("#filters") as HTMLFormElement;
   for (const name of ["session", "role"] as const) (filters.elements.namedItem(name) as HTMLSelectElement).addEventListener("change", (event) => setFilter(name, (event.target as HTMLSelectElement).value));
   for (const name of ["conversation", "q"] as const) {
