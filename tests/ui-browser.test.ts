@@ -41,9 +41,9 @@ test("the page shows a conversation and updates live after a CLI send and reply"
   await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
   const second = await cli(env, "send", "--from", "codex:bob", "--to", "claude:alice", "a new note from the command line");
   assert.equal(second.code, 0, second.stderr);
-  await page.locator(".message", { hasText: "a new note from the command line" }).waitFor({ timeout: 15_000 });
+  await page.locator(".message", { hasText: "a new note from the command line" }).waitFor({ timeout: 60_000 });
   await cli(env, "reply", messageId, "--as", "codex:bob", "--reply", "looks good");
-  await page.locator(`.message[data-id="${messageId}"] [data-status="replied"]`).waitFor({ timeout: 15_000 });
+  await page.locator(`.message[data-id="${messageId}"] [data-status="replied"]`).waitFor({ timeout: 60_000 });
   assert.equal(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument), true, "updated without a reload");
   assert.equal(await page.locator("#live").textContent(), "live");
   await page.screenshot({ path: artifactPath("ui-live.png"), fullPage: true });
@@ -120,7 +120,7 @@ test("a person sends, replies and declines from the page as their user:<name>", 
   await page.fill(`#mine .request[data-id="${ids[0]}"] textarea`, "yes, go ahead");
   // A change elsewhere while the person types must not wipe the text.
   await cli(env, "send", "--from", "claude:alice", "--to", "user:person", "an fyi meanwhile");
-  await page.locator(".message", { hasText: "an fyi meanwhile" }).waitFor({ timeout: 15_000 });
+  await page.locator(".message", { hasText: "an fyi meanwhile" }).waitFor({ timeout: 60_000 });
   assert.equal(await page.inputValue(`#mine .request[data-id="${ids[0]}"] textarea`), "yes, go ahead");
   await page.click(`#mine .request[data-id="${ids[0]}"] button:text("Reply")`);
   await until(() => ui.store.mailbox.find(ids[0]!)?.resolved?.resolution === "reply", 10_000, "the reply in the mailbox");
@@ -137,7 +137,7 @@ test("a person sends, replies and declines from the page as their user:<name>", 
   const reply = ui.store.mailbox.inbox("claude:alice").find((entry) => entry.body === "yes, go ahead");
   assert.equal(reply?.message.from, "user:person");
   assert.equal(ui.store.mailbox.find(ids[1]!)?.resolved?.reason, "not yet");
-  await page.locator(".message", { hasText: "sent from the page" }).waitFor({ timeout: 15_000 });
+  await page.locator(".message", { hasText: "sent from the page" }).waitFor({ timeout: 60_000 });
   await page.screenshot({ path: artifactPath("ui-writing.png"), fullPage: true });
   assert.deepEqual(errors, []);
 });

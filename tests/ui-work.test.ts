@@ -96,18 +96,18 @@ test("the claims and tasks panels show the CLI's claims and tasks live, and a pe
 
   // A claim made meanwhile by the CLI shows without a reload.
   await json(cliIn(env, repo, "claim", "src", "--as", "codex:bob", "--json"));
-  await page.locator('#claims .claim[data-holder="codex:bob"]', { hasText: "src/**" }).waitFor({ timeout: 15_000 });
+  await page.locator('#claims .claim[data-holder="codex:bob"]', { hasText: "src/**" }).waitFor({ timeout: 60_000 });
 
   // Tasks: the person takes the first, finishes it with a result; the second is unblocked.
   const firstRow = page.locator(`#tasks .task[data-id="${first.id}"]`);
   await firstRow.locator("button.take").click();
   await until(async () => (await tasksByCli(env)).find((task) => task.id === first.id)?.takenBy === "user:person", 10_000, "the task taken");
-  await firstRow.locator('[data-status="in_progress"]').waitFor({ timeout: 15_000 });
+  await firstRow.locator('[data-status="in_progress"]').waitFor({ timeout: 60_000 });
   await firstRow.locator("textarea").fill("parser merged in abc123");
   await firstRow.locator("button.done").click();
   await until(async () => (await tasksByCli(env)).find((task) => task.id === first.id)?.status === "done", 10_000, "the task done");
   assert.equal((await tasksByCli(env)).find((task) => task.id === first.id)?.note, "parser merged in abc123");
-  await blocked.locator('[data-blocked="no"]').waitFor({ timeout: 15_000 });
+  await blocked.locator('[data-blocked="no"]').waitFor({ timeout: 60_000 });
   assert.equal(await blocked.locator("button.take").isVisible(), true, "the unblocked task can be taken now");
   assert.ok(ui.store.mailbox.inbox("codex:bob").some((entry) => entry.body.includes("task_unblocked")), "its assignee is told");
 
@@ -118,7 +118,7 @@ test("the claims and tasks panels show the CLI's claims and tasks live, and a pe
   await page.fill('#task-form input[name="after"]', second.id);
   await page.click('#task-form button[type="submit"]');
   await until(async () => (await tasksByCli(env)).some((task) => task.title === "Review the parser" && task.assignee === "role:reviewer"), 10_000, "the new task on the board");
-  await page.locator("#tasks .task", { hasText: "Review the parser" }).waitFor({ timeout: 15_000 });
+  await page.locator("#tasks .task", { hasText: "Review the parser" }).waitFor({ timeout: 60_000 });
   await page.screenshot({ path: artifactPath("ui-work-after.png"), fullPage: true });
   assert.deepEqual(errors, []);
 
