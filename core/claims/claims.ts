@@ -15,8 +15,15 @@ import { holderGone } from "./holders.js";
 import { MAX_PATTERNS, repositoryOf, repositoryPattern } from "./paths.js";
 import { keptFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
+import { CLAIMS_SNAPSHOT } from "./snapshot.js";
 
-const CLAIMS_FOLD: WorkFoldSpec<ClaimsState> = { scope: CLAIMS_SCOPE, types: ["claim", "release"], empty: emptyClaims, apply: (state, event) => applyClaimEvent(state, event as ClaimEvent | ReleaseEvent) };
+export const CLAIMS_FOLD: WorkFoldSpec<ClaimsState> = {
+  scope: CLAIMS_SCOPE,
+  types: ["claim", "release"],
+  empty: emptyClaims,
+  apply: (state, event) => applyClaimEvent(state, event as ClaimEvent | ReleaseEvent),
+  snapshot: CLAIMS_SNAPSHOT,
+};
 
 /** This process's fold of the claims, brought up to the end of the log. */
 export function claimsState(peerpost: Peerpost): ClaimsState {

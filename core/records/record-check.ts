@@ -83,6 +83,9 @@ function byType(types: Record<string, Check>): Check {
 
 const event = (type: string) => ({ v: literal(1), type: literal(type), id: ulid });
 
+/** A standing claim as the claims fold keeps it (core/claims/fold.ts), read back from its snapshot. */
+export const acceptsClaimEntry: Check = shape({ holder: address, repo: text(4096), path: text(1024), shared: boolean, since: isoTime, until: isoTime, claimId: ulid }, { reason: text(2000) });
+
 export const acceptsMailboxEvent: Check = byType({
   msg: shape(
     { ...event("msg"), from: address, fromVerified: boolean, to: address, sentAt: isoTime, anticipation: oneOf(ANTICIPATIONS), conversationId: ulid, hop: counting, body },
