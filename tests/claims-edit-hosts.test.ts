@@ -2,6 +2,7 @@
 // another live session claimed exclusively; the host's pre-tool hook (Copilot: the plugin's preToolUse;
 // Grok: the user-level PreToolUse that `peerpost hooks install grok` writes) refuses it through the
 // host's own deny answer, the file is not written, and the model reads who holds it. Released, it runs.
+// In `warn` mode the write runs, and the model reads the same line after it, from the post-tool hook.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -30,7 +31,7 @@ async function holderClaims(t: TestContext, stateDir: string, home: string, repo
   return () => releasePaths(peerpost, { by: "codex:holder", cwd: repo, paths: ["src/**"] });
 }
 
-/** A model that writes the file once, then answers; records the text of the tool result it got. */
+/** A model that writes the file once, then answers; records what it was shown after its call (the tool result, and any note after it). */
 function writeOnce(write: Turn): { script: (call: ChatCall) => Turn; results: string[] } {
   const results: string[] = [];
   return {
@@ -41,7 +42,8 @@ function writeOnce(write: Turn): { script: (call: ChatCall) => Turn; results: st
       if (last?.role === "user" && /ultra-short dashboard line|Generate a session title/.test(contentText(last.content))) return { text: "title" };
       const answered = toolResults(call.body);
       if (answered.length === 0) return write;
-      results.push(answered.at(-1)!);
+      const lastCall = call.body.messages.map((message) => message.role).lastIndexOf("assistant");
+      results.push(call.body.messages.slice(lastCall + 1).map((message) => contentText(message.content)).join("\n"));
       return { text: "DONE" };
     },
   };
@@ -97,4 +99,46 @@ test("Grok refuses a write on a claimed path through the user-level PreToolUse h
   const allowed = await grokSingle("create src/new.ts", { home: grok, cwd: repo });
   assert.equal(allowed.code, 0, allowed.stderr.slice(-2000));
   assert.equal(readFileSync(target, "utf8"), "written\n");
+});
+
+test("Copilot CLI in warn mode runs a create on a claimed path and tells the model after it, through postToolUse", { skip: copilotUnavailable() ?? false, timeout: 300_000 }, async (t) => {
+  const repo = tempRepo(t);
+  const target = join(repo, "src", "new.ts");
+  const model = writeOnce({ toolCall: { name: "create", arguments: { path: target, file_text: "written\n" } } });
+  const fake = await startFakeOpenAIChat({ script: (call) => model.script(call) });
+  onCleanup(t, () => fake.close());
+  const copilot = makeCopilotHome();
+  onCleanup(t, () => copilot.cleanup());
+  const stateDir = join(copilot.root, "peerpost");
+  Object.assign(copilot.env, { PEERPOST_HOME: stateDir, PEERPOST_CLAIMS_EDITS: "warn" });
+  await installCopilotPlugin(copilot, ROOT, "peerpost@peerpost");
+  await holderClaims(t, stateDir, copilot.home, repo);
+
+  const warned = await copilotPrompt("create src/new.ts", { home: copilot, provider: { baseUrl: fake.baseUrl }, cwd: repo });
+  assert.equal(warned.code, 0, warned.stderr + warned.stdout);
+  assert.equal(readFileSync(target, "utf8"), "written\n", "warn lets the write run");
+  assert.match(model.results.join("\n"), /Additional guidance from postToolUse hooks:\s*peerpost: src\/new\.ts is claimed exclusively/, "the note came with the tool's result");
+  assert.match(model.results.join("\n"), REFUSAL);
+});
+
+test("Grok in warn mode runs a write on a claimed path and tells the model after it, through PostToolUse", { skip: grokUnavailable() ?? false, timeout: 300_000 }, async (t) => {
+  const repo = tempRepo(t);
+  const target = join(repo, "src", "new.ts");
+  const model = writeOnce({ toolCall: { name: "write", arguments: { file_path: target, content: "written\n" } } });
+  const fake = await startFakeOpenAIChat({ script: (call) => model.script(call) });
+  onCleanup(t, () => fake.close());
+  const grok = makeGrokHome({ apiBaseUrl: fake.baseUrl });
+  onCleanup(t, () => grok.cleanup());
+  const stateDir = join(grok.root, "peerpost");
+  Object.assign(grok.env, { PEERPOST_HOME: stateDir, PEERPOST_CLAIMS_EDITS: "warn" });
+  await installGrokPlugin(grok, ROOT, "peerpost");
+  const installed = spawnSync(process.execPath, [CLI, "hooks", "install", "grok"], { env: grok.env, encoding: "utf8" });
+  assert.equal(installed.status, 0, installed.stderr);
+  await holderClaims(t, stateDir, grok.home, repo);
+
+  const warned = await grokSingle("create src/new.ts", { home: grok, cwd: repo });
+  assert.equal(warned.code, 0, warned.stderr.slice(-2000));
+  assert.equal(readFileSync(target, "utf8"), "written\n", "warn lets the write run");
+  assert.match(model.results.join("\n"), /Context from PostToolUse hook[^\n]*\n\s*peerpost: src\/new\.ts is claimed exclusively/, "the note came after the tool's result");
+  assert.match(model.results.join("\n"), REFUSAL);
 });
