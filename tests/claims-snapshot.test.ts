@@ -93,8 +93,9 @@ test("over many released claims the hook starts from the snapshot and answers as
   assert.deepEqual(holders(first), ["user:alice", "user:carol", "nobody", "nobody", "nobody"]);
   assert.match(first[0]!, /^peerpost: src\/a\.ts is claimed exclusively by user:alice until \S+ \("mine"\)/);
 
-  const saved = JSON.parse(readFileSync(snapshotPath(peerpost), "utf8")) as { state: { entries: Record<string, unknown> } };
-  assert.equal(Object.keys(saved.state.entries).length, 3, "only the claims that stand, none of the released ones");
+  const saved = JSON.parse(readFileSync(snapshotPath(peerpost), "utf8")) as { state: { repos: Record<string, unknown[]> } };
+  assert.deepEqual(Object.keys(saved.state.repos), [repo]);
+  assert.equal(saved.state.repos[repo]!.length, 3, "only the claims that stand, none of the released ones");
   const fold = freshFold(peerpost);
   assert.deepEqual(fold.started, { from: "snapshot" });
   assert.deepEqual(fold.state.entries, wholeFold(peerpost).entries);
@@ -125,11 +126,12 @@ test("a damaged or stale snapshot is not trusted: the fold starts over from the 
   const cases: Array<{ name: string; damage: () => void; problem: RegExp }> = [
     { name: "not JSON", damage: () => writeFileSync(path, good.slice(0, good.length / 2)), problem: /not JSON/ },
     {
-      name: "an entry filed under another claim's key",
-      damage: () => writeFileSync(path, good.replace('"holder":"user:alice"', '"holder":"user:mallory"')),
-      problem: /holds another claim/,
+      name: "one claim twice",
+      damage: () => writeFileSync(path, good.replace(/\[("user:alice"[^\]]*)\]/, "[$1],[$1]")),
+      problem: /holds user:alice's src\/a\.ts twice/,
     },
-    { name: "an entry that is not a claim", damage: () => writeFileSync(path, good.replace(/"shared":false/, '"shared":"no"')), problem: /is not a claim/ },
+    { name: "a row that is not a claim", damage: () => writeFileSync(path, good.replace(/"user:alice","src\/a\.ts",false/, '"user:alice","src/a.ts","no"')), problem: /a row that is not a claim/ },
+    { name: "a claim with no time", damage: () => writeFileSync(path, good.replace(/("user:alice","src\/a\.ts",false,)"[^"]*"/, '$1"yesterday"')), problem: /a row that is not a claim/ },
     {
       name: "another format",
       damage: () => writeFileSync(path, JSON.stringify({ ...(JSON.parse(good) as object), v: 99 })),

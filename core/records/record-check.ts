@@ -83,8 +83,11 @@ function byType(types: Record<string, Check>): Check {
 
 const event = (type: string) => ({ v: literal(1), type: literal(type), id: ulid });
 
-/** A standing claim as the claims fold keeps it (core/claims/fold.ts), read back from its snapshot. */
-export const acceptsClaimEntry: Check = shape({ holder: address, repo: text(4096), path: text(1024), shared: boolean, since: isoTime, until: isoTime, claimId: ulid }, { reason: text(2000) });
+/** A standing claim as the claims snapshot stores it (core/claims/snapshot.ts): [holder, path, shared, since, until, claimId, reason?]. */
+const claimPath = text(1024);
+const claimReason = text(2000);
+export const acceptsClaimRow: Check = (row) =>
+  Array.isArray(row) && (row.length === 6 || (row.length === 7 && claimReason(row[6]))) && address(row[0]) && claimPath(row[1]) && boolean(row[2]) && isoTime(row[3]) && isoTime(row[4]) && ulid(row[5]);
 
 export const acceptsMailboxEvent: Check = byType({
   msg: shape(
