@@ -49,7 +49,15 @@ function writeOnce(write: Turn): { script: (call: ChatCall) => Turn; results: st
   };
 }
 
-test("Copilot CLI refuses a create on a claimed path through preToolUse, and runs it once released", { skip: copilotUnavailable() ?? false, timeout: 300_000 }, async (t) => {
+interface ClaimedHost {
+  target: string;
+  /** Runs the host on a prompt whose model writes the target once; what it showed the model after the write. */
+  prompt: () => Promise<{ code: number | null; log: string; shown: string }>;
+  release: () => Promise<unknown>;
+}
+
+/** A repository whose src/** a live session claimed, and Copilot CLI with peerpost's plugin, its model writing src/new.ts. */
+async function claimedCopilot(t: TestContext, env: Record<string, string> = {}): Promise<ClaimedHost> {
   const repo = tempRepo(t);
   const target = join(repo, "src", "new.ts");
   let model = writeOnce({ toolCall: { name: "create", arguments: { path: target, file_text: "written\n" } } });
@@ -58,23 +66,22 @@ test("Copilot CLI refuses a create on a claimed path through preToolUse, and run
   const copilot = makeCopilotHome();
   onCleanup(t, () => copilot.cleanup());
   const stateDir = join(copilot.root, "peerpost");
-  Object.assign(copilot.env, { PEERPOST_HOME: stateDir });
+  Object.assign(copilot.env, { PEERPOST_HOME: stateDir, ...env });
   await installCopilotPlugin(copilot, ROOT, "peerpost@peerpost");
   const release = await holderClaims(t, stateDir, copilot.home, repo);
+  return {
+    target,
+    release,
+    prompt: async () => {
+      model = writeOnce({ toolCall: { name: "create", arguments: { path: target, file_text: "written\n" } } });
+      const run = await copilotPrompt("create src/new.ts", { home: copilot, provider: { baseUrl: fake.baseUrl }, cwd: repo });
+      return { code: run.code, log: run.stderr + run.stdout, shown: model.results.join("\n") };
+    },
+  };
+}
 
-  const refused = await copilotPrompt("create src/new.ts", { home: copilot, provider: { baseUrl: fake.baseUrl }, cwd: repo });
-  assert.equal(refused.code, 0, refused.stderr + refused.stdout);
-  assert.ok(!existsSync(target), "nothing was written");
-  assert.match(model.results.join("\n"), REFUSAL, "the model read who holds it");
-
-  await release();
-  model = writeOnce({ toolCall: { name: "create", arguments: { path: target, file_text: "written\n" } } });
-  const allowed = await copilotPrompt("create src/new.ts", { home: copilot, provider: { baseUrl: fake.baseUrl }, cwd: repo });
-  assert.equal(allowed.code, 0, allowed.stderr + allowed.stdout);
-  assert.equal(readFileSync(target, "utf8"), "written\n");
-});
-
-test("Grok refuses a write on a claimed path through the user-level PreToolUse hook, and runs it once released", { skip: grokUnavailable() ?? false, timeout: 300_000 }, async (t) => {
+/** The same with Grok and the user-level hooks `peerpost hooks install grok` writes. */
+async function claimedGrok(t: TestContext, env: Record<string, string> = {}): Promise<ClaimedHost> {
   const repo = tempRepo(t);
   const target = join(repo, "src", "new.ts");
   let model = writeOnce({ toolCall: { name: "write", arguments: { file_path: target, content: "written\n" } } });
@@ -83,62 +90,50 @@ test("Grok refuses a write on a claimed path through the user-level PreToolUse h
   const grok = makeGrokHome({ apiBaseUrl: fake.baseUrl });
   onCleanup(t, () => grok.cleanup());
   const stateDir = join(grok.root, "peerpost");
-  Object.assign(grok.env, { PEERPOST_HOME: stateDir });
+  Object.assign(grok.env, { PEERPOST_HOME: stateDir, ...env });
   await installGrokPlugin(grok, ROOT, "peerpost");
   const installed = spawnSync(process.execPath, [CLI, "hooks", "install", "grok"], { env: grok.env, encoding: "utf8" });
   assert.equal(installed.status, 0, installed.stderr);
   const release = await holderClaims(t, stateDir, grok.home, repo);
+  return {
+    target,
+    release,
+    prompt: async () => {
+      model = writeOnce({ toolCall: { name: "write", arguments: { file_path: target, content: "written\n" } } });
+      const run = await grokSingle("create src/new.ts", { home: grok, cwd: repo });
+      return { code: run.code, log: run.stderr.slice(-2000), shown: model.results.join("\n") };
+    },
+  };
+}
 
-  const refused = await grokSingle("create src/new.ts", { home: grok, cwd: repo });
-  assert.equal(refused.code, 0, refused.stderr.slice(-2000));
-  assert.ok(!existsSync(target), "nothing was written");
-  assert.match(model.results.join("\n"), REFUSAL, "the model read who holds it");
+for (const [name, claimed, skip, how] of [
+  ["Copilot CLI", claimedCopilot, copilotUnavailable(), "preToolUse"],
+  ["Grok", claimedGrok, grokUnavailable(), "the user-level PreToolUse hook"],
+] as const) {
+  test(`${name} refuses a write on a claimed path through ${how}, and runs it once released`, { skip: skip ?? false, timeout: 300_000 }, async (t) => {
+    const host = await claimed(t);
+    const refused = await host.prompt();
+    assert.equal(refused.code, 0, refused.log);
+    assert.ok(!existsSync(host.target), "nothing was written");
+    assert.match(refused.shown, REFUSAL, "the model read who holds it");
 
-  await release();
-  model = writeOnce({ toolCall: { name: "write", arguments: { file_path: target, content: "written\n" } } });
-  const allowed = await grokSingle("create src/new.ts", { home: grok, cwd: repo });
-  assert.equal(allowed.code, 0, allowed.stderr.slice(-2000));
-  assert.equal(readFileSync(target, "utf8"), "written\n");
-});
+    await host.release();
+    const allowed = await host.prompt();
+    assert.equal(allowed.code, 0, allowed.log);
+    assert.equal(readFileSync(host.target, "utf8"), "written\n");
+  });
+}
 
-test("Copilot CLI in warn mode runs a create on a claimed path and tells the model after it, through postToolUse", { skip: copilotUnavailable() ?? false, timeout: 300_000 }, async (t) => {
-  const repo = tempRepo(t);
-  const target = join(repo, "src", "new.ts");
-  const model = writeOnce({ toolCall: { name: "create", arguments: { path: target, file_text: "written\n" } } });
-  const fake = await startFakeOpenAIChat({ script: (call) => model.script(call) });
-  onCleanup(t, () => fake.close());
-  const copilot = makeCopilotHome();
-  onCleanup(t, () => copilot.cleanup());
-  const stateDir = join(copilot.root, "peerpost");
-  Object.assign(copilot.env, { PEERPOST_HOME: stateDir, PEERPOST_CLAIMS_EDITS: "warn" });
-  await installCopilotPlugin(copilot, ROOT, "peerpost@peerpost");
-  await holderClaims(t, stateDir, copilot.home, repo);
-
-  const warned = await copilotPrompt("create src/new.ts", { home: copilot, provider: { baseUrl: fake.baseUrl }, cwd: repo });
-  assert.equal(warned.code, 0, warned.stderr + warned.stdout);
-  assert.equal(readFileSync(target, "utf8"), "written\n", "warn lets the write run");
-  assert.match(model.results.join("\n"), /Additional guidance from postToolUse hooks:\s*peerpost: src\/new\.ts is claimed exclusively/, "the note came with the tool's result");
-  assert.match(model.results.join("\n"), REFUSAL);
-});
-
-test("Grok in warn mode runs a write on a claimed path and tells the model after it, through PostToolUse", { skip: grokUnavailable() ?? false, timeout: 300_000 }, async (t) => {
-  const repo = tempRepo(t);
-  const target = join(repo, "src", "new.ts");
-  const model = writeOnce({ toolCall: { name: "write", arguments: { file_path: target, content: "written\n" } } });
-  const fake = await startFakeOpenAIChat({ script: (call) => model.script(call) });
-  onCleanup(t, () => fake.close());
-  const grok = makeGrokHome({ apiBaseUrl: fake.baseUrl });
-  onCleanup(t, () => grok.cleanup());
-  const stateDir = join(grok.root, "peerpost");
-  Object.assign(grok.env, { PEERPOST_HOME: stateDir, PEERPOST_CLAIMS_EDITS: "warn" });
-  await installGrokPlugin(grok, ROOT, "peerpost");
-  const installed = spawnSync(process.execPath, [CLI, "hooks", "install", "grok"], { env: grok.env, encoding: "utf8" });
-  assert.equal(installed.status, 0, installed.stderr);
-  await holderClaims(t, stateDir, grok.home, repo);
-
-  const warned = await grokSingle("create src/new.ts", { home: grok, cwd: repo });
-  assert.equal(warned.code, 0, warned.stderr.slice(-2000));
-  assert.equal(readFileSync(target, "utf8"), "written\n", "warn lets the write run");
-  assert.match(model.results.join("\n"), /Context from PostToolUse hook[^\n]*\n\s*peerpost: src\/new\.ts is claimed exclusively/, "the note came after the tool's result");
-  assert.match(model.results.join("\n"), REFUSAL);
-});
+for (const [name, claimed, skip, after] of [
+  ["Copilot CLI", claimedCopilot, copilotUnavailable(), /Additional guidance from postToolUse hooks:\s*peerpost: src\/new\.ts is claimed exclusively/],
+  ["Grok", claimedGrok, grokUnavailable(), /Context from PostToolUse hook[^\n]*\n\s*peerpost: src\/new\.ts is claimed exclusively/],
+] as const) {
+  test(`${name} in warn mode runs a write on a claimed path and tells the model after it, through its post-tool hook`, { skip: skip ?? false, timeout: 300_000 }, async (t) => {
+    const host = await claimed(t, { PEERPOST_CLAIMS_EDITS: "warn" });
+    const warned = await host.prompt();
+    assert.equal(warned.code, 0, warned.log);
+    assert.equal(readFileSync(host.target, "utf8"), "written\n", "warn lets the write run");
+    assert.match(warned.shown, after, "the note came after the write");
+    assert.match(warned.shown, REFUSAL);
+  });
+}
