@@ -3,8 +3,11 @@ import { ID_PATTERN, type SessionKind } from "../core/common/address.js";
 import type { SessionHost } from "../core/records/schemas.js";
 import type { ProcessInfo } from "../core/sessions/process-tree.js";
 
-/** pre-tool: the host is about to run a tool (an edit is checked against the claims). */
-export type HookEvent = "session-start" | "user-prompt" | "stop" | "pre-tool";
+/**
+ * pre-tool: the host is about to run a tool (an edit is checked against the claims); post-tool: it ran one
+ * (where a host shows no note before a tool, `warn` tells the model after the edit).
+ */
+export type HookEvent = "session-start" | "user-prompt" | "stop" | "pre-tool" | "post-tool";
 
 /** The tool a pre-tool event is about, as the host names it, with its arguments. */
 export interface ToolCall {
@@ -39,6 +42,8 @@ export interface HookDialect {
   deny(reason: string): string;
   /** Stdout that lets the tool call run and gives the model a note (pre-tool), or undefined where the host shows none. */
   allowWithNote(note: string): string | undefined;
+  /** For a host with no note before a tool: stdout that gives the model a note after the call ran (post-tool). */
+  noteAfter?(note: string): string;
   /** The paths (absolute, or relative to the session's directory) a tool call writes; empty for a tool that writes no file. */
   writes(tool: ToolCall): string[];
   isHostProcess(info: ProcessInfo): boolean;
@@ -85,7 +90,7 @@ function toolCall(input: Record<string, unknown>): ToolCall | undefined {
   return { name, input: isRecord(args) ? args : {} };
 }
 
-const HOOK_EVENT_NAMES: Record<HookEvent, string> = { "session-start": "SessionStart", "user-prompt": "UserPromptSubmit", stop: "Stop", "pre-tool": "PreToolUse" };
+const HOOK_EVENT_NAMES: Record<HookEvent, string> = { "session-start": "SessionStart", "user-prompt": "UserPromptSubmit", stop: "Stop", "pre-tool": "PreToolUse", "post-tool": "PostToolUse" };
 
 /** `hookSpecificOutput.additionalContext`, as Claude Code and Codex read it. */
 export function claudeStyleContext(event: HookEvent, note: string): string {

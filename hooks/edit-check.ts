@@ -50,17 +50,21 @@ export function refusal({ path, entry }: Blocked): string {
   return `peerpost: ${path} is claimed exclusively by ${entry.holder} until ${entry.until}${why}. Ask the holder with peerpost's message tool (to ${entry.holder}) before changing it, or work elsewhere.`;
 }
 
-/** The host's answer to a tool call that writes where another live session holds an exclusive claim; undefined lets it run. */
-export async function editCheck(dialect: HookDialect, input: HookInput, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+/**
+ * The host's answer to a tool call that writes where another live session holds an exclusive claim;
+ * undefined lets it run. After the call (post-tool) only `warn` speaks, on a host with no note before it.
+ */
+export async function editCheck(dialect: HookDialect, event: "pre-tool" | "post-tool", input: HookInput, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const paths = input.tool ? dialect.writes(input.tool) : [];
-  if (paths.length === 0) return undefined;
+  if (paths.length === 0 || (event === "post-tool" && !dialect.noteAfter)) return undefined;
   const peerpost = openPeerpost({ env, kind: "hook", create: false });
-  if (!peerpost || peerpost.config.claimsEdits === "off") return undefined;
+  if (!peerpost || peerpost.config.claimsEdits === "off" || (event === "post-tool" && peerpost.config.claimsEdits !== "warn")) return undefined;
   try {
     await peerpost.backend.sync({ trust: "followed", only: ["mailbox"], budget: SYNC_BATCH });
     const blocked = firstBlocking(peerpost, formatAddress(dialect.kind, input.sessionId), input.cwd ?? process.cwd(), paths);
     if (!blocked) return undefined;
     const line = refusal(blocked);
+    if (event === "post-tool") return dialect.noteAfter!(line);
     return peerpost.config.claimsEdits === "warn" ? dialect.allowWithNote(line) : dialect.deny(line);
   } finally {
     await peerpost.backend.close({ wait: false });

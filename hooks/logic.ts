@@ -103,8 +103,8 @@ const HOOK_SYNC_BUDGET = SYNC_BATCH;
 const HOOK_LOCK_TIMEOUT_MS = 250;
 
 export async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
-  if (event === "pre-tool") {
-    const stdout = await editCheck(dialect, input, env);
+  if (event === "pre-tool" || event === "post-tool") {
+    const stdout = await editCheck(dialect, event, input, env);
     return stdout === undefined ? {} : { stdout };
   }
   // Prompt and stop hooks never create the state dir: no dir, no mail.

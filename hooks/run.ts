@@ -7,7 +7,7 @@ import { logError } from "../core/common/error-log.js";
 import { runHookLogic } from "./logic.js";
 import type { HookDialect, HookEvent } from "./dialect.js";
 
-const EVENTS: HookEvent[] = ["session-start", "user-prompt", "stop", "pre-tool"];
+const EVENTS: HookEvent[] = ["session-start", "user-prompt", "stop", "pre-tool", "post-tool"];
 /** A hook that has not answered by then gives up silently rather than hold the prompt. */
 const DEADLINE_MS = 5000;
 

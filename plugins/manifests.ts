@@ -88,8 +88,9 @@ function claudeStyleCatalogue(info: PackageInfo, description: string, source: st
 /** Copilot's own hook format: camelCase events, a `bash` command, the plugin root passed through `env`. */
 function copilotHooks(timeoutSeconds: number): string {
   const entry = (event: string) => [{ type: "command", bash: `node "$PEERPOST_PLUGIN_ROOT/hooks.cjs" ${event}`, env: { PEERPOST_PLUGIN_ROOT: "${PLUGIN_ROOT}" }, timeoutSec: timeoutSeconds }];
-  // preToolUse runs for every tool (Copilot has no matcher); the hook answers at once for one that writes no file.
-  return json({ version: 1, hooks: { sessionStart: entry("session-start"), userPromptSubmitted: entry("user-prompt"), preToolUse: entry("pre-tool"), agentStop: entry("stop") } });
+  // preToolUse and postToolUse run for every tool (Copilot has no matcher); the hook answers at once for one
+  // that writes no file. postToolUse speaks only in `warn` mode: the note Copilot cannot show before a tool.
+  return json({ version: 1, hooks: { sessionStart: entry("session-start"), userPromptSubmitted: entry("user-prompt"), preToolUse: entry("pre-tool"), postToolUse: entry("post-tool"), agentStop: entry("stop") } });
 }
 
 function copilot(info: PackageInfo): Record<string, string> {
@@ -118,6 +119,7 @@ function grok(info: PackageInfo): Record<string, string> {
       hooks: {
         SessionStart: [{ hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "session-start"), timeout: 10 }] }],
         PreToolUse: [{ matcher: GROK_WRITING_TOOLS.join("|"), hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "pre-tool"), timeout: 10 }] }],
+        PostToolUse: [{ matcher: GROK_WRITING_TOOLS.join("|"), hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "post-tool"), timeout: 10 }] }],
         Stop: [{ hooks: [{ type: "command", command: hookCommand("GROK_PLUGIN_ROOT", "stop"), timeout: 10 }] }],
       },
     }),

@@ -71,6 +71,18 @@ for (const [host, spec] of Object.entries(HOSTS) as Array<[HookHost, (typeof HOS
     const warned = await hook("src/a.ts", { PEERPOST_CLAIMS_EDITS: "warn" });
     assert.equal(spec.denied(warned.stdout || "{}"), undefined, "warn never denies");
     if (host === "claude-code" || host === "codex") assert.match(warned.stdout, /claimed exclusively by claude:holder/, "warn gives the model the note");
+    // Copilot and Grok show no note before a tool: warn gives it after the edit, in the host's post-tool context.
+    const after = (extra: Record<string, string>) => runHook(host, "post-tool", spec.stdin("editor", repo, "src/a.ts"), { ...env, ...extra });
+    const noted = await after({ PEERPOST_CLAIMS_EDITS: "warn" });
+    assert.equal(noted.code, 0);
+    if (host === "copilot") assert.match((JSON.parse(noted.stdout) as { additionalContext: string }).additionalContext, /^peerpost: src\/a\.ts is claimed exclusively by claude:holder/);
+    else if (host === "grok") {
+      const out = JSON.parse(noted.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+      assert.equal(out.hookSpecificOutput.hookEventName, "PostToolUse");
+      assert.match(out.hookSpecificOutput.additionalContext, /^peerpost: src\/a\.ts is claimed exclusively by claude:holder/);
+    } else assert.equal(noted.stdout, "", "a host with a note before the tool says nothing after it");
+    assert.equal((await after({})).stdout, "", "block mode says nothing after the tool (it was refused before)");
+    assert.equal((await runHook(host, "post-tool", spec.stdin("editor", repo, "README.md"), { ...env, PEERPOST_CLAIMS_EDITS: "warn" })).stdout, "", "an unclaimed path gets no note");
 
     // The holder's session ends: its claim no longer keeps anyone out.
     holderHost.kill("SIGKILL");

@@ -74,7 +74,7 @@ describe("copilot plugin (real CLI, loopback model)", { skip: unavailable ? `cop
     assert.deepEqual([manifest.name, manifest.mcpServers], ["peerpost", ".mcp.json"]);
     const hooks = JSON.parse(readFileSync(join(PLUGIN_DIR, "hooks", "hooks.json"), "utf8")) as { version: number; hooks: Record<string, Array<{ bash: string }>> };
     assert.equal(hooks.version, 1, "Copilot's own hook format, not Claude's");
-    assert.deepEqual(Object.keys(hooks.hooks), ["sessionStart", "userPromptSubmitted", "preToolUse", "agentStop"]);
+    assert.deepEqual(Object.keys(hooks.hooks), ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"]);
     assert.ok(!existsSync(join(ROOT, "marketplace.json")) && !existsSync(join(ROOT, ".plugin", "marketplace.json")), "no catalogue that Copilot would read first");
 
     const report = inspectCopilot(copilot.env);
@@ -82,7 +82,7 @@ describe("copilot plugin (real CLI, loopback model)", { skip: unavailable ? `cop
     const doctor = spawnSync(process.execPath, [CLI, "doctor", "--json"], { env: copilot.env, encoding: "utf8", timeout: 60_000 });
     const host = (JSON.parse(doctor.stdout) as { hosts: Array<{ host: string; pluginInstalled: boolean; hooks: string; push: string }> }).hosts.find((entry) => entry.host === "copilot");
     assert.equal(host?.pluginInstalled, true);
-    assert.match(host!.hooks, /sessionStart, userPromptSubmitted, preToolUse, agentStop/);
+    assert.match(host!.hooks, /sessionStart, userPromptSubmitted, preToolUse, postToolUse, agentStop/);
     assert.equal(host!.push, "none: mail waits for read and the hooks");
   });
 

@@ -9,14 +9,21 @@ import { idFactory } from "../common/ids.js";
 import type { Peerpost } from "../peerpost.js";
 import type { ClaimEvent, MailboxEvent, ReleaseEvent } from "../records/schemas.js";
 import { CLAIMS_SCOPE } from "../records/work-scope.js";
-import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimsState } from "./fold.js";
+import { applyClaimEvent, conflictsWith, emptyClaims, isLive, key, type ClaimEntry, type ClaimsState } from "./fold.js";
 import { patternsOverlap } from "./glob.js";
 import { holderGone } from "./holders.js";
 import { MAX_PATTERNS, repositoryOf, repositoryPattern } from "./paths.js";
 import { keptFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
+import { CLAIMS_SNAPSHOT } from "./snapshot.js";
 
-const CLAIMS_FOLD: WorkFoldSpec<ClaimsState> = { scope: CLAIMS_SCOPE, types: ["claim", "release"], empty: emptyClaims, apply: (state, event) => applyClaimEvent(state, event as ClaimEvent | ReleaseEvent) };
+export const CLAIMS_FOLD: WorkFoldSpec<ClaimsState> = {
+  scope: CLAIMS_SCOPE,
+  types: ["claim", "release"],
+  empty: emptyClaims,
+  apply: (state, event) => applyClaimEvent(state, event as ClaimEvent | ReleaseEvent),
+  snapshot: CLAIMS_SNAPSHOT,
+};
 
 /** This process's fold of the claims, brought up to the end of the log. */
 export function claimsState(peerpost: Peerpost): ClaimsState {
@@ -105,7 +112,7 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
     const [first] = conflictsWith(state, request, peerpost.config.now());
     if (first) throw claimConflict(first.entry, first.path);
   }
-  return { repo, claims: paths.map((path) => state.entries[`${repo}\n${input.holder}\n${path}`]!).filter(Boolean) };
+  return { repo, claims: paths.map((path) => state.entries.get(key(repo, input.holder, path))!).filter(Boolean) };
 }
 
 export interface ReleaseInput {
@@ -135,7 +142,7 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
   let released: ClaimEntry[] = [];
   await peerpost.mailbox.store.appendDeciding(() => {
     const now = peerpost.config.now();
-    const standing = Object.values(claimsState(peerpost).entries).filter((entry) => entry.repo === repo && isLive(entry, now));
+    const standing = [...claimsState(peerpost).entries.values()].filter((entry) => entry.repo === repo && isLive(entry, now));
     released = standing.filter((entry) =>
       input.force ? entry.holder !== input.by && paths.some((path) => patternsOverlap(path, entry.path)) : entry.holder === input.by && (everything || paths.includes(entry.path)),
     );
@@ -172,7 +179,7 @@ export interface ClaimListing {
 /** The standing claims (of one repository, or all), oldest first, and those that expired unreleased. */
 export function listClaims(peerpost: Peerpost, repo?: string): ClaimListing {
   const now = peerpost.config.now();
-  const entries = Object.values(claimsState(peerpost).entries)
+  const entries = [...claimsState(peerpost).entries.values()]
     .filter((entry) => repo === undefined || entry.repo === repo)
     .sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.path < b.path ? -1 : 1));
   return { claims: entries.filter((entry) => isLive(entry, now) && !holderGone(peerpost, entry.holder)), expired: entries.filter((entry) => !isLive(entry, now)) };

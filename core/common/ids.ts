@@ -1,6 +1,7 @@
 // Message and receipt ids: monotonic ULIDs. The ulid package and node:crypto are loaded on the first id,
 // never by a reader that only looks.
 import { createRequire } from "node:module";
+import { nodeCrypto } from "./crypto.js";
 
 type IdFactory = (seedTime?: number) => string;
 
@@ -11,7 +12,7 @@ let factory: Promise<IdFactory> | undefined;
  * draws the same uniform bytes from a pool the system fills 256 at a time.
  */
 function pooledRandom(): () => number {
-  const { randomFillSync } = (typeof require === "function" ? require("node:crypto") : createRequire(import.meta.url)("node:crypto")) as typeof import("node:crypto");
+  const { randomFillSync } = nodeCrypto();
   const pool = Buffer.allocUnsafe(256);
   let next = pool.length;
   return () => {

@@ -5,7 +5,8 @@ import { type JsonlLog } from "../log/log.js";
 import { withCorrupt, type CorruptSummary } from "../log/types.js";
 import type { MailboxEvent, MsgEvent } from "../records/schemas.js";
 import { applyEvent, emptyState, type MailboxState, type MessageState } from "./fold.js";
-import { loadSnapshot, saveSnapshot, tailFingerprint, SNAPSHOT_VERSION, type Snapshot } from "./snapshots.js";
+import { loadSnapshot, saveSnapshot, SNAPSHOT_VERSION, type Snapshot } from "./snapshots.js";
+import { logPosition } from "../log/log-snapshot.js";
 import type { ScopeIndex } from "../store/file/scope-index.js";
 import { scopeLineTest } from "./scope-lines.js";
 
@@ -196,7 +197,7 @@ export class MailboxView {
       v: SNAPSHOT_VERSION,
       kind: "mailbox-view",
       scope: this.scope ?? null,
-      log: { path: this.log.path, dev: this.logIdentity.dev, ino: this.logIdentity.ino, offset: this.offset, tail: tailFingerprint(this.log.path, this.offset) },
+      log: logPosition(this.log.path, this.logIdentity, this.offset),
       state: this.state,
       corrupt: this.corrupt,
     };

@@ -83,6 +83,17 @@ function byType(types: Record<string, Check>): Check {
 
 const event = (type: string) => ({ v: literal(1), type: literal(type), id: ulid });
 
+/** A standing claim as the claims snapshot stores it (core/claims/snapshot.ts): [holder, path, shared, since, until, claimId, reason?]. */
+const claimPath = text(1024);
+const claimReason = text(2000);
+/**
+ * Times in the form only: the fold copied them from records that passed isoTime, and a hook checks a thousand
+ * rows (the calendar check was a third of that). A date that does not exist only shifts that claim's own times.
+ */
+const claimTime = matching(ISO_MS);
+export const acceptsClaimRow: Check = (row) =>
+  Array.isArray(row) && (row.length === 6 || (row.length === 7 && claimReason(row[6]))) && address(row[0]) && claimPath(row[1]) && boolean(row[2]) && claimTime(row[3]) && claimTime(row[4]) && ulid(row[5]);
+
 export const acceptsMailboxEvent: Check = byType({
   msg: shape(
     { ...event("msg"), from: address, fromVerified: boolean, to: address, sentAt: isoTime, anticipation: oneOf(ANTICIPATIONS), conversationId: ulid, hop: counting, body },

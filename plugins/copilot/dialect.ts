@@ -13,7 +13,9 @@ export function copilotContext(note: string): string {
 export const copilotDialect: HookDialect = {
   ...claudeStyleDialect("copilot", "copilot", isCopilotProcess, copilotWrites),
   context: (_event, note) => copilotContext(note),
-  // preToolUse reads a top-level permissionDecision; it has no note that lets a call run unprompted.
+  // preToolUse reads a top-level permissionDecision; it has no note that lets a call run unprompted, but
+  // postToolUse's additionalContext is appended to the tool's result.
   deny: (reason) => JSON.stringify({ permissionDecision: "deny", permissionDecisionReason: reason }),
   allowWithNote: () => undefined,
+  noteAfter: copilotContext,
 };

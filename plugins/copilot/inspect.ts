@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { hostConfigDir } from "../shared/host-files.js";
 
 export const COPILOT_PLUGIN_ID = "peerpost@peerpost";
-export const COPILOT_HOOK_EVENTS = ["sessionStart", "userPromptSubmitted", "preToolUse", "agentStop"];
+export const COPILOT_HOOK_EVENTS = ["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"];
 
 export interface CopilotHostReport {
   copilotHome: string;

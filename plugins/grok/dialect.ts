@@ -5,7 +5,7 @@
 //   dialect prints nothing for them; SessionStart still registers the session.
 // - Stop: {"decision":"block","reason"} runs another turn. Stop also fires once more at shutdown
 //   (reason "shutdown"), when a block could not continue anything: only "end_turn" may block.
-import type { HookDialect } from "../../hooks/dialect.js";
+import { claudeStyleContext, type HookDialect } from "../../hooks/dialect.js";
 import { claudeStyleDialect } from "../shared/claude-style-dialect.js";
 import { isGrokProcess } from "../shared/host-processes.js";
 import { grokWrites } from "./edit-tools.js";
@@ -20,7 +20,9 @@ export const grokDialect: HookDialect = {
     return parsed;
   },
   context: () => undefined,
-  // PreToolUse: {"decision":"deny","reason"}; no context reaches the model before a tool runs.
+  // PreToolUse: {"decision":"deny","reason"}; no context reaches the model before a tool runs, but
+  // PostToolUse's hookSpecificOutput.additionalContext comes after its result as a system reminder.
   deny: (reason) => JSON.stringify({ decision: "deny", reason }),
   allowWithNote: () => undefined,
+  noteAfter: (note) => claudeStyleContext("post-tool", note),
 };

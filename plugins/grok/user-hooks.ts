@@ -9,8 +9,9 @@ import { GROK_WRITING_TOOLS } from "./edit-tools.js";
 /** The hook commands, for the plugin dir that holds hooks.cjs. */
 export function grokUserHooks(pluginDir: string): Record<string, unknown> {
   const command = (event: string) => [{ hooks: [{ type: "command", command: `node ${JSON.stringify(join(pluginDir, "hooks.cjs"))} ${event}`, timeout: 10 }] }];
-  const preTool = [{ matcher: GROK_WRITING_TOOLS.join("|"), hooks: command("pre-tool")[0]!.hooks }];
-  return { hooks: { SessionStart: command("session-start"), PreToolUse: preTool, Stop: command("stop") } };
+  const writes = (event: string) => [{ matcher: GROK_WRITING_TOOLS.join("|"), hooks: command(event)[0]!.hooks }];
+  // PostToolUse speaks only in `warn` mode: the note Grok cannot show before a tool runs.
+  return { hooks: { SessionStart: command("session-start"), PreToolUse: writes("pre-tool"), PostToolUse: writes("post-tool"), Stop: command("stop") } };
 }
 
 /** The Grok plugin dir to run hooks from: the one Grok installed from, else the build beside this CLI. */

@@ -4,10 +4,14 @@
 import type { ServerResponse } from "node:http";
 import { startLoopbackServer, writeJson, writeSse, type LoopbackServer, type RecordedRequest } from "./loopback-http.js";
 
-/** One model reply: plain assistant text, or a single function call (MCP tools use a namespace). */
+/**
+ * One model reply: plain assistant text, a single function call (MCP tools use a namespace), or a call of a
+ * freeform tool, whose input is plain text (Codex's apply_patch for the models it offers it to that way).
+ */
 export type Turn =
   | { text: string }
-  | { toolCall: { namespace?: string; name: string; arguments: unknown } };
+  | { toolCall: { namespace?: string; name: string; arguments: unknown } }
+  | { customToolCall: { name: string; input: string } };
 
 /** Decides the reply to the n-th (0-based) `/v1/responses` request. May wait, to hold a turn open. */
 export type Script = (request: ResponsesRequest, index: number) => Turn | Promise<Turn>;
@@ -77,7 +81,9 @@ function writeTurn(response: ServerResponse, index: number, turn: Turn): void {
   const responseId = `resp-${index + 1}`;
   const item = "text" in turn
     ? { type: "message", role: "assistant", id: `msg-${index + 1}`, content: [{ type: "output_text", text: turn.text, annotations: [] }] }
-    : functionCallItem(index, turn.toolCall);
+    : "customToolCall" in turn
+      ? { type: "custom_tool_call", id: `ctc-${index + 1}`, call_id: `call-${index + 1}`, name: turn.customToolCall.name, input: turn.customToolCall.input }
+      : functionCallItem(index, turn.toolCall);
   writeSse(response, [
     { event: "response.created", data: { type: "response.created", response: { id: responseId } } },
     { event: "response.output_item.done", data: { type: "response.output_item.done", output_index: 0, item } },

@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, rmSync, rmdirSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { fnv1a64 } from "../../common/hash.js";
-import { tailFingerprint } from "../../mail/snapshots.js";
+import { tailFingerprint } from "../../log/log-snapshot.js";
 import { type JsonlLog } from "../../log/log.js";
 import { withCorrupt, type CorruptReport, type CorruptSummary } from "../../log/types.js";
 import { DIR_MODE } from "../../security/state-dir.js";

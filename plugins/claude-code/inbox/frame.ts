@@ -3,7 +3,7 @@
 // again and ignores its metadata unless the bytes match, so the attribute order is fixed: from, then
 // from-name (peerpost asserts no from-mode: it is not a Claude session and has no permission mode).
 import { connect } from "node:net";
-import { randomUUID } from "node:crypto";
+import { nodeCrypto } from "../../../core/common/crypto.js";
 
 export const FROM_NAME = "peerpost";
 const OPEN = "<cross-session-message";
@@ -22,7 +22,7 @@ export interface InboxFrame {
 /** A user frame carrying `text`, whose answers (Claude's SendMessage) go to the socket `replyPath`. */
 export function inboxFrame(text: string, replyPath: string): InboxFrame {
   const from = `uds:${replyPath}`;
-  return { msgV: 1, msg_id: randomUUID(), type: "user", message: { role: "user", content: `${OPEN} from="${from}" from-name="${FROM_NAME}">\n${text}\n${CLOSE}` }, priority: "next", from };
+  return { msgV: 1, msg_id: nodeCrypto().randomUUID(), type: "user", message: { role: "user", content: `${OPEN} from="${from}" from-name="${FROM_NAME}">\n${text}\n${CLOSE}` }, priority: "next", from };
 }
 
 /** The text inside a `<cross-session-message …>` envelope (what SendMessage wrote), or the content as it is. */

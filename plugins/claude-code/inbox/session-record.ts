@@ -4,9 +4,9 @@
 // pid) makes the inbox unavailable with the reason, and mail goes to the hooks and `read` as before.
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { isSameProcess } from "../../../core/sessions/process-tree.js";
+import { nodeCrypto } from "../../../core/common/crypto.js";
 
 export const PEER_PROTOCOL = 1;
 
@@ -50,7 +50,7 @@ function isSocket(path: string): boolean {
 }
 
 function peerToken(sessionsDir: string, pid: number, socketPath: string): string | undefined {
-  const key = join(sessionsDir, `${pid}.${createHash("sha256").update(socketPath).digest("hex")}.key`);
+  const key = join(sessionsDir, `${pid}.${nodeCrypto().createHash("sha256").update(socketPath).digest("hex")}.key`);
   const token = (readRecord(key) as { peerToken?: unknown } | undefined)?.peerToken;
   return typeof token === "string" ? token : undefined;
 }
