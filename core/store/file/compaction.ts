@@ -9,7 +9,7 @@
 // as before (no rename yet) or after (renamed: readers bring step 4's lines over without the lock, and the
 // next compaction, under it, finishes the step and clears the marker). Duplicated lines are harmless:
 // every fold keeps the first line of a message and the first of each decision.
-import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, linkSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { type JsonlLog } from "../../log/log.js";
 import { parseLine } from "../../log/read-lines.js";
@@ -17,10 +17,10 @@ import type { RecordSchema } from "../../log/types.js";
 import { writeAll } from "../../log/kept-files.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../../mail/fold.js";
-import { FILE_MODE } from "../../security/state-dir.js";
+import { openEmptiedStateFile, openStateFile, writeStateFileInPlace } from "../../security/trust.js";
 import { PeerpostError } from "../../common/errors.js";
 import { UlidTable, hash32, type UlidEntry } from "./ulid-table.js";
-import { compactionPaths, copyTail, eachLine, fsyncPath, inode, recoverCompaction, type Marker, type Swap } from "./compaction-swap.js";
+import { archiveSize, compactionPaths, copyTail, eachLine, fsyncPath, inode, recoverCompaction, writeMarker, type Swap } from "./compaction-swap.js";
 
 export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
 
@@ -205,7 +205,7 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   const paths = compactionPaths(log.path);
   recoverCompaction(paths);
   const liveBytesBefore = log.identity()?.size ?? 0;
-  const archiveBefore = existsSync(paths.archive) ? statSync(paths.archive).size : 0;
+  const archiveBefore = archiveSize(paths);
   const result: CompactionResult = { movedMessages: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveBefore };
   if (liveBytesBefore === 0) return result;
   // Pass 1: which messages move. Events about messages not in this log (none normally) stay.
@@ -216,15 +216,18 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   if (result.movedMessages === 0) return result;
   // Lines that are no valid record stay in the live log, whatever id their bytes show.
   const corrupt = new Set(pass1.corrupt.map((line) => line.offset));
-  writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! } satisfies Marker), { mode: FILE_MODE });
-  fsyncPath(paths.marker);
-  die(options.fault, "after-marker");
   // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new
   // file, each line's bytes copied as they are; its id is read again from them, not kept from pass 1.
-  const archiveFd = openSync(paths.archive, "a", FILE_MODE);
-  const nextFd = openSync(paths.next, "w", FILE_MODE);
-  const source = openSync(paths.live, "r");
+  // Each opened as every state file is: never through a link, only a private file of this user (trust.ts).
+  const opened: number[] = [];
+  const held = (fd: number) => (opened.push(fd), fd);
   try {
+    const archiveFd = held(openStateFile(paths.archive, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT));
+    const nextFd = held(openEmptiedStateFile(paths.next));
+    const source = held(openStateFile(paths.live, constants.O_RDONLY));
+    // Opened before the marker: a file refused leaves no compaction to undo.
+    writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! });
+    die(options.fault, "after-marker");
     const moved = new LineWriter(archiveFd);
     const kept = new LineWriter(nextFd);
     const sorted = (line: Buffer, offset: number) => {
@@ -250,20 +253,17 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     rmSync(paths.old, { force: true });
     linkSync(paths.live, paths.old);
     const liveIno = inode(paths.live)!;
-    writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo } satisfies Marker), { mode: FILE_MODE });
-    fsyncPath(paths.marker);
+    writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo });
     // Derived, for followers only: not fsynced (a follower that finds none resumes at the end).
-    writeFileSync(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap), { mode: FILE_MODE });
+    writeStateFileInPlace(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap));
     renameSync(paths.next, paths.live);
     fsyncPath(dirname(paths.live));
     die(options.fault, "after-rename");
   } finally {
-    closeSync(source);
-    closeSync(archiveFd);
-    closeSync(nextFd);
+    for (const fd of opened) closeSync(fd);
   }
   recoverCompaction(paths);
   result.liveBytesAfter = log.identity()?.size ?? 0;
-  result.archiveBytes = statSync(paths.archive).size;
+  result.archiveBytes = archiveSize(paths);
   return result;
 }
