@@ -9,8 +9,12 @@ export function storeLine(store: StoreReport): string {
 export function stateLines(state: ReturnType<typeof inspectState>): string[] {
   const lines = [`state dir  ${state.stateDir.path} (${state.stateDir.source}, mode ${state.stateDir.mode}${state.stateDir.writable ? "" : ", NOT writable"})`];
   for (const [name, log] of Object.entries(state.logs)) lines.push(`  ${name.padEnd(9)} ${log.exists ? `${log.bytes} bytes, mode ${log.mode}, ${log.corrupt} corrupt, lock ${log.lock}` : "not created yet"}`);
+  const { archive, marker } = state.storage;
+  const compacted = archive.lastCompactedAt === null ? "never compacted" : `last compacted ${archive.lastCompactedAt}`;
+  const compacting = marker === null ? "" : `; compaction marker ${Math.round(marker.ageMs / 1000)} s old${state.storage.compactionInterrupted ? " (interrupted: see below)" : " (under way)"}`;
   lines.push(
-    `  ${"archive".padEnd(9)} ${state.storage.archive.bytes} bytes of compacted mail${state.storage.archive.indexed ? "" : " (NOT indexed: see below)"}; index ${state.storage.indexDamage.length > 0 ? `DAMAGED, rebuilt from the log (see below)${state.storage.index.lagBytes === 0 ? "" : `, ${state.storage.index.lagBytes} bytes behind`}` : state.storage.index.lagBytes === 0 ? "current" : `${state.storage.index.lagBytes} bytes behind${state.storage.index.farBehind ? " (too far for readers: see below)" : " (readers catch it up)"}`}`,
+    `  ${"archive".padEnd(9)} ${archive.bytes} bytes of compacted mail, ${compacted}${compacting}; its index ${archive.indexBytes} bytes, ${archive.indexed ? "current" : "NOT current: see below"}`,
+    `  ${"index".padEnd(9)} ${state.storage.index.bytes} bytes; ${state.storage.indexDamage.length > 0 ? `DAMAGED, rebuilt from the log (see below)${state.storage.index.lagBytes === 0 ? "" : `, ${state.storage.index.lagBytes} bytes behind`}` : state.storage.index.lagBytes === 0 ? "current" : `${state.storage.index.lagBytes} bytes behind${state.storage.index.farBehind ? " (too far for readers: see below)" : " (readers catch it up)"}`}`,
   );
   return lines;
 }

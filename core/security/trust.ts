@@ -3,7 +3,7 @@
 // only when sticky). Every state file is opened without following a link and must be a regular file of
 // this user that no one else can write. Links are resolved before any of these checks. peerpost
 // never changes the mode of a directory it did not just create.
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync, type Stats } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { PeerpostError } from "../common/errors.js";
 
@@ -152,11 +152,55 @@ export function openStateFile(path: string, flags: number): number {
   return fd;
 }
 
-/** The whole text of a state file, opened as `openStateFile` does. */
-export function readStateFile(path: string): string {
+/** The whole bytes of a state file, opened as `openStateFile` does. */
+export function readStateBytes(path: string): Buffer {
   const fd = openStateFile(path, constants.O_RDONLY);
   try {
-    return readFileSync(fd, "utf8");
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The whole text of a state file, opened as `openStateFile` does. */
+export function readStateFile(path: string): string {
+  return readStateBytes(path).toString("utf8");
+}
+
+/** The text of a state file, or undefined when there is none; a link or another user's file is refused as `openStateFile` does. */
+export function readStateFileIfAny(path: string): string | undefined {
+  try {
+    return readStateFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Opens a state file for writing it anew (created if missing): emptied only once the checks passed, so
+ * a link or another user's file in its place is refused untouched (O_TRUNC would empty it first).
+ */
+export function openEmptiedStateFile(path: string): number {
+  const fd = openStateFile(path, constants.O_RDWR | constants.O_CREAT);
+  try {
+    ftruncateSync(fd, 0);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
+/**
+ * Writes a state file in place (0600, created if missing, never through a link), fsynced when `sync`:
+ * for files whose readers tell a torn one from a whole one themselves.
+ */
+export function writeStateFileInPlace(path: string, data: string | Buffer, options: { sync?: boolean } = {}): void {
+  const fd = openEmptiedStateFile(path);
+  try {
+    writeFileSync(fd, data);
+    if (options.sync) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -165,6 +209,6 @@ export function readStateFile(path: string): string {
 /** Writes a small state file whole (0600): under a temporary name, renamed in, so a reader sees the old text or the new. */
 export function writeStateFile(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode: FILE_MODE });
+  writeStateFileInPlace(temporary, text);
   renameSync(temporary, path);
 }

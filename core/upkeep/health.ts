@@ -1,6 +1,6 @@
 // Inspects the state dir for `health` and `peerpost doctor`: permissions, log sizes, corrupt lines,
 // torn tails, stale locks and recent hook errors. Read-only.
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, readdirSync, statSync, type Dirent } from "node:fs";
 import { join, relative } from "node:path";
 import { readStateFile } from "../security/trust.js";
 import type { Peerpost } from "../peerpost.js";
@@ -22,12 +22,17 @@ export interface LogReport {
 
 /** Where compaction and the index stand (the file store's mailbox). */
 export interface StorageReport {
-  /** `indexed`: the archive's index reaches its committed end (else `status` of an archived message scans it). */
-  archive: { path: string; bytes: number; indexed: boolean };
+  /**
+   * `indexed`: the archive's index reaches its committed end (else `status` of an archived message scans it);
+   * `indexBytes`: the size of that index's files; `lastCompactedAt`: when a compaction last moved mail here (null: never).
+   */
+  archive: { path: string; bytes: number; indexed: boolean; indexBytes: number; lastCompactedAt: string | null };
+  /** The compaction marker, while one stands: a compaction under way, or one that died (readers are unaffected). */
+  marker: { path: string; ageMs: number } | null;
   /** A compaction marker older than a minute: a compaction died there (readers are unaffected; the next one completes or undoes it). */
   compactionInterrupted: boolean;
-  /** Bytes of the mailbox the per-address index does not cover, and whether that is beyond what readers index on their way. */
-  index: { lagBytes: number; farBehind: boolean };
+  /** Bytes of the mailbox the per-address index does not cover, whether that is beyond what readers index on their way, and the size of its files. */
+  index: { lagBytes: number; farBehind: boolean; bytes: number };
   /** Index files found disagreeing with their checksums in the last day (each index then rebuilt from its log): path under the state dir, what was wrong, when. */
   indexDamage: Array<{ file: string; problem: string; at: string }>;
 }
@@ -92,25 +97,46 @@ function indexDamage(peerpost: Peerpost, verify: boolean): StorageReport["indexD
   });
 }
 
-function inspectStorage(peerpost: Peerpost, verify: boolean): StorageReport {
-  const { mailbox } = peerpost;
-  const sizeOf = (path: string) => {
+/** A file's size and modification time, looked at without following a link; undefined when there is none. */
+function look(path: string): { size: number; mtimeMs: number } | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bytes of an index's files: its own and those one dir down (scopes/, ids/). */
+function indexBytes(dir: string): number {
+  let bytes = 0;
+  const add = (path: string, depth: number) => {
+    let entries: Dirent[];
     try {
-      return statSync(path).size;
+      entries = readdirSync(path, { withFileTypes: true });
     } catch {
-      return 0;
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.isFile()) bytes += look(join(path, entry.name))?.size ?? 0;
+      else if (entry.isDirectory() && depth > 0) add(join(path, entry.name), depth - 1);
     }
   };
-  let markerAge: number | undefined;
-  try {
-    markerAge = Date.now() - statSync(mailbox.compaction.marker).mtimeMs;
-  } catch {
-    markerAge = undefined;
-  }
+  add(dir, 1);
+  return bytes;
+}
+
+function inspectStorage(peerpost: Peerpost, verify: boolean): StorageReport {
+  const { mailbox } = peerpost;
+  const { archive, marker, swap } = mailbox.compaction;
+  const markerFile = look(marker);
+  const markerAge = markerFile && Date.now() - markerFile.mtimeMs;
+  // Each compaction that moves mail records its swap last: that record's time is the last compaction's.
+  const swapped = look(swap);
   return {
-    archive: { path: mailbox.compaction.archive, bytes: sizeOf(mailbox.compaction.archive), indexed: !mailbox.archiveIndexLags() },
+    archive: { path: archive, bytes: look(archive)?.size ?? 0, indexed: !mailbox.archiveIndexLags(), indexBytes: indexBytes(mailbox.archiveIndex.dir), lastCompactedAt: swapped ? new Date(swapped.mtimeMs).toISOString() : null },
+    marker: markerAge === undefined ? null : { path: marker, ageMs: Math.round(markerAge) },
     compactionInterrupted: markerAge !== undefined && markerAge > INTERRUPTED_AFTER_MS,
-    index: mailbox.indexLag(),
+    index: { ...mailbox.indexLag(), bytes: indexBytes(mailbox.index.dir) },
     indexDamage: indexDamage(peerpost, verify),
   };
 }

@@ -4,8 +4,8 @@
 // answering from it: the index is derived data, rebuilt from the log.
 // An extension appends first and records the sum after, so bytes past `bytes` are an extension that died
 // before its sum (lines past the index's `covered`, written again by the next one): readers ignore them.
-import { closeSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { FILE_MODE } from "../../security/state-dir.js";
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, readSync, writeSync } from "node:fs";
+import { openStateFile, readStateBytes, readStateFileIfAny, writeStateFileInPlace } from "../../security/trust.js";
 
 /** Longest torn line looked for at the end of an index file (its lines are tens of bytes). */
 const TORN_TAIL_BYTES = 64 * 1024;
@@ -44,13 +44,8 @@ export class IndexDamage extends Error {
 }
 
 function readSum(path: string): Sum | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`${path}.sum`, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  const text = readStateFileIfAny(`${path}.sum`);
+  if (text === undefined) return undefined;
   try {
     const sum = JSON.parse(text) as Sum;
     if (typeof sum?.name === "string" && Number.isSafeInteger(sum.bytes) && sum.bytes >= 0 && /^[0-9a-f]{16}$/.test(String(sum.hash))) return sum;
@@ -62,7 +57,7 @@ function readSum(path: string): Sum | undefined {
 
 function readBytes(path: string): Buffer | undefined {
   try {
-    return readFileSync(path);
+    return readStateBytes(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
@@ -90,7 +85,7 @@ export function readChecked(path: string, name: string): string {
  * interrupted extension left (this extension writes it again). Returns the size before the new lines.
  */
 export function appendLines(path: string, text: string, from = 0): number {
-  const fd = openSync(path, "a+", FILE_MODE);
+  const fd = openStateFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   try {
     let size = fstatSync(fd).size;
     const last = Buffer.alloc(1);
@@ -120,7 +115,7 @@ export function appendChecked(path: string, name: string, text: string): void {
   if (sum.name !== name) throw new IndexDamage(path, `belongs to ${JSON.stringify(sum.name)}, not ${JSON.stringify(name)}`);
   let size: number;
   try {
-    size = statSync(path).size;
+    size = lstatSync(path).size;
   } catch {
     size = 0;
   }
@@ -128,7 +123,7 @@ export function appendChecked(path: string, name: string, text: string): void {
   const before = appendLines(path, text, sum.bytes);
   const leftover = Buffer.alloc(before - sum.bytes);
   if (leftover.length > 0) {
-    const fd = openSync(path, "r");
+    const fd = openStateFile(path, constants.O_RDONLY);
     try {
       readSync(fd, leftover, 0, leftover.length, sum.bytes);
     } finally {
@@ -136,5 +131,5 @@ export function appendChecked(path: string, name: string, text: string): void {
     }
   }
   const added = Buffer.concat([leftover, Buffer.from(text, "utf8")]);
-  writeFileSync(`${path}.sum`, JSON.stringify({ name, bytes: sum.bytes + added.length, hash: checksum(added, sum.hash) } satisfies Sum), { mode: FILE_MODE });
+  writeStateFileInPlace(`${path}.sum`, JSON.stringify({ name, bytes: sum.bytes + added.length, hash: checksum(added, sum.hash) } satisfies Sum));
 }

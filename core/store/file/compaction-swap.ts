@@ -2,10 +2,10 @@
 // that says how much of the archive is committed and which live file it was taken from, the record of
 // where the old file continues in the new one, and the steps that finish or undo a compaction that died
 // (see compaction.ts for the steps, and why a kill -9 at any of them reads as before or after).
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, rmSync, statSync, truncateSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync, readSync, rmSync } from "node:fs";
 import { writeAll } from "../../log/kept-files.js";
 import { PeerpostError, ioError } from "../../common/errors.js";
-import { readStateFile } from "../../security/trust.js";
+import { openStateFile, readStateFile, readStateFileIfAny, writeStateFileInPlace } from "../../security/trust.js";
 
 export interface Marker {
   v: 1;
@@ -55,17 +55,33 @@ export function readSwap(paths: CompactionPaths): Swap | undefined {
   }
 }
 
+/** The marker, or undefined when there is none (or it is torn); a link or another user's file in its place is refused (trust.ts). */
 function readMarker(paths: CompactionPaths): Marker | undefined {
+  const text = readStateFileIfAny(paths.marker);
   try {
-    return JSON.parse(readFileSync(paths.marker, "utf8")) as Marker;
+    return text === undefined ? undefined : (JSON.parse(text) as Marker);
   } catch {
     return undefined;
   }
 }
 
+/** Writes the marker in place and fsyncs it, never through a link. */
+export function writeMarker(paths: CompactionPaths, marker: Marker): void {
+  writeStateFileInPlace(paths.marker, JSON.stringify(marker), { sync: true });
+}
+
+/** The archive's size, or 0 when there is none; its path is looked at, not followed (a link there is refused when opened). */
+export function archiveSize(paths: CompactionPaths): number {
+  try {
+    return lstatSync(paths.archive).size;
+  } catch {
+    return 0;
+  }
+}
+
 export function inode(path: string): number | undefined {
   try {
-    return statSync(path).ino;
+    return lstatSync(path).ino;
   } catch {
     return undefined;
   }
@@ -73,12 +89,8 @@ export function inode(path: string): number | undefined {
 
 /** How much of the archive readers may read: all of it, except during a compaction not yet renamed in. */
 export function committedArchiveBytes(paths: CompactionPaths): number {
-  let size = 0;
-  try {
-    size = statSync(paths.archive).size;
-  } catch {
-    return 0;
-  }
+  const size = archiveSize(paths);
+  if (size === 0) return 0;
   const marker = readMarker(paths);
   if (marker && inode(paths.live) === marker.liveIno) return Math.min(size, marker.archiveBytes);
   return size;
@@ -138,15 +150,16 @@ export function eachLine(source: number, from: number, to: number, buffer: Buffe
 function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: number): void {
   let source: number;
   try {
-    source = openSync(paths.old, "r");
+    source = openStateFile(paths.old, constants.O_RDONLY);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    if (error instanceof PeerpostError) throw error;
     throw ioError("finish the interrupted compaction of", paths.live, error);
   }
   try {
     const old = fstatSync(source);
     if (old.ino !== oldIno || old.size <= copiedUpTo) return;
-    const fd = openSync(paths.live, "a");
+    const fd = openStateFile(paths.live, constants.O_WRONLY | constants.O_APPEND);
     try {
       copyTail(source, copiedUpTo, fd);
       fsyncSync(fd);
@@ -154,6 +167,7 @@ function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: nu
       closeSync(fd);
     }
   } catch (error) {
+    if (error instanceof PeerpostError) throw error;
     throw ioError("finish the interrupted compaction of", paths.live, error);
   } finally {
     closeSync(source);
@@ -174,6 +188,16 @@ export function finishRenamedCompaction(paths: CompactionPaths, finished?: strin
   return swap;
 }
 
+/** Cuts the archive back to `bytes`, through a descriptor checked as every state file's is. */
+function cutArchive(paths: CompactionPaths, bytes: number): void {
+  const fd = openStateFile(paths.archive, constants.O_WRONLY);
+  try {
+    ftruncateSync(fd, bytes);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Finishes or undoes a compaction that died; the caller holds the log's lock. Before its rename: the
  * archive is cut back to its size before (only compaction writes it) and the new file dropped. After:
@@ -184,7 +208,7 @@ export function recoverCompaction(paths: CompactionPaths): void {
   if (!marker) return;
   try {
     if (inode(paths.live) === marker.liveIno) {
-      if (existsSync(paths.archive) && statSync(paths.archive).size > marker.archiveBytes) truncateSync(paths.archive, marker.archiveBytes);
+      if (archiveSize(paths) > marker.archiveBytes) cutArchive(paths, marker.archiveBytes);
       rmSync(paths.next, { force: true });
     } else if (marker.copiedUpTo !== undefined) bringOverOldTail(paths, marker.liveIno, marker.copiedUpTo);
     rmSync(paths.old, { force: true });

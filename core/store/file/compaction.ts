@@ -9,15 +9,18 @@
 // as before (no rename yet) or after (renamed: readers bring step 4's lines over without the lock, and the
 // next compaction, under it, finishes the step and clears the marker). Duplicated lines are harmless:
 // every fold keeps the first line of a message and the first of each decision.
-import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, linkSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { type JsonlLog } from "../../log/log.js";
+import { parseLine } from "../../log/read-lines.js";
+import type { RecordSchema } from "../../log/types.js";
 import { writeAll } from "../../log/kept-files.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../../mail/fold.js";
-import { FILE_MODE } from "../../security/state-dir.js";
+import { openEmptiedStateFile, openStateFile, writeStateFileInPlace } from "../../security/trust.js";
 import { PeerpostError } from "../../common/errors.js";
-import { compactionPaths, copyTail, eachLine, fsyncPath, inode, recoverCompaction, type Marker, type Swap } from "./compaction-swap.js";
+import { UlidTable, hash32, type UlidEntry } from "./ulid-table.js";
+import { archiveSize, compactionPaths, copyTail, eachLine, fsyncPath, inode, recoverCompaction, writeMarker, type Swap } from "./compaction-swap.js";
 
 export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
 
@@ -54,31 +57,26 @@ function die(fault: CompactionFault | undefined, at: CompactionFault): void {
   if (fault === at) process.kill(process.pid, "SIGKILL");
 }
 
-/** What pass 1 keeps of a message it no longer folds: whether it was read, the reply its resolution named, the request it answers. */
-interface Retired {
-  read: boolean;
-  replyId?: string;
-  inReplyTo?: string;
-}
-const RETIRED_READ: Retired = Object.freeze({ read: true });
-const RETIRED_UNREAD: Retired = Object.freeze({ read: false });
+/** What pass 1 keeps of a message it no longer folds (ulid-table.ts): whether it was read, and hashes of the reply its resolution named and of the request it answers. */
+const RETIRED_READ = 1;
 
-function retiredRecord(message: MessageState): Retired {
+function retiredEntry(message: MessageState): UlidEntry {
   const replyId = message.resolved?.replyId;
-  if (replyId === undefined && message.inReplyTo === undefined) return message.read ? RETIRED_READ : RETIRED_UNREAD;
-  return { read: message.read !== undefined, ...(replyId !== undefined ? { replyId } : {}), ...(message.inReplyTo !== undefined ? { inReplyTo: message.inReplyTo } : {}) };
+  return { flags: message.read ? RETIRED_READ : 0, a: replyId === undefined ? 0 : hash32(replyId), b: message.inReplyTo === undefined ? 0 : hash32(message.inReplyTo) };
 }
 
 /**
  * Pass 1: which messages move, in memory that follows the unresolved messages, not the log. The fold
  * (fold.ts) runs as it does everywhere, but a message resolved with its last activity past the retention
- * leaves the state for a small record (most of a large log is such messages, and a whole state of them
- * took over 1 KB each). A later line about it that could still change that (a first read or a reminder
- * dated past the cutoff) keeps it in the live log: this moves a subset of what the whole fold would, never more.
+ * leaves the state for a few bytes in a table of ids (most of a large log is such messages, and a whole
+ * state of them took over 1 KB each). A later line about it that could still change that (a first read
+ * or a reminder dated past the cutoff) keeps it in the live log: this moves a subset of what the whole
+ * fold would, never more. Of a retired message's reply and request only 32-bit hashes are kept: a later,
+ * losing resolution is compared with them (a false match, 1 in 4 billion, leaves a reply in the mail).
  */
 class MovingMessages {
   private readonly state = emptyState();
-  private readonly retired = new Map<string, Retired>();
+  private readonly retired = new UlidTable();
   private readonly keptAnyway = new Set<string>();
   /**
    * Messages the fold drops → the message they go with: a reply a resolution that lost in log order named
@@ -102,22 +100,20 @@ class MovingMessages {
     }
     const retired = this.retired.get(event.id);
     if (event.type === "resolved" && event.replyId !== undefined) {
-      const first = retired ?? this.state.messages[event.id]?.resolved;
-      if (first && first.replyId !== event.replyId) this.dropReply(event.replyId, event.id);
+      const folded = this.state.messages[event.id]?.resolved;
+      const differs = retired ? retired.a !== hash32(event.replyId) : folded !== undefined && folded.replyId !== event.replyId;
+      if (differs) this.dropReply(event.replyId, event.id);
     }
     if (retired) {
       // Only these can add to its last activity (its first resolution and first read stand; deliveries and notices do not count).
-      const couldCount = event.type === "reminder" || (event.type === "read" && !retired.read);
+      const couldCount = event.type === "reminder" || (event.type === "read" && (retired.flags & RETIRED_READ) === 0);
       if (couldCount && Date.parse(event.at) >= this.cutoff) this.keptAnyway.add(event.id);
       return;
     }
     applyEvent(this.state, event, offset, () => true);
     const message = this.state.messages[event.id];
-    // Role mail stays folded: a handover changes it without naming it.
-    if (message?.resolved && message.via === undefined && movable(message, this.cutoff, this.now)) {
-      this.retired.set(message.id, retiredRecord(message));
-      delete this.state.messages[message.id];
-    }
+    // Role mail stays folded: a handover changes it without naming it. An id the table cannot hold stays folded too.
+    if (message?.resolved && message.via === undefined && movable(message, this.cutoff, this.now) && this.retired.set(message.id, retiredEntry(message))) delete this.state.messages[message.id];
   }
 
   /**
@@ -125,8 +121,9 @@ class MovingMessages {
    * request (fold.ts). Done here for a reply retired too; the dropped reply goes where its request goes.
    */
   private dropReply(replyId: string, requestId: string): void {
-    const inReplyTo = this.state.messages[replyId]?.inReplyTo ?? this.retired.get(replyId)?.inReplyTo;
-    if (inReplyTo !== requestId) return;
+    const folded = this.state.messages[replyId];
+    const answers = folded ? folded.inReplyTo === requestId : this.retired.get(replyId)?.b === hash32(requestId);
+    if (!answers) return;
     delete this.state.messages[replyId];
     this.retired.delete(replyId);
     this.dropped.set(replyId, requestId);
@@ -147,8 +144,9 @@ class MovingMessages {
 
   /** Messages that move (a dropped message goes with the one it follows, but is no message of its own). */
   count(): number {
-    let count = 0;
-    for (const id of this.retired.keys()) if (this.moves(id)) count++;
+    let kept = 0;
+    for (const id of this.keptAnyway) if (this.retired.has(id)) kept++;
+    let count = this.retired.size - kept;
     for (const id of Object.keys(this.state.messages)) if (this.moves(id)) count++;
     return count;
   }
@@ -176,47 +174,72 @@ class LineWriter {
   }
 }
 
-/** Lines per batch of pass 2: its decisions are kept only for the batch being copied. */
-const BATCH_LINES = 20_000;
+const ID_PREFIX = Buffer.from('{"v":1,"type":"');
+const ID_KEY = Buffer.from('","id":"');
+const ID_FIELD = Buffer.from('"id":"');
+const ID_LENGTH = 26;
+const QUOTE = 0x22;
+const LOWER_A = 0x61;
+const LOWER_Z = 0x7a;
+
+/**
+ * The id of a line's record, read from its bytes when peerpost wrote it (`{"v":1,"type":"…","id":"…"`,
+ * and no other "id" key, which only a key can spell unescaped), else from the parsed record; undefined
+ * for a line that is no valid record (the caller keeps those) or a record without one.
+ */
+function idOf(line: Buffer, schema: RecordSchema<MailboxEvent>, offset: number): string | undefined {
+  if (line.subarray(0, ID_PREFIX.length).equals(ID_PREFIX)) {
+    let key = ID_PREFIX.length;
+    while (key < line.length && line[key]! >= LOWER_A && line[key]! <= LOWER_Z) key++;
+    const start = key + ID_KEY.length;
+    if (line.subarray(key, start).equals(ID_KEY) && line[start + ID_LENGTH] === QUOTE && line.indexOf(ID_FIELD, start) < 0) return line.toString("latin1", start, start + ID_LENGTH);
+  }
+  let id: string | undefined;
+  const ignored = { next: 0, corrupt: [], tornTail: false };
+  parseLine(schema, line.subarray(0, line.length - 1), offset, (entry) => (id = (entry.record as { id?: string }).id), ignored);
+  return id;
+}
 
 /** Compacts the mailbox log; the caller holds the log's lock (no deciding append runs meanwhile). */
 export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptions): CompactionResult {
   const paths = compactionPaths(log.path);
   recoverCompaction(paths);
   const liveBytesBefore = log.identity()?.size ?? 0;
-  const archiveBefore = existsSync(paths.archive) ? statSync(paths.archive).size : 0;
+  const archiveBefore = archiveSize(paths);
   const result: CompactionResult = { movedMessages: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveBefore };
   if (liveBytesBefore === 0) return result;
   // Pass 1: which messages move. Events about messages not in this log (none normally) stay.
   const moving = new MovingMessages(options.now - options.retentionMs, options.now);
-  const end = log.scan(0, (entry) => moving.apply(entry.record, entry.offset)).next;
+  const pass1 = log.scan(0, (entry) => moving.apply(entry.record, entry.offset));
+  const end = pass1.next;
   result.movedMessages = moving.count();
   if (result.movedMessages === 0) return result;
-  writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! } satisfies Marker), { mode: FILE_MODE });
-  fsyncPath(paths.marker);
-  die(options.fault, "after-marker");
-  // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new file.
-  const archiveFd = openSync(paths.archive, "a", FILE_MODE);
-  const nextFd = openSync(paths.next, "w", FILE_MODE);
-  const source = openSync(paths.live, "r");
+  // Lines that are no valid record stay in the live log, whatever id their bytes show.
+  const corrupt = new Set(pass1.corrupt.map((line) => line.offset));
+  // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new
+  // file, each line's bytes copied as they are; its id is read again from them, not kept from pass 1.
+  // Each opened as every state file is: never through a link, only a private file of this user (trust.ts).
+  const opened: number[] = [];
+  const held = (fd: number) => (opened.push(fd), fd);
   try {
+    const archiveFd = held(openStateFile(paths.archive, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT));
+    const nextFd = held(openEmptiedStateFile(paths.next));
+    const source = held(openStateFile(paths.live, constants.O_RDONLY));
+    // Opened before the marker: a file refused leaves no compaction to undo.
+    writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! });
+    die(options.fault, "after-marker");
     const moved = new LineWriter(archiveFd);
     const kept = new LineWriter(nextFd);
-    // In batches of lines: each batch's records are read again for their ids (corrupt lines have none and
-    // stay), then its bytes are copied line by line to where they go.
-    const buffer = Buffer.allocUnsafe(1024 * 1024);
-    let position = 0;
-    while (position < end) {
-      const moves = new Set<number>();
-      const batchEnd = log.scan(position, (entry) => void (moving.moves(entry.record.id) && moves.add(entry.offset)), { until: end, maxLines: BATCH_LINES }).next;
-      // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
-      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (moves.has(offset) ? moved : kept).add(line)) !== batchEnd)
-        throw new PeerpostError("state_io_error", `The mailbox changed under its compaction near byte ${position}; nothing was moved.`, {
-          details: { path: log.path },
-          hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it, then run `peerpost compact` again.",
-        });
-      position = batchEnd;
-    }
+    const sorted = (line: Buffer, offset: number) => {
+      const id = corrupt.has(offset) ? undefined : idOf(line, log.schema, offset);
+      (id !== undefined && moving.moves(id) ? moved : kept).add(line);
+    };
+    // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
+    if (eachLine(source, 0, end, Buffer.allocUnsafe(1024 * 1024), sorted) !== end)
+      throw new PeerpostError("state_io_error", "The mailbox changed under its compaction; nothing was moved.", {
+        details: { path: log.path },
+        hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it, then run `peerpost compact` again.",
+      });
     moved.flush();
     kept.flush();
     result.movedLines = moved.lines;
@@ -230,20 +253,17 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     rmSync(paths.old, { force: true });
     linkSync(paths.live, paths.old);
     const liveIno = inode(paths.live)!;
-    writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo } satisfies Marker), { mode: FILE_MODE });
-    fsyncPath(paths.marker);
+    writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo });
     // Derived, for followers only: not fsynced (a follower that finds none resumes at the end).
-    writeFileSync(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap), { mode: FILE_MODE });
+    writeStateFileInPlace(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap));
     renameSync(paths.next, paths.live);
     fsyncPath(dirname(paths.live));
     die(options.fault, "after-rename");
   } finally {
-    closeSync(source);
-    closeSync(archiveFd);
-    closeSync(nextFd);
+    for (const fd of opened) closeSync(fd);
   }
   recoverCompaction(paths);
   result.liveBytesAfter = log.identity()?.size ?? 0;
-  result.archiveBytes = statSync(paths.archive).size;
+  result.archiveBytes = archiveSize(paths);
   return result;
 }

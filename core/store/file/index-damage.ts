@@ -1,9 +1,9 @@
 // Damage found in an index's files: noted in <index dir>/damage.json (for health's `index_rebuilt` and
 // doctor) when a reader or doctor finds a file that disagrees with its checksum, and the full check of
 // every file that doctor runs.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { writeStateFile } from "../../security/trust.js";
+import { readStateFile, writeStateFile } from "../../security/trust.js";
 import { IndexDamage, readChecked } from "./checked-file.js";
 
 /** Damage found in the last this long is reported. */
@@ -26,7 +26,7 @@ function notesPath(dir: string): string {
 export function damageNotes(dir: string, withinMs = DAMAGE_REPORTED_MS): IndexDamageNote[] {
   let notes: unknown;
   try {
-    notes = JSON.parse(readFileSync(notesPath(dir), "utf8"));
+    notes = JSON.parse(readStateFile(notesPath(dir)));
   } catch {
     return [];
   }
@@ -62,7 +62,7 @@ export function checkIndexFiles(dir: string, sub: string, ext: string, placeOf: 
     try {
       let owner: string;
       try {
-        owner = (JSON.parse(readFileSync(`${path}.sum`, "utf8")) as { name: string }).name;
+        owner = (JSON.parse(readStateFile(`${path}.sum`)) as { name: string }).name;
       } catch {
         throw new IndexDamage(path, "has no readable checksum file");
       }

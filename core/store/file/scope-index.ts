@@ -11,14 +11,14 @@
 // Each scopes/ file has a checksum beside it (checked-file.ts): one that disagrees with it (lost, cut,
 // edited, swapped) is noted in damage.json and the whole index starts over from the log. The ids/ buckets
 // have none (a checksum each would double an extension's file writes): a damaged line there loses one entry.
-import { mkdirSync, readFileSync, rmSync, rmdirSync, statSync, utimesSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, rmSync, rmdirSync, statSync, utimesSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fnv1a64 } from "../../common/hash.js";
 import { tailFingerprint } from "../../log/log-snapshot.js";
 import { type JsonlLog } from "../../log/log.js";
 import { withCorrupt, type CorruptReport, type CorruptSummary } from "../../log/types.js";
 import { DIR_MODE } from "../../security/state-dir.js";
-import { writeStateFile } from "../../security/trust.js";
+import { checkPrivateDir, ensurePrivateDir, readStateFileIfAny, writeStateFile } from "../../security/trust.js";
 import { appendChecked, appendLines, IndexDamage, readChecked } from "./checked-file.js";
 import { checkIndexFiles, damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
 
@@ -68,6 +68,8 @@ export interface IndexedScope {
 
 export class ScopeIndex<T> {
   private readonly metaPath: string;
+  /** Whether this process found the index's dirs private (once: as the state dir itself is checked once). */
+  private dirsChecked = false;
 
   constructor(
     private readonly log: JsonlLog<T>,
@@ -80,8 +82,12 @@ export class ScopeIndex<T> {
   /** The index's meta when it still describes this log, else undefined (missing, other file, rewritten). */
   private meta(): Meta | undefined {
     let meta: Meta;
+    // A link or another user's file or dir in its place is refused (trust.ts), not read as no index and replaced.
+    if (!this.dirsChecked) this.checkDirs();
+    const text = readStateFileIfAny(this.metaPath);
+    if (text === undefined) return undefined;
     try {
-      meta = JSON.parse(readFileSync(this.metaPath, "utf8")) as Meta;
+      meta = JSON.parse(text) as Meta;
     } catch {
       return undefined;
     }
@@ -229,8 +235,7 @@ export class ScopeIndex<T> {
    */
   extend(end?: number): number | undefined {
     if (!this.log.identity()) return undefined;
-    mkdirSync(join(this.dir, "scopes"), { recursive: true, mode: DIR_MODE });
-    mkdirSync(join(this.dir, "ids"), { recursive: true, mode: DIR_MODE });
+    this.ensureDirs();
     const lockPath = join(this.dir, "extending.lock");
     if (!this.tryLock(lockPath)) return undefined;
     try {
@@ -322,8 +327,29 @@ export class ScopeIndex<T> {
     rmSync(this.metaPath, { force: true });
     rmSync(join(this.dir, "scopes"), { recursive: true, force: true });
     rmSync(join(this.dir, "ids"), { recursive: true, force: true });
-    mkdirSync(join(this.dir, "scopes"), { recursive: true, mode: DIR_MODE });
-    mkdirSync(join(this.dir, "ids"), { recursive: true, mode: DIR_MODE });
+    this.ensureDirs();
+  }
+
+  /** Checks the index's dirs that exist (index/ and this index's own); done once both exist. */
+  private checkDirs(): void {
+    let both = true;
+    for (const dir of [dirname(this.dir), this.dir]) {
+      try {
+        checkPrivateDir(dir);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        both = false;
+      }
+    }
+    this.dirsChecked = both;
+  }
+
+  /** The index's dirs, created private where missing; one that is a link or another user's is refused (trust.ts). */
+  private ensureDirs(): void {
+    ensurePrivateDir(dirname(this.dir));
+    ensurePrivateDir(this.dir);
+    ensurePrivateDir(join(this.dir, "scopes"));
+    ensurePrivateDir(join(this.dir, "ids"));
   }
 
   private scopePath(scope: string): string {
@@ -346,12 +372,8 @@ export class ScopeIndex<T> {
     if (entries) return entries;
     entries = new Map();
     read.set(key, entries);
-    let text = "";
-    try {
-      text = readFileSync(this.idsPath(key), "utf8");
-    } catch {
-      return entries;
-    }
+    const text = readStateFileIfAny(this.idsPath(key));
+    if (text === undefined) return entries;
     for (const line of text.split("\n")) {
       try {
         const [lineId, offset, scopes] = JSON.parse(line) as [string, number, string[]];

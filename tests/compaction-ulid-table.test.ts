@@ -1,0 +1,36 @@
+// The table of ids a compaction keeps for the messages it retires: exact for every ULID (ids of one
+// millisecond differ only in their last characters), through growth and removals, and refusing what is
+// not a ULID (which the compaction then keeps folded).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { monotonicFactory } from "ulid";
+import { UlidTable } from "../core/store/file/ulid-table.js";
+
+test("the id table answers as a Map would, through growth and removals, and refuses ids that are not ULIDs", () => {
+  const newId = monotonicFactory();
+  const table = new UlidTable();
+  const reference = new Map<string, { flags: number; a: number; b: number }>();
+  // Many ids in one millisecond and then spread over time: neighbours that differ in one character.
+  const ids = Array.from({ length: 30_000 }, (_, i) => newId(1_700_000_000_000 + Math.floor(i / 1000) * 997));
+  ids.forEach((id, i) => {
+    const entry = { flags: i % 128, a: (i * 7919) >>> 0, b: i % 3 === 0 ? 0 : i + 1 };
+    assert.equal(table.set(id, entry), true);
+    reference.set(id, entry);
+  });
+  // Removals (backward shift) keep every other entry reachable.
+  for (let i = 0; i < ids.length; i += 3) {
+    table.delete(ids[i]!);
+    reference.delete(ids[i]!);
+  }
+  table.set(ids[1]!, { flags: 5, a: 1, b: 2 });
+  reference.set(ids[1]!, { flags: 5, a: 1, b: 2 });
+  assert.equal(table.size, reference.size);
+  for (const id of ids) assert.deepEqual(table.get(id), reference.get(id), id);
+  // An id one character away from a stored one is another id.
+  const stored = ids[2]!;
+  const neighbour = stored.slice(0, 25) + (stored[25] === "0" ? "1" : "0");
+  if (!reference.has(neighbour)) assert.equal(table.has(neighbour), false);
+  assert.equal(table.set("not-a-ulid", { flags: 1, a: 0, b: 0 }), false);
+  assert.equal(table.set("01ARZ3NDEKTSV4RRFFQ69G5FAU", { flags: 1, a: 0, b: 0 }), false, "U is not in the alphabet");
+  assert.equal(table.has("not-a-ulid"), false);
+});
