@@ -9,17 +9,14 @@
 // as before (no rename yet) or after (renamed: readers bring step 4's lines over without the lock, and the
 // next compaction, under it, finishes the step and clears the marker). Duplicated lines are harmless:
 // every fold keeps the first line of a message and the first of each decision.
-import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, statSync } from "node:fs";
 import { type JsonlLog } from "../../log/log.js";
-import { writeAll } from "../../log/kept-files.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../../mail/fold.js";
-import { FILE_MODE } from "../../security/state-dir.js";
-import { PeerpostError } from "../../common/errors.js";
-import { compactionPaths, copyTail, eachLine, fsyncPath, inode, recoverCompaction, type Marker, type Swap } from "./compaction-swap.js";
+import { compactionPaths, recoverCompaction } from "./compaction-swap.js";
+import { moveLines, type CompactionFault } from "./line-moves.js";
 
-export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
+export type { CompactionFault } from "./line-moves.js";
 
 export interface CompactionOptions {
   retentionMs: number;
@@ -48,10 +45,6 @@ function movable(message: MessageState, cutoff: number, now: number): boolean {
   if (message.resolved) return true;
   if (message.replyBy !== undefined && Date.parse(message.replyBy) < now) return true;
   return message.anticipation === "fyi" && message.read !== undefined;
-}
-
-function die(fault: CompactionFault | undefined, at: CompactionFault): void {
-  if (fault === at) process.kill(process.pid, "SIGKILL");
 }
 
 /** What pass 1 keeps of a message it no longer folds: whether it was read, the reply its resolution named, the request it answers. */
@@ -154,31 +147,6 @@ class MovingMessages {
   }
 }
 
-/** Lines bound for one file, gathered into one buffer and written when it fills: no allocation per line. */
-class LineWriter {
-  private readonly buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
-  private length = 0;
-  lines = 0;
-
-  constructor(private readonly fd: number) {}
-
-  add(line: Buffer): void {
-    this.lines++;
-    if (this.length + line.length > this.buffer.length) this.flush();
-    if (line.length > this.buffer.length) return writeAll(this.fd, line);
-    line.copy(this.buffer, this.length);
-    this.length += line.length;
-  }
-
-  flush(): void {
-    writeAll(this.fd, this.buffer.subarray(0, this.length));
-    this.length = 0;
-  }
-}
-
-/** Lines per batch of pass 2: its decisions are kept only for the batch being copied. */
-const BATCH_LINES = 20_000;
-
 /** Compacts the mailbox log; the caller holds the log's lock (no deciding append runs meanwhile). */
 export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptions): CompactionResult {
   const paths = compactionPaths(log.path);
@@ -192,57 +160,9 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   const end = log.scan(0, (entry) => moving.apply(entry.record, entry.offset)).next;
   result.movedMessages = moving.count();
   if (result.movedMessages === 0) return result;
-  writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! } satisfies Marker), { mode: FILE_MODE });
-  fsyncPath(paths.marker);
-  die(options.fault, "after-marker");
-  // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new file.
-  const archiveFd = openSync(paths.archive, "a", FILE_MODE);
-  const nextFd = openSync(paths.next, "w", FILE_MODE);
-  const source = openSync(paths.live, "r");
-  try {
-    const moved = new LineWriter(archiveFd);
-    const kept = new LineWriter(nextFd);
-    // In batches of lines: each batch's records are read again for their ids (corrupt lines have none and
-    // stay), then its bytes are copied line by line to where they go.
-    const buffer = Buffer.allocUnsafe(1024 * 1024);
-    let position = 0;
-    while (position < end) {
-      const moves = new Set<number>();
-      const batchEnd = log.scan(position, (entry) => void (moving.moves(entry.record.id) && moves.add(entry.offset)), { until: end, maxLines: BATCH_LINES }).next;
-      // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
-      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (moves.has(offset) ? moved : kept).add(line)) !== batchEnd)
-        throw new PeerpostError("state_io_error", `The mailbox changed under its compaction near byte ${position}; nothing was moved.`, {
-          details: { path: log.path },
-          hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it, then run `peerpost compact` again.",
-        });
-      position = batchEnd;
-    }
-    moved.flush();
-    kept.flush();
-    result.movedLines = moved.lines;
-    result.keptLines = kept.lines;
-    fsyncSync(archiveFd);
-    die(options.fault, "after-archive");
-    // Step 3: lines appended since pass 1, then the swap. The old file stays linked until step 4.
-    const keptBytes = fstatSync(nextFd).size;
-    const copiedUpTo = copyTail(source, end, nextFd);
-    fsyncSync(nextFd);
-    rmSync(paths.old, { force: true });
-    linkSync(paths.live, paths.old);
-    const liveIno = inode(paths.live)!;
-    writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo } satisfies Marker), { mode: FILE_MODE });
-    fsyncPath(paths.marker);
-    // Derived, for followers only: not fsynced (a follower that finds none resumes at the end).
-    writeFileSync(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap), { mode: FILE_MODE });
-    renameSync(paths.next, paths.live);
-    fsyncPath(dirname(paths.live));
-    die(options.fault, "after-rename");
-  } finally {
-    closeSync(source);
-    closeSync(archiveFd);
-    closeSync(nextFd);
-  }
-  recoverCompaction(paths);
+  const moves = moveLines(log, paths, end, (entry) => (moving.moves(entry.record.id) ? "archive" : "keep"), options.fault);
+  result.movedLines = moves.movedLines;
+  result.keptLines = moves.keptLines;
   result.liveBytesAfter = log.identity()?.size ?? 0;
   result.archiveBytes = statSync(paths.archive).size;
   return result;

@@ -1,0 +1,120 @@
+// Steps 1–4 of a compaction of any log of the file store (compaction.ts describes them, compaction-swap.ts
+// keeps their files): once a first pass decided where each line goes, the lines bound for the archive are
+// appended to it, the kept ones written to a new file, the lines appended meanwhile copied, and the new
+// file renamed in under the marker. A line goes to the archive, stays, or is dropped (a line the log's
+// fold no longer needs: a session's superseded heartbeat). Corrupt lines always stay: never dropped.
+import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, openSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { type JsonlLog } from "../../log/log.js";
+import type { LogEntry } from "../../log/types.js";
+import { writeAll } from "../../log/kept-files.js";
+import { FILE_MODE } from "../../security/state-dir.js";
+import { PeerpostError } from "../../common/errors.js";
+import { copyTail, eachLine, fsyncPath, inode, recoverCompaction, type CompactionPaths, type Marker, type Swap } from "./compaction-swap.js";
+
+export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
+
+/** Where a line goes: a valid record's line moves to the archive, stays in the live log, or is dropped. */
+export type LinePlace = "archive" | "keep" | "drop";
+
+export interface LineMoves {
+  movedLines: number;
+  keptLines: number;
+  droppedLines: number;
+}
+
+function die(fault: CompactionFault | undefined, at: CompactionFault): void {
+  if (fault === at) process.kill(process.pid, "SIGKILL");
+}
+
+/** Lines bound for one file, gathered into one buffer and written when it fills: no allocation per line. */
+class LineWriter {
+  private readonly buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
+  private length = 0;
+  lines = 0;
+
+  constructor(private readonly fd: number | undefined) {}
+
+  add(line: Buffer): void {
+    this.lines++;
+    if (this.fd === undefined) return;
+    if (this.length + line.length > this.buffer.length) this.flush();
+    if (line.length > this.buffer.length) return writeAll(this.fd, line);
+    line.copy(this.buffer, this.length);
+    this.length += line.length;
+  }
+
+  flush(): void {
+    if (this.fd !== undefined) writeAll(this.fd, this.buffer.subarray(0, this.length));
+    this.length = 0;
+  }
+}
+
+/** Lines per batch of pass 2: its decisions are kept only for the batch being copied. */
+const BATCH_LINES = 20_000;
+
+/**
+ * Moves the lines of the live log before `end` (where the caller's first pass ended, at a line end) as
+ * `place` says, then swaps the new file in. The caller holds the log's lock and found something to move.
+ */
+export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: number, place: (entry: LogEntry<T>) => LinePlace, fault?: CompactionFault): LineMoves {
+  const archiveBefore = existsSync(paths.archive) ? statSync(paths.archive).size : 0;
+  writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! } satisfies Marker), { mode: FILE_MODE });
+  fsyncPath(paths.marker);
+  die(fault, "after-marker");
+  // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new file.
+  const archiveFd = openSync(paths.archive, "a", FILE_MODE);
+  const nextFd = openSync(paths.next, "w", FILE_MODE);
+  const source = openSync(paths.live, "r");
+  let moves: LineMoves;
+  try {
+    const moved = new LineWriter(archiveFd);
+    const kept = new LineWriter(nextFd);
+    const dropped = new LineWriter(undefined);
+    const writers = { archive: moved, drop: dropped };
+    // In batches of lines: each batch's records are read again for where they go (corrupt lines have no
+    // record and stay), then its bytes are copied line by line there.
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let position = 0;
+    while (position < end) {
+      const away = new Map<number, LineWriter>();
+      const batchEnd = log.scan(position, (entry) => {
+        const to = place(entry);
+        if (to !== "keep") away.set(entry.offset, writers[to]);
+      }, { until: end, maxLines: BATCH_LINES }).next;
+      // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
+      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (away.get(offset) ?? kept).add(line)) !== batchEnd)
+        throw new PeerpostError("state_io_error", `${log.path} changed under its compaction near byte ${position}; nothing was moved.`, {
+          details: { path: log.path },
+          hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it, then run `peerpost compact` again.",
+        });
+      position = batchEnd;
+    }
+    moved.flush();
+    kept.flush();
+    fsyncSync(archiveFd);
+    die(fault, "after-archive");
+    // Step 3: lines appended since pass 1, then the swap. The old file stays linked until step 4.
+    const keptBytes = fstatSync(nextFd).size;
+    const copiedUpTo = copyTail(source, end, nextFd);
+    fsyncSync(nextFd);
+    rmSync(paths.old, { force: true });
+    linkSync(paths.live, paths.old);
+    const liveIno = inode(paths.live)!;
+    writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo } satisfies Marker), { mode: FILE_MODE });
+    fsyncPath(paths.marker);
+    // Derived, for followers only: not fsynced (a follower that finds none resumes at the end).
+    writeFileSync(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap), { mode: FILE_MODE });
+    renameSync(paths.next, paths.live);
+    fsyncPath(dirname(paths.live));
+    die(fault, "after-rename");
+    moves = { movedLines: moved.lines, keptLines: kept.lines, droppedLines: dropped.lines };
+  } finally {
+    closeSync(source);
+    closeSync(archiveFd);
+    closeSync(nextFd);
+  }
+  // Step 4: the old file's lines appended since the copy, brought over; the marker removed.
+  recoverCompaction(paths);
+  return moves;
+}
