@@ -13,6 +13,7 @@ import type { LocalStore, StoreFactory } from "../store/local.js";
 import { ScopeIndex } from "../store/file/scope-index.js";
 import { committedArchiveBytes } from "../store/file/compaction-swap.js";
 import { SwapFollower } from "../store/file/log-compaction.js";
+import { readStateFile, writeStateFile } from "../security/trust.js";
 import { FAR_BEHIND_BYTES } from "./view.js";
 import { receiptSchema, type ReceiptKind, type ReceiptRecord } from "../records/schemas.js";
 import { PeerpostError } from "../common/errors.js";
@@ -88,6 +89,8 @@ export class Receipts {
   readonly archive: JsonlLog<ReceiptRecord>;
   readonly archiveIndex: ScopeIndex<ReceiptRecord>;
   readonly swaps: SwapFollower;
+  /** Where `noteArchivedBefore` keeps how old every archived receipt is. */
+  private readonly archivedBeforePath: string;
 
   constructor(open: StoreFactory, private readonly now: () => number, indexDir: string, logOptions: LogOptions) {
     this.store = open("receipts", receiptSchema, (scope) => (receipt) => receiptScopes(receipt).includes(scope));
@@ -96,6 +99,7 @@ export class Receipts {
     this.swaps = new SwapFollower(this.store.log.path);
     this.archive = new JsonlLog(this.swaps.paths.archive, receiptSchema, logOptions);
     this.archiveIndex = new ScopeIndex(this.archive, `${indexDir}-archive`, scopesOf);
+    this.archivedBeforePath = `${this.swaps.paths.archive}.before.json`;
   }
 
   get log(): JsonlLog<ReceiptRecord> {
@@ -138,7 +142,9 @@ export class Receipts {
       return true;
     };
     const scope = query.address ?? (query.kind === undefined ? undefined : kindScope(query.kind));
-    for (const part of before?.part === "archive" ? (["archive"] as const) : (["live", "archive"] as const)) {
+    // A page since a time every archived receipt is older than (the last hour's pushes) reads the live file only.
+    const archived = since === undefined || since < this.archivedBefore() ? (["live", "archive"] as const) : (["live"] as const);
+    for (const part of before?.part === "archive" ? (["archive"] as const) : archived) {
       const from = part === before?.part ? before.offset : undefined;
       if (!this.readBack(part, scope, from, query.cursor, (entry) => take(part, entry))) break;
     }
@@ -203,6 +209,22 @@ export class Receipts {
     } catch {
       return undefined;
     }
+  }
+
+  /** Every archived receipt is older than this (the latest cutoff a compaction moved receipts by); Infinity when unknown. */
+  private archivedBefore(): number {
+    try {
+      const noted = (JSON.parse(readStateFile(this.archivedBeforePath)) as { before?: unknown }).before;
+      return typeof noted === "number" ? noted : Infinity;
+    } catch {
+      return Infinity;
+    }
+  }
+
+  /** Records, before a compaction moves receipts older than `cutoff`, that every archived receipt is older than the latest such cutoff. */
+  noteArchivedBefore(cutoff: number): void {
+    const before = this.archivedBefore();
+    writeStateFile(this.archivedBeforePath, JSON.stringify({ before: before === Infinity ? cutoff : Math.max(before, cutoff) }));
   }
 
   /** Brings over what a compaction that died past its swap left in the old file, once the live file changed. */

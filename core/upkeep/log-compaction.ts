@@ -25,19 +25,31 @@ interface Compactable<T> {
 }
 
 /** Calls `visit` with the log called `name`: its file, how it is rewritten, and its compaction's plan. */
-function withLog<R>(peerpost: Peerpost, name: CompactedLog, visit: <T>(part: Compactable<T>) => R): R {
-  const cutoff = () => peerpost.config.now() - peerpost.config.logRetentionDays * 86_400_000;
+function withLog<R>(peerpost: Peerpost, name: CompactedLog, visit: <T>(part: Compactable<T>) => R, cutoff = 0): R {
   const { receipts, sessions, wakes } = peerpost;
-  if (name === "receipts") return visit({ log: receipts.log, swaps: receipts.swaps, rewritable: receipts.store.rewritable, rewrite: (work) => receipts.store.rewrite(work), plan: () => receiptRetentionPlan(cutoff()) });
+  if (name === "receipts") return visit({ log: receipts.log, swaps: receipts.swaps, rewritable: receipts.store.rewritable, rewrite: (work) => receipts.store.rewrite(work), plan: () => receiptRetentionPlan(cutoff) });
   if (name === "sessions") return visit({ log: sessions.log, swaps: sessions.swaps, rewritable: sessions.store.rewritable, rewrite: (work) => sessions.store.rewrite(work), plan: latestStatePlan });
   // The wakes log is this machine's own file, whatever the store.
-  return visit({ log: wakes.log, swaps: wakes.swaps, rewritable: true, rewrite: (work) => wakes.log.exclusive(work), plan: () => wakeRetentionPlan(cutoff()) });
+  return visit({ log: wakes.log, swaps: wakes.swaps, rewritable: true, rewrite: (work) => wakes.log.exclusive(work), plan: () => wakeRetentionPlan(cutoff) });
 }
 
 /** Compacts one log under its lock; a mirror of a database is skipped. */
 export async function compactOneLog(peerpost: Peerpost, name: CompactedLog): Promise<LogCompactionOutcome> {
   const fault = compactionFault(peerpost.config.fault);
-  const result = await withLog(peerpost, name, (part) => (part.rewritable ? part.rewrite(() => compactByPlan(part.log, part.plan(), fault)) : undefined));
+  const cutoff = peerpost.config.now() - peerpost.config.logRetentionDays * 86_400_000;
+  const result = await withLog(
+    peerpost,
+    name,
+    (part) =>
+      part.rewritable
+        ? part.rewrite(() => {
+            // Noted before any receipt moves, under the lock: a compaction killed later leaves the note true.
+            if (name === "receipts") peerpost.receipts.noteArchivedBefore(cutoff);
+            return compactByPlan(part.log, part.plan(), fault);
+          })
+        : undefined,
+    cutoff,
+  );
   if (!result) return { log: name, skipped: "the local file mirrors the database: the database keeps this log" };
   // The archive's own index is brought to its new end here, not by the first page that reads it.
   if (name === "receipts" && result.movedLines > 0) peerpost.receipts.indexAll();
