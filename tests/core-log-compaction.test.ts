@@ -262,3 +262,19 @@ test("on a PostgreSQL store the receipts and the registry, which the database ke
   assert.ok(!existsSync(join(home, "state", "receipts.archive.jsonl")), "the mirror is not rewritten");
   assert.ok(!logsPastCompactionSize(peerpost).some((log) => log !== "wakes"), "index-run never compacts a mirror");
 });
+
+test("corrupt lines stay in the live receipts and registry, neither archived nor dropped, wherever they are", async (t) => {
+  const { peerpost, clock, stateDir } = tempPeerpost(t, { PEERPOST_LOG_RETENTION_DAYS: "30" });
+  writeReceipts(peerpost, clock.now - 60 * DAY, 10);
+  appendFileSync(peerpost.receipts.log.path, "{ a corrupt receipt\n");
+  writeReceipts(peerpost, clock.now - 59 * DAY, 10);
+  await heartbeats(peerpost, clock);
+  appendFileSync(peerpost.sessions.log.path, "{ a corrupt session\n");
+  await heartbeats(peerpost, clock);
+  await compactOneLog(peerpost, "receipts");
+  await compactOneLog(peerpost, "sessions");
+  assert.deepEqual(linesOf(join(stateDir, "receipts.jsonl")), ["{ a corrupt receipt"]);
+  assert.equal(linesOf(join(stateDir, "receipts.archive.jsonl")).length, 20);
+  assert.ok(linesOf(join(stateDir, "sessions.jsonl")).includes("{ a corrupt session"));
+  assert.equal(peerpost.sessions.corruptLines().count, 1);
+});

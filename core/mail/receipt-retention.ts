@@ -11,13 +11,19 @@ export function receiptRetentionPlan(cutoff: number): CompactionPlan<ReceiptReco
   /** Where the leading run of receipts older than the cutoff ends: the first newer receipt's offset. */
   let newerFrom: number | undefined;
   let moving = 0;
+  let corrupt: ReadonlySet<number> = new Set();
   return {
+    // Past the run, nothing is parsed: every line there stays, and pass 2 copies by offset.
+    wanted: () => newerFrom === undefined,
     observe({ offset, record }: LogEntry<ReceiptRecord>) {
       if (newerFrom !== undefined) return;
       if (Date.parse(record.at) < cutoff) moving++;
       else newerFrom = offset;
     },
-    anyLeaves: () => moving > 0,
-    place: ({ offset }) => (newerFrom === undefined || offset < newerFrom ? "archive" : "keep"),
+    anyLeaves(corruptLines) {
+      corrupt = corruptLines;
+      return moving > 0;
+    },
+    place: { atOffset: (offset) => ((newerFrom === undefined || offset < newerFrom) && !corrupt.has(offset) ? "archive" : "keep") },
   };
 }

@@ -39,15 +39,15 @@ export function latestStatePlan(): CompactionPlan<SessionRecord> {
       for (const field of INHERITED) if (record[field] !== undefined) now.inherited[field] = offset;
       if (!needed) byAddress.set(record.address, now);
     },
-    anyLeaves() {
-      kept = new Set();
+    anyLeaves(corrupt) {
+      // Corrupt lines stay: never dropped.
+      kept = new Set(corrupt);
       for (const needed of byAddress.values()) {
         for (const offset of [needed.first, needed.last, needed.lastSeenBySession, needed.claim, ...Object.values(needed.inherited)]) if (offset !== undefined) kept.add(offset);
       }
-      return kept.size < records;
+      return kept.size < records + corrupt.size;
     },
-    place({ offset }) {
-      return kept!.has(offset) ? "keep" : "drop";
-    },
+    // Every line is a record pass 1 observed or a corrupt one: copied by offset, not parsed again.
+    place: { atOffset: (offset) => (kept!.has(offset) ? "keep" : "drop") },
   };
 }

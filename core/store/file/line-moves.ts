@@ -50,6 +50,13 @@ class LineWriter {
   }
 }
 
+function changedUnder(path: string, position: number): PeerpostError {
+  return new PeerpostError("state_io_error", `${path} changed under its compaction near byte ${position}; nothing was moved.`, {
+    details: { path },
+    hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it, then run `peerpost compact` again.",
+  });
+}
+
 /** Lines per batch of pass 2: its decisions are kept only for the batch being copied. */
 const BATCH_LINES = 20_000;
 
@@ -57,7 +64,13 @@ const BATCH_LINES = 20_000;
  * Moves the lines of the live log before `end` (where the caller's first pass ended, at a line end) as
  * `place` says, then swaps the new file in. The caller holds the log's lock and found something to move.
  */
-export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: number, place: (entry: LogEntry<T>) => LinePlace, fault?: CompactionFault): LineMoves {
+/**
+ * Where each line goes: by its record, read again batch by batch (corrupt lines stay), or by its offset
+ * alone, when the first pass already knows (then the lines are copied without being parsed again).
+ */
+export type Placement<T> = ((entry: LogEntry<T>) => LinePlace) | { atOffset: (offset: number) => LinePlace };
+
+export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: number, place: Placement<T>, fault?: CompactionFault): LineMoves {
   const archiveBefore = existsSync(paths.archive) ? statSync(paths.archive).size : 0;
   writeFileSync(paths.marker, JSON.stringify({ v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! } satisfies Marker), { mode: FILE_MODE });
   fsyncPath(paths.marker);
@@ -76,18 +89,24 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
     // record and stay), then its bytes are copied line by line there.
     const buffer = Buffer.allocUnsafe(1024 * 1024);
     let position = 0;
-    while (position < end) {
+    const byRecord = typeof place === "function" ? place : undefined;
+    if (!byRecord) {
+      const { atOffset } = place as { atOffset: (offset: number) => LinePlace };
+      const copied = eachLine(source, 0, end, buffer, (line, offset) => {
+        const to = atOffset(offset);
+        (to === "keep" ? kept : writers[to]).add(line);
+      });
+      if (copied !== end) throw changedUnder(log.path, copied);
+      position = end;
+    }
+    while (byRecord && position < end) {
       const away = new Map<number, LineWriter>();
       const batchEnd = log.scan(position, (entry) => {
-        const to = place(entry);
+        const to = byRecord(entry);
         if (to !== "keep") away.set(entry.offset, writers[to]);
       }, { until: end, maxLines: BATCH_LINES }).next;
       // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
-      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (away.get(offset) ?? kept).add(line)) !== batchEnd)
-        throw new PeerpostError("state_io_error", `${log.path} changed under its compaction near byte ${position}; nothing was moved.`, {
-          details: { path: log.path },
-          hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it, then run `peerpost compact` again.",
-        });
+      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (away.get(offset) ?? kept).add(line)) !== batchEnd) throw changedUnder(log.path, position);
       position = batchEnd;
     }
     moved.flush();

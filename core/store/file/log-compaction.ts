@@ -7,15 +7,17 @@ import { existsSync, statSync } from "node:fs";
 import type { JsonlLog } from "../../log/log.js";
 import type { LogEntry } from "../../log/types.js";
 import { compactionPaths, finishRenamedCompaction, recoverCompaction, type CompactionPaths } from "./compaction-swap.js";
-import { moveLines, type CompactionFault, type LinePlace } from "./line-moves.js";
+import { moveLines, type CompactionFault, type Placement } from "./line-moves.js";
 
 export interface CompactionPlan<T> {
-  /** Pass 1: every valid record, in log order. */
+  /** Pass 1: the lines worth parsing (by default all); the others are neither observed nor checked. */
+  wanted?: (line: Buffer) => boolean;
+  /** Pass 1: every valid record it wanted, in log order. */
   observe(entry: LogEntry<T>): void;
-  /** After pass 1: whether any line leaves the live log. */
-  anyLeaves(): boolean;
-  /** Pass 2: where the line of a record pass 1 observed goes. */
-  place(entry: LogEntry<T>): LinePlace;
+  /** After pass 1, with the offsets of the corrupt lines it met (they always stay): whether any line leaves the live log. */
+  anyLeaves(corrupt: ReadonlySet<number>): boolean;
+  /** Pass 2: where each line goes, by its record read again, or by its offset alone. */
+  place: Placement<T>;
 }
 
 export interface LogCompactionResult {
@@ -38,9 +40,9 @@ export function compactByPlan<T>(log: JsonlLog<T>, plan: CompactionPlan<T>, faul
   const liveBytesBefore = log.identity()?.size ?? 0;
   const result: LogCompactionResult = { movedLines: 0, droppedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: sizeOf(paths.archive) };
   if (liveBytesBefore === 0) return result;
-  const end = log.scan(0, (entry) => plan.observe(entry)).next;
-  if (!plan.anyLeaves()) return result;
-  const moves = moveLines(log, paths, end, (entry) => plan.place(entry), fault);
+  const firstPass = log.scan(0, (entry) => plan.observe(entry), plan.wanted ? { wanted: plan.wanted } : {});
+  if (!plan.anyLeaves(new Set(firstPass.corrupt.map((line) => line.offset)))) return result;
+  const moves = moveLines(log, paths, firstPass.next, plan.place, fault);
   return { ...moves, liveBytesBefore, liveBytesAfter: log.identity()?.size ?? 0, archiveBytes: sizeOf(paths.archive) };
 }
 
