@@ -51,15 +51,14 @@ export async function compactOneLog(peerpost: Peerpost, name: CompactedLog): Pro
     cutoff,
   );
   if (!result) return { log: name, skipped: "the local file mirrors the database: the database keeps this log" };
-  // The archive's own index is brought to its new end here, not by the first page that reads it.
-  if (name === "receipts" && result.movedLines > 0) peerpost.receipts.indexAll();
   return { log: name, ...result };
 }
 
-/** Compacts `names` (by default every one), one after the other. */
+/** Compacts `names` (by default every one), one after the other, then indexes the receipts' archive to its new end (not left to the first page that reads it). */
 export async function compactLogs(peerpost: Peerpost, names: readonly CompactedLog[] = COMPACTED_LOGS): Promise<LogCompactionOutcome[]> {
   const outcomes: LogCompactionOutcome[] = [];
   for (const name of names) outcomes.push(await compactOneLog(peerpost, name));
+  if (outcomes.some((outcome) => outcome.log === "receipts" && "movedLines" in outcome && outcome.movedLines > 0)) peerpost.receipts.indexAll();
   return outcomes;
 }
 
