@@ -144,6 +144,8 @@ test("a receipts cursor into the archive goes on there, and a page across both f
   writeReceipts(peerpost, clock.now - DAY, 5);
   const whole = peerpost.receipts.query({ limit: 100 }).receipts.map((receipt) => receipt.id);
   await compactOneLog(peerpost, "receipts");
+  const newest = peerpost.receipts.latest(12).receipts.map((receipt) => receipt.id);
+  assert.deepEqual(newest, whole.slice(0, 12).reverse(), "the web view's newest receipts reach into the archive");
   const first = peerpost.receipts.query({ limit: 8 });
   assert.equal(first.nextCursor?.startsWith("a"), true, "the page ended in the archive");
   const second = peerpost.receipts.query({ limit: 100, cursor: first.nextCursor });

@@ -246,8 +246,12 @@ export class Receipts {
   latest(count: number): { receipts: ReceiptRecord[]; end: number; corrupt: CorruptReport } {
     // Extended first, so that the index ends before the lines read (else its count could not be cut there).
     this.index.extendOnTheWay(FAR_BEHIND_BYTES);
+    this.followSwaps();
     const newest: ReceiptRecord[] = [];
     const { end } = this.log.scanBackward(undefined, ({ record }) => newest.push(record) < count);
+    // Fewer in the live file than asked for: the newest archived ones come before them, as before a compaction.
+    const committed = committedArchiveBytes(this.swaps.paths);
+    if (newest.length < count && committed > 0) this.archive.scanBackward(committed, ({ record }) => newest.push(record) < count);
     return { receipts: newest.reverse(), end, corrupt: this.index.corruptLines(end) };
   }
 
