@@ -1,5 +1,5 @@
 // npm run bench: peerpost's speed and memory, each as a ratio to a baseline measured in the same run.
-//   node scripts/bench.mjs [--only append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,ui,uibig,newsession,compact,rss,postgres,shim,live,claude-inbox] [--sizes 100000] [--big] [--runs 21]
+//   node scripts/bench.mjs [--only append,catchup,registry,receipts,logs,mcp,inbox,hook,claimshook,server,ui,uibig,newsession,compact,rss,postgres,shim,live,claude-inbox] [--sizes 100000] [--big] [--runs 21]
 // --big adds the 1M-message rows (inbox, hook, new sessions, compaction): several minutes and ~1 GB of temp files.
 // Results go to stdout as a table; nothing here is a pass/fail test.
 import { spawnSync } from "node:child_process";
@@ -13,6 +13,7 @@ import { benchGroupCommit } from "./bench/group-commit.mjs";
 import { benchCatchUp } from "./bench/catch-up.mjs";
 import { benchRegistry } from "./bench/registry.mjs";
 import { benchReceipts } from "./bench/receipts.mjs";
+import { benchLogs } from "./bench/logs.mjs";
 import { benchPostgres } from "./bench/postgres.mjs";
 import { benchShim } from "./bench/shim.mjs";
 import { benchLiveTyping } from "./bench/live-typing.mjs";
@@ -26,7 +27,7 @@ const option = (name, fallback) => {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1] : fallback;
 };
-const only = new Set(option("only", "append,catchup,registry,receipts,mcp,inbox,hook,claimshook,server,uibig,newsession,compact,rss,shim,live,claude-inbox").split(","));
+const only = new Set(option("only", "append,catchup,registry,receipts,logs,mcp,inbox,hook,claimshook,server,uibig,newsession,compact,rss,shim,live,claude-inbox").split(","));
 const sizes = option("sizes", args.includes("--big") ? "100000,1000000" : "100000").split(",").map(Number);
 const runs = Number(option("runs", "21"));
 const work = mkdtempSync(join(tmpdir(), "peerpost-bench-"));
@@ -214,6 +215,7 @@ try {
   if (only.has("catchup")) await benchCatchUp({ root, work, report, median, openPeerpost });
   if (only.has("registry")) await benchRegistry({ root, work, report, median, openPeerpost });
   if (only.has("receipts")) await benchReceipts({ work, report, median, openPeerpost });
+  if (only.has("logs")) await benchLogs({ root, work, report, median, openPeerpost });
   if (only.has("claimshook")) await benchClaimsHook({ root, work, runs, report, median, timeProcess, openPeerpost });
   if (only.has("ui")) await benchUi({ root, work, runs, report, median, openPeerpost });
   if (only.has("uibig")) await benchUiScale({ root, work, sizes, runs, report, median, percentile, openPeerpost });

@@ -95,6 +95,8 @@ export const VARIABLES = {
   PEERPOST_LOCK_TIMEOUT_MS: { parse: wholeNumber(100, 600_000), help: "How long an append waits for the lock before state_io_error (default 15000: longer than the stale window, so a dead holder's lock is taken over first)." },
   PEERPOST_RETENTION_DAYS: { parse: wholeNumber(0, 36_500), help: "Days a resolved, expired or read fyi message stays in the live mailbox before compaction archives it (default 30)." },
   PEERPOST_COMPACT_AT_BYTES: { parse: wholeNumber(65_536, 2 ** 40), help: "Live mailbox size past which a server or the web view has it compacted, by a detached run (default 67108864, 64 MiB)." },
+  PEERPOST_LOG_RETENTION_DAYS: { parse: wholeNumber(0, 36_500), help: "Days a receipt, or a wake run that ended, stays in its live log before compaction archives it (default 30)." },
+  PEERPOST_LOG_COMPACT_AT_BYTES: { parse: wholeNumber(65_536, 2 ** 40), help: "Size of the receipts, sessions or wakes log past which a detached run compacts it (default 8388608, 8 MiB)." },
   PEERPOST_WAIT_POLL_MS: { parse: wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
   PEERPOST_PUSH: { parse: flag(), help: "Live push into the host session where the host has a transport (default on)." },
   PEERPOST_PUSH_CONFIRM_MS: { parse: wholeNumber(0, 60_000), help: "How long `message` waits for a live push of a request to be taken, so it can answer delivered or why not (default 2000)." },
@@ -136,6 +138,10 @@ export interface Config {
   waitPollMs: number;
   retentionDays: number;
   compactAtBytes: number;
+  /** Days a receipt, or an ended wake run, stays in its live log. */
+  logRetentionDays: number;
+  /** Size of the receipts, sessions or wakes log past which a detached run compacts it. */
+  logCompactAtBytes: number;
   push: boolean;
   /** How long `message` waits to learn whether a live push of a request was taken. */
   pushConfirmMs: number;
@@ -185,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     waitPollMs: parsed.PEERPOST_WAIT_POLL_MS ?? 200,
     retentionDays: parsed.PEERPOST_RETENTION_DAYS ?? 30,
     compactAtBytes: parsed.PEERPOST_COMPACT_AT_BYTES ?? 64 * 1024 * 1024,
+    logRetentionDays: parsed.PEERPOST_LOG_RETENTION_DAYS ?? 30,
+    logCompactAtBytes: parsed.PEERPOST_LOG_COMPACT_AT_BYTES ?? 8 * 1024 * 1024,
     push: parsed.PEERPOST_PUSH ?? true,
     pushConfirmMs: parsed.PEERPOST_PUSH_CONFIRM_MS ?? 2000,
     wake: { perHour: parsed.PEERPOST_WAKE_PER_HOUR ?? 6, concurrency: parsed.PEERPOST_WAKE_CONCURRENCY ?? 2, timeoutMs: parsed.PEERPOST_WAKE_TIMEOUT_MS ?? 600_000, quietMs: parsed.PEERPOST_WAKE_QUIET_MS ?? 600_000 },

@@ -7,10 +7,13 @@
 // machine's history after newer records, clocks differ between machines), so a `since` page that is not
 // full has read back to the start of the log or of its scope.
 import { idFactory } from "../common/ids.js";
-import type { JsonlLog } from "../log/log.js";
-import type { CorruptReport, LogEntry } from "../log/types.js";
+import { JsonlLog } from "../log/log.js";
+import type { CorruptReport, LogEntry, LogOptions } from "../log/types.js";
 import type { LocalStore, StoreFactory } from "../store/local.js";
 import { ScopeIndex } from "../store/file/scope-index.js";
+import { committedArchiveBytes } from "../store/file/compaction-swap.js";
+import { SwapFollower } from "../store/file/log-compaction.js";
+import { readStateFile, writeStateFile } from "../security/trust.js";
 import { FAR_BEHIND_BYTES } from "./view.js";
 import { receiptSchema, type ReceiptKind, type ReceiptRecord } from "../records/schemas.js";
 import { PeerpostError } from "../common/errors.js";
@@ -44,10 +47,25 @@ function invalidCursor(cursor: string): PeerpostError {
   });
 }
 
-function parseCursor(cursor: string | undefined): number | undefined {
+/** Which file a receipt was read from: the live log, or the archive its compaction moved it to. */
+type Part = "live" | "archive";
+
+interface PageEntry {
+  part: Part;
+  offset: number;
+  record: ReceiptRecord;
+}
+
+/** A cursor: the offset of the page's last receipt, prefixed with `a` in the archive. */
+function parseCursor(cursor: string | undefined): { part: Part; offset: number } | undefined {
   if (cursor === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(cursor)) throw invalidCursor(cursor);
-  return Number(cursor);
+  const match = /^(a?)(\d{1,15})$/.exec(cursor);
+  if (!match) throw invalidCursor(cursor);
+  return { part: match[1] ? "archive" : "live", offset: Number(match[2]) };
+}
+
+function formatCursor(entry: PageEntry): string {
+  return `${entry.part === "archive" ? "a" : ""}${entry.offset}`;
 }
 
 /** The index scope of a kind's receipts (no colon: never an address). */
@@ -67,10 +85,21 @@ function indexScopes(receipt: ReceiptRecord): string[] {
 export class Receipts {
   readonly store: LocalStore<ReceiptRecord>;
   readonly index: ScopeIndex<ReceiptRecord>;
+  /** Receipts older than the retention (receipt-retention.ts), read after the live file's. */
+  readonly archive: JsonlLog<ReceiptRecord>;
+  readonly archiveIndex: ScopeIndex<ReceiptRecord>;
+  readonly swaps: SwapFollower;
+  /** Where `noteArchivedBefore` keeps how old every archived receipt is. */
+  private readonly archivedBeforePath: string;
 
-  constructor(open: StoreFactory, private readonly now: () => number, indexDir: string) {
+  constructor(open: StoreFactory, private readonly now: () => number, indexDir: string, logOptions: LogOptions) {
     this.store = open("receipts", receiptSchema, (scope) => (receipt) => receiptScopes(receipt).includes(scope));
-    this.index = new ScopeIndex(this.store.log, indexDir, (receipt) => ({ scopes: indexScopes(receipt) }));
+    const scopesOf = (receipt: ReceiptRecord) => ({ scopes: indexScopes(receipt) });
+    this.index = new ScopeIndex(this.store.log, indexDir, scopesOf);
+    this.swaps = new SwapFollower(this.store.log.path);
+    this.archive = new JsonlLog(this.swaps.paths.archive, receiptSchema, logOptions);
+    this.archiveIndex = new ScopeIndex(this.archive, `${indexDir}-archive`, scopesOf);
+    this.archivedBeforePath = `${this.swaps.paths.archive}.before.json`;
   }
 
   get log(): JsonlLog<ReceiptRecord> {
@@ -88,43 +117,67 @@ export class Receipts {
     return record;
   }
 
-  /** A page of receipts, newest first: those before `cursor` that every filter given keeps. */
+  /** A page of receipts, newest first: those before `cursor` that every filter given keeps; the live file's, then the archive's. */
   query(query: ReceiptQuery): ReceiptPage {
     const limit = query.limit ?? 50;
     const since = query.since === undefined ? undefined : Date.parse(query.since);
     const before = parseCursor(query.cursor);
-    const page: Array<LogEntry<ReceiptRecord>> = [];
+    this.followSwaps();
+    const page: PageEntry[] = [];
+    /** A receipt a compaction's swap left twice (copied over, and written again by its writer) is shown once. */
+    const seen = new Set<string>();
     let more = false;
     /** Takes a receipt into the page; false once the page is full. */
-    const take = ({ offset, end, record }: LogEntry<ReceiptRecord>): boolean => {
+    const take = (part: Part, { offset, record }: LogEntry<ReceiptRecord>): boolean => {
       if (query.kind !== undefined && record.kind !== query.kind) return true;
       if (query.address !== undefined && record.from !== query.address && record.to !== query.address) return true;
       if (since !== undefined && Date.parse(record.at) < since) return true;
+      if (seen.has(record.id)) return true;
       if (page.length === limit) {
         more = true;
         return false;
       }
-      page.push({ offset, end, record });
+      seen.add(record.id);
+      page.push({ part, offset, record });
       return true;
     };
     const scope = query.address ?? (query.kind === undefined ? undefined : kindScope(query.kind));
-    const offsets = scope === undefined ? undefined : this.scopeOffsets(scope);
-    if (!offsets) this.log.scanBackward(before, take);
-    else {
-      let last = offsets.length;
-      if (before !== undefined) {
-        // A cursor is the offset of a receipt the same query returned: one of these.
-        last = offsets.indexOf(before);
-        if (last < 0) throw invalidCursor(query.cursor!);
-      }
-      let wanted = true;
-      for (let batchEnd = last; wanted && batchEnd > 0; batchEnd -= OFFSETS_PER_BATCH) {
-        const batch = offsets.slice(Math.max(0, batchEnd - OFFSETS_PER_BATCH), batchEnd).reverse();
-        this.log.readLinesAt(batch, (entry) => void (wanted &&= take(entry)));
-      }
+    // A page since a time every archived receipt is older than (the last hour's pushes) reads the live file only.
+    const archived = since === undefined || since < this.archivedBefore() ? (["live", "archive"] as const) : (["live"] as const);
+    for (const part of before?.part === "archive" ? (["archive"] as const) : archived) {
+      const from = part === before?.part ? before.offset : undefined;
+      if (!this.readBack(part, scope, from, query.cursor, (entry) => take(part, entry))) break;
     }
     const receipts = page.map((entry) => entry.record);
-    return more ? { receipts, nextCursor: String(page[page.length - 1]!.offset) } : { receipts };
+    const last = page[page.length - 1];
+    return more && last ? { receipts, nextCursor: formatCursor(last) } : { receipts };
+  }
+
+  /**
+   * Visits one part's receipts before `before` (to its start), newest first, while `take` wants more: a
+   * scope's through its index, else by reading the part back. Returns false once `take` wanted no more.
+   */
+  private readBack(part: Part, scope: string | undefined, before: number | undefined, cursor: string | undefined, take: (entry: LogEntry<ReceiptRecord>) => boolean): boolean {
+    const log = part === "live" ? this.log : this.archive;
+    const committed = part === "archive" ? committedArchiveBytes(this.swaps.paths) : undefined;
+    if (committed === 0) return true;
+    let wanted = true;
+    const offsets = scope === undefined ? undefined : part === "live" ? this.scopeOffsets(scope) : this.archivedScopeOffsets(scope, committed!);
+    if (!offsets) {
+      log.scanBackward(before ?? committed, (entry) => (wanted &&= take(entry)));
+      return wanted;
+    }
+    let last = offsets.length;
+    if (before !== undefined) {
+      // A cursor is the offset of a receipt the same query returned: one of these.
+      last = offsets.indexOf(before);
+      if (last < 0) throw invalidCursor(cursor!);
+    }
+    for (let batchEnd = last; wanted && batchEnd > 0; batchEnd -= OFFSETS_PER_BATCH) {
+      const batch = offsets.slice(Math.max(0, batchEnd - OFFSETS_PER_BATCH), batchEnd).reverse();
+      log.readLinesAt(batch, (entry) => void (wanted &&= take(entry)));
+    }
+    return wanted;
   }
 
   /**
@@ -146,6 +199,40 @@ export class Receipts {
     }
   }
 
+  /** Offsets of a scope's archived receipts, through the archive's index brought to its committed end; undefined when it cannot be. */
+  private archivedScopeOffsets(scope: string, committed: number): number[] | undefined {
+    try {
+      const covered = this.archiveIndex.covered() ?? 0;
+      if (covered !== committed && committed - covered <= FAR_BEHIND_BYTES) this.archiveIndex.extend(committed);
+      const indexed = this.archiveIndex.lookup(scope);
+      return indexed?.covered === committed ? indexed.offsets : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Every archived receipt is older than this (the latest cutoff a compaction moved receipts by); Infinity when unknown. */
+  private archivedBefore(): number {
+    try {
+      const noted = (JSON.parse(readStateFile(this.archivedBeforePath)) as { before?: unknown }).before;
+      return typeof noted === "number" ? noted : Infinity;
+    } catch {
+      return Infinity;
+    }
+  }
+
+  /** Records, before a compaction moves receipts older than `cutoff`, that every archived receipt is older than the latest such cutoff. */
+  noteArchivedBefore(cutoff: number): void {
+    const before = this.archivedBefore();
+    writeStateFile(this.archivedBeforePath, JSON.stringify({ before: before === Infinity ? cutoff : Math.max(before, cutoff) }));
+  }
+
+  /** Brings over what a compaction that died past its swap left in the old file, once the live file changed. */
+  private followSwaps(): void {
+    const identity = this.log.identity();
+    this.swaps.check(identity && `${identity.dev}:${identity.ino}`);
+  }
+
   /** Corrupt lines of the log and whether it ends torn, without reading what the index covers again. */
   corruptLines(): CorruptReport {
     this.index.extendOnTheWay(FAR_BEHIND_BYTES);
@@ -159,8 +246,12 @@ export class Receipts {
   latest(count: number): { receipts: ReceiptRecord[]; end: number; corrupt: CorruptReport } {
     // Extended first, so that the index ends before the lines read (else its count could not be cut there).
     this.index.extendOnTheWay(FAR_BEHIND_BYTES);
+    this.followSwaps();
     const newest: ReceiptRecord[] = [];
     const { end } = this.log.scanBackward(undefined, ({ record }) => newest.push(record) < count);
+    // Fewer in the live file than asked for: the newest archived ones come before them, as before a compaction.
+    const committed = committedArchiveBytes(this.swaps.paths);
+    if (newest.length < count && committed > 0) this.archive.scanBackward(committed, ({ record }) => newest.push(record) < count);
     return { receipts: newest.reverse(), end, corrupt: this.index.corruptLines(end) };
   }
 
@@ -169,8 +260,14 @@ export class Receipts {
     return this.index.lag() > FAR_BEHIND_BYTES;
   }
 
-  /** Indexes all of the log the index does not cover, however much (index-run). */
+  /** Indexes all of the log and of the archive's committed end the indexes do not cover, however much (index-run, compaction). */
   indexAll(): number | undefined {
+    const committed = committedArchiveBytes(this.swaps.paths);
+    try {
+      if (committed > 0 && this.archiveIndex.covered() !== committed) this.archiveIndex.extend(committed);
+    } catch {
+      // Derived data: pages read the archive back until the next run indexes it.
+    }
     return this.index.extend();
   }
 }

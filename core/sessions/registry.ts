@@ -5,6 +5,7 @@
 import type { JsonlLog } from "../log/log.js";
 import type { CorruptReport } from "../log/types.js";
 import { ScopeIndex } from "../store/file/scope-index.js";
+import { SwapFollower } from "../store/file/log-compaction.js";
 import { FAR_BEHIND_BYTES } from "../mail/view.js";
 import type { LocalStore, StoreFactory } from "../store/local.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "../records/schemas.js";
@@ -49,6 +50,8 @@ export interface SessionClaim {
   at: string;
 }
 
+/** Addresses whose alone-folds a process keeps (`foldOne`). */
+const FOLDED_ONE_KEPT = 8;
 /** A registry shorter than this is folded whole even by a hook (a few ms); a longer one is read through its index. */
 const INDEXED_FROM_BYTES = 64 * 1024;
 
@@ -102,6 +105,7 @@ export class Sessions {
   readonly store: LocalStore<SessionRecord>;
   /** Per address, the offsets of its records: a process that folded nothing yet reads one session's records, not the registry's history. */
   readonly index: ScopeIndex<SessionRecord>;
+  readonly swaps: SwapFollower;
 
   constructor(
     open: StoreFactory,
@@ -112,6 +116,7 @@ export class Sessions {
   ) {
     this.store = open("sessions", sessionSchema, (scope) => (record) => record.address === scope);
     this.index = new ScopeIndex(this.store.log, indexDir, (record) => ({ scopes: [record.address] }));
+    this.swaps = new SwapFollower(this.store.log.path);
   }
 
   get log(): JsonlLog<SessionRecord> {
@@ -139,6 +144,9 @@ export class Sessions {
     // `alive` guards against a reused pid with the host's start time.
     return owner?.hostPid !== undefined && owner.hostPid !== input.hostPid && owner.alive ? owner.hostPid : undefined;
   }
+
+  /** Addresses folded alone through the index (`foldOne`), each up to `next` of `file`, the most recently asked last. */
+  private readonly foldedOne = new Map<string, { byAddress: Map<string, SessionEntry>; file: string; next: number }>();
 
   /** The registry folded so far: latest entry per address, up to `offset` of the file named by `dev`/`ino`. */
   private folded = { byAddress: new Map<string, SessionEntry>(), offset: 0, dev: -1, ino: -1 };
@@ -173,8 +181,18 @@ export class Sessions {
    * index cannot serve (then the whole fold answers).
    */
   private foldOne(address: string): { entry: SessionEntry | undefined } | undefined {
-    const size = this.log.identity()?.size ?? 0;
-    if (size < INDEXED_FROM_BYTES) return undefined;
+    let identity = this.log.identity();
+    if ((identity?.size ?? 0) < INDEXED_FROM_BYTES) return undefined;
+    const file = `${identity!.dev}:${identity!.ino}`;
+    this.swaps.check(file);
+    identity = this.log.identity();
+    if (!identity) return undefined;
+    // Asked again (a server's identity check at each tool call): only the lines appended since.
+    const kept = this.foldedOne.get(address);
+    if (kept && kept.file === file && identity.size >= kept.next) {
+      kept.next = this.log.scan(kept.next, ({ record }) => void (record.address === address && foldRecord(kept.byAddress, record)), {}, identity).next;
+      return { entry: kept.byAddress.get(address) };
+    }
     try {
       // Extended by whoever reads, as the mailbox's: a hook pays for the records since the last one.
       this.index.extendOnTheWay(FAR_BEHIND_BYTES);
@@ -182,7 +200,11 @@ export class Sessions {
       if (!indexed) return undefined;
       const byAddress = new Map<string, SessionEntry>();
       this.log.readLinesAt(indexed.offsets, ({ record }) => foldRecord(byAddress, record));
-      this.log.scan(indexed.covered, ({ record }) => void (record.address === address && foldRecord(byAddress, record)));
+      const next = this.log.scan(indexed.covered, ({ record }) => void (record.address === address && foldRecord(byAddress, record)), {}, identity).next;
+      this.foldedOne.delete(address);
+      this.foldedOne.set(address, { byAddress, file, next });
+      // The oldest asked goes first: a process asks about a few addresses again and again.
+      if (this.foldedOne.size > FOLDED_ONE_KEPT) this.foldedOne.delete(this.foldedOne.keys().next().value!);
       return { entry: byAddress.get(address) };
     } catch {
       // Derived data: the whole fold answers instead.
@@ -210,13 +232,19 @@ export class Sessions {
     return entry;
   }
 
-  /** Folds the records appended since the last call (every tool call asks; the file only grows). */
+  /**
+   * Folds the records appended since the last call: every tool call's identity check and every web view
+   * refresh asks, and each reads only the lines appended since (a torn last line is read once whole).
+   */
   private fold(): Map<string, SessionEntry> {
-    const identity = this.log.identity();
+    let identity = this.log.identity();
     let folded = this.folded;
-    // Another file, or a shorter one: fold it from the start.
-    if (!identity || identity.dev !== folded.dev || identity.ino !== folded.ino || identity.size < folded.offset)
+    // Another file (a compaction swapped one in: lines it left in the old one are brought over first), or a shorter one: fold it from the start.
+    if (!identity || identity.dev !== folded.dev || identity.ino !== folded.ino || identity.size < folded.offset) {
+      this.swaps.check(identity && `${identity.dev}:${identity.ino}`);
+      identity = this.log.identity();
       folded = this.folded = { byAddress: new Map(), offset: 0, dev: identity?.dev ?? -1, ino: identity?.ino ?? -1 };
+    }
     const byAddress = folded.byAddress;
     if (!identity || identity.size === folded.offset) return byAddress;
     folded.offset = this.log.scan(folded.offset, ({ record }) => foldRecord(byAddress, record)).next;

@@ -8,6 +8,7 @@ import { type JsonlLog } from "../log/log.js";
 import { RECENT_CORRUPT, type CorruptLine, type CorruptReport } from "../log/types.js";
 import { errorLogPath } from "../common/error-log.js";
 import { invalidSnapshots, type InvalidSnapshot } from "../mail/snapshots.js";
+import { compactedLogsReport, type CompactedLog, type CompactedLogReport } from "./log-compaction.js";
 
 export interface LogReport {
   path: string;
@@ -35,6 +36,8 @@ export interface StorageReport {
   index: { lagBytes: number; farBehind: boolean; bytes: number };
   /** Index files found disagreeing with their checksums in the last day (each index then rebuilt from its log): path under the state dir, what was wrong, when. */
   indexDamage: Array<{ file: string; problem: string; at: string }>;
+  /** The receipts, sessions and wakes logs: live and archive sizes, when each last compacted, and whether a compaction's marker stands. */
+  compactedLogs: Record<CompactedLog, CompactedLogReport>;
 }
 
 export interface StateReport {
@@ -138,6 +141,7 @@ function inspectStorage(peerpost: Peerpost, verify: boolean): StorageReport {
     compactionInterrupted: markerAge !== undefined && markerAge > INTERRUPTED_AFTER_MS,
     index: { ...mailbox.indexLag(), bytes: indexBytes(mailbox.index.dir) },
     indexDamage: indexDamage(peerpost, verify),
+    compactedLogs: compactedLogsReport(peerpost),
   };
 }
 

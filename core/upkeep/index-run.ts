@@ -1,7 +1,8 @@
 // `index-run`: the detached catch-up a server or a hook starts, in any peerpost bundle. It brings this
 // machine's mirrors of a shared store to the database's end (a machine new to a large store copies it
 // here, not inside a prompt), compacts a live mailbox past PEERPOST_COMPACT_AT_BYTES (a server's own
-// memory and answers stay out of it), then indexes the mailbox and the receipts when they are far ahead
+// memory and answers stay out of it) and the receipts, sessions or wakes log past PEERPOST_LOG_COMPACT_AT_BYTES,
+// then indexes the mailbox and the receipts when they are far ahead
 // of their indexes. One runs at a time: a run under way makes the next start a no-op (and the log's and
 // the index's locks guard the work).
 import { rmSync, statSync } from "node:fs";
@@ -11,6 +12,7 @@ import { logError } from "../common/error-log.js";
 import { startDetached } from "../common/detached.js";
 import { isAlive } from "../sessions/process-tree.js";
 import { readStateFile, writeStateFile } from "../security/trust.js";
+import { compactLogs, logsPastCompactionSize } from "./log-compaction.js";
 
 /** A run's pid file older than this does not hold the next one back (the pid may have been reused). */
 const RUN_FILE_FRESH_MS = 10 * 60_000;
@@ -61,6 +63,12 @@ export async function indexRunCommand(): Promise<number> {
       }
     }
     if (!indexed) peerpost.mailbox.indexAll();
+    try {
+      await compactLogs(peerpost, logsPastCompactionSize(peerpost));
+    } catch (error) {
+      logError(stateDir, "index-run", error);
+      code = 1;
+    }
     peerpost.receipts.indexAll();
   } catch (error) {
     logError(stateDir, "index-run", error);
@@ -83,11 +91,11 @@ export function catchUpDetached(peerpost: Peerpost, entry: string): boolean {
   return true;
 }
 
-/** Starts `index-run` from `entry` when the mailbox's or the receipts' index lags too far for readers to extend it on their way, or the archive's lags at all. */
+/** Starts `index-run` from `entry` when the mailbox's or the receipts' index lags too far for readers to extend it on their way, the archive's lags at all, or another log is past its compaction size. */
 export function indexWhenFarBehind(peerpost: Peerpost, entry: string): void {
   let farBehind = false;
   try {
-    farBehind = peerpost.mailbox.indexLag().farBehind || peerpost.mailbox.archiveIndexLags() || peerpost.receipts.indexFarBehind();
+    farBehind = peerpost.mailbox.indexLag().farBehind || peerpost.mailbox.archiveIndexLags() || peerpost.receipts.indexFarBehind() || logsPastCompactionSize(peerpost).length > 0;
   } catch {
     // A mailbox that cannot be looked at now is left to its readers (and their own error).
   }

@@ -2,6 +2,8 @@
 import { join } from "node:path";
 import { JsonlLog } from "../log/log.js";
 import { type LogOptions } from "../log/types.js";
+import { committedArchiveBytes } from "../store/file/compaction-swap.js";
+import { SwapFollower } from "../store/file/log-compaction.js";
 import { wakeRecordSchema, type WakeBound, type WakeClaim, type WakeEnded, type WakeForked, type WakeHost, type WakeReconciled, type WakeRecord, type WakeStarted } from "./records.js";
 
 export interface WakeState {
@@ -80,13 +82,18 @@ const KEPT_FOLD_IDLE_MS = 60_000;
 
 export class Wakes {
   readonly log: JsonlLog<WakeRecord>;
+  /** Runs that ended before the retention (wake-retention.ts); read only for what `history` shows. */
+  readonly archive: JsonlLog<WakeRecord>;
   readonly outputDir: string;
+  readonly swaps: SwapFollower;
   private folded: { fold: WakeFold; file: string; next: number } | undefined;
   /** Drops the kept fold once no call needed it for a while: an idle server holds none (it grows with the log). */
   private dropIdle: NodeJS.Timeout | undefined;
 
   constructor(stateDir: string, logOptions: LogOptions) {
     this.log = new JsonlLog(join(stateDir, "wakes.jsonl"), wakeRecordSchema, logOptions);
+    this.swaps = new SwapFollower(this.log.path);
+    this.archive = new JsonlLog(this.swaps.paths.archive, wakeRecordSchema, logOptions);
     this.outputDir = join(stateDir, "wakes");
   }
 
@@ -98,7 +105,12 @@ export class Wakes {
    */
   fold(): WakeFold {
     this.keepAWhile();
-    const identity = this.log.identity();
+    let identity = this.log.identity();
+    if (identity && `${identity.dev}:${identity.ino}` !== this.folded?.file) {
+      // Another file: a compaction swapped it, and may have left lines in the old one to bring over.
+      this.swaps.check(`${identity.dev}:${identity.ino}`);
+      identity = this.log.identity();
+    }
     if (!identity) {
       this.folded = undefined;
       return new WakeFold();
@@ -108,6 +120,17 @@ export class Wakes {
     const folded = this.folded;
     folded.next = this.log.scan(folded.next, ({ record }) => folded.fold.apply(record), {}, identity).next;
     return folded.fold;
+  }
+
+  /** The archive's committed runs and then the live file's, in one fold: every run `status` ever showed. */
+  history(): WakeFold {
+    const fold = new WakeFold();
+    const committed = committedArchiveBytes(this.swaps.paths);
+    if (committed > 0) this.archive.scan(0, ({ record }) => fold.apply(record), { until: committed });
+    // Brings over what a compaction that died past its swap left in the old file.
+    this.fold();
+    this.log.scan(0, ({ record }) => fold.apply(record));
+    return fold;
   }
 
   /** Starts again the countdown after which the kept fold is dropped. */

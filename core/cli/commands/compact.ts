@@ -1,14 +1,16 @@
 // peerpost compact: moves finished messages older than PEERPOST_RETENTION_DAYS from the live mailbox into
-// its archive now, instead of waiting for a server to do it past PEERPOST_COMPACT_AT_BYTES.
+// its archive now, instead of waiting for a server to do it past PEERPOST_COMPACT_AT_BYTES, and compacts
+// the receipts, the sessions registry and the wakes log (upkeep/log-compaction.ts).
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { openStore } from "../store.js";
+import { compactLogs } from "../../upkeep/log-compaction.js";
 
 export const compactCommand = defineCommand({
   name: "compact",
   summary: "archive finished messages older than the retention",
   usage: "",
-  details: "Resolved, expired and read fyi messages idle for longer than PEERPOST_RETENTION_DAYS (default 30) move with their events to mailbox.archive.jsonl; open messages never move. status, tail --from-start and receipts still read the archive.",
+  details: "Resolved, expired and read fyi messages idle for longer than PEERPOST_RETENTION_DAYS (default 30) move with their events to mailbox.archive.jsonl; open messages never move. status, tail --from-start and receipts still read the archive. Receipts and ended wake runs older than PEERPOST_LOG_RETENTION_DAYS (default 30) move to receipts.archive.jsonl and wakes.archive.jsonl, which receipts and status still read; the sessions registry keeps each session's latest state only.",
   flags: {},
   args: { min: 0, max: 0, name: "" },
   examples: ["peerpost compact", "PEERPOST_RETENTION_DAYS=7 peerpost compact --json"],
@@ -16,13 +18,21 @@ export const compactCommand = defineCommand({
     const peerpost = await openStore();
     const result = await peerpost.mailbox.compact();
     const archive = peerpost.mailbox.compaction.archive;
-    if (json) printJson({ ok: true, retentionDays: peerpost.config.retentionDays, archive, ...result });
-    else
+    const logs = await compactLogs(peerpost);
+    if (json) printJson({ ok: true, retentionDays: peerpost.config.retentionDays, archive, ...result, logRetentionDays: peerpost.config.logRetentionDays, logs });
+    else {
       process.stdout.write(
         result.movedMessages === 0
           ? `nothing to compact: no finished message is older than ${peerpost.config.retentionDays} days\n`
           : `moved ${result.movedMessages} messages (${result.movedLines} lines) to ${archive}; live mailbox ${result.liveBytesBefore} → ${result.liveBytesAfter} bytes\n`,
       );
+      for (const outcome of logs)
+        process.stdout.write(
+          "skipped" in outcome
+            ? `${outcome.log}: skipped (${outcome.skipped})\n`
+            : `${outcome.log}: ${outcome.movedLines} lines archived, ${outcome.droppedLines} superseded lines dropped; live ${outcome.liveBytesBefore} → ${outcome.liveBytesAfter} bytes\n`,
+        );
+    }
     return 0;
   },
 });

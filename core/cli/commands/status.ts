@@ -20,7 +20,7 @@ import { nextSteps } from "../next-steps.js";
 
 function summary(peerpost: Peerpost, json: boolean): number {
   const sessions = peerpost.sessions.list({ includeDead: true });
-  const wakes = peerpost.wakes.fold();
+  const wakes = peerpost.wakes.history();
   const mailTo = (address: string) => {
     const messages = Object.values(peerpost.mailbox.view(address).state.messages).filter((message) => message.to === address);
     return { unread: messages.filter((message) => !message.read).length, open: messages.filter((message) => !message.resolved && message.anticipation !== "fyi").length };
@@ -87,7 +87,7 @@ export const statusCommand = defineCommand({
     const status = mailbox.status(message);
     const now = peerpost.config.now();
     const stale = !message.read && !message.resolved && isStale(message, now, peerpost.config.staleMs);
-    const wakes = peerpost.wakes.fold().runsFor({ messageId: message.id }).map((run) => describeRun(run, now));
+    const wakes = peerpost.wakes.history().runsFor({ messageId: message.id }).map((run) => describeRun(run, now));
     const history = messageHistory(message);
     const thread = mailbox.thread(message.conversationId);
     if (json) {

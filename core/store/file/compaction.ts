@@ -9,20 +9,16 @@
 // as before (no rename yet) or after (renamed: readers bring step 4's lines over without the lock, and the
 // next compaction, under it, finishes the step and clears the marker). Duplicated lines are harmless:
 // every fold keeps the first line of a message and the first of each decision.
-import { closeSync, constants, fstatSync, fsyncSync, linkSync, renameSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
 import { type JsonlLog } from "../../log/log.js";
 import { parseLine } from "../../log/read-lines.js";
 import type { RecordSchema } from "../../log/types.js";
-import { writeAll } from "../../log/kept-files.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../../mail/fold.js";
-import { openEmptiedStateFile, openStateFile, writeStateFileInPlace } from "../../security/trust.js";
-import { PeerpostError } from "../../common/errors.js";
 import { UlidTable, hash32, type UlidEntry } from "./ulid-table.js";
-import { archiveSize, compactionPaths, copyTail, eachLine, fsyncPath, inode, recoverCompaction, writeMarker, type Swap } from "./compaction-swap.js";
+import { archiveSize, compactionPaths, recoverCompaction } from "./compaction-swap.js";
+import { moveLines, type CompactionFault } from "./line-moves.js";
 
-export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
+export type { CompactionFault } from "./line-moves.js";
 
 export interface CompactionOptions {
   retentionMs: number;
@@ -51,10 +47,6 @@ function movable(message: MessageState, cutoff: number, now: number): boolean {
   if (message.resolved) return true;
   if (message.replyBy !== undefined && Date.parse(message.replyBy) < now) return true;
   return message.anticipation === "fyi" && message.read !== undefined;
-}
-
-function die(fault: CompactionFault | undefined, at: CompactionFault): void {
-  if (fault === at) process.kill(process.pid, "SIGKILL");
 }
 
 /** What pass 1 keeps of a message it no longer folds (ulid-table.ts): whether it was read, and hashes of the reply its resolution named and of the request it answers. */
@@ -152,28 +144,6 @@ class MovingMessages {
   }
 }
 
-/** Lines bound for one file, gathered into one buffer and written when it fills: no allocation per line. */
-class LineWriter {
-  private readonly buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
-  private length = 0;
-  lines = 0;
-
-  constructor(private readonly fd: number) {}
-
-  add(line: Buffer): void {
-    this.lines++;
-    if (this.length + line.length > this.buffer.length) this.flush();
-    if (line.length > this.buffer.length) return writeAll(this.fd, line);
-    line.copy(this.buffer, this.length);
-    this.length += line.length;
-  }
-
-  flush(): void {
-    writeAll(this.fd, this.buffer.subarray(0, this.length));
-    this.length = 0;
-  }
-}
-
 const ID_PREFIX = Buffer.from('{"v":1,"type":"');
 const ID_KEY = Buffer.from('","id":"');
 const ID_FIELD = Buffer.from('"id":"');
@@ -216,53 +186,14 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   if (result.movedMessages === 0) return result;
   // Lines that are no valid record stay in the live log, whatever id their bytes show.
   const corrupt = new Set(pass1.corrupt.map((line) => line.offset));
-  // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new
-  // file, each line's bytes copied as they are; its id is read again from them, not kept from pass 1.
-  // Each opened as every state file is: never through a link, only a private file of this user (trust.ts).
-  const opened: number[] = [];
-  const held = (fd: number) => (opened.push(fd), fd);
-  try {
-    const archiveFd = held(openStateFile(paths.archive, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT));
-    const nextFd = held(openEmptiedStateFile(paths.next));
-    const source = held(openStateFile(paths.live, constants.O_RDONLY));
-    // Opened before the marker: a file refused leaves no compaction to undo.
-    writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! });
-    die(options.fault, "after-marker");
-    const moved = new LineWriter(archiveFd);
-    const kept = new LineWriter(nextFd);
-    const sorted = (line: Buffer, offset: number) => {
-      const id = corrupt.has(offset) ? undefined : idOf(line, log.schema, offset);
-      (id !== undefined && moving.moves(id) ? moved : kept).add(line);
-    };
-    // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
-    if (eachLine(source, 0, end, Buffer.allocUnsafe(1024 * 1024), sorted) !== end)
-      throw new PeerpostError("state_io_error", "The mailbox changed under its compaction; nothing was moved.", {
-        details: { path: log.path },
-        hint: "Another program may be writing to or truncating the file; `peerpost doctor` inspects it, then run `peerpost compact` again.",
-      });
-    moved.flush();
-    kept.flush();
-    result.movedLines = moved.lines;
-    result.keptLines = kept.lines;
-    fsyncSync(archiveFd);
-    die(options.fault, "after-archive");
-    // Step 3: lines appended since pass 1, then the swap. The old file stays linked until step 4.
-    const keptBytes = fstatSync(nextFd).size;
-    const copiedUpTo = copyTail(source, end, nextFd);
-    fsyncSync(nextFd);
-    rmSync(paths.old, { force: true });
-    linkSync(paths.live, paths.old);
-    const liveIno = inode(paths.live)!;
-    writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo });
-    // Derived, for followers only: not fsynced (a follower that finds none resumes at the end).
-    writeStateFileInPlace(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap));
-    renameSync(paths.next, paths.live);
-    fsyncPath(dirname(paths.live));
-    die(options.fault, "after-rename");
-  } finally {
-    for (const fd of opened) closeSync(fd);
-  }
-  recoverCompaction(paths);
+  // Pass 2 copies each line's bytes as they are; its id is read again from them, not kept from pass 1.
+  const place = (offset: number, line: Buffer) => {
+    const id = corrupt.has(offset) ? undefined : idOf(line, log.schema, offset);
+    return id !== undefined && moving.moves(id) ? "archive" : "keep";
+  };
+  const moves = moveLines(log, paths, end, { atOffset: place }, options.fault);
+  result.movedLines = moves.movedLines;
+  result.keptLines = moves.keptLines;
   result.liveBytesAfter = log.identity()?.size ?? 0;
   result.archiveBytes = archiveSize(paths);
   return result;
