@@ -14,7 +14,7 @@ import { collect, spawnFixture } from "./helpers/children.js";
 import { CLI } from "./helpers/mcp.js";
 import { fullSuiteOnly } from "./helpers/suite.js";
 import type { Peerpost } from "../core/peerpost.js";
-import { compactLogs, compactOneLog, logsPastCompactionSize, type CompactedLog } from "../core/upkeep/log-compaction.js";
+import { compactLogs, compactOneLog, logsPastCompactionSize, type CompactedLog, type LogCompactionOutcome } from "../core/upkeep/log-compaction.js";
 import type { ReceiptRecord } from "../core/records/schemas.js";
 import type { WakeRecord } from "../core/wake/records.js";
 
@@ -239,7 +239,7 @@ for (const log of ["receipts", "sessions", "wakes"] as const) {
   });
 }
 
-test("on a PostgreSQL store the receipts and the registry, which the database keeps, are skipped (their local files are mirrors), and this machine's wakes log is compacted", async (t) => {
+test("on a PostgreSQL store peerpost compact skips the mailbox, the receipts and the registry, which the database keeps (their local files are mirrors), and compacts this machine's wakes log", async (t) => {
   const url = await testDatabase(t);
   if (!url) return t.skip(NO_POSTGRES);
   const home = tempDir(t);
@@ -263,6 +263,12 @@ test("on a PostgreSQL store the receipts and the registry, which the database ke
   assert.deepEqual(reads(open()), before);
   assert.ok(!existsSync(join(home, "state", "receipts.archive.jsonl")), "the mirror is not rewritten");
   assert.ok(!logsPastCompactionSize(peerpost).some((log) => log !== "wakes"), "index-run never compacts a mirror");
+  // `peerpost compact`, as a person runs it: the mailbox (in the database) is skipped, not an error that stops the rest.
+  const compacted = await collect(spawn(process.execPath, [CLI, "compact", "--json"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(compacted.code, 0, compacted.stderr + compacted.stdout);
+  const answer = JSON.parse(compacted.stdout) as { skipped?: string; logs: LogCompactionOutcome[] };
+  assert.match(answer.skipped ?? "", /PostgreSQL/);
+  assert.deepEqual(answer.logs.map((outcome) => [outcome.log, "skipped" in outcome]), [["receipts", true], ["sessions", true], ["wakes", false]]);
 });
 
 test("corrupt lines stay in the live receipts and registry, neither archived nor dropped, wherever they are", async (t) => {

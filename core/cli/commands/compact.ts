@@ -5,6 +5,18 @@ import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { openStore } from "../store.js";
 import { compactLogs } from "../../upkeep/log-compaction.js";
+import { PeerpostError } from "../../common/errors.js";
+import type { Peerpost } from "../../peerpost.js";
+
+/** The mailbox's compaction, or why it was skipped: a shared store keeps the mailbox in its database (this machine's other logs still compact). */
+async function compactMailbox(peerpost: Peerpost) {
+  try {
+    return await peerpost.mailbox.compact();
+  } catch (error) {
+    if (error instanceof PeerpostError && error.code === "unsupported") return { skipped: error.message };
+    throw error;
+  }
+}
 
 export const compactCommand = defineCommand({
   name: "compact",
@@ -16,15 +28,17 @@ export const compactCommand = defineCommand({
   examples: ["peerpost compact", "PEERPOST_RETENTION_DAYS=7 peerpost compact --json"],
   async run({ json }) {
     const peerpost = await openStore();
-    const result = await peerpost.mailbox.compact();
+    const mailbox = await compactMailbox(peerpost);
     const archive = peerpost.mailbox.compaction.archive;
     const logs = await compactLogs(peerpost);
-    if (json) printJson({ ok: true, retentionDays: peerpost.config.retentionDays, archive, ...result, logRetentionDays: peerpost.config.logRetentionDays, logs });
+    if (json) printJson({ ok: true, retentionDays: peerpost.config.retentionDays, archive, ...mailbox, logRetentionDays: peerpost.config.logRetentionDays, logs });
     else {
       process.stdout.write(
-        result.movedMessages === 0
-          ? `nothing to compact: no finished message is older than ${peerpost.config.retentionDays} days\n`
-          : `moved ${result.movedMessages} messages (${result.movedLines} lines) to ${archive}; live mailbox ${result.liveBytesBefore} → ${result.liveBytesAfter} bytes\n`,
+        "skipped" in mailbox
+          ? `mailbox: skipped (${mailbox.skipped})\n`
+          : mailbox.movedMessages === 0
+            ? `nothing to compact: no finished message is older than ${peerpost.config.retentionDays} days\n`
+            : `moved ${mailbox.movedMessages} messages (${mailbox.movedLines} lines) to ${archive}; live mailbox ${mailbox.liveBytesBefore} → ${mailbox.liveBytesAfter} bytes\n`,
       );
       for (const outcome of logs)
         process.stdout.write(
