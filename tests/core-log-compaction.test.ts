@@ -174,32 +174,30 @@ for (const log of ["receipts", "sessions", "wakes"] as const)
  * each step, one stopped with SIGSTOP while its marker stands and let go after the appenders wrote more,
  * and plain ones. Every acknowledged record is read once, and what was there before reads the same.
  */
-async function appendersThroughCompactions(t: Parameters<typeof tempPeerpost>[0], log: CompactedLog, perAppender: number, rounds: number): Promise<void> {
+async function appendersThroughCompactions(t: Parameters<typeof tempPeerpost>[0], log: CompactedLog, perAppender: number): Promise<void> {
   // Enough old receipts that a compaction's marker stands for a while (the stop lands inside it).
   const { stateDir, clock, reopen, reads } = await filledStore(t, log === "receipts" ? 20_000 : 400);
   const before = reads(reopen());
   const env = { PEERPOST_NOW: String(clock.now), PEERPOST_LOG_RETENTION_DAYS: "30", PEERPOST_LOCK_STALE_MS: "2000" };
   const appenders = ["a", "b"].map((tag) => collect(spawnFixture("log-appender", [stateDir, log, tag, String(perAppender)], env)));
   const marker = join(stateDir, `${log}.jsonl.compacting.json`);
-  for (let round = 0; round < rounds; round++) {
-    for (const fault of FAULTS) {
-      const killed = await collect(spawnFixture("log-compactor", [stateDir, log], { ...env, PEERPOST_FAULT: fault }));
-      assert.equal(killed.signal, "SIGKILL", killed.stderr);
-    }
-    // Stopped while its marker stands (polled every millisecond), let go once the appenders wrote on.
-    const stopped = spawnFixture("log-compactor", [stateDir, log], env);
-    const ended = collect(stopped);
-    let exited = false;
-    void ended.then(() => (exited = true));
-    while (!exited && !existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 1));
-    stopped.kill("SIGSTOP");
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    stopped.kill("SIGCONT");
-    const result = await ended;
-    assert.equal(result.code, 0, result.stderr);
-    const plain = await collect(spawnFixture("log-compactor", [stateDir, log], env));
-    assert.equal(plain.code, 0, plain.stderr);
+  for (const fault of FAULTS) {
+    const killed = await collect(spawnFixture("log-compactor", [stateDir, log], { ...env, PEERPOST_FAULT: fault }));
+    assert.equal(killed.signal, "SIGKILL", killed.stderr);
   }
+  // Stopped while its marker stands (polled every millisecond), let go once the appenders wrote on.
+  const stopped = spawnFixture("log-compactor", [stateDir, log], env);
+  const ended = collect(stopped);
+  let exited = false;
+  void ended.then(() => (exited = true));
+  while (!exited && !existsSync(marker)) await new Promise((resolve) => setTimeout(resolve, 1));
+  stopped.kill("SIGSTOP");
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  stopped.kill("SIGCONT");
+  const result = await ended;
+  assert.equal(result.code, 0, result.stderr);
+  const plain = await collect(spawnFixture("log-compactor", [stateDir, log], env));
+  assert.equal(plain.code, 0, plain.stderr);
   const acknowledged = (await Promise.all(appenders)).flatMap((result) => {
     assert.equal(result.code, 0, result.stderr);
     return result.stdout.trim().split("\n");
@@ -232,10 +230,11 @@ async function appendersThroughCompactions(t: Parameters<typeof tempPeerpost>[0]
 
 for (const log of ["receipts", "sessions", "wakes"] as const) {
   test(`${log}: appenders in child processes through compactions killed at each step and stopped halfway lose and duplicate nothing`, { timeout: 120_000 }, async (t) => {
-    await appendersThroughCompactions(t, log, 60, 1);
+    await appendersThroughCompactions(t, log, 60);
   });
-  test(`${log}: the same through many rounds`, { timeout: 600_000, skip: fullSuiteOnly(`appenders through repeated compactions of ${log}`) }, async (t) => {
-    await appendersThroughCompactions(t, log, 400, 5);
+  // One round: a second finds nothing old left to move, so its compactors never reach the step they are to die at.
+  test(`${log}: the same with 400 appends from each appender`, { timeout: 600_000, skip: fullSuiteOnly(`400 appends each through the compactions of ${log}`) }, async (t) => {
+    await appendersThroughCompactions(t, log, 400);
   });
 }
 

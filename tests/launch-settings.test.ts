@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
+import { assertUsageAtLeast } from "./helpers/usage.js";
 import { until } from "./helpers/poll.js";
 import { claudeAnswerMail, responsesAnswerMail } from "./helpers/answer-mail.js";
 import { startFakeAnthropic } from "./helpers/fake-anthropic.js";
@@ -52,7 +53,10 @@ test("launch settings on Claude Code: --model and --effort reach the model API; 
   assert.equal(receipt.to, address);
   assert.deepEqual(receipt.tags, ["model=claude-settings-test-model", "effort=high", `cwd=${work}`.slice(0, 64)]);
   await until(() => run().ended !== undefined, 60_000, "the launched run to end");
-  assert.deepEqual(store().receipts.query({ kind: "launch" }).receipts[0]?.tags, ["model=claude-settings-test-model", "effort=high"]);
+  const launchReceipt = store().receipts.query({ kind: "launch" }).receipts[0];
+  assert.deepEqual(launchReceipt?.tags?.slice(0, 2), ["model=claude-settings-test-model", "effort=high"]);
+  // And the tokens the run spent (the fake answers 10 in, 5 out a call).
+  assertUsageAtLeast(launchReceipt?.tags, 10, 5);
 });
 
 test("launch settings on Codex: -m and model_reasoning_effort reach the Responses API", { skip: codex.ok ? false : `codex CLI unavailable: ${codex.reason}`, timeout: 240_000 }, async (t) => {
