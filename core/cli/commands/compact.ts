@@ -5,17 +5,12 @@ import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { openStore } from "../store.js";
 import { compactLogs } from "../../upkeep/log-compaction.js";
-import { PeerpostError } from "../../common/errors.js";
 import type { Peerpost } from "../../peerpost.js";
 
-/** The mailbox's compaction, or why it was skipped: a shared store keeps the mailbox in its database (this machine's other logs still compact). */
+/** The mailbox's compaction, or why it is skipped: a mirror of the database is never rewritten (as the other logs' mirrors are not). */
 async function compactMailbox(peerpost: Peerpost) {
-  try {
-    return await peerpost.mailbox.compact();
-  } catch (error) {
-    if (error instanceof PeerpostError && error.code === "unsupported") return { skipped: error.message };
-    throw error;
-  }
+  if (!peerpost.mailbox.store.rewritable) return { skipped: "the local file mirrors the PostgreSQL database: the database keeps the mailbox" };
+  return peerpost.mailbox.compact();
 }
 
 export const compactCommand = defineCommand({
