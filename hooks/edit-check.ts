@@ -6,12 +6,14 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { realpathSync } from "node:fs";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/common/address.js";
-import { claimsState } from "../core/claims/claims.js";
+import { readClaims } from "../core/claims/claims.js";
 import { blockingClaims, type ClaimEntry } from "../core/claims/fold.js";
 import { holderGone } from "../core/claims/holders.js";
 import { repositoryOf } from "../core/claims/paths.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import type { HookDialect, HookInput } from "./dialect.js";
+import { EDIT_EVENTS } from "./programs.js";
+import type { HookProgram } from "./run.js";
 
 /** The file's real path where its directory exists (a symlinked checkout names the same claims). */
 function realPath(path: string): string {
@@ -31,15 +33,18 @@ export interface Blocked {
 
 /** The first claim of another live holder that keeps `editor` out of one of `paths`. */
 export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, paths: readonly string[]): Blocked | undefined {
-  const state = claimsState(peerpost);
   const now = peerpost.config.now();
-  for (const path of paths) {
+  const wanted = paths.flatMap((path) => {
     const absolute = realPath(isAbsolute(path) ? path : resolve(cwd, path));
     const repo = repositoryOf(dirname(absolute), cwd);
     const inRepo = relative(repo, absolute).split(sep).join("/");
-    if (inRepo === "" || inRepo.startsWith("../")) continue;
-    const entry = blockingClaims(state, repo, inRepo, editor, now).find((claim) => !holderGone(peerpost, claim.holder));
-    if (entry) return { path: inRepo, entry };
+    return inRepo === "" || inRepo.startsWith("../") ? [] : [{ repo, inRepo }];
+  });
+  // Only the segments of these paths are read (readClaims).
+  const blocking = readClaims(peerpost, (state) => wanted.map(({ repo, inRepo }) => ({ path: inRepo, entries: blockingClaims(state, repo, inRepo, editor, now) })));
+  for (const { path, entries } of blocking) {
+    const entry = entries.find((claim) => !holderGone(peerpost, claim.holder));
+    if (entry) return { path, entry };
   }
   return undefined;
 }
@@ -70,3 +75,12 @@ export async function editCheck(dialect: HookDialect, event: "pre-tool" | "post-
     await peerpost.backend.close({ wait: false });
   }
 }
+
+/** The program of the edit events: edit-program.cjs, which loads nothing of the mail's hooks. */
+export const editProgram: HookProgram = {
+  events: EDIT_EVENTS,
+  logic: async (dialect, event, input, env) => {
+    const stdout = await editCheck(dialect, event as "pre-tool" | "post-tool", input, env);
+    return stdout === undefined ? {} : { stdout };
+  },
+};

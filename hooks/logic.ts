@@ -12,15 +12,12 @@ import { byId, type MessageState } from "../core/mail/fold.js";
 import { catchUpDetached, indexWhenFarBehind } from "../core/upkeep/index-run.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
-import { editCheck } from "./edit-check.js";
+import { MAIL_EVENTS } from "./programs.js";
+import type { HookOutcome, HookProgram } from "./run.js";
 
 /** Snapshots are rewritten by a hook only when that saves a real amount of re-reading next time. */
 const SNAPSHOT_MIN_BYTES = 256 * 1024;
 const SESSION_SOURCES = ["startup", "resume", "clear", "compact"] as const;
-
-export interface HookOutcome {
-  stdout?: string;
-}
 
 interface Pending {
   unread: MessageState[];
@@ -102,11 +99,7 @@ const HOOK_SYNC_BUDGET = SYNC_BATCH;
 /** Hooks wait at most this long for a busy lock (unless PEERPOST_LOCK_TIMEOUT_MS says otherwise), then postpone what needed it. */
 const HOOK_LOCK_TIMEOUT_MS = 250;
 
-export async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
-  if (event === "pre-tool" || event === "post-tool") {
-    const stdout = await editCheck(dialect, event, input, env);
-    return stdout === undefined ? {} : { stdout };
-  }
+async function runHookLogic(dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv): Promise<HookOutcome> {
   // Prompt and stop hooks never create the state dir: no dir, no mail.
   const peerpost = openPeerpost({ env, defaultLockTimeoutMs: HOOK_LOCK_TIMEOUT_MS, kind: "hook", ...(event === "session-start" ? {} : { create: false }) });
   if (!peerpost) return {};
@@ -181,3 +174,6 @@ async function stopHook(peerpost: Peerpost, dialect: HookDialect, input: HookInp
   const stdout = note === undefined ? undefined : dialect.block(note);
   return stdout === undefined ? {} : { stdout };
 }
+
+/** The program of session start, prompt and stop: hook-program.cjs. */
+export const mailProgram: HookProgram = { events: MAIL_EVENTS, logic: runHookLogic };

@@ -4,10 +4,18 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { resolveStateDirPath } from "../core/security/state-dir.js";
 import { logError } from "../core/common/error-log.js";
-import { runHookLogic } from "./logic.js";
-import type { HookDialect, HookEvent } from "./dialect.js";
+import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
 
-const EVENTS: HookEvent[] = ["session-start", "user-prompt", "stop", "pre-tool", "post-tool"];
+/** What a hook prints, if anything. */
+export interface HookOutcome {
+  stdout?: string;
+}
+
+/** One hook program: the events it answers, and how. */
+export interface HookProgram {
+  events: readonly HookEvent[];
+  logic: (dialect: HookDialect, event: HookEvent, input: HookInput, env: NodeJS.ProcessEnv) => Promise<HookOutcome>;
+}
 /** A hook that has not answered by then gives up silently rather than hold the prompt. */
 const DEADLINE_MS = 5000;
 
@@ -126,12 +134,12 @@ function report(where: string, error: unknown): void {
   }
 }
 
-export async function runHook(dialect: HookDialect, argv: string[] = process.argv.slice(2)): Promise<void> {
+export async function runHook(dialect: HookDialect, program: HookProgram, argv: string[] = process.argv.slice(2)): Promise<void> {
   const deadline = setTimeout(() => process.exit(0), DEADLINE_MS);
   deadline.unref();
   const event = argv[0] as HookEvent;
   try {
-    if (!EVENTS.includes(event)) throw new Error(`unknown hook event ${JSON.stringify(argv[0])}`);
+    if (!program.events.includes(event)) throw new Error(`unknown hook event ${JSON.stringify(argv[0])}`);
     const raw = await readStdin();
     if (raw.trim() === "") return;
     let parsed: unknown;
@@ -143,7 +151,7 @@ export async function runHook(dialect: HookDialect, argv: string[] = process.arg
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return;
     const input = dialect.parse(event, parsed as Record<string, unknown>);
     if (!input) return report(`${dialect.host} ${event}`, new Error("hook stdin has no usable session id"));
-    const outcome = await runHookLogic(dialect, event, input, process.env);
+    const outcome = await program.logic(dialect, event, input, process.env);
     // fs.writeSync, not process.stdout: creating the stdout stream costs more than the write.
     if (outcome.stdout !== undefined) writeSync(1, outcome.stdout + "\n");
   } catch (error) {

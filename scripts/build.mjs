@@ -1,5 +1,5 @@
 // Builds everything committed from the sources: dist/cli.mjs, each host's self-contained plugin dir
-// under dist/<host>/ (server.mjs, hooks.cjs and hook-program.cjs, manifests) and the marketplace catalogues at the root.
+// under dist/<host>/ (server.mjs, hooks.cjs, hook-program.cjs and edit-program.cjs, manifests) and the marketplace catalogues at the root.
 //   node scripts/build.mjs            write into the repository
 //   node scripts/build.mjs --check    build into a temp dir and fail if anything committed differs
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from "node:fs";
@@ -95,7 +95,8 @@ function bundleEsm(entry, outfile, { shebang = false } = {}) {
  * Hooks: CommonJS files. A prompt hook must start nearly as fast as bare node, and a CommonJS entry
  * skips the ES module loader; dependencies only some paths need (the lock, atomic writes, ulid) stay
  * behind lazy requires and are never evaluated by a hook that only reads. hooks.cjs (hooks/loader.ts,
- * the same for every host) runs the host's hook-program.cjs from V8's code cache.
+ * the same for every host) runs the host's hook-program.cjs (session start, prompt, stop) or edit-program.cjs
+ * (before and after a tool call: hooks/programs.ts) from V8's code cache.
  */
 function bundleHooks(entry, outfile, { wrapped = false } = {}) {
   return build({
@@ -132,7 +133,8 @@ function bundleVendor(name, outfile) {
 
 const bundles = [bundleEsm("core/cli/cli.ts", "dist/cli.mjs", { shebang: true })];
 for (const host of HOSTS) {
-  bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hook-program.cjs`, { wrapped: true }), bundleHooks("hooks/loader.ts", `dist/${host}/hooks.cjs`));
+  bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hook-program.cjs`, { wrapped: true }));
+  bundles.push(bundleHooks(`plugins/${host}/edit-hooks.ts`, `dist/${host}/edit-program.cjs`, { wrapped: true }), bundleHooks("hooks/loader.ts", `dist/${host}/hooks.cjs`));
   for (const [name, file] of Object.entries(LAZY_PACKAGES)) bundles.push(bundleVendor(name, `dist/${host}/vendor/${file}.cjs`));
 }
 await Promise.all(bundles);

@@ -3,14 +3,14 @@
 // snapshot is not trusted (the fold starts over from the log), and a claim written after the snapshot counts.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runHook } from "./helpers/hooks.js";
 import { tempRepo } from "./helpers/repo.js";
 import { tempPeerpost } from "./helpers/temp.js";
 import { CLAIMS_FOLD, claimPaths, releasePaths } from "../core/claims/claims.js";
-import { applyClaimEvent, blockingClaims, emptyClaims, type ClaimsState } from "../core/claims/fold.js";
-import { SAVE_AFTER_LINES, WorkFold } from "../core/claims/work-fold.js";
+import { applyClaimEvent, blockingClaims, emptyClaims, type ClaimEntry, type ClaimsState } from "../core/claims/fold.js";
+import { WorkFold } from "../core/claims/work-fold.js";
 import { idFactory } from "../core/common/ids.js";
 import type { ClaimEvent, MailboxEvent, ReleaseEvent } from "../core/records/schemas.js";
 import type { Peerpost } from "../core/peerpost.js";
@@ -41,15 +41,27 @@ function wholeFold(peerpost: Peerpost): ClaimsState {
   return state;
 }
 
+/** Every entry of a state, in one order whatever the order they were set in. */
+function entries(state: ClaimsState): ClaimEntry[] {
+  return [...state.all()].sort((a, b) => (`${a.repo}\n${a.holder}\n${a.path}` < `${b.repo}\n${b.holder}\n${b.path}` ? -1 : 1));
+}
+
 function snapshotPath(peerpost: Peerpost): string {
   return join(peerpost.mailbox.cacheDir, CLAIMS_FOLD.snapshot!.file);
 }
 
-/** A new process's fold: how it started, and what it holds. */
+/** A new process's fold, every claim read: how it started, and what it holds. */
 function freshFold(peerpost: Peerpost): WorkFold<ClaimsState> {
   const fold = new WorkFold(peerpost.mailbox, CLAIMS_FOLD);
-  fold.refresh();
+  fold.read((state) => state.readAll());
   return fold;
+}
+
+/** A snapshot file: its header, and its lines of claims by repository and first path segment. */
+function savedSnapshot(peerpost: Peerpost): { header: { log: { offset: number } }; lines: Array<[string, string, unknown[][]]> } {
+  const [header, ...lines] = readFileSync(snapshotPath(peerpost), "utf8").split("\n");
+  assert.equal(lines.pop(), "", "every line ends");
+  return { header: JSON.parse(header!) as { log: { offset: number } }, lines: lines.map((line) => JSON.parse(line) as [string, string, unknown[][]]) };
 }
 
 async function setUp(t: TestContext) {
@@ -93,26 +105,38 @@ test("over many released claims the hook starts from the snapshot and answers as
   assert.deepEqual(holders(first), ["user:alice", "user:carol", "nobody", "nobody", "nobody"]);
   assert.match(first[0]!, /^peerpost: src\/a\.ts is claimed exclusively by user:alice until \S+ \("mine"\)/);
 
-  const saved = JSON.parse(readFileSync(snapshotPath(peerpost), "utf8")) as { state: { repos: Record<string, unknown[]> } };
-  assert.deepEqual(Object.keys(saved.state.repos), [repo]);
-  assert.equal(saved.state.repos[repo]!.length, 3, "only the claims that stand, none of the released ones");
+  const { lines } = savedSnapshot(peerpost);
+  assert.deepEqual(
+    lines.map(([where, segment, rows]) => [where, segment, rows.map((row) => row.slice(0, 2))]),
+    [
+      [repo, "docs", [["user:bob", "docs/**"]]],
+      [repo, "src", [["user:alice", "src/a.ts"], ["user:carol", "src/f7.ts"]]],
+    ],
+    "a line per repository and first path segment, with only the claims that stand, none of the released ones",
+  );
   const fold = freshFold(peerpost);
   assert.deepEqual(fold.started, { from: "snapshot" });
-  assert.deepEqual(fold.state.entries, wholeFold(peerpost).entries);
+  assert.deepEqual(entries(fold.state), entries(wholeFold(peerpost)));
   const again = [];
   for (const path of PATHS) again.push(await hook(path));
   assert.deepEqual(again, first, "the same answers from the snapshot");
 });
 
-test("a claim written after the snapshot is seen, and a release after it too", async (t) => {
+test("a claim written after the snapshot is seen, and the first reader of it saves a snapshot past it", async (t) => {
   const { repo, peerpost, clock, hook } = await setUp(t);
   assert.equal(await hook("README.md"), "allowed");
   assert.ok(existsSync(snapshotPath(peerpost)));
-  const before = readFileSync(snapshotPath(peerpost), "utf8");
-  // Another session claims after the snapshot was taken, as a concurrent writer would.
-  await claimPaths(peerpost, { holder: "user:dave", cwd: repo, paths: ["README.md"], ttl: "1h" });
+  // Another writer claims after the snapshot was taken and saves none (as one whose cache it cannot write).
+  const newId = await idFactory();
+  const at = new Date(clock.now).toISOString();
+  const until = new Date(clock.now + 3_600_000).toISOString();
+  await peerpost.mailbox.store.append([{ record: { v: 1, type: "claim", id: newId(), holder: "user:dave", repo, paths: ["README.md"], shared: false, at, until }, scopes: ["claims"] }]);
+  const saved = () => savedSnapshot(peerpost).header.log.offset;
+  assert.ok(saved() < statSync(peerpost.mailbox.log.path).size, "the snapshot is behind the new claim");
   assert.match(await hook("README.md"), /claimed exclusively by user:dave/);
-  assert.equal(readFileSync(snapshotPath(peerpost), "utf8"), before, `fewer than ${SAVE_AFTER_LINES} new lines: the snapshot stays, the line after it is read`);
+  assert.equal(saved(), statSync(peerpost.mailbox.log.path).size, "the hook that read the new line saved a snapshot past it: later hooks read no line");
+  assert.deepEqual(freshFold(peerpost).started, { from: "snapshot" });
+  assert.match(await hook("README.md"), /claimed exclusively by user:dave/, "from that snapshot");
   await releasePaths(peerpost, { by: "user:dave", cwd: repo, paths: ["README.md"] });
   assert.equal(await hook("README.md"), "allowed");
   assert.deepEqual(holders([await hook("src/a.ts")]), expected(peerpost, repo, clock.now, ["src/a.ts"]));
@@ -124,17 +148,29 @@ test("a damaged or stale snapshot is not trusted: the fold starts over from the 
   const path = snapshotPath(peerpost);
   const good = readFileSync(path, "utf8");
   const cases: Array<{ name: string; damage: () => void; problem: RegExp }> = [
-    { name: "not JSON", damage: () => writeFileSync(path, good.slice(0, good.length / 2)), problem: /not JSON/ },
+    { name: "cut short", damage: () => writeFileSync(path, good.slice(0, good.length - 20)), problem: /ends inside a line|line is not JSON/ },
+    { name: "a header that is not JSON", damage: () => writeFileSync(path, `{${good}`), problem: /not JSON/ },
+    { name: "a segment's line twice", damage: () => writeFileSync(path, good.replace(/\n(\["[^\n]*","src",[^\n]*\n)/, "\n$1$1")), problem: /twice|out of order/ },
     {
       name: "one claim twice",
       damage: () => writeFileSync(path, good.replace(/\[("user:alice"[^\]]*)\]/, "[$1],[$1]")),
       problem: /holds user:alice's src\/a\.ts twice/,
     },
     { name: "a row that is not a claim", damage: () => writeFileSync(path, good.replace(/"user:alice","src\/a\.ts",false/, '"user:alice","src/a.ts","no"')), problem: /a row that is not a claim/ },
+    {
+      name: "a row under another segment",
+      damage: () => writeFileSync(path, good.replace(/"user:alice","src\/a\.ts"/, '"user:alice","lib/a.ts"')),
+      problem: /"src" holds lib\/a\.ts/,
+    },
+    {
+      name: "rows out of order",
+      damage: () => writeFileSync(path, good.replace(/"user:alice","src\/a\.ts"/, '"user:zed","src/a.ts"')),
+      problem: /rows out of order/,
+    },
     { name: "a claim with no time", damage: () => writeFileSync(path, good.replace(/("user:alice","src\/a\.ts",false,)"[^"]*"/, '$1"yesterday"')), problem: /a row that is not a claim/ },
     {
       name: "another format",
-      damage: () => writeFileSync(path, JSON.stringify({ ...(JSON.parse(good) as object), v: 99 })),
+      damage: () => writeFileSync(path, good.replace(/^\{"v":\d+/, '{"v":99')),
       problem: /not a snapshot of this fold/,
     },
     {
@@ -161,11 +197,11 @@ test("a damaged or stale snapshot is not trusted: the fold starts over from the 
   ];
   for (const { name, damage, problem } of cases) {
     damage();
-    const whole = wholeFold(peerpost).entries;
+    const whole = entries(wholeFold(peerpost));
     const fold = freshFold(peerpost);
     assert.equal(fold.started.from, "log", name);
     assert.match((fold.started as { problem?: string }).problem ?? "", problem, name);
-    assert.deepEqual(fold.state.entries, whole, `${name}: the whole fold's claims`);
+    assert.deepEqual(entries(fold.state), whole, `${name}: the whole fold's claims`);
     assert.deepEqual(holders([await hook("src/a.ts"), await hook("src/f7.ts")]), expected(peerpost, repo, clock.now, ["src/a.ts", "src/f7.ts"]), name);
     // The hook that folded again saved a snapshot to trust.
     assert.deepEqual(freshFold(peerpost).started, { from: "snapshot" }, `${name}: saved again`);

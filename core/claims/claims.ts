@@ -9,11 +9,11 @@ import { idFactory } from "../common/ids.js";
 import type { Peerpost } from "../peerpost.js";
 import type { ClaimEvent, MailboxEvent, ReleaseEvent } from "../records/schemas.js";
 import { CLAIMS_SCOPE } from "../records/work-scope.js";
-import { applyClaimEvent, conflictsWith, emptyClaims, isLive, key, type ClaimEntry, type ClaimsState } from "./fold.js";
+import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimsState } from "./fold.js";
 import { patternsOverlap } from "./glob.js";
 import { holderGone } from "./holders.js";
 import { MAX_PATTERNS, repositoryOf, repositoryPattern } from "./paths.js";
-import { keptFold, type WorkFoldSpec } from "./work-fold.js";
+import { keptWorkFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
 import { CLAIMS_SNAPSHOT } from "./snapshot.js";
 
@@ -25,9 +25,21 @@ export const CLAIMS_FOLD: WorkFoldSpec<ClaimsState> = {
   snapshot: CLAIMS_SNAPSHOT,
 };
 
-/** This process's fold of the claims, brought up to the end of the log. */
+/**
+ * Runs `read` on this process's fold of the claims, brought up to the end of the log. Started from a
+ * snapshot, the fold reads only the segments `read` looks at (standing.ts), and a damaged one found on
+ * the way makes it fold the log again and run `read` once more.
+ */
+export function readClaims<R>(peerpost: Peerpost, read: (state: ClaimsState) => R): R {
+  return keptWorkFold(peerpost.mailbox, CLAIMS_FOLD).read(read);
+}
+
+/** The claims, every one read (and checked) now. */
 export function claimsState(peerpost: Peerpost): ClaimsState {
-  return keptFold(peerpost.mailbox, CLAIMS_FOLD);
+  return readClaims(peerpost, (state) => {
+    state.readAll();
+    return state;
+  });
 }
 
 export interface ClaimInput {
@@ -112,7 +124,7 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
     const [first] = conflictsWith(state, request, peerpost.config.now());
     if (first) throw claimConflict(first.entry, first.path);
   }
-  return { repo, claims: paths.map((path) => state.entries.get(key(repo, input.holder, path))!).filter(Boolean) };
+  return { repo, claims: paths.map((path) => state.get(repo, input.holder, path)!).filter(Boolean) };
 }
 
 export interface ReleaseInput {
@@ -142,7 +154,7 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
   let released: ClaimEntry[] = [];
   await peerpost.mailbox.store.appendDeciding(() => {
     const now = peerpost.config.now();
-    const standing = [...claimsState(peerpost).entries.values()].filter((entry) => entry.repo === repo && isLive(entry, now));
+    const standing = [...claimsState(peerpost).all()].filter((entry) => entry.repo === repo && isLive(entry, now));
     released = standing.filter((entry) =>
       input.force ? entry.holder !== input.by && paths.some((path) => patternsOverlap(path, entry.path)) : entry.holder === input.by && (everything || paths.includes(entry.path)),
     );
@@ -179,7 +191,7 @@ export interface ClaimListing {
 /** The standing claims (of one repository, or all), oldest first, and those that expired unreleased. */
 export function listClaims(peerpost: Peerpost, repo?: string): ClaimListing {
   const now = peerpost.config.now();
-  const entries = [...claimsState(peerpost).entries.values()]
+  const entries = [...claimsState(peerpost).all()]
     .filter((entry) => repo === undefined || entry.repo === repo)
     .sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.path < b.path ? -1 : 1));
   return { claims: entries.filter((entry) => isLive(entry, now) && !holderGone(peerpost, entry.holder)), expired: entries.filter((entry) => !isLive(entry, now)) };

@@ -3,9 +3,12 @@
 // else from the per-address index's lines of its scope, then reads only the lines after them, passing
 // over unparsed every line that does not spell one of its event types. A claim check never folds the
 // whole mailbox, and with a snapshot not the whole history of claims either.
+// A snapshot file is a JSON header line (format, scope, log position) and the state's own lines, which
+// the state may read and check only as it needs them: one found damaged then (DamagedSnapshot) is
+// dropped, and the fold starts over from the log.
 import { join } from "node:path";
 import type { JsonlLog } from "../log/log.js";
-import { logPosition, positionProblem, readSnapshotFile, writeSnapshotFileSync, type LogPosition } from "../log/log-snapshot.js";
+import { logPosition, positionProblem, readSnapshotBytes, writeSnapshotTextSync, type LogPosition } from "../log/log-snapshot.js";
 import type { Mailbox } from "../mail/mailbox.js";
 import { FAR_BEHIND_BYTES } from "../mail/view.js";
 import type { MailboxEvent } from "../records/schemas.js";
@@ -13,8 +16,6 @@ import { ensurePrivateDir } from "../security/trust.js";
 
 /** The index lags this much before a reader extends it on its way (as a new mail view does). */
 const EXTEND_INDEX_AT_BYTES = 64 * 1024;
-/** A fold that read this many of its lines past its snapshot (or without one) saves a new one. */
-export const SAVE_AFTER_LINES = 64;
 
 /** How a fold's state is saved and trusted again. */
 export interface WorkFoldSnapshot<S> {
@@ -22,10 +23,17 @@ export interface WorkFoldSnapshot<S> {
   file: string;
   /** Raised whenever the saved state changes shape; a snapshot of another is folded again. */
   version: number;
-  encode(state: S): unknown;
-  /** The state a saved value holds, or the first reason not to trust it. */
-  decode(value: unknown): { state: S } | { problem: string };
+  /** The state as the lines after the header. */
+  encode(state: S): string;
+  /**
+   * The state those lines hold, `body` starting with the header's newline (so every line follows one). It
+   * throws DamagedSnapshot when a line it reads is not one `encode` writes.
+   */
+  decode(body: Buffer): S;
 }
+
+/** A snapshot's line that its fold did not write: the snapshot is not trusted. */
+export class DamagedSnapshot extends Error {}
 
 export interface WorkFoldSpec<S> {
   scope: string;
@@ -35,11 +43,11 @@ export interface WorkFoldSpec<S> {
   snapshot?: WorkFoldSnapshot<S>;
 }
 
-interface SavedFold {
+/** A snapshot file's first line. */
+interface SnapshotHeader {
   v: number;
   scope: string;
   log: LogPosition;
-  state: unknown;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -56,6 +64,8 @@ export class WorkFold<S> {
   private readonly spells: RegExp;
   /** Lines of this fold read since the snapshot on disk (or since the start, without one). */
   private unsaved = 0;
+  /** Why the snapshot on disk was found damaged, until this fold saves a new one. */
+  private distrusted: string | undefined;
   /** How this fold started last: from a snapshot, or why not. */
   started: { from: "snapshot" } | { from: "log"; problem?: string } = { from: "log" };
 
@@ -82,32 +92,49 @@ export class WorkFold<S> {
     this.unsaved++;
   }
 
-  /** The saved state, when its log position and its state are both to be trusted. */
+  /** The header of a snapshot file, or why it is none of this fold's. */
+  private header(bytes: Buffer, end: number): { header: SnapshotHeader } | { problem: string } {
+    let header: Partial<SnapshotHeader>;
+    try {
+      header = JSON.parse(bytes.toString("utf8", 0, end < 0 ? bytes.length : end)) as Partial<SnapshotHeader>;
+    } catch {
+      return { problem: "not JSON" };
+    }
+    if (end < 0 || !isRecord(header) || header.v !== this.spec.snapshot!.version || header.scope !== this.spec.scope || !isPosition(header.log)) return { problem: "not a snapshot of this fold" };
+    const problem = positionProblem(this.log.path, header.log);
+    return problem === undefined ? { header: header as SnapshotHeader } : { problem };
+  }
+
+  /** The saved state, when its log position is to be trusted (its lines are checked as they are read). */
   private loadSnapshot(): boolean {
     const path = this.snapshotPath;
-    if (!path) return false;
-    const read = readSnapshotFile(path);
-    if (read.status !== "read") {
-      this.started = read.status === "invalid" ? { from: "log", problem: read.reason } : { from: "log" };
+    if (!path || this.distrusted !== undefined) return false;
+    const bytes = readSnapshotBytes(path);
+    if (bytes === undefined) return false;
+    // The header's line; a file with none is no snapshot of this fold.
+    const newline = bytes.indexOf(10);
+    const read = this.header(bytes, newline);
+    if ("problem" in read) {
+      this.started = { from: "log", problem: read.problem };
       return false;
     }
-    const saved = read.value as Partial<SavedFold>;
-    const problem = !isRecord(saved) || saved.v !== this.spec.snapshot!.version || saved.scope !== this.spec.scope || !isPosition(saved.log) ? "not a snapshot of this fold" : positionProblem(this.log.path, saved.log);
-    const decoded = problem === undefined ? this.spec.snapshot!.decode(saved.state) : { problem };
-    if ("problem" in decoded) {
-      this.started = { from: "log", problem: decoded.problem };
-      return false;
-    }
-    this.state = decoded.state;
-    this.offset = saved.log!.offset;
+    this.state = this.spec.snapshot!.decode(bytes.subarray(newline));
+    this.offset = read.header.log.offset;
     this.started = { from: "snapshot" };
     return true;
+  }
+
+  /** Drops a snapshot found damaged: this fold starts over from the log, and saves one to trust. */
+  private distrust(problem: string): void {
+    this.distrusted = problem;
+    this.file = undefined;
   }
 
   private start(): void {
     this.state = this.spec.empty();
     this.offset = 0;
     this.unsaved = 0;
+    this.started = this.distrusted === undefined ? { from: "log" } : { from: "log", problem: this.distrusted };
     const fromSnapshot = this.loadSnapshot();
     // A snapshot far behind the log is brought up through the index, not by reading all the mail since.
     if (fromSnapshot && (this.log.identity()?.size ?? 0) - this.offset <= FAR_BEHIND_BYTES) return;
@@ -125,6 +152,30 @@ export class WorkFold<S> {
 
   /** Folds what was appended since the last refresh (from the start when the log's file changed). */
   refresh(): S {
+    try {
+      return this.bringUp();
+    } catch (error) {
+      if (!(error instanceof DamagedSnapshot)) throw error;
+      this.distrust(error.message);
+      return this.bringUp();
+    }
+  }
+
+  /**
+   * Runs `read` on the state brought to the end of the log. A snapshot line found damaged while it reads
+   * drops the snapshot, and `read` runs again on the state folded from the log.
+   */
+  read<R>(read: (state: S) => R): R {
+    try {
+      return read(this.refresh());
+    } catch (error) {
+      if (!(error instanceof DamagedSnapshot)) throw error;
+      this.distrust(error.message);
+      return read(this.refresh());
+    }
+  }
+
+  private bringUp(): S {
     const identity = this.log.identity();
     const file = identity && `${identity.dev}:${identity.ino}`;
     if (file === undefined) {
@@ -139,7 +190,9 @@ export class WorkFold<S> {
     }
     const result = this.log.scan(this.offset, (entry) => this.apply(entry), { wanted: (line) => this.spells.test(line.toString("latin1")) });
     this.offset = result.next;
-    if (this.unsaved >= SAVE_AFTER_LINES) this.save(identity!);
+    // Work events are few and each is read by every edit hook until a snapshot is past it: the first
+    // reader of a new one saves, and the hooks after it read no line at all.
+    if (this.unsaved > 0) this.save(identity!);
     return this.state;
   }
 
@@ -149,10 +202,14 @@ export class WorkFold<S> {
     if (!path) return;
     try {
       ensurePrivateDir(this.mailbox.cacheDir);
-      const saved: SavedFold = { v: this.spec.snapshot!.version, scope: this.spec.scope, log: logPosition(this.log.path, identity, this.offset), state: this.spec.snapshot!.encode(this.state) };
-      writeSnapshotFileSync(path, saved);
+      const header: SnapshotHeader = { v: this.spec.snapshot!.version, scope: this.spec.scope, log: logPosition(this.log.path, identity, this.offset) };
+      const body = this.spec.snapshot!.encode(this.state);
+      writeSnapshotTextSync(path, `${JSON.stringify(header)}\n${body}`);
       this.unsaved = 0;
-    } catch {
+      this.distrusted = undefined;
+    } catch (error) {
+      // A damaged snapshot line met while encoding is the caller's to handle (refresh folds again).
+      if (error instanceof DamagedSnapshot) throw error;
       // Derived data: the next fold reads the lines again.
     }
   }

@@ -3,7 +3,7 @@
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
 import type { Peerpost } from "../peerpost.js";
-import { claimsState } from "../claims/claims.js";
+import { readClaims } from "../claims/claims.js";
 import { blockingClaims, type ClaimEntry } from "../claims/fold.js";
 import { holderGone } from "../claims/holders.js";
 import { repositoryOf } from "../claims/paths.js";
@@ -45,11 +45,13 @@ export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook
   const top = topLevel(cwd);
   const repo = repositoryOf(top);
   const own = committerAddresses(peerpost);
-  const state = claimsState(peerpost);
   const now = peerpost.config.now();
+  const touched = touchedPaths(top, hook, refsOnStdin);
+  // Only the segments of the touched paths are read (readClaims).
+  const blocking = readClaims(peerpost, (state) => touched.map((path) => ({ path, entries: blockingClaims(state, repo, path, "", now) })));
   const findings: GuardFinding[] = [];
-  for (const path of touchedPaths(top, hook, refsOnStdin)) {
-    const entry = blockingClaims(state, repo, path, "", now).find((claim) => !own.has(claim.holder) && !holderGone(peerpost, claim.holder));
+  for (const { path, entries } of blocking) {
+    const entry = entries.find((claim) => !own.has(claim.holder) && !holderGone(peerpost, claim.holder));
     if (entry) findings.push({ path, entry });
   }
   return findings;

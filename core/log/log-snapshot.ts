@@ -6,7 +6,7 @@ import { closeSync, constants, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fnv1a64 } from "../common/hash.js";
 import { ioError } from "../common/errors.js";
-import { FILE_MODE, openStateFile, readStateFile } from "../security/trust.js";
+import { FILE_MODE, openStateFile, readStateBytes } from "../security/trust.js";
 
 /** Where in which log a snapshot's fold ends. */
 export interface LogPosition {
@@ -55,16 +55,21 @@ export function positionProblem(logPath: string, position: LogPosition): string 
 
 export type SnapshotRead = { status: "read"; value: unknown } | { status: "missing" } | { status: "invalid"; reason: string };
 
-/** A snapshot file's JSON value (its private-file checks are the state dir's). */
-export function readSnapshotFile(snapshotPath: string): SnapshotRead {
-  let text: string;
+/** A snapshot file's bytes, or undefined when there is none or it is not a private file of this user (the state dir's checks). */
+export function readSnapshotBytes(snapshotPath: string): Buffer | undefined {
   try {
-    text = readStateFile(snapshotPath);
+    return readStateBytes(snapshotPath);
   } catch {
-    return { status: "missing" };
+    return undefined;
   }
+}
+
+/** A snapshot file's JSON value. */
+export function readSnapshotFile(snapshotPath: string): SnapshotRead {
+  const bytes = readSnapshotBytes(snapshotPath);
+  if (bytes === undefined) return { status: "missing" };
   try {
-    return { status: "read", value: JSON.parse(text) };
+    return { status: "read", value: JSON.parse(bytes.toString("utf8")) };
   } catch {
     return { status: "invalid", reason: "not JSON" };
   }
@@ -87,10 +92,10 @@ export async function writeSnapshotFile(snapshotPath: string, value: unknown): P
   }
 }
 
-/** The same, at once: for a fold read synchronously, in a hook that exits right after its answer. */
-export function writeSnapshotFileSync(snapshotPath: string, value: unknown): void {
+/** A snapshot's text, at once: for a fold read synchronously, in a hook that exits right after its answer. */
+export function writeSnapshotTextSync(snapshotPath: string, text: string): void {
   try {
-    writeFileAtomic().sync(snapshotPath, JSON.stringify(value), { mode: FILE_MODE, fsync: false });
+    writeFileAtomic().sync(snapshotPath, text, { mode: FILE_MODE, fsync: false });
   } catch (error) {
     throw ioError("write the cache", snapshotPath, error);
   }

@@ -2,6 +2,7 @@
 // `node hooks.cjs session-start|user-prompt|stop`, run by the plugin's sessionStart,
 // userPromptSubmitted and agentStop hooks.
 import { runHook } from "../../hooks/run.js";
+import { mailProgram } from "../../hooks/logic.js";
 import { copilotDialect } from "./dialect.js";
 
-void runHook(copilotDialect);
+void runHook(copilotDialect, mailProgram);
