@@ -2,8 +2,7 @@
 // - Wake: one "machine" appends a record, another (its own pool and LISTEN connection) is woken by
 //   NOTIFY and reads it: the time from the start of the append until the reader has the record.
 // - Prompt-hook floor: a process that loads the pg driver hooks load (dist's vendored bundle), connects
-//   and runs the hook's one scoped query, vs bare `node -e 0`; and a process that only reads a small cache file, as a hook that
-//   does not connect would (a per-machine pending-mail file kept by LISTENing servers).
+//   and runs the hook's one scoped query, vs bare `node -e 0`: what any hook that connects pays.
 // - The real prompt hook with no server on the machine: reading a mirror found current within
 //   PEERPOST_MIRROR_TRUST_MS, and connecting (bound 0); the file store's; and with a server following.
 import { spawn } from "node:child_process";
@@ -113,24 +112,17 @@ export async function benchPostgres({ root, work, runs, report, median, percenti
 const client = new Client({ connectionString: process.env.URL });
 client.connect().then(() => client.query("SELECT seq, record::text FROM peerpost_log_mailbox WHERE seq > $1 AND scopes && $2::text[] ORDER BY seq", ["0", ["claude:nobody"]])).then(() => { client.connection.stream.unref(); client.end(); });`,
     );
-    const cache = join(work, "pending.json");
-    writeFileSync(cache, JSON.stringify({ v: 1, machine: "bench", sessions: { "claude:asker": { unread: 1, from: ["codex:replier"] } } }));
-    const cacheHook = join(work, "cache-hook.cjs");
-    writeFileSync(cacheHook, `const p = JSON.parse(require("fs").readFileSync(${JSON.stringify(cache)}, "utf8")); if (!p.sessions["claude:asker"]) process.exit(1);`);
     console.error(`postgres: prompt-hook floor vs node -e 0 (${runs} runs each, interleaved)`);
     const base = [];
     const connect = [];
-    const file = [];
     const minimal = { PATH: process.env.PATH };
     for (let i = 0; i < runs; i++) {
       base.push(timeProcess(process.execPath, ["-e", "0"], { env: minimal }).elapsed);
       const run = timeProcess(process.execPath, [hook], { env: { ...minimal, URL: url } });
       if (run.status !== 0) throw new Error("the pg hook floor process failed");
       connect.push(run.elapsed);
-      file.push(timeProcess(process.execPath, [cacheHook], { env: minimal }).elapsed);
     }
     report("pg hook floor (node + pg + connect + 1 query) ms", median(connect), "node -e 0 ms", median(base), "(target ≤ 2×)");
-    report("cache-file hook floor (node + read one file) ms", median(file), "node -e 0 ms", median(base), "(a hook that does not connect)");
     await benchRealHook({ root, work, runs, url, report, median, timeProcess });
   } finally {
     if (cluster) clusters.stopCluster(cluster);
