@@ -60,15 +60,17 @@ async function connectServers(root, stateDir, count, env) {
   return { clients: servers.map((server) => server.client), pids: servers.map((server) => server.pid) };
 }
 
-/** CPU time (user + system, µs) the processes have used so far, from /proc (clock ticks of 10 ms). */
+/** CPU time (µs) the processes have used so far, user and system apart, from /proc (clock ticks of 10 ms; all their threads). */
 function cpuMicroseconds(pids) {
-  let ticks = 0;
+  let user = 0;
+  let system = 0;
   for (const pid of pids) {
     // After the command name (which may hold spaces), utime and stime are the 12th and 13th fields.
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    ticks += Number(fields[11]) + Number(fields[12]);
+    user += Number(fields[11]);
+    system += Number(fields[12]);
   }
-  return ticks * 10_000;
+  return { user: user * 10_000, system: system * 10_000 };
 }
 
 /** Calls/s when every client makes `perClient` calls back to back, all clients at once. */
@@ -99,7 +101,10 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
   const measure = async (perClient, call) => {
     const before = cpuMicroseconds(pids);
     const rate = await callRate(clients, perClient, call);
-    return { rate, cpu: (cpuMicroseconds(pids) - before) / (clients.length * perClient) };
+    const after = cpuMicroseconds(pids);
+    const calls = clients.length * perClient;
+    const system = (after.system - before.system) / calls;
+    return { rate, cpu: (after.user - before.user) / calls + system, system };
   };
   const refuse = async (client) => {
     const result = await client.callTool({ name: "message", arguments: { to: "claude:server-0", message: "x", bogus: 1 } });
@@ -111,7 +116,7 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
   };
   const reportPair = (phase, refused, sends, pairNote) => {
     report(`MCP sends/s (8 servers${label}, ${phase})`, sends.rate, "refused calls/s", refused.rate, pairNote);
-    report(`MCP server CPU µs per send${label}, ${phase}`, sends.cpu, "per refused call", refused.cpu, "(where a send's time goes)");
+    report(`MCP server CPU µs per send${label}, ${phase}`, sends.cpu, "per refused call", refused.cpu, `(where a send's time goes; in the kernel: ${sends.system.toFixed(0)} µs per send, ${refused.system.toFixed(0)} per refused call)`);
   };
   try {
     // The recipient must be known: one server registers it by its first call.
@@ -127,10 +132,10 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
     for (let i = 0; i < MCP_ROUNDS; i++) {
       const refused = await measure(MCP_ROUND_CALLS, refuse);
       const sends = await measure(MCP_ROUND_CALLS, send);
-      rounds.push({ refused: refused.rate, sends: sends.rate, refusedCpu: refused.cpu, sendsCpu: sends.cpu });
+      rounds.push({ refused: refused.rate, sends: sends.rate, refusedCpu: refused.cpu, sendsCpu: sends.cpu, refusedSystem: refused.system, sendsSystem: sends.system });
     }
     const { round, spread } = medianRound(rounds, "sends", "refused");
-    reportPair("warmed", { rate: round.refused, cpu: round.refusedCpu }, { rate: round.sends, cpu: round.sendsCpu }, `(${note}; rounds ${spread})`);
+    reportPair("warmed", { rate: round.refused, cpu: round.refusedCpu, system: round.refusedSystem }, { rate: round.sends, cpu: round.sendsCpu, system: round.sendsSystem }, `(${note}; rounds ${spread})`);
   } finally {
     await Promise.all(clients.map((client) => client.close()));
   }
