@@ -60,15 +60,17 @@ async function connectServers(root, stateDir, count, env) {
   return { clients: servers.map((server) => server.client), pids: servers.map((server) => server.pid) };
 }
 
-/** CPU time (user + system, µs) the processes have used so far, from /proc (clock ticks of 10 ms). */
+/** CPU time (µs) the processes have used so far, user and system apart, from /proc (clock ticks of 10 ms; all their threads). */
 function cpuMicroseconds(pids) {
-  let ticks = 0;
+  let user = 0;
+  let system = 0;
   for (const pid of pids) {
     // After the command name (which may hold spaces), utime and stime are the 12th and 13th fields.
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    ticks += Number(fields[11]) + Number(fields[12]);
+    user += Number(fields[11]);
+    system += Number(fields[12]);
   }
-  return ticks * 10_000;
+  return { user: user * 10_000, system: system * 10_000 };
 }
 
 /** Calls/s when every client makes `perClient` calls back to back, all clients at once. */
@@ -83,7 +85,7 @@ async function callRate(clients, perClient, call) {
 const MCP_COLD_CALLS = 100;
 /** Calls of each kind every server answers before the timed rounds: its send path is optimized by then, as in a long-lived server. */
 const MCP_WARM_UPS = 1000;
-const MCP_ROUNDS = 3;
+const MCP_ROUNDS = 5;
 const MCP_ROUND_CALLS = 300;
 
 export async function benchMcpSends({ root, work, report }) {
@@ -99,7 +101,10 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
   const measure = async (perClient, call) => {
     const before = cpuMicroseconds(pids);
     const rate = await callRate(clients, perClient, call);
-    return { rate, cpu: (cpuMicroseconds(pids) - before) / (clients.length * perClient) };
+    const after = cpuMicroseconds(pids);
+    const calls = clients.length * perClient;
+    const system = (after.system - before.system) / calls;
+    return { rate, cpu: (after.user - before.user) / calls + system, system };
   };
   const refuse = async (client) => {
     const result = await client.callTool({ name: "message", arguments: { to: "claude:server-0", message: "x", bogus: 1 } });
@@ -109,10 +114,9 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
     const result = await client.callTool({ name: "message", arguments: { to: `claude:server-${(i + 1) % 8}`, message: `bench ${i}/${n}` } });
     if (result.isError) throw new Error(`send failed: ${JSON.stringify(result.structuredContent)}`);
   };
-  const reportPair = (phase, refused, sends, pairNote) => {
-    report(`MCP sends/s (8 servers${label}, ${phase})`, sends.rate, "refused calls/s", refused.rate, pairNote);
-    report(`MCP server CPU µs per send${label}, ${phase}`, sends.cpu, "per refused call", refused.cpu, "(where a send's time goes)");
-  };
+  const reportRate = (phase, refused, sends, rateNote) => report(`MCP sends/s (8 servers${label}, ${phase})`, sends.rate, "refused calls/s", refused.rate, rateNote);
+  const reportCpu = (phase, refused, sends, cpuNote = "") =>
+    report(`MCP server CPU µs per send${label}, ${phase}`, sends.cpu, "per refused call", refused.cpu, `(where a send's time goes; in the kernel: ${sends.system.toFixed(0)} µs per send, ${refused.system.toFixed(0)} per refused call${cpuNote})`);
   try {
     // The recipient must be known: one server registers it by its first call.
     await clients[0].callTool({ name: "health", arguments: {} });
@@ -120,17 +124,23 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
     // Measured on every set of servers (they warm them up too), reported for the first.
     const coldRefused = await measure(MCP_COLD_CALLS, refuse);
     const coldSends = await measure(MCP_COLD_CALLS, send);
-    if (fresh) reportPair("fresh", coldRefused, coldSends, `(each server's first ${MCP_COLD_CALLS} calls of each kind)`);
+    if (fresh) {
+      reportRate("fresh", coldRefused, coldSends, `(each server's first ${MCP_COLD_CALLS} calls of each kind)`);
+      reportCpu("fresh", coldRefused, coldSends);
+    }
     await measure(MCP_WARM_UPS, refuse);
     await measure(MCP_WARM_UPS, send);
     const rounds = [];
     for (let i = 0; i < MCP_ROUNDS; i++) {
       const refused = await measure(MCP_ROUND_CALLS, refuse);
       const sends = await measure(MCP_ROUND_CALLS, send);
-      rounds.push({ refused: refused.rate, sends: sends.rate, refusedCpu: refused.cpu, sendsCpu: sends.cpu });
+      rounds.push({ refused: refused.rate, sends: sends.rate, refusedCpu: refused.cpu, sendsCpu: sends.cpu, refusedSystem: refused.system, sendsSystem: sends.system });
     }
-    const { round, spread } = medianRound(rounds, "sends", "refused");
-    reportPair("warmed", { rate: round.refused, cpu: round.refusedCpu }, { rate: round.sends, cpu: round.sendsCpu }, `(${note}; rounds ${spread})`);
+    // Each row is the median of its own ratio: the round with the median rate ratio need not have the median CPU ratio.
+    const byRate = medianRound(rounds, "sends", "refused");
+    reportRate("warmed", { rate: byRate.round.refused }, { rate: byRate.round.sends }, `(${note}; rounds ${byRate.spread})`);
+    const byCpu = medianRound(rounds, "sendsCpu", "refusedCpu");
+    reportCpu("warmed", { cpu: byCpu.round.refusedCpu, system: byCpu.round.refusedSystem }, { cpu: byCpu.round.sendsCpu, system: byCpu.round.sendsSystem }, `; rounds ${byCpu.spread}`);
   } finally {
     await Promise.all(clients.map((client) => client.close()));
   }
