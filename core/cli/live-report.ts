@@ -1,7 +1,6 @@
 // What `peerpost doctor` says about live delivery: each running session's transport (as its server last
 // reported it), and per host whether `peerpost allow` is set.
 import type { Peerpost } from "../peerpost.js";
-import { TOOLS } from "../server/server.js";
 import { ALLOW_HOSTS, allowTarget } from "../../plugins/allow.js";
 import { allowIsSet } from "../../plugins/shared/allow-file.js";
 
@@ -10,7 +9,9 @@ export interface LiveReport {
   allow: Array<{ host: string; allow: "set" | "not set" | "unsupported"; file?: string }>;
 }
 
-export function liveReport(peerpost: Peerpost | undefined, env: NodeJS.ProcessEnv): LiveReport {
+export async function liveReport(peerpost: Peerpost | undefined, env: NodeJS.ProcessEnv): Promise<LiveReport> {
+  // The tool list is the MCP server's: loaded here, so no other command loads the server.
+  const { TOOLS } = await import("../server/server.js");
   const sessions = (peerpost?.sessions.list({}) ?? []).filter((entry) => entry.alive).map((entry) => ({ address: entry.address, push: entry.push ?? "not reported" }));
   const allow = ALLOW_HOSTS.map((host) => {
     const target = allowTarget(host, env, TOOLS.map((tool) => tool.name));

@@ -3,8 +3,8 @@
 // file system, so a link planted in the state dir (or a directory on the way) cannot make peerpost copy
 // some other file into every holder's envelope, nor a pseudo file (procfs: the environment) either.
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, statfsSync, type Stats } from "node:fs";
-import { createHash } from "node:crypto";
 import { join, parse, resolve, sep } from "node:path";
+import { nodeCrypto } from "../common/crypto.js";
 import { PeerpostError } from "../common/errors.js";
 
 export const MAX_PROCEDURE_BYTES = 64 * 1024;
@@ -94,7 +94,7 @@ export function readProcedure(path: string, optional = false): Procedure | undef
     } catch {
       throw refused(path, "not_utf8", "is not UTF-8 text");
     }
-    return { version: createHash("sha256").update(bytes).digest("hex"), text, source: path };
+    return { version: nodeCrypto().createHash("sha256").update(bytes).digest("hex"), text, source: path };
   } finally {
     closeSync(fd);
   }

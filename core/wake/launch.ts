@@ -3,10 +3,10 @@
 // PEERPOST_WAKE_CONCURRENCY runs at once and PEERPOST_WAKE_PER_HOUR launches an hour on the machine.
 // Where the host lets it, peerpost picks the new session's id on the host's command line, so the address
 // is known at once; Codex names its thread itself, so the call waits for that (launch-bind.ts).
-import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { basename, isAbsolute } from "node:path";
 import type { Peerpost } from "../peerpost.js";
+import { nodeCrypto } from "../common/crypto.js";
 import { PeerpostError } from "../common/errors.js";
 import { formatAddress } from "../common/address.js";
 import { idFactory } from "../common/ids.js";
@@ -123,7 +123,7 @@ async function recordSettings(peerpost: Peerpost, request: LaunchRequest, launch
 }
 
 async function launchChosenId(peerpost: Peerpost, deps: WakeDeps, request: LaunchRequest, withSettings: { settings?: RunSettings }): Promise<Launched> {
-  const sessionId = randomUUID();
+  const sessionId = nodeCrypto().randomUUID();
   const address = formatAddress(KIND_OF_HOST[request.host], sessionId);
   // The run is claimed before the session and its message are stored, so a launch refused over budget
   // leaves nothing behind; the claim then takes its message as a launch named by its host does (wake-bound).

@@ -2,7 +2,6 @@
 // pushed or woken turn does not stop at an approval prompt. Only when the person runs it; never wider.
 import { openPeerpost } from "../../peerpost.js";
 import { PeerpostError } from "../../common/errors.js";
-import { TOOLS } from "../../server/server.js";
 import { ALLOW_HOSTS, allowTarget } from "../../../plugins/allow.js";
 import { allow, disallow } from "../../../plugins/shared/allow-file.js";
 import { defineCommand } from "../command.js";
@@ -24,9 +23,11 @@ export const allowCommand = defineCommand({
   flags: { undo: { type: "boolean", help: "Remove what `peerpost allow` added." } },
   args: { min: 1, max: 1, name: "the host", complete: ALLOW_HOSTS },
   examples: ["peerpost allow claude-code", "peerpost allow --undo codex"],
-  run({ args, flags, json, usageError }) {
+  async run({ args, flags, json, usageError }) {
     const host = args[0]!;
     if (!(ALLOW_HOSTS as readonly string[]).includes(host)) throw usageError(`unknown host ${JSON.stringify(host)}; one of ${ALLOW_HOSTS.join(", ")}`);
+    // The tool list is the MCP server's: loaded here, so no other command loads the server.
+    const { TOOLS } = await import("../../server/server.js");
     const target = allowTarget(host, process.env, TOOLS.map((tool) => tool.name));
     if ("unsupported" in target) throw new PeerpostError("unsupported", `peerpost cannot allow its tools in ${host}'s configuration.`, { hint: target.unsupported });
     const { edit } = target;

@@ -96,7 +96,7 @@ export const doctorCommand = defineCommand({
     const notes = hosts.flatMap((host) => host.notes.map((note) => `${host.host}: ${note}`));
     if (hosts.every((host) => host.cli === null) && setUp.length === 0) notes.push("No host CLI (claude, codex, copilot, grok) is on PATH, so nothing is set up. Install one, then run `peerpost doctor` again for the command that sets peerpost up in it.");
     else if (setUp.length === 0) notes.push("peerpost is not set up in any host yet: run the \"to set up\" command above for the host you use.");
-    const live = liveReport(peerpost, process.env);
+    const live = await liveReport(peerpost, process.env);
     if (json) {
       printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, live, notes, problems });
       return problems.length === 0 ? 0 : 1;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { mailOwner } from "../claimed.js";
 import { defineTool } from "../tool.js";
-import { showMessage, shownMessage } from "../projection.js";
+import { showMessage } from "../projection.js";
+import { shownMessage } from "../message-fields.js";
 
 const input = z
   .object({

@@ -3,7 +3,7 @@ import { receiptOrigin } from "../adapter.js";
 import { recordReceipt } from "../receipt.js";
 import { mailOwner } from "../claimed.js";
 import { defineTool } from "../tool.js";
-import { MESSAGE_STATUSES } from "../projection.js";
+import { MESSAGE_STATUSES } from "../message-fields.js";
 
 const input = z
   .object({

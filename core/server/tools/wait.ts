@@ -6,7 +6,8 @@ import { PeerpostError } from "../../common/errors.js";
 import { waitFor } from "../../mail/wait.js";
 import { renderReason } from "../../mail/envelope.js";
 import { byId, type MessageStatus } from "../../mail/fold.js";
-import { MESSAGE_STATUSES, showMessage, shownMessage } from "../projection.js";
+import { showMessage } from "../projection.js";
+import { MESSAGE_STATUSES, shownMessage } from "../message-fields.js";
 import { isStale, staleNote } from "../../wake/stale.js";
 import { addressedMessage } from "../../mail/addressed.js";
 
