@@ -2,7 +2,7 @@
 // (hook-program.cjs or edit-program.cjs beside it: programs.ts) through the code cache, and saves what it
 // compiled when the hook exits.
 import { join } from "node:path";
-import { CodeCache } from "./code-cache.js";
+import { CodeCache } from "../core/common/code-cache.js";
 import { programFile } from "./programs.js";
 
 const cache = CodeCache.forEnvironment(process.env, process.argv[2] ?? "");

@@ -18,6 +18,10 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 /** Host plugin dirs that have server and hook entries. */
 const HOSTS = ["claude-code", "codex", "copilot", "grok"];
 
+// The function head and end of a program the code cache compiles as read (core/common/code-cache.ts, compiledSource).
+const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) { ";
+const WRAPPER_FOOT = "\n});";
+
 // ESM bundles of CommonJS dependencies need a `require`.
 const banner = "import { createRequire as __peerpostCreateRequire } from 'node:module'; const require = __peerpostCreateRequire(import.meta.url);";
 
@@ -86,13 +90,13 @@ const pgForNode = {
 // The pty library ships a native binary per platform: it stays a runtime dependency, loaded from node_modules.
 const common = { bundle: true, platform: "node", target: "node20", minify: true, legalComments: "eof", logLevel: "warning", plugins: [zodExports, uiAssets, pgForNode], external: ["@lydell/node-pty"] };
 
-/** Servers and the CLI: single ESM files. */
-function bundleEsm(entry, outfile, { shebang = false } = {}) {
-  return build({ ...common, entryPoints: [join(root, entry)], outfile: join(out, outfile), format: "esm", banner: { js: (shebang ? "#!/usr/bin/env node\n" : "") + banner } });
+/** Servers: single ESM files. */
+function bundleEsm(entry, outfile) {
+  return build({ ...common, entryPoints: [join(root, entry)], outfile: join(out, outfile), format: "esm", banner: { js: banner } });
 }
 
 /**
- * Hooks: CommonJS files. A prompt hook must start nearly as fast as bare node, and a CommonJS entry
+ * Hooks (and the CLI's loader): CommonJS files. A prompt hook must start nearly as fast as bare node, and a CommonJS entry
  * skips the ES module loader; dependencies only some paths need (the lock, atomic writes, ulid) stay
  * behind lazy requires and are never evaluated by a hook that only reads. hooks.cjs (hooks/loader.ts,
  * the same for every host) runs the host's hook-program.cjs (session start, prompt, stop) or edit-program.cjs
@@ -104,8 +108,8 @@ function bundleHooks(entry, outfile, { wrapped = false } = {}) {
     entryPoints: [join(root, entry)],
     outfile: join(out, outfile),
     format: "cjs",
-    // The program hooks.cjs compiles is written as the function it compiles (hooks/code-cache.ts, compiledSource).
-    ...(wrapped ? { banner: { js: "(function (exports, require, module, __filename, __dirname) { " }, footer: { js: "\n});" } } : {}),
+    // The program hooks.cjs compiles is written as the function it compiles (core/common/code-cache.ts, compiledSource).
+    ...(wrapped ? { banner: { js: WRAPPER_HEAD }, footer: { js: WRAPPER_FOOT } } : {}),
     plugins: [vendorOutside, pgForNode],
     // core/records/zod.ts reads import.meta only where `require` is missing, which a CommonJS bundle never is.
     logOverride: { "empty-import-meta": "silent" },
@@ -131,7 +135,35 @@ function bundleVendor(name, outfile) {
   return build({ ...common, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: "js" }, outfile: join(out, outfile), format: "cjs" });
 }
 
-const bundles = [bundleEsm("core/cli/cli.ts", "dist/cli.mjs", { shebang: true })];
+/**
+ * The command line: dist/cli.mjs, the package's bin, only requires cli-start.cjs (core/cli/start.ts),
+ * which runs cli-program.cjs from V8's code cache, as hooks.cjs runs a hook program. The bin imports
+ * nothing else: an ES module's import of node:fs alone loads the streams. The program is written as the
+ * function the cache compiles; its `import.meta.url` is its own file's URL, as in an ES module.
+ */
+const CLI_BIN = `#!/usr/bin/env node
+import { createRequire } from "node:module";
+createRequire(import.meta.url)("./cli-start.cjs");
+`;
+
+function bundleCliProgram(entry, outfile) {
+  return build({
+    ...common,
+    entryPoints: [join(root, entry)],
+    outfile: join(out, outfile),
+    format: "cjs",
+    define: { "import.meta.url": "__peerpostModuleUrl" },
+    // Strict as the ES modules it is built from: the directive must come before the URL's declaration.
+    banner: { js: `${WRAPPER_HEAD}"use strict"; const __peerpostModuleUrl = require("node:url").pathToFileURL(__filename).href;` },
+    // A compiled script has no loader for import(): a package is imported as require() gives it.
+    supported: { "dynamic-import": false },
+    footer: { js: WRAPPER_FOOT },
+  });
+}
+
+mkdirSync(join(out, "dist"), { recursive: true });
+writeFileSync(join(out, "dist/cli.mjs"), CLI_BIN);
+const bundles = [bundleHooks("core/cli/start.ts", "dist/cli-start.cjs"), bundleCliProgram("core/cli/cli.ts", "dist/cli-program.cjs")];
 for (const host of HOSTS) {
   bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hook-program.cjs`, { wrapped: true }));
   bundles.push(bundleHooks(`plugins/${host}/edit-hooks.ts`, `dist/${host}/edit-program.cjs`, { wrapped: true }), bundleHooks("hooks/loader.ts", `dist/${host}/hooks.cjs`));

@@ -3,14 +3,13 @@
 // when it is not a private file of this user, and never a reason for a hook to fail.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, chmodSync, chownSync, cpSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { Script } from "node:vm";
+import { appendFileSync, cpSync, existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onCleanup, tempDir } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
 import { hookBundle, runHook, runHookFile } from "./helpers/hooks.js";
 import { openPeerpost } from "../core/peerpost.js";
-import { compiledSource, wrapCommonJs } from "../hooks/code-cache.js";
+import { cacheFiles, ignoresUntrustedCacheFiles, plantedCodeRunsOnlyFromPrivateDir } from "./helpers/code-cache.js";
 
 const PROMPT = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
 
@@ -33,8 +32,6 @@ async function flagsTheMail(env: Record<string, string>, hooks = hookBundle("cla
   assert.equal(result.stderr, "");
   assert.match(result.stdout, /1 new message from other AI agents on this machine \(codex:a\)/);
 }
-
-const cacheFiles = (dir: string, program: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(`${program}.`)) : []);
 
 testEachBackend("the hook program runs from a private code cache, written once and then only read", async (t, backend) => {
   const { env, codeDir } = await withPendingMail(t, backend);
@@ -64,77 +61,16 @@ test("a corrupt, linked, foreign or open-to-others cache file is not used, and t
   await flagsTheMail(env);
   const [name] = cacheFiles(codeDir, "hook-program.cjs");
   assert.ok(name);
-  const cache = join(codeDir, name);
-  const rewritten = (before: number) => {
-    const stat = statSync(cache);
-    assert.ok(stat.isFile() && stat.ino !== before && (stat.mode & 0o777) === 0o600, "a new private cache file took its place");
-    return stat.ino;
-  };
-  let ino = statSync(cache).ino;
-
-  // Garbage of the right size: V8 checks what it reads and compiles instead.
-  writeFileSync(cache, Buffer.alloc(statSync(cache).size, 0x5a));
-  await flagsTheMail(env);
-  ino = rewritten(ino);
-
-  // Writable by others: someone else could have changed it.
-  chmodSync(cache, 0o666);
-  await flagsTheMail(env);
-  ino = rewritten(ino);
-
-  // A link is not followed, even to a cache V8 would accept, and what it points at stays as it was.
-  const target = join(home, "elsewhere.bin");
-  const planted = readFileSync(cache);
-  writeFileSync(target, planted, { mode: 0o600 });
-  rmSync(cache);
-  symlinkSync(target, cache);
-  await flagsTheMail(env);
-  assert.ok(lstatSync(cache).isFile(), "the link was replaced by a file, not written through");
-  assert.deepEqual(readFileSync(target), planted, "the link's target is untouched");
-  ino = rewritten(ino);
-
-  if (process.getuid?.() === 0) {
-    // Another user's file (only root can make one here).
-    chownSync(cache, 4242, 4242);
-    await flagsTheMail(env);
-    rewritten(ino);
-  }
+  await ignoresUntrustedCacheFiles(join(codeDir, name), home, () => flagsTheMail(env));
 });
-
-/** Compiled code for a program compiled to the same length as `programPath` that only prints PLANTED: what V8 would run if given it. */
-function plantedCache(programPath: string): Buffer {
-  const compiledLength = compiledSource(readFileSync(programPath, "utf8")).length;
-  const payload = 'require("node:fs").writeSync(1, "PLANTED\\n"); process.exit(0);';
-  const planted = wrapCommonJs(payload + "//" + " ".repeat(compiledLength - wrapCommonJs(payload).length - 2));
-  assert.equal(planted.length, compiledLength);
-  return new Script(planted, { filename: programPath }).createCachedData();
-}
 
 test("compiled code planted in a linked or open cache directory never runs", async (t) => {
   const { home, env, codeDir } = await withPendingMail(t);
   await flagsTheMail(env);
   const [name] = cacheFiles(codeDir, "hook-program.cjs");
   assert.ok(name);
-  const planted = plantedCache(join(hookBundle("claude-code"), "..", "hook-program.cjs"));
-  const prompt = () => runHook("claude-code", "user-prompt", PROMPT, env);
-
-  // Why the checks matter: in the private cache dir, V8 runs such code (it checks only the source's length).
-  writeFileSync(join(codeDir, name), planted, { mode: 0o600 });
-  assert.equal((await prompt()).stdout, "PLANTED\n");
-
-  // The same file behind a link to another directory.
-  const elsewhere = join(home, "elsewhere");
-  renameSync(codeDir, elsewhere);
-  symlinkSync(elsewhere, codeDir);
-  await flagsTheMail(env);
-  assert.deepEqual(readFileSync(join(elsewhere, name)), planted, "nothing was written through the link");
-
-  // The same file in a directory others can write to.
-  rmSync(codeDir);
-  renameSync(elsewhere, codeDir);
-  chmodSync(codeDir, 0o777);
-  await flagsTheMail(env);
-  assert.deepEqual(readFileSync(join(codeDir, name)), planted, "nothing was written into an open directory");
+  const program = join(hookBundle("claude-code"), "..", "hook-program.cjs");
+  await plantedCodeRunsOnlyFromPrivateDir(codeDir, name, program, home, async () => (await runHook("claude-code", "user-prompt", PROMPT, env)).stdout, () => flagsTheMail(env));
 });
 
 test("a broken hook program still gives the prompt silence and exit 0", async (t) => {

@@ -8,6 +8,9 @@ import type { FlagValues, Flags } from "./command.js";
 import { didYouMean } from "./suggest.js";
 import { EXIT, printError, printUsageError, quietOnClosedPipe, UsageError } from "./output.js";
 
+/** The words that name a command: the CLI's loader keeps a code cache for each (core/cli/start.ts). */
+export const COMMAND_WORDS: readonly string[] = [...COMMANDS.map((command) => command.name), "version"];
+
 async function run(argv: string[]): Promise<number | undefined> {
   const [name, ...rest] = argv;
   const json = argv.includes("--json");
@@ -43,6 +46,7 @@ async function run(argv: string[]): Promise<number | undefined> {
 }
 
 quietOnClosedPipe();
-const code = await run(process.argv.slice(2));
 // A command that keeps running (serve) returns undefined and ends when its work does.
-if (code !== undefined) process.exitCode = code;
+void run(process.argv.slice(2)).then((code) => {
+  if (code !== undefined) process.exitCode = code;
+});

@@ -1,20 +1,21 @@
 // Runs a CommonJS bundle (and the bundles it requires by relative path) from V8's code cache. Compiling
-// the hook program and the pg driver (~180 KB) is the largest part of a prompt hook's own time; taking
-// the compiled code from the cache costs a fraction of it.
+// the hook program and the pg driver (~180 KB) is the largest part of a prompt hook's own time, and
+// compiling the CLI's program (~1.2 MB) was more than half of a short `peerpost` command's; taking the
+// compiled code from the cache costs a fraction of it. Used by hooks/loader.ts and core/cli/start.ts.
 // The cache is code: V8 checks only that it was made for a source of the same length and the same
 // flags, then runs it. So it is read only from the private state dir, every directory on the way
 // checked as the state dir is (this user's, no links, writable by no one else), and only as a private
 // file of this user; it is never created with the state dir itself. A file's cache is named after the
-// file, node's build and the hook event, and after the file's identity (device, inode, size, change
+// file, node's build and the variant (the hook event, the CLI command), and after the file's identity (device, inode, size, change
 // and modification times): a new plugin version or node gets a cache of its own. Any problem with the
 // cache means compiling as if there were none.
 import { closeSync, constants, fstatSync, futimesSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
-import { fnv1a64 } from "../core/common/hash.js";
-import { resolveStateDirPath } from "../core/security/state-dir.js";
-import { checkAncestors, checkPrivateDir, ensurePrivateDir, openStateFile } from "../core/security/trust.js";
+import { fnv1a64 } from "./hash.js";
+import { resolveStateDirPath } from "../security/state-dir.js";
+import { checkAncestors, checkPrivateDir, ensurePrivateDir, openStateFile } from "../security/trust.js";
 
 /** A script whose compiled code goes into the cache when the process exits (none or a stale one was found). */
 interface Pending {
@@ -34,9 +35,9 @@ interface Location {
 }
 
 const DAY_MS = 86_400_000;
-/** A cache no hook read for this long (an old plugin version, a host no longer used) is removed. */
+/** A cache no run read for this long (an old plugin version, a host or command no longer used) is removed. */
 const UNUSED_FOR_MS = 14 * DAY_MS;
-/** A temporary file this old was left by a killed hook. */
+/** A temporary file this old was left by a killed hook or command. */
 const STALE_TEMPORARY_MS = 3_600_000;
 
 const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) { ";
@@ -47,8 +48,8 @@ export function wrapCommonJs(source: string): string {
 }
 
 /**
- * The text compiled for a file: the hook program is built already wrapped (scripts/build.mjs), so it is
- * compiled as read, without a second copy of its ~130 KB, which tipped a prompt hook into a garbage collection.
+ * The text compiled for a file: the hook and CLI programs are built already wrapped (scripts/build.mjs), so
+ * each is compiled as read, without a second copy (the hook's ~130 KB tipped a prompt hook into a garbage collection).
  */
 export function compiledSource(source: string): string {
   return source.startsWith(WRAPPER_HEAD) ? source : wrapCommonJs(source);
@@ -122,7 +123,7 @@ export class CodeCache {
   /** Where caches are read from: only when every directory on the way is private already. */
   private readonly readable: Location | undefined;
 
-  /** `variant` (the hook event) keeps the functions one kind of run compiles in a cache of its own. */
+  /** `variant` (the hook event, the CLI command) keeps the functions one kind of run compiles in a cache of its own. */
   constructor(
     stateDir: string | undefined,
     private readonly variant: string,
