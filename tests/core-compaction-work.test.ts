@@ -10,7 +10,9 @@ import { monotonicFactory } from "ulid";
 import { tempDir, tempPeerpost } from "./helpers/temp.js";
 import { cli, json } from "./helpers/cli.js";
 import type { Peerpost } from "../core/peerpost.js";
-import type { ClaimEvent, MailboxEvent } from "../core/records/schemas.js";
+import type { ClaimEvent, MailboxEvent, ReleaseEvent } from "../core/records/schemas.js";
+import { ClaimsCut } from "../core/claims/compaction-cut.js";
+import { applyClaimEvent, emptyClaims } from "../core/claims/fold.js";
 import { CLAIMS_SCOPE } from "../core/records/work-scope.js";
 import { CLAIMS_FOLD, claimPaths, claimsState, listClaims, releasePaths } from "../core/claims/claims.js";
 import { inspectWorkSnapshot, keptWorkFold } from "../core/claims/work-fold.js";
@@ -157,4 +159,43 @@ test("the claims' snapshot taken before a compaction is not trusted after it: th
   fold.refresh();
   assert.deepEqual(fold.started, { from: "log", problem: "log replaced" });
   assert.deepEqual(observeClaims(reopen()), before);
+});
+
+test("claims' cut, on random histories with clocks out of order: the live lines' fold makes every later decision and every claim standing from the cutoff on as the whole log's", () => {
+  let seed = 7;
+  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const ids = monotonicFactory(() => random());
+  const newId = () => ids(Date.parse("2026-01-01T00:00:00Z"));
+  const HOUR = 3_600_000;
+  let moved = 0;
+  for (let round = 0; round < 400; round++) {
+    const events: Array<ClaimEvent | ReleaseEvent> = [];
+    let clock = 0;
+    for (let i = 0; i < 40; i++) {
+      clock += random() * 6 * HOUR;
+      // Now and then a writer whose clock is behind.
+      const at = Math.floor(clock - (random() < 0.15 ? random() * 2 * DAY : 0));
+      const holder = pick(["claude:a", "codex:b", "user:c"]);
+      const paths = [pick(["a.ts", "b.ts", "src/**", "*.ts"])];
+      const stamp = new Date(at).toISOString();
+      if (random() < 0.35) events.push({ v: 1, type: "release", id: newId(), holder, repo: "/r", paths, why: "released", by: holder, at: stamp });
+      else events.push({ v: 1, type: "claim", id: newId(), holder, repo: "/r", paths, shared: random() < 0.3, at: stamp, until: new Date(at + pick([60_000, HOUR, 2 * HOUR, DAY, 7 * DAY])).toISOString() });
+    }
+    const cutoff = clock * (0.3 + 0.6 * random());
+    const cut = new ClaimsCut(cutoff);
+    events.forEach((event, offset) => cut.apply(event, offset));
+    const last = cut.last();
+    moved += last + 1;
+    const whole = emptyClaims();
+    const live = emptyClaims();
+    const standing = (state: ReturnType<typeof emptyClaims>, from: number) => [...state.entries.values()].filter((entry) => Date.parse(entry.until) > from).sort((a, b) => (a.claimId < b.claimId ? -1 : 1));
+    events.forEach((event, offset) => {
+      if (offset > last && event.type === "claim") assert.deepEqual(standing(live, Date.parse(event.at)), standing(whole, Date.parse(event.at)), `round ${round}: claim ${offset} meets the claims it met`);
+      applyClaimEvent(whole, event);
+      if (offset > last) applyClaimEvent(live, event);
+    });
+    assert.deepEqual(standing(live, cutoff), standing(whole, cutoff), `round ${round}: the claims standing from the cutoff on`);
+  }
+  assert.ok(moved > 1000, `the cuts moved lines (${moved})`);
 });
