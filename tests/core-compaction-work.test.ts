@@ -158,7 +158,11 @@ test("the claims' snapshot taken before a compaction is not trusted after it: th
   const fold = keptWorkFold(reopen().mailbox, CLAIMS_FOLD);
   fold.refresh();
   assert.deepEqual(fold.started, { from: "log", problem: "log replaced" });
+  assert.equal(inspectWorkSnapshot(reopen().mailbox, CLAIMS_FOLD)?.status, "trusted", "that fold saved a new one of the compacted log");
   assert.deepEqual(observeClaims(reopen()), before);
+  const again = keptWorkFold(reopen().mailbox, CLAIMS_FOLD);
+  again.refresh();
+  assert.deepEqual(again.started, { from: "snapshot" }, "a new process starts from it");
 });
 
 test("claims' cut, on random histories with clocks out of order: the live lines' fold makes every later decision and every claim standing from the cutoff on as the whole log's", () => {
@@ -189,7 +193,7 @@ test("claims' cut, on random histories with clocks out of order: the live lines'
     moved += last + 1;
     const whole = emptyClaims();
     const live = emptyClaims();
-    const standing = (state: ReturnType<typeof emptyClaims>, from: number) => [...state.entries.values()].filter((entry) => Date.parse(entry.until) > from).sort((a, b) => (a.claimId < b.claimId ? -1 : 1));
+    const standing = (state: ReturnType<typeof emptyClaims>, from: number) => [...state.all()].filter((entry) => Date.parse(entry.until) > from).sort((a, b) => (a.claimId < b.claimId ? -1 : 1));
     events.forEach((event, offset) => {
       if (offset > last && event.type === "claim") assert.deepEqual(standing(live, Date.parse(event.at)), standing(whole, Date.parse(event.at)), `round ${round}: claim ${offset} meets the claims it met`);
       applyClaimEvent(whole, event);
