@@ -25,6 +25,6 @@ export function stateLines(state: ReturnType<typeof inspectState>): string[] {
 /** The claims' snapshot: whether the edit hook starts from it, or why it folds the claims' lines instead. */
 function workLine(claims: ReturnType<typeof inspectState>["work"]["claims"]): string {
   if (claims.status === "trusted") return `claims snapshot trusted, up to byte ${claims.offset}`;
-  if (claims.status === "missing") return "claims snapshot none yet (saved once a fold reads 64 claim lines)";
+  if (claims.status === "missing") return "claims snapshot none yet (the first fold that reads a claim line saves one)";
   return `claims snapshot ${claims.status === "stale" ? "stale" : "INVALID"} (${claims.reason}): readers fold the claims' lines${claims.status === "stale" ? " and save a new one" : ""}`;
 }
