@@ -1,10 +1,11 @@
 // Compaction: finished messages older than the retention move to the archive, open ones never move,
 // status/bodies/threads/tail read the archive, a kill -9 at each step (inside, or from outside as the step
-// starts) reads as before or after, and senders running through compactions lose and duplicate nothing.
+// starts) reads as before or after (the claims and the task board too), and senders running through
+// compactions lose and duplicate nothing.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, copyFileSync, cpSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { onCleanup, tempPeerpost, type TestPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
@@ -15,6 +16,8 @@ import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import type { PeerpostError } from "../core/common/errors.js";
 import { isAlive } from "../core/sessions/process-tree.js";
 import { fullSuiteOnly } from "./helpers/suite.js";
+import { claimPaths, listClaims, releasePaths } from "../core/claims/claims.js";
+import { createTask, listTasks, updateTask } from "../core/tasks/tasks.js";
 
 const DAY = 86_400_000;
 
@@ -37,9 +40,31 @@ async function traffic(peerpost: Peerpost, clock: { now: number }): Promise<stri
     if (kind === 2) await mailbox.markRead(to, [message.id]);
     // kind 4 stays an open request: it must never move.
   }
+  await oldWork(peerpost, clock);
   clock.now += 40 * DAY;
   for (let i = 0; i < 5; i++) ids.push((await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: `new #${i}`, anticipation: "reply" })).message.id);
+  await claimPaths(peerpost, { holder: "claude:a", cwd: dirname(peerpost.stateDir.path), paths: ["src/standing.ts"] });
   return ids;
+}
+
+/** Claims claimed and released or run out, and tasks finished, failed, and one still open with its dependency: lines compaction moves or keeps by their own rules. */
+async function oldWork(peerpost: Peerpost, clock: { now: number }): Promise<void> {
+  const cwd = dirname(peerpost.stateDir.path);
+  for (let i = 0; i < 10; i++) {
+    clock.now += 1000;
+    await claimPaths(peerpost, { holder: "claude:a", cwd, paths: [`src/${i}.ts`], ttl: "1h" });
+    if (i % 3 !== 0) await releasePaths(peerpost, { by: "claude:a", cwd, paths: [`src/${i}.ts`] });
+  }
+  const finish = async (title: string, status: "done" | "failed", after: string[] = []) => {
+    const task = await createTask(peerpost, { by: "claude:a", title, after });
+    await updateTask(peerpost, { id: task.id, by: "codex:b", status: "in_progress" });
+    return updateTask(peerpost, { id: task.id, by: "codex:b", status });
+  };
+  const done = await finish("done", "done");
+  await finish("after done", "done", [done.id]);
+  await finish("failed", "failed");
+  const waitedOn = await finish("waited on", "done");
+  await createTask(peerpost, { by: "claude:a", title: "open", after: [waitedOn.id] });
 }
 
 /** What a reader sees: each message's status, resolution and body, unread inboxes, and the tail from the start. */
@@ -52,7 +77,7 @@ function observe(peerpost: Peerpost, ids: string[]): unknown {
   });
   // Unread and still waiting on its recipient: what inboxes and hooks flag (finished messages may move out).
   const unread = ["claude:a", "codex:b"].map((address) => mailbox.inbox(address).filter((entry) => !["replied", "declined", "done", "expired"].includes(entry.status)).map((entry) => entry.message.id));
-  return { messages, unread, lines: committedLines(peerpost) };
+  return { messages, unread, lines: committedLines(peerpost), claims: listClaims(peerpost), tasks: listTasks(peerpost) };
 }
 
 /** Every record the archive (up to its committed end) and the live log hold, as sorted JSON lines. */
@@ -127,6 +152,9 @@ for (const fault of ["compact-after-marker", "compact-after-archive", "compact-a
     assert.equal(done.code, 0, done.stderr);
     assert.deepEqual(observe(reopen(), ids), before);
     assert.ok(statSync(join(stateDir, "mailbox.jsonl")).size < liveBefore / 2);
+    const live = readFileSync(join(stateDir, "mailbox.jsonl"), "utf8");
+    assert.ok(!live.includes('"title":"after done"') && !live.includes('"paths":["src/1.ts"]'), "finished tasks and ended claims moved");
+    assert.ok(live.includes('"title":"open"') && live.includes('"title":"waited on"') && live.includes('"paths":["src/standing.ts"]'), "the open task, what it waits on and the standing claim stayed");
   });
 }
 

@@ -184,15 +184,19 @@ async function tellHolders(peerpost: Peerpost, by: string, repo: string, release
 
 export interface ClaimListing {
   claims: ClaimEntry[];
-  /** Claims past their TTL that no release ended (for `health`). */
+  /**
+   * Claims past their TTL that no release ended, within the retention (for `health`): compaction moves
+   * older ones to the archive, so the count is the same before and after it.
+   */
   expired: ClaimEntry[];
 }
 
-/** The standing claims (of one repository, or all), oldest first, and those that expired unreleased. */
+/** The standing claims (of one repository, or all), oldest first, and those that expired unreleased lately. */
 export function listClaims(peerpost: Peerpost, repo?: string): ClaimListing {
   const now = peerpost.config.now();
+  const since = now - peerpost.config.retentionDays * 86_400_000;
   const entries = [...claimsState(peerpost).all()]
     .filter((entry) => repo === undefined || entry.repo === repo)
     .sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.path < b.path ? -1 : 1));
-  return { claims: entries.filter((entry) => isLive(entry, now) && !holderGone(peerpost, entry.holder)), expired: entries.filter((entry) => !isLive(entry, now)) };
+  return { claims: entries.filter((entry) => isLive(entry, now) && !holderGone(peerpost, entry.holder)), expired: entries.filter((entry) => !isLive(entry, now) && Date.parse(entry.until) >= since) };
 }

@@ -12,6 +12,7 @@ import { logPosition, positionProblem, readSnapshotBytes, writeSnapshotTextSync,
 import type { Mailbox } from "../mail/mailbox.js";
 import { FAR_BEHIND_BYTES } from "../mail/view.js";
 import type { MailboxEvent } from "../records/schemas.js";
+import { spelling } from "../records/work-scope.js";
 import { ensurePrivateDir } from "../security/trust.js";
 
 /** The index lags this much before a reader extends it on its way (as a new mail view does). */
@@ -41,6 +42,11 @@ export interface WorkFoldSpec<S> {
   empty: () => S;
   apply: (state: S, event: MailboxEvent, offset: number) => void;
   snapshot?: WorkFoldSnapshot<S>;
+  /**
+   * Whether compaction moves these events to the archive for readers to find there (finished tasks): the
+   * fold then starts with the archive's lines of its scope. Claims that compaction moves matter to no reader.
+   */
+  archived?: boolean;
 }
 
 /** A snapshot file's first line. */
@@ -74,8 +80,7 @@ export class WorkFold<S> {
     private readonly spec: WorkFoldSpec<S>,
   ) {
     this.state = spec.empty();
-    // JSON.stringify writes `"type":"claim"` literally; a body quoting it has its quotes escaped.
-    this.spells = new RegExp(`"type":"(?:${spec.types.join("|")})"`);
+    this.spells = spelling(spec.types);
   }
 
   private get log(): JsonlLog<MailboxEvent> {
@@ -136,6 +141,8 @@ export class WorkFold<S> {
     this.unsaved = 0;
     this.started = this.distrusted === undefined ? { from: "log" } : { from: "log", problem: this.distrusted };
     const fromSnapshot = this.loadSnapshot();
+    // The archive's lines came before all the live log's (a snapshot holds them already).
+    if (!fromSnapshot && this.spec.archived) this.mailbox.archivedScope(this.spec.scope, (line) => this.spells.test(line.toString("latin1")), (entry) => this.apply(entry));
     // A snapshot far behind the log is brought up through the index, not by reading all the mail since.
     if (fromSnapshot && (this.log.identity()?.size ?? 0) - this.offset <= FAR_BEHIND_BYTES) return;
     try {
@@ -175,25 +182,52 @@ export class WorkFold<S> {
     }
   }
 
+  /**
+   * A compaction that swapped the log's file in the middle of a fold (no lock is held here) makes it start
+   * over: the lines it moved are then read from the archive, or were dropped with the state they made.
+   */
   private bringUp(): S {
-    const identity = this.log.identity();
-    const file = identity && `${identity.dev}:${identity.ino}`;
-    if (file === undefined) {
-      this.state = this.spec.empty();
-      this.offset = 0;
-      this.file = undefined;
+    for (let attempt = 0; ; attempt++) {
+      const identity = this.log.identity();
+      const file = identity && `${identity.dev}:${identity.ino}`;
+      if (file === undefined) {
+        this.state = this.spec.empty();
+        this.offset = 0;
+        this.file = undefined;
+        return this.state;
+      }
+      if (file !== this.file || identity!.size < this.offset) {
+        this.start();
+        this.file = file;
+      }
+      const result = this.log.scan(this.offset, (entry) => this.apply(entry), { wanted: (line) => this.spells.test(line.toString("latin1")) });
+      this.offset = result.next;
+      const after = this.log.identity();
+      if (attempt < 3 && (after?.ino !== identity!.ino || after?.dev !== identity!.dev)) {
+        this.file = undefined;
+        continue;
+      }
+      // Work events are few and each is read by every edit hook until a snapshot is past it: the first
+      // reader of a new one saves, and the hooks after it read no line at all.
+      if (this.unsaved > 0) this.save(identity!);
       return this.state;
     }
-    if (file !== this.file || identity!.size < this.offset) {
-      this.start();
-      this.file = file;
-    }
-    const result = this.log.scan(this.offset, (entry) => this.apply(entry), { wanted: (line) => this.spells.test(line.toString("latin1")) });
-    this.offset = result.next;
-    // Work events are few and each is read by every edit hook until a snapshot is past it: the first
-    // reader of a new one saves, and the hooks after it read no line at all.
-    if (this.unsaved > 0) this.save(identity!);
-    return this.state;
+  }
+
+  /**
+   * The snapshot file as a reader would take it (for `peerpost doctor`; its state's lines are checked only
+   * as readers read them): trusted, and up to which byte; stale, the log moved on under it (a compaction
+   * replaced the file) and the next fold saves a new one; invalid; or missing.
+   */
+  inspectSnapshot(): { path: string; status: "trusted" | "stale" | "invalid" | "missing"; offset?: number; reason?: string } | undefined {
+    const path = this.snapshotPath;
+    if (!path) return undefined;
+    const bytes = readSnapshotBytes(path);
+    if (bytes === undefined) return { path, status: "missing" };
+    const read = this.header(bytes, bytes.indexOf(10));
+    if (!("problem" in read)) return { path, status: "trusted", offset: read.header.log.offset };
+    const stale = read.problem !== "not JSON" && read.problem !== "not a snapshot of this fold";
+    return { path, status: stale ? "stale" : "invalid", reason: read.problem };
   }
 
   /** Saves the state at its position; a fold that cannot is as right as before, only slower next time. */
@@ -213,6 +247,11 @@ export class WorkFold<S> {
       // Derived data: the next fold reads the lines again.
     }
   }
+}
+
+/** Where a fold's snapshot is and whether a reader would trust it (for `peerpost doctor`); read-only. */
+export function inspectWorkSnapshot<S>(mailbox: Mailbox, spec: WorkFoldSpec<S>): ReturnType<WorkFold<S>["inspectSnapshot"]> {
+  return new WorkFold(mailbox, spec).inspectSnapshot();
 }
 
 const kept = new WeakMap<Mailbox, Map<string, WorkFold<unknown>>>();

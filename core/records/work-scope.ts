@@ -11,3 +11,11 @@ export function workScope(event: MailboxEvent): string | undefined {
   if (event.type === "task" || event.type === "task_status") return TASKS_SCOPE;
   return undefined;
 }
+
+/** Matches a line that may be a record of one of these types: JSON.stringify writes `"type":"claim"` literally; a body quoting it has its quotes escaped. */
+export function spelling(types: readonly MailboxEvent["type"][]): RegExp {
+  return new RegExp(`"type":"(?:${types.join("|")})"`);
+}
+
+/** The lines that may be task events. */
+export const TASK_LINE = spelling(["task", "task_status"]);

@@ -48,6 +48,15 @@ export class MailboxLookups {
     if (committed > 0) this.archive.scan(0, visit, { until: committed });
   }
 
+  /** Visits the archive's committed records of an index scope: through the archive's index where it covers them, else by a scan passing over the lines `wanted` refuses. */
+  archivedScope(scope: string, wanted: (line: Buffer) => boolean, visit: (entry: { offset: number; record: MailboxEvent }) => void): void {
+    const committed = committedArchiveBytes(this.paths);
+    if (committed === 0) return;
+    const indexed = this.archiveIndex.lookup(scope);
+    if (indexed?.covered === committed) this.archive.readLinesAt(indexed.offsets, visit);
+    else this.archive.scan(0, visit, { until: committed, wanted });
+  }
+
   /** Whether the archive holds committed lines its index does not cover (an archive from before it had one, a compaction just finished). */
   archiveIndexLags(): boolean {
     const committed = committedArchiveBytes(this.paths);

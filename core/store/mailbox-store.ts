@@ -21,6 +21,7 @@ import { indexScopes, mailboxScopeFilter, scopesOf } from "../mail/scopes.js";
 import type { ProcedureText } from "../mail/envelope.js";
 import type { MessageState } from "../mail/fold.js";
 import { mailboxEvent, type MailboxEvent } from "../records/schemas.js";
+import { TASKS_SCOPE, TASK_LINE } from "../records/work-scope.js";
 import { PeerpostError, ioError } from "../common/errors.js";
 import { ensurePrivateDir } from "../security/trust.js";
 
@@ -53,7 +54,7 @@ export class MailboxStore {
       } catch {
         // Derived data: an index-run or the next reader builds it.
       }
-    });
+    }, (visit) => this.lookups.archivedScope(TASKS_SCOPE, (line) => TASK_LINE.test(line.toString("latin1")), visit));
     this.lookups = new MailboxLookups(this.store.log, this.index, this.compactor.paths, join(stateDir, "index", "archive"), logOptions);
   }
 
@@ -91,6 +92,11 @@ export class MailboxStore {
 
   scanArchive(visit: (entry: { offset: number; record: MailboxEvent }) => void): void {
     this.lookups.scanArchive(visit);
+  }
+
+  /** Visits the archive's committed records of an index scope (claims, tasks); `wanted` passes over lines that cannot be of it where the index cannot answer. */
+  archivedScope(scope: string, wanted: (line: Buffer) => boolean, visit: (entry: { offset: number; record: MailboxEvent }) => void): void {
+    this.lookups.archivedScope(scope, wanted, visit);
   }
 
   archiveIndexLags(): boolean {

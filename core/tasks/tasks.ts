@@ -13,7 +13,7 @@ import { keptFold, type WorkFoldSpec } from "../claims/work-fold.js";
 import { checkBody } from "../mail/messages.js";
 import { applyTaskEvent, emptyTasks, isFinal, openDependencies, wouldCycle, type TaskState, type TasksState } from "./fold.js";
 
-const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent) };
+const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent), archived: true };
 
 export function tasksState(peerpost: Peerpost): TasksState {
   return keptFold(peerpost.mailbox, TASKS_FOLD);

@@ -8,6 +8,8 @@ import { type JsonlLog } from "../log/log.js";
 import { RECENT_CORRUPT, type CorruptLine, type CorruptReport } from "../log/types.js";
 import { errorLogPath } from "../common/error-log.js";
 import { invalidSnapshots, type InvalidSnapshot } from "../mail/snapshots.js";
+import { inspectWorkSnapshot } from "../claims/work-fold.js";
+import { CLAIMS_FOLD } from "../claims/claims.js";
 import { compactedLogsReport, type CompactedLog, type CompactedLogReport } from "./log-compaction.js";
 
 export interface LogReport {
@@ -46,6 +48,12 @@ export interface StateReport {
   storage: StorageReport;
   /** Cached views a reader would not trust (it rebuilds them from the log). */
   snapshots: { checked: number; invalid: InvalidSnapshot[] };
+  /**
+   * The work folds' snapshots: the claims' (trusted, at which log offset; stale, the log moved on under it
+   * and the next fold saves a new one; invalid; or missing). The tasks' fold keeps none: it reads the
+   * index's task lines and the archive's each time a process starts.
+   */
+  work: { claims: { path: string; status: "trusted" | "stale" | "invalid" | "missing"; offset?: number; reason?: string } };
   recentErrors: string[];
 }
 
@@ -177,6 +185,7 @@ export function inspectState(peerpost: Peerpost, corrupt?: Record<"mailbox" | "r
     },
     storage: inspectStorage(peerpost, corrupt === undefined),
     snapshots: invalidSnapshots(peerpost.mailbox.cacheDir, peerpost.mailbox.log.path),
+    work: { claims: inspectWorkSnapshot(peerpost.mailbox, CLAIMS_FOLD)! },
     recentErrors: recentErrors(stateDir.path),
   };
 }

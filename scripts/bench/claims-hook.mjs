@@ -1,6 +1,7 @@
 // The edit-hook rows of `npm run bench`: Claude Code's PreToolUse hook (whole process) checking a Write
 // against 1,000 live claims in the repository, one of which refuses it, vs bare `node -e 0`; then the
-// same with 100,000 claims claimed and released before them in the log. Target ≤ 1.3× for both.
+// same with 100,000 claims claimed and released before them in the log, and again once a compaction
+// (30 days later) moved those to the archive, with the live log's size after it vs before. Target ≤ 1.3×.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -40,19 +41,16 @@ async function prepare({ root, work, openPeerpost }, name, released) {
   return { env, repo };
 }
 
-async function row(context, { name, released, label }) {
+/** The hook timed against bare node, interleaved, with its median reported as one row. */
+function measure(context, { env, input, label }) {
   const { root, runs, report, median, timeProcess } = context;
-  const started = Date.now();
-  const { env, repo } = await prepare(context, name, released);
   const hook = join(root, "dist/claude-code/hooks.cjs");
-  const input = JSON.stringify({ session_id: "bench-editor", cwd: repo, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(repo, "pkg500", "x.ts"), content: "x" } });
   const check = (run) => {
     if (!run.stdout.includes("claimed exclusively by user:p5")) throw new Error(`the hook did not refuse the claimed path: ${run.stdout}`);
   };
   // Not counted: the first hook (the claim tool's own fold has saved the claims' snapshot by then, after the history).
   const first = timeProcess(process.execPath, [hook, "pre-tool"], { input, env });
   check(first);
-  console.error(`  ${label}: log written in ${((Date.now() - started) / 1000).toFixed(1)} s; the first hook took ${first.elapsed.toFixed(0)} ms`);
   const base = [];
   const hooked = [];
   const rss = [];
@@ -64,6 +62,29 @@ async function row(context, { name, released, label }) {
     rss.push(run.rss);
   }
   report(`PreToolUse hook, ${label}, median ms`, median(hooked), "node -e 0 median ms", median(base), `(target ≤ 1.3×; refuses the edit; peak RSS ${median(rss)} KiB)`);
+}
+
+/**
+ * The history compacted 30 days and 2 hours later, when every released claim is older than the retention
+ * and the live claims (a day's TTL) still stand: the live log's size after vs before.
+ */
+async function compactHistory({ openPeerpost, report }, env) {
+  const later = Date.now() + 30 * 86_400_000 + 2 * 3_600_000;
+  const peerpost = openPeerpost({ env, home: env.HOME, now: () => later });
+  const result = await peerpost.mailbox.compact();
+  await peerpost.backend.close();
+  report("live mailbox after compaction, bytes", result.liveBytesAfter, "before, bytes", result.liveBytesBefore, `(${result.movedClaimLines} claim and release lines moved; the live claims stay)`);
+}
+
+async function row(context, { name, released, label }) {
+  const started = Date.now();
+  const { env, repo } = await prepare(context, name, released);
+  const input = JSON.stringify({ session_id: "bench-editor", cwd: repo, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(repo, "pkg500", "x.ts"), content: "x" } });
+  console.error(`  ${label}: log written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  measure(context, { env, input, label });
+  if (released === 0) return;
+  await compactHistory(context, env);
+  measure(context, { env, input, label: `${label}, compacted` });
 }
 
 export async function benchClaimsHook(context) {

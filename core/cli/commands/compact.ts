@@ -17,7 +17,7 @@ export const compactCommand = defineCommand({
   name: "compact",
   summary: "archive finished messages older than the retention",
   usage: "",
-  details: "Resolved, expired and read fyi messages idle for longer than PEERPOST_RETENTION_DAYS (default 30) move with their events to mailbox.archive.jsonl; open messages never move. status, tail --from-start and receipts still read the archive. Receipts and ended wake runs older than PEERPOST_LOG_RETENTION_DAYS (default 30) move to receipts.archive.jsonl and wakes.archive.jsonl, which receipts and status still read; the sessions registry keeps each session's latest state only.",
+  details: "Resolved, expired and read fyi messages idle for longer than PEERPOST_RETENTION_DAYS (default 30) move with their events to mailbox.archive.jsonl; open messages never move. So do claims that ended (released, or past their TTL) before it, and done or failed tasks with every task linked to them by a dependency, once none of those is open. status, task list, tail --from-start and receipts still read the archive. Receipts and ended wake runs older than PEERPOST_LOG_RETENTION_DAYS (default 30) move to receipts.archive.jsonl and wakes.archive.jsonl, which receipts and status still read; the sessions registry keeps each session's latest state only.",
   flags: {},
   args: { min: 0, max: 0, name: "" },
   examples: ["peerpost compact", "PEERPOST_RETENTION_DAYS=7 peerpost compact --json"],
@@ -31,9 +31,9 @@ export const compactCommand = defineCommand({
       process.stdout.write(
         "skipped" in mailbox
           ? `mailbox: skipped (${mailbox.skipped})\n`
-          : mailbox.movedMessages === 0
-            ? `nothing to compact: no finished message is older than ${peerpost.config.retentionDays} days\n`
-            : `moved ${mailbox.movedMessages} messages (${mailbox.movedLines} lines) to ${archive}; live mailbox ${mailbox.liveBytesBefore} → ${mailbox.liveBytesAfter} bytes\n`,
+          : mailbox.movedLines === 0
+            ? `nothing to compact: no finished message, ended claim or finished task is older than ${peerpost.config.retentionDays} days\n`
+            : `moved ${mailbox.movedMessages} messages, ${mailbox.movedClaimLines} claim and release lines and ${mailbox.movedTasks} tasks (${mailbox.movedLines} lines) to ${archive}; live mailbox ${mailbox.liveBytesBefore} → ${mailbox.liveBytesAfter} bytes\n`,
       );
       for (const outcome of logs)
         process.stdout.write(

@@ -48,6 +48,9 @@ function stateProblems(state: State): Problem[] {
     problems.push({ problem: `index file ${damage.file} ${damage.problem} (found ${damage.at})`, fix: "Nothing to do: readers stopped trusting that index and rebuild it from the log, which holds all mail. If it repeats, look for what else writes in the state dir (a sync tool, a backup restore, a failing disk)." });
   for (const snapshot of state.snapshots.invalid)
     problems.push({ problem: `cached view ${snapshot.path} is invalid (${snapshot.reason})`, fix: `Readers ignore it and rebuild from the mailbox log; remove it to stop the rebuild: rm ${snapshot.path}` });
+  const claims = state.work.claims;
+  if (claims.status === "invalid")
+    problems.push({ problem: `the claims' snapshot ${claims.path} is invalid (${claims.reason})`, fix: `Readers ignore it and fold the claims' lines of the log; remove it to stop that: rm ${claims.path}` });
   for (const line of state.recentErrors) problems.push({ problem: `recent error: ${line}`, fix: "Hooks and servers log failures here instead of breaking the prompt; report it if it repeats." });
   return problems;
 }

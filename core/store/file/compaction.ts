@@ -1,6 +1,7 @@
 // Compaction of the file store's mailbox: messages that are resolved, expired, or read fyi, with their
 // last activity older than the retention, move with all their events from mailbox.jsonl into
-// mailbox.archive.jsonl. Open messages never move. Crash-safe by a marker and an atomic rename:
+// mailbox.archive.jsonl. Open messages never move. Claims that ended and finished tasks move by rules of
+// their own (work-moves.ts). Crash-safe by a marker and an atomic rename:
 //   1. marker {archive size before, live file's inode};
 //   2. the moved lines appended to the archive, the kept lines written to a new file;
 //   3. the old file hard-linked as mailbox.jsonl.old, lines appended meanwhile copied, the new file renamed in;
@@ -17,6 +18,7 @@ import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../.
 import { UlidTable, hash32, type UlidEntry } from "./ulid-table.js";
 import { archiveSize, compactionPaths, recoverCompaction } from "./compaction-swap.js";
 import { moveLines, type CompactionFault } from "./line-moves.js";
+import { MovingWork } from "./work-moves.js";
 
 export type { CompactionFault } from "./line-moves.js";
 
@@ -25,10 +27,16 @@ export interface CompactionOptions {
   now: number;
   /** Crash tests: SIGKILL this process at that step. */
   fault?: CompactionFault | undefined;
+  /** Visits the task lines the archive holds (committed), which readers fold before the live log's. */
+  archivedTasks?: ((visit: (entry: { record: MailboxEvent }) => void) => void) | undefined;
 }
 
 export interface CompactionResult {
   movedMessages: number;
+  /** Claim and release lines moved (claims.ts's rule: claims that ended before the retention). */
+  movedClaimLines: number;
+  /** Tasks moved with their lines: done or failed before the retention, with every task linked to them. */
+  movedTasks: number;
   movedLines: number;
   keptLines: number;
   liveBytesBefore: number;
@@ -176,19 +184,30 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   recoverCompaction(paths);
   const liveBytesBefore = log.identity()?.size ?? 0;
   const archiveBefore = archiveSize(paths);
-  const result: CompactionResult = { movedMessages: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveBefore };
+  const result: CompactionResult = { movedMessages: 0, movedClaimLines: 0, movedTasks: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveBefore };
   if (liveBytesBefore === 0) return result;
-  // Pass 1: which messages move. Events about messages not in this log (none normally) stay.
-  const moving = new MovingMessages(options.now - options.retentionMs, options.now);
-  const pass1 = log.scan(0, (entry) => moving.apply(entry.record, entry.offset));
+  // Pass 1: which messages, claims and tasks move. Events about messages not in this log (none normally) stay.
+  const cutoff = options.now - options.retentionMs;
+  const moving = new MovingMessages(cutoff, options.now);
+  const work = new MovingWork(cutoff);
+  options.archivedTasks?.((entry) => work.archived(entry.record));
+  const pass1 = log.scan(0, (entry) => {
+    moving.apply(entry.record, entry.offset);
+    work.apply(entry.record, entry.offset);
+  });
   const end = pass1.next;
   result.movedMessages = moving.count();
-  if (result.movedMessages === 0) return result;
+  const workMoves = work.decide();
+  result.movedClaimLines = work.movedClaimLines;
+  result.movedTasks = work.movedTasks;
+  if (result.movedMessages === 0 && !workMoves) return result;
   // Lines that are no valid record stay in the live log, whatever id their bytes show.
   const corrupt = new Set(pass1.corrupt.map((line) => line.offset));
   // Pass 2 copies each line's bytes as they are; its id is read again from them, not kept from pass 1.
   const place = (offset: number, line: Buffer) => {
-    const id = corrupt.has(offset) ? undefined : idOf(line, log.schema, offset);
+    if (corrupt.has(offset)) return "keep";
+    if (work.moves(offset)) return "archive";
+    const id = idOf(line, log.schema, offset);
     return id !== undefined && moving.moves(id) ? "archive" : "keep";
   };
   const moves = moveLines(log, paths, end, { atOffset: place }, options.fault);

@@ -46,6 +46,8 @@ export class MailboxCompactor {
     private readonly fault: LogOptions["fault"],
     /** Runs after each compaction: the indexes of a replaced log start over. */
     private readonly afterCompaction: () => void,
+    /** The archive's task lines, which a compaction folds before the live log's (readers do). */
+    private readonly archivedTasks: (visit: (entry: { record: MailboxEvent }) => void) => void,
   ) {
     this.paths = compactionPaths(store.log.path);
   }
@@ -55,7 +57,7 @@ export class MailboxCompactor {
     this.compacting ??= this.store
       .rewrite(() => {
         const fault = this.fault?.startsWith("compact-") ? (this.fault.slice("compact-".length) as CompactionFault) : undefined;
-        return compactLog(this.store.log, { retentionMs: this.settings.retentionMs ?? 30 * DAY_MS, now: this.settings.now(), fault });
+        return compactLog(this.store.log, { retentionMs: this.settings.retentionMs ?? 30 * DAY_MS, now: this.settings.now(), fault, archivedTasks: this.archivedTasks });
       })
       .then((result) => {
         this.afterCompaction();
