@@ -16,6 +16,9 @@ import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext,
 import type { PostgresDatabase, PostgresLog } from "./store.js";
 import type { JsonlLog } from "../../log/log.js";
 import { markMirrorCurrent } from "./mirror-age.js";
+import type { CompactionPlan } from "../file/log-compaction.js";
+import type { SourceCompaction } from "../local.js";
+import { compactRows } from "./retention.js";
 
 /** A mirror line: the record and the database seq it was read at. */
 type Mirrored<T> = T & { _seq: string };
@@ -147,8 +150,19 @@ export class MirroredStore<T> implements LocalStore<T> {
 
   async rewrite<R>(): Promise<R> {
     throw new PeerpostError("unsupported", `Compaction moves records of the file store; the ${this.name} is in a shared PostgreSQL store.`, {
-      hint: "Nothing to do on this machine: the mirror in the state dir is derived data. Prune the database's tables with its own tools if they grow too large.",
+      hint: "The mirror in the state dir is derived data: `peerpost compact` compacts the receipts and the sessions in the database, and their mirrors with them.",
     });
+  }
+
+  /**
+   * Compacts the database's log by `plan` (retention.ts), then brings the mirror to the database's end and
+   * runs `rewriteMirror` under the mirror's lock (no sync appends meanwhile). Another machine's mirror
+   * follows when its own compaction runs; until then it reads the rows it holds, as before.
+   */
+  async compactSource<R>(plan: CompactionPlan<T>, rewriteMirror: () => R): Promise<{ source: SourceCompaction; local: R }> {
+    const source = await compactRows(this.remote, plan);
+    await this.sync();
+    return { source, local: await this.local.log.exclusive(rewriteMirror) };
   }
 
   /**
