@@ -9,7 +9,8 @@ import { spawn } from "node:child_process";
 import { monotonicFactory } from "ulid";
 import { tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
-import { CLI } from "./helpers/mcp.js";
+import { CLI, connect } from "./helpers/mcp.js";
+import { until } from "./helpers/poll.js";
 import { fullSuiteOnly } from "./helpers/suite.js";
 import type { Peerpost } from "../core/peerpost.js";
 import { compactOneLog, type CompactedLog } from "../core/upkeep/log-compaction.js";
@@ -217,4 +218,20 @@ test("corrupt lines stay in the live receipts and registry, neither archived nor
   assert.equal(linesOf(join(stateDir, "receipts.archive.jsonl")).length, 20);
   assert.ok(linesOf(join(stateDir, "sessions.jsonl")).includes("{ a corrupt session"));
   assert.equal(peerpost.sessions.corruptLines().count, 1);
+});
+
+test("a running server notices receipts passing PEERPOST_LOG_COMPACT_AT_BYTES and has them compacted by a detached run, without a restart", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_LOG_RETENTION_DAYS: "30" });
+  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_LOG_RETENTION_DAYS: "30", PEERPOST_LOG_COMPACT_AT_BYTES: "65536" };
+  const session = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:a" });
+  assert.equal((await session.call("health")).ok, true);
+  const live = join(stateDir, "receipts.jsonl");
+  const archive = join(stateDir, "receipts.archive.jsonl");
+  // Written straight, as other processes on the machine append them, while the server runs.
+  writeReceipts(peerpost, clock.now - 60 * DAY, 300);
+  writeReceipts(peerpost, clock.now - DAY, 20);
+  assert.ok(statSync(live).size > 65536);
+  // The archive is written before the live file is swapped: both are waited for.
+  await until(() => linesOf(archive).length === 300 && linesOf(live).length === 20, 30_000, "the old receipts in the archive, the recent ones live");
+  assert.equal((await session.call("health")).ok, true, "the server still answers");
 });
