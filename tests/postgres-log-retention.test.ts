@@ -172,3 +172,30 @@ test("compaction of an unreachable PostgreSQL store fails state_io_error with a 
   t.after(() => peerpost.backend.close());
   assert.deepEqual(logsPastCompactionSize(peerpost), []);
 });
+
+test("appends on a machine whose mirror its compactions swap meanwhile all succeed, each receipt read once", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const laptop = machine(t, url);
+  // Every receipt it writes is past the retention: each compaction moves them and swaps the mirror's file.
+  const appender = openPeerpost({ env: laptop.env, home: laptop.home, now: () => NOW - 60 * DAY });
+  t.after(() => appender.backend.close());
+  const compactor = laptop.open();
+  await appender.backend.sync();
+  let compacting = true;
+  let swaps = 0;
+  const compactions = (async () => {
+    while (compacting) {
+      const outcome = await compactOneLog(compactor, "receipts");
+      if ("movedLines" in outcome && outcome.movedLines > 0) swaps++;
+    }
+  })();
+  const appended: string[] = [];
+  for (let i = 0; i < 150; i++) appended.push((await appender.receipts.record({ kind: "send", host: "codex", from: "codex:a", to: "claude:s1", messageId: ulid(NOW), delivery: "queued", warnings: [], origin: { source: "host", pid: 1 } })).id);
+  compacting = false;
+  await compactions;
+  assert.ok(swaps >= 3, `the mirror was swapped under the appends (${swaps} times)`);
+  const reader = laptop.open();
+  await reader.backend.sync();
+  assert.deepEqual(reader.receipts.query({ address: "codex:a", limit: 10_000 }).receipts.map((receipt) => receipt.id), [...appended].reverse());
+});
