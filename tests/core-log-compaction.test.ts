@@ -7,14 +7,14 @@ import { appendFileSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { monotonicFactory } from "ulid";
-import { tempDir, tempPeerpost } from "./helpers/temp.js";
-import { NO_POSTGRES, testDatabase } from "./helpers/postgres.js";
-import { openPeerpost } from "../core/peerpost.js";
+import { tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
-import { CLI } from "./helpers/mcp.js";
+import { CLI, connect } from "./helpers/mcp.js";
+import { until } from "./helpers/poll.js";
 import { fullSuiteOnly } from "./helpers/suite.js";
 import type { Peerpost } from "../core/peerpost.js";
-import { compactLogs, compactOneLog, logsPastCompactionSize, type CompactedLog, type LogCompactionOutcome } from "../core/upkeep/log-compaction.js";
+import { compactOneLog, type CompactedLog } from "../core/upkeep/log-compaction.js";
+import { heartbeats, receiptReads, sessionReads } from "./helpers/compacted-logs.js";
 import type { ReceiptRecord } from "../core/records/schemas.js";
 import type { WakeRecord } from "../core/wake/records.js";
 
@@ -36,40 +36,6 @@ function writeReceipts(peerpost: Peerpost, from: number, count: number): void {
     lines.push(JSON.stringify(receipt));
   }
   appendFileSync(peerpost.receipts.log.path, lines.join("\n") + "\n", { mode: 0o600 });
-}
-
-/** Every receipts page a reader may ask for: unfiltered and filtered, walked by cursor in pages of 60. */
-function receiptReads(peerpost: Peerpost): unknown {
-  const queries = [{}, { address: "claude:s1" }, { kind: "push" as const }, { address: "claude:s2", kind: "wake" as const }, { since: "2026-01-01T00:00:00.000Z" }, { since: "2025-11-02T03:00:00.000Z" }, { since: "2025-11-02T03:00:00.000Z", address: "claude:s3" }];
-  return queries.map((query) => {
-    const ids: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = peerpost.receipts.query({ ...query, limit: 60, cursor });
-      ids.push(...page.receipts.map((receipt) => receipt.id));
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return ids;
-  });
-}
-
-/** A registry of 6 sessions, each seen many times, named once, given roles once, and claimed. */
-async function heartbeats(peerpost: Peerpost, clock: { now: number }): Promise<void> {
-  for (let round = 0; round < 40; round++)
-    for (let s = 0; s < 6; s++) {
-      clock.now += 1000;
-      const id = `s${s}`;
-      const extra = round === 3 ? { name: `name-${s}` } : round === 5 && s % 2 === 0 ? { roles: ["reviewer"] } : round === 7 ? { cwd: `/work/${s}`, hostPid: 100 + s, hostStart: 5 } : round === 20 && s === 1 ? { title: "a title" } : {};
-      await peerpost.sessions.register({ host: "claude-code", address: `claude:${id}`, sessionId: id, source: round === 30 && s === 2 ? "cli" : "server", ...extra }, { eventual: true });
-    }
-  // A claim: written straight, as a registration from another running host writes it.
-  appendFileSync(peerpost.sessions.log.path, JSON.stringify({ v: 1, type: "session", at: new Date(clock.now).toISOString(), host: "claude-code", address: "claude:s3", sessionId: "s3", hostPid: 999, writerPid: 1, source: "startup", claimFrom: 103 }) + "\n");
-  clock.now += 1000;
-  await peerpost.sessions.register({ host: "claude-code", address: "claude:s4", sessionId: "s4", source: "cli", name: "late-name" });
-}
-
-function sessionReads(peerpost: Peerpost): unknown {
-  return peerpost.sessions.all().map((entry) => ({ ...entry, alive: false }));
 }
 
 /** Runs of every state: ended long ago (some forks, one not reconciled), ended lately, abandoned, running. */
@@ -238,38 +204,6 @@ for (const log of ["receipts", "sessions", "wakes"] as const) {
   });
 }
 
-test("on a PostgreSQL store peerpost compact skips the mailbox, the receipts and the registry, which the database keeps (their local files are mirrors), and compacts this machine's wakes log", async (t) => {
-  const url = await testDatabase(t);
-  if (!url) return t.skip(NO_POSTGRES);
-  const home = tempDir(t);
-  const clock = { now: Date.parse("2026-01-01T00:00:00.000Z") };
-  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_STORE: url, PEERPOST_LOG_RETENTION_DAYS: "30", PEERPOST_LOG_COMPACT_AT_BYTES: "65536" };
-  const open = () => {
-    const peerpost = openPeerpost({ env, home, now: () => clock.now });
-    t.after(() => peerpost.backend.close());
-    return peerpost;
-  };
-  const peerpost = open();
-  clock.now -= 60 * DAY;
-  for (let i = 0; i < 5; i++) await peerpost.receipts.record({ kind: "send", host: "codex", from: "codex:a", to: "claude:b", messageId: ulid(clock.now + i), delivery: "queued", warnings: [], origin: { source: "host", pid: 1 } });
-  clock.now += 60 * DAY;
-  await heartbeats(peerpost, clock);
-  writeWakes(peerpost, clock.now);
-  const reads = (p: Peerpost) => ({ receipts: receiptReads(p), sessions: sessionReads(p), wakes: wakeReads(p, clock.now) });
-  const before = reads(open());
-  const outcomes = await compactLogs(peerpost);
-  assert.deepEqual(outcomes.map((outcome) => [outcome.log, "skipped" in outcome]), [["receipts", true], ["sessions", true], ["wakes", false]]);
-  assert.deepEqual(reads(open()), before);
-  assert.ok(!existsSync(join(home, "state", "receipts.archive.jsonl")), "the mirror is not rewritten");
-  assert.ok(!logsPastCompactionSize(peerpost).some((log) => log !== "wakes"), "index-run never compacts a mirror");
-  // `peerpost compact`, as a person runs it: the mailbox (in the database) is skipped, not an error that stops the rest.
-  const compacted = await collect(spawn(process.execPath, [CLI, "compact", "--json"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] }));
-  assert.equal(compacted.code, 0, compacted.stderr + compacted.stdout);
-  const answer = JSON.parse(compacted.stdout) as { skipped?: string; logs: LogCompactionOutcome[] };
-  assert.match(answer.skipped ?? "", /PostgreSQL/);
-  assert.deepEqual(answer.logs.map((outcome) => [outcome.log, "skipped" in outcome]), [["receipts", true], ["sessions", true], ["wakes", false]]);
-});
-
 test("corrupt lines stay in the live receipts and registry, neither archived nor dropped, wherever they are", async (t) => {
   const { peerpost, clock, stateDir } = tempPeerpost(t, { PEERPOST_LOG_RETENTION_DAYS: "30" });
   writeReceipts(peerpost, clock.now - 60 * DAY, 10);
@@ -284,4 +218,20 @@ test("corrupt lines stay in the live receipts and registry, neither archived nor
   assert.equal(linesOf(join(stateDir, "receipts.archive.jsonl")).length, 20);
   assert.ok(linesOf(join(stateDir, "sessions.jsonl")).includes("{ a corrupt session"));
   assert.equal(peerpost.sessions.corruptLines().count, 1);
+});
+
+test("a running server notices receipts passing PEERPOST_LOG_COMPACT_AT_BYTES and has them compacted by a detached run, without a restart", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_LOG_RETENTION_DAYS: "30" });
+  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_LOG_RETENTION_DAYS: "30", PEERPOST_LOG_COMPACT_AT_BYTES: "65536" };
+  const session = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:a" });
+  assert.equal((await session.call("health")).ok, true);
+  const live = join(stateDir, "receipts.jsonl");
+  const archive = join(stateDir, "receipts.archive.jsonl");
+  // Written straight, as other processes on the machine append them, while the server runs.
+  writeReceipts(peerpost, clock.now - 60 * DAY, 300);
+  writeReceipts(peerpost, clock.now - DAY, 20);
+  assert.ok(statSync(live).size > 65536);
+  // The archive is written before the live file is swapped: both are waited for.
+  await until(() => linesOf(archive).length === 300 && linesOf(live).length === 20, 30_000, "the old receipts in the archive, the recent ones live");
+  assert.equal((await session.call("health")).ok, true, "the server still answers");
 });

@@ -12,6 +12,7 @@ import { runHook } from "./helpers/hooks.js";
 import { clusterScript, NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
+import { SCHEMA_VERSION } from "../core/store/postgres/schema.js";
 import lockfile from "proper-lockfile";
 import { until } from "./helpers/poll.js";
 
@@ -104,7 +105,7 @@ test("two state dirs sharing one database exchange a message and its answer; age
   const store = health.store as { kind: string; reachable: boolean; schemaVersion: number; location: string };
   assert.equal(store.kind, "postgres");
   assert.equal(store.reachable, true);
-  assert.equal(store.schemaVersion, 1);
+  assert.equal(store.schemaVersion, SCHEMA_VERSION);
   assert.ok(!JSON.stringify(health).includes(new URL(url).password), "the password is never shown");
 });
 

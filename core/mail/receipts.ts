@@ -97,7 +97,8 @@ export class Receipts {
     const scopesOf = (receipt: ReceiptRecord) => ({ scopes: indexScopes(receipt) });
     this.index = new ScopeIndex(this.store.log, indexDir, scopesOf);
     this.swaps = new SwapFollower(this.store.log.path);
-    this.archive = new JsonlLog(this.swaps.paths.archive, receiptSchema, logOptions);
+    // Read as the live file is: a mirror's lines, archived by its compaction, still carry their seq.
+    this.archive = new JsonlLog(this.swaps.paths.archive, this.store.log.schema, logOptions);
     this.archiveIndex = new ScopeIndex(this.archive, `${indexDir}-archive`, scopesOf);
     this.archivedBeforePath = `${this.swaps.paths.archive}.before.json`;
   }

@@ -4,6 +4,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { catchUpDetached, indexWhenFarBehind } from "../upkeep/index-run.js";
+import { compactLogsWhenLarge } from "../upkeep/log-size-watch.js";
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { PeerpostError, toErrorValue } from "../common/errors.js";
 import { logError } from "../common/error-log.js";
@@ -93,9 +94,12 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   // With PostgreSQL, a server keeps this machine's mirrors current for the whole run (push, wait, hooks).
   const unfollow = peerpost.backend.follow();
   // An old log far ahead of its index: a detached build indexes it, so new sessions' hooks stop folding it whole.
+  // The receipts, registry or wakes log passing its compaction size while the server runs: a detached run compacts it.
+  let stopWatchingLogs: (() => void) | undefined;
   if (wake) {
     indexWhenFarBehind(peerpost, wake.runnerEntry);
     peerpost.mailbox.compactElsewhere(() => catchUpDetached(peerpost, wake.runnerEntry));
+    stopWatchingLogs = compactLogsWhenLarge(peerpost, () => catchUpDetached(peerpost, wake.runnerEntry));
   }
   // Forks whose runner stopped get their answer (or outcome) sent back by whichever server runs.
   const stopSweeping = wake ? startForkSweeper(peerpost, wake) : undefined;
@@ -190,6 +194,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       await server.close();
       unfollow();
       stopSweeping?.();
+      stopWatchingLogs?.();
       await peerpost.backend.close();
     },
   };

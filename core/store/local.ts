@@ -4,6 +4,18 @@ import type { JsonlLog } from "../log/log.js";
 import type { RecordSchema } from "../log/types.js";
 import type { ScopeFilter } from "./file/file-store.js";
 import type { Store } from "./types.js";
+import type { CompactionPlan } from "./file/log-compaction.js";
+
+/** What a compaction did to a database's log (see core/store/postgres/retention.ts): rows of the snapshot it planned on. */
+export interface SourceCompaction {
+  rowsBefore: number;
+  movedRows: number;
+  droppedRows: number;
+  rowsAfter: number;
+  ms: number;
+  /** Of which the database's log was locked (appends waited). */
+  lockedMs: number;
+}
 
 export interface LocalStore<T> extends Store<T> {
   readonly log: JsonlLog<T>;
@@ -14,6 +26,13 @@ export interface LocalStore<T> extends Store<T> {
   readonly rewritable: boolean;
   /** Runs `work`, which rewrites the local file, under the log's exclusive lock; refused with `unsupported` where it is not rewritable. */
   rewrite<R>(work: () => R | Promise<R>): Promise<R>;
+  /**
+   * Where the local file mirrors a database: compacts the database's log by `plan` (in one transaction
+   * under the log's lock), brings the mirror to its end, then runs `rewriteMirror` under the mirror's lock,
+   * which may compact the mirror by the same rules as long as it keeps the mirror's last line (where its
+   * sync resumes). Absent where the local file is the log itself.
+   */
+  compactSource?<R>(plan: CompactionPlan<T>, rewriteMirror: () => R): Promise<{ source: SourceCompaction; local: R }>;
 }
 
 export type StoreFactory = <T>(name: string, schema: RecordSchema<T>, scopeFilter: ScopeFilter<T>) => LocalStore<T>;

@@ -1,12 +1,16 @@
 // Compaction of the receipts, the sessions registry and the wakes log, each bounded as the mailbox is:
 // receipts and ended wake runs older than PEERPOST_LOG_RETENTION_DAYS move to an archive their readers
 // still read; the registry keeps only what each session's latest state needs. Run by `peerpost compact`,
-// and by the detached `index-run` for a log past PEERPOST_LOG_COMPACT_AT_BYTES. A store whose local file
-// is a mirror of a database (derived data) is not rewritten: its log is reported as skipped.
+// and by the detached `index-run` for a log past PEERPOST_LOG_COMPACT_AT_BYTES. On PostgreSQL the same plan
+// compacts the database's table (core/store/postgres/retention.ts), then this machine's mirror of it,
+// keeping the mirror's last line, where its sync resumes.
 import { statSync } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
 import type { JsonlLog } from "../log/log.js";
-import { compactByPlan, compactionFault, type CompactionPlan, type LogCompactionResult, type SwapFollower } from "../store/file/log-compaction.js";
+import type { CompactionFault } from "../store/file/line-moves.js";
+import { compactByPlan, compactionFault, keepingLastLine, type CompactionPlan, type LogCompactionResult, type SwapFollower } from "../store/file/log-compaction.js";
+import type { LocalStore, SourceCompaction } from "../store/local.js";
+import type { CompactionPaths } from "../store/file/compaction-swap.js";
 import { receiptRetentionPlan } from "../mail/receipt-retention.js";
 import { latestStatePlan } from "../sessions/registry-compaction.js";
 import { wakeRetentionPlan } from "../wake/wake-retention.js";
@@ -14,44 +18,51 @@ import { wakeRetentionPlan } from "../wake/wake-retention.js";
 export const COMPACTED_LOGS = ["receipts", "sessions", "wakes"] as const;
 export type CompactedLog = (typeof COMPACTED_LOGS)[number];
 
-export type LogCompactionOutcome = ({ log: CompactedLog } & LogCompactionResult) | { log: CompactedLog; skipped: string };
+/** A log's compaction: its local file's, and on PostgreSQL first the database's (`database`). */
+export type LogCompactionOutcome = ({ log: CompactedLog; database?: SourceCompaction } & LogCompactionResult) | { log: CompactedLog; skipped: string };
 
 interface Compactable<T> {
   log: JsonlLog<T>;
   swaps: SwapFollower;
-  rewritable: boolean;
-  rewrite<R>(work: () => R): Promise<R>;
+  /** The store, where the log has one (the wakes log is this machine's own file). */
+  store?: LocalStore<T>;
   plan(): CompactionPlan<T>;
 }
 
 /** Calls `visit` with the log called `name`: its file, how it is rewritten, and its compaction's plan. */
 function withLog<R>(peerpost: Peerpost, name: CompactedLog, visit: <T>(part: Compactable<T>) => R, cutoff = 0): R {
   const { receipts, sessions, wakes } = peerpost;
-  if (name === "receipts") return visit({ log: receipts.log, swaps: receipts.swaps, rewritable: receipts.store.rewritable, rewrite: (work) => receipts.store.rewrite(work), plan: () => receiptRetentionPlan(cutoff) });
-  if (name === "sessions") return visit({ log: sessions.log, swaps: sessions.swaps, rewritable: sessions.store.rewritable, rewrite: (work) => sessions.store.rewrite(work), plan: latestStatePlan });
+  if (name === "receipts") return visit({ log: receipts.log, swaps: receipts.swaps, store: receipts.store, plan: () => receiptRetentionPlan(cutoff) });
+  if (name === "sessions") return visit({ log: sessions.log, swaps: sessions.swaps, store: sessions.store, plan: latestStatePlan });
   // The wakes log is this machine's own file, whatever the store.
-  return visit({ log: wakes.log, swaps: wakes.swaps, rewritable: true, rewrite: (work) => wakes.log.exclusive(work), plan: () => wakeRetentionPlan(cutoff) });
+  return visit({ log: wakes.log, swaps: wakes.swaps, plan: () => wakeRetentionPlan(cutoff) });
 }
 
-/** Compacts one log under its lock; a mirror of a database is skipped. */
+/** Whether the log's local file may be compacted: the log itself, or a mirror that follows its database's compaction. */
+function compactable<T>(part: Compactable<T>): boolean {
+  return !part.store || part.store.rewritable || part.store.compactSource !== undefined;
+}
+
+/** Compacts one log's part under its lock; `beforeMoves` runs under the lock first. On PostgreSQL, the database's table and then this machine's mirror. */
+async function compactPart<T>(name: CompactedLog, part: Compactable<T>, beforeMoves: () => void, fault: CompactionFault | undefined): Promise<LogCompactionOutcome> {
+  const compactLocal = (plan: CompactionPlan<T>) => () => {
+    beforeMoves();
+    return compactByPlan(part.log, plan, fault);
+  };
+  const { store } = part;
+  if (!store) return { log: name, ...(await part.log.exclusive(compactLocal(part.plan()))) };
+  if (store.rewritable) return { log: name, ...(await store.rewrite(compactLocal(part.plan()))) };
+  if (!store.compactSource) return { log: name, skipped: "the local file mirrors a store that keeps this log itself" };
+  const { source, local } = await store.compactSource(part.plan(), compactLocal(keepingLastLine(part.plan())));
+  return { log: name, database: source, ...local };
+}
+
+/** Compacts one log under its lock: on PostgreSQL, the database's table and then this machine's mirror. */
 export async function compactOneLog(peerpost: Peerpost, name: CompactedLog): Promise<LogCompactionOutcome> {
-  const fault = compactionFault(peerpost.config.fault);
   const cutoff = peerpost.config.now() - peerpost.config.logRetentionDays * 86_400_000;
-  const result = await withLog(
-    peerpost,
-    name,
-    (part) =>
-      part.rewritable
-        ? part.rewrite(() => {
-            // Noted before any receipt moves, under the lock: a compaction killed later leaves the note true.
-            if (name === "receipts") peerpost.receipts.noteArchivedBefore(cutoff);
-            return compactByPlan(part.log, part.plan(), fault);
-          })
-        : undefined,
-    cutoff,
-  );
-  if (!result) return { log: name, skipped: "the local file mirrors the database: the database keeps this log" };
-  return { log: name, ...result };
+  // Noted before any receipt moves, under the lock: a compaction killed later leaves the note true.
+  const beforeMoves = () => void (name === "receipts" && peerpost.receipts.noteArchivedBefore(cutoff));
+  return withLog(peerpost, name, (part) => compactPart(name, part, beforeMoves, compactionFault(peerpost.config.fault)), cutoff);
 }
 
 /** Compacts `names` (by default every one), one after the other, then indexes the receipts' archive to its new end (not left to the first page that reads it). */
@@ -62,9 +73,16 @@ export async function compactLogs(peerpost: Peerpost, names: readonly CompactedL
   return outcomes;
 }
 
+/** The logs whose local file a compaction may rewrite, each with that file and its compaction's files. */
+export function compactableLogs(peerpost: Peerpost): Array<{ name: CompactedLog; log: JsonlLog<unknown>; paths: CompactionPaths }> {
+  return COMPACTED_LOGS.flatMap((name) => withLog(peerpost, name, (part) => (compactable(part) ? [{ name, log: part.log as JsonlLog<unknown>, paths: part.swaps.paths }] : [])));
+}
+
 /** The logs past PEERPOST_LOG_COMPACT_AT_BYTES that may be rewritten: what `index-run` compacts. */
 export function logsPastCompactionSize(peerpost: Peerpost): CompactedLog[] {
-  return COMPACTED_LOGS.filter((name) => withLog(peerpost, name, (part) => part.rewritable && (part.log.identity()?.size ?? 0) >= peerpost.config.logCompactAtBytes));
+  return compactableLogs(peerpost)
+    .filter(({ log }) => (log.identity()?.size ?? 0) >= peerpost.config.logCompactAtBytes)
+    .map(({ name }) => name);
 }
 
 export interface CompactedLogReport {

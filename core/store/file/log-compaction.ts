@@ -46,6 +46,24 @@ export function compactByPlan<T>(log: JsonlLog<T>, plan: CompactionPlan<T>, faul
   return { ...moves, liveBytesBefore, liveBytesAfter: log.identity()?.size ?? 0, archiveBytes: sizeOf(paths.archive) };
 }
 
+/**
+ * `plan`, but the last record it observes stays wherever the plan would place it: a mirror of a database
+ * resumes its sync after its last line, so a compaction of the mirror must leave that line in it.
+ */
+export function keepingLastLine<T>(plan: CompactionPlan<T>): CompactionPlan<T> {
+  let last = -1;
+  const { place } = plan;
+  return {
+    ...(plan.wanted ? { wanted: (line: Buffer) => plan.wanted!(line) } : {}),
+    observe(entry) {
+      last = entry.offset;
+      plan.observe(entry);
+    },
+    anyLeaves: (corrupt) => plan.anyLeaves(corrupt),
+    place: typeof place === "function" ? (entry) => (entry.offset === last ? "keep" : place(entry)) : { atOffset: (offset, line) => (offset === last ? "keep" : place.atOffset(offset, line)) },
+  };
+}
+
 /** A compaction fault of the process's fault setting, for the crash tests. */
 export function compactionFault(fault: string | undefined): CompactionFault | undefined {
   return fault?.startsWith("compact-") ? (fault.slice("compact-".length) as CompactionFault) : undefined;

@@ -7,11 +7,10 @@ import type { LocalStore } from "../local.js";
 import type { LogOptions } from "../../log/types.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { compactLog, type CompactionFault, type CompactionResult } from "./compaction.js";
-import { compactionPaths, finishRenamedCompaction, readSwap, type CompactionPaths } from "./compaction-swap.js";
+import { compactionPaths, finishRenamedCompaction, type CompactionPaths } from "./compaction-swap.js";
+import { CompactionCalls } from "./compaction-calls.js";
 
 const DAY_MS = 86_400_000;
-/** How long a process that called for a compaction waits before calling again for the same file (unless it grew). */
-const COMPACTION_RECALL_MS = 60 * 60_000;
 
 export interface CompactionSettings {
   now: () => number;
@@ -28,8 +27,7 @@ export class MailboxCompactor {
   private swapBroughtOver: string | undefined;
   /** The log's file (dev:ino) when this process last looked for a compaction's marker; null before the first look. */
   private swapCheckedFor: string | undefined | null = null;
-  /** The log's file, its size and the time when this process last called for a compaction. */
-  private lastCalledFor: { file: string; end: number; at: number } | undefined;
+  private readonly calls: CompactionCalls;
   /**
    * Where a compaction the size setting calls for runs: by default in this process, after the send (a CLI
    * exits first). A server hands it to a detached run instead, so its memory and its answers stay as they
@@ -50,6 +48,7 @@ export class MailboxCompactor {
     private readonly archivedTasks: (visit: (entry: { record: MailboxEvent }) => void) => void,
   ) {
     this.paths = compactionPaths(store.log.path);
+    this.calls = new CompactionCalls(this.paths, settings.now);
   }
 
   /** Moves finished messages older than the retention to the archive, under the log's lock. */
@@ -71,26 +70,12 @@ export class MailboxCompactor {
     this.compactLarge = start;
   }
 
-  /**
-   * Past the size setting, calls for a compaction: again only once the log grew by a quarter of the setting
-   * (after a swap, from what the compaction left) or an hour went by (messages age past the retention), so
-   * a log of mail too young to move is not read whole at every send, nor one that a compaction hardly shrank.
-   */
+  /** Past the size setting, calls for a compaction, not again too soon (compaction-calls.ts): a log of mail too young to move is not read whole at every send. */
   compactWhenLarge(end: number): void {
     const atBytes = this.compactAtBytes();
     if (this.compacting || atBytes === undefined || end < atBytes) return;
     const identity = this.store.log.identity();
-    if (!identity) return;
-    const file = `${identity.dev}:${identity.ino}`;
-    const now = this.settings.now();
-    let last = this.lastCalledFor;
-    if (last && last.file !== file) {
-      const swap = readSwap(this.paths);
-      const left = swap?.toIno === identity.ino ? swap.keptBytes + (swap.copiedUpTo - swap.end) : 0;
-      last = this.lastCalledFor = { file, end: left, at: last.at };
-    }
-    if (last && end < last.end + atBytes / 4 && Math.abs(now - last.at) < COMPACTION_RECALL_MS) return;
-    if (this.compactLarge()) this.lastCalledFor = { file, end, at: now };
+    if (identity) this.calls.callFor(identity, end, atBytes, () => this.compactLarge());
   }
 
   /** The live log size past which peerpost compacts by itself; none where the store's file is not to be rewritten. */

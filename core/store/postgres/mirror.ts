@@ -10,12 +10,15 @@ import { PeerpostError } from "../../common/errors.js";
 import { logError } from "../../common/error-log.js";
 import { readStateFile, writeStateFile } from "../../security/trust.js";
 import type { LogOptions, RecordSchema } from "../../log/types.js";
-import { FileStore, type ScopeFilter } from "../file/file-store.js";
+import { FileStore, toPosition, type ScopeFilter } from "../file/file-store.js";
 import type { LocalStore } from "../local.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";
 import type { PostgresDatabase, PostgresLog } from "./store.js";
 import type { JsonlLog } from "../../log/log.js";
 import { markMirrorCurrent } from "./mirror-age.js";
+import type { CompactionPlan } from "../file/log-compaction.js";
+import type { SourceCompaction } from "../local.js";
+import { compactRows } from "./retention.js";
 
 /** A mirror line: the record and the database seq it was read at. */
 type Mirrored<T> = T & { _seq: string };
@@ -123,7 +126,7 @@ export class MirroredStore<T> implements LocalStore<T> {
     private readonly database: PostgresDatabase,
     private readonly stateDir: string,
     readonly name: string,
-    schema: RecordSchema<T>,
+    private readonly schema: RecordSchema<T>,
     logOptions: LogOptions,
     scopeFilter: ScopeFilter<T>,
   ) {
@@ -147,8 +150,19 @@ export class MirroredStore<T> implements LocalStore<T> {
 
   async rewrite<R>(): Promise<R> {
     throw new PeerpostError("unsupported", `Compaction moves records of the file store; the ${this.name} is in a shared PostgreSQL store.`, {
-      hint: "Nothing to do on this machine: the mirror in the state dir is derived data. Prune the database's tables with its own tools if they grow too large.",
+      hint: "The mirror in the state dir is derived data: `peerpost compact` compacts the receipts and the sessions in the database, and their mirrors with them.",
     });
+  }
+
+  /**
+   * Compacts the database's log by `plan` (retention.ts), then brings the mirror to the database's end and
+   * runs `rewriteMirror` under the mirror's lock (no sync appends meanwhile). Another machine's mirror
+   * follows when its own compaction runs; until then it reads the rows it holds, as before.
+   */
+  async compactSource<R>(plan: CompactionPlan<T>, rewriteMirror: () => R): Promise<{ source: SourceCompaction; local: R }> {
+    const source = await compactRows(this.remote, plan);
+    await this.sync();
+    return { source, local: await this.local.log.exclusive(rewriteMirror) };
   }
 
   /**
@@ -265,14 +279,45 @@ export class MirroredStore<T> implements LocalStore<T> {
    */
   async appendDeciding(decide: (context: DecideContext<T>) => Decision<T> | Promise<Decision<T>>): Promise<AppendOutcome<T>> {
     let from = this.local.origin;
+    let fromFile: string | undefined;
     const outcome = await this.remote.appendDeciding(async (remote) => {
       await this.sync(remote.read);
       from = await this.local.end();
+      fromFile = this.mirrorFile();
       return decide({ end: from, read: (start, visit, limits) => this.local.read(start, visit, limits) });
     });
     if (outcome.entries.length === 0) return { entries: [] };
     await this.sync();
+    // A compaction of the mirror swapped its file since `from` was taken: `from` is no place in the new one.
+    if (this.mirrorFile() !== fromFile) return { entries: this.findAfterSwap(outcome.entries) };
     return { entries: await this.locate(from, outcome.entries) };
+  }
+
+  /** The mirror file's identity: a compaction's swap changes it. */
+  private mirrorFile(): string | undefined {
+    const identity = this.local.log.identity();
+    return identity && `${identity.dev}:${identity.ino}`;
+  }
+
+  /** The committed records in a mirror swapped meanwhile: the last lines that hold them, read back from its end. */
+  private findAfterSwap(committed: StoredRecord<T>[]): StoredRecord<T>[] {
+    // Both sides as the schema gives them back, so that their JSON compares.
+    const texts = committed.map(({ record }) => JSON.stringify(((parsed) => (parsed.success ? parsed.data : record))(this.schema.safeParse(record))));
+    const found: StoredRecord<T>[] = [];
+    let wanted = committed.length - 1;
+    this.local.log.scanBackward(undefined, (entry) => {
+      if (JSON.stringify(entry.record) === texts[wanted]) found[wanted--] = { position: toPosition(entry.offset), next: toPosition(entry.end), record: entry.record };
+      return wanted >= 0;
+    });
+    if (wanted >= 0) throw this.notMirrored(committed);
+    return found;
+  }
+
+  private notMirrored(committed: StoredRecord<T>[]): PeerpostError {
+    return new PeerpostError("state_io_error", `The ${this.name} records just committed to PostgreSQL (seq ${committed[0]!.position}) are not in this machine's mirror.`, {
+      details: { log: this.name, committed: committed.map((entry) => entry.position) },
+      hint: "They are stored in the database; the next sync brings them here. Run `peerpost doctor` if this repeats.",
+    });
   }
 
   /**
@@ -282,11 +327,7 @@ export class MirroredStore<T> implements LocalStore<T> {
   private async locate(from: Position, committed: StoredRecord<T>[]): Promise<StoredRecord<T>[]> {
     const found: StoredRecord<T>[] = [];
     await this.local.read(from, (entry) => void found.push(entry), { maxRecords: committed.length });
-    if (found.length < committed.length)
-      throw new PeerpostError("state_io_error", `The ${this.name} records just committed to PostgreSQL (seq ${committed[0]!.position}) are not in this machine's mirror.`, {
-        details: { log: this.name, committed: committed.map((entry) => entry.position) },
-        hint: "They are stored in the database; the next sync brings them here. Run `peerpost doctor` if this repeats.",
-      });
+    if (found.length < committed.length) throw this.notMirrored(committed);
     return found;
   }
 

@@ -5,7 +5,7 @@ import { PeerpostError } from "../../common/errors.js";
 import type { Pool } from "pg";
 import type { Queryable } from "./connect.js";
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Advisory lock class for peerpost (the two-int form keeps us clear of other users' bigint keys). */
 export const LOCK_CLASS = 0x70707374;
@@ -16,6 +16,14 @@ const LOG_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 export function logTable(log: string): string {
   if (!LOG_NAME.test(log)) throw new PeerpostError("internal_error", `Log name ${JSON.stringify(log)} cannot name a table.`, { hint: "This is a bug in peerpost." });
   return `peerpost_log_${log}`;
+}
+
+/** Logs whose old rows a compaction moves aside rather than drops: still read, as the file store's archives are. */
+const ARCHIVED_LOGS = new Set(["receipts"]);
+
+/** The table a compaction moves the log's old rows to, when it has one. */
+export function archiveTable(log: string): string | undefined {
+  return ARCHIVED_LOGS.has(log) ? `peerpost_archive_${log}` : undefined;
 }
 
 export function notifyChannel(log: string): string {
@@ -39,9 +47,21 @@ export function createLogTable(log: string): string {
   CREATE INDEX IF NOT EXISTS ${table}_scopes ON ${table} USING gin (scopes);`;
 }
 
+/** A log's archive: its rows as they were, seq and all, moved there in the transaction that took them out. */
+function createArchiveTable(log: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${archiveTable(log)!} (
+    seq bigint PRIMARY KEY,
+    key text,
+    scopes text[] NOT NULL,
+    record json NOT NULL,
+    stored_at timestamptz NOT NULL
+  );`;
+}
+
 /** Migrations by the version they lead to. */
 const MIGRATIONS: Record<number, string> = {
   1: ["mailbox", "receipts", "sessions"].map(createLogTable).join("\n"),
+  2: [...ARCHIVED_LOGS].map(createArchiveTable).join("\n"),
 };
 
 export interface SchemaState {

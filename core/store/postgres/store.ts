@@ -8,7 +8,7 @@ import { PeerpostError } from "../../common/errors.js";
 import type { RecordSchema } from "../../log/types.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, Store, StoreStats, StoredRecord, Visit } from "../types.js";
 import { createPool, releaseSockets, storeError, type ConnectOptions, type Queryable } from "./connect.js";
-import { ensureSchema, LOCK_CLASS, logTable, notifyChannel, readSchemaVersion, SCHEMA_VERSION, type SchemaState } from "./schema.js";
+import { archiveTable, ensureSchema, LOCK_CLASS, logTable, notifyChannel, readSchemaVersion, SCHEMA_VERSION, type SchemaState } from "./schema.js";
 import { Listener, type WatchCallback } from "./listener.js";
 import { maskStoreUrl } from "./url.js";
 
@@ -123,6 +123,8 @@ function seqOf(position: Position): string {
 export class PostgresLog<T> implements Store<T> {
   readonly origin: Position = "0";
   readonly table: string;
+  /** Where a compaction moved this log's old rows (retention.ts), when the log has one: read as part of the log. */
+  readonly archive: string | undefined;
 
   constructor(
     private readonly database: PostgresDatabase,
@@ -130,6 +132,13 @@ export class PostgresLog<T> implements Store<T> {
     private readonly schema: RecordSchema<T>,
   ) {
     this.table = logTable(name);
+    this.archive = archiveTable(name);
+  }
+
+  /** The rows of the log, live and archived, as one relation for a query's FROM. */
+  private rows(columns: string, where: string): string {
+    const live = `SELECT ${columns} FROM ${this.table} WHERE ${where}`;
+    return this.archive === undefined ? `(${live}) log` : `(${live} UNION ALL SELECT ${columns} FROM ${this.archive} WHERE ${where}) log`;
   }
 
   append(items: KeyedItem<T>[]): Promise<AppendOutcome<T>> {
@@ -141,19 +150,8 @@ export class PostgresLog<T> implements Store<T> {
    * append committed before), inserts it, notifies watchers (sent at commit; a rolled-back append notifies
    * no one) and commits. Even plain appends take the lock: it is what keeps sequence order = commit order.
    */
-  async appendDeciding(decide: (context: DecideContext<T>) => Decision<T> | Promise<Decision<T>>): Promise<AppendOutcome<T>> {
-    const pool = await this.database.db();
-    let client: PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw storeError("connect to", this.database.options.url, error);
-    }
-    let broken = false;
-    try {
-      await client.query("BEGIN");
-      await client.query(`SET LOCAL statement_timeout = ${Math.floor(this.database.options.statementTimeoutMs)}`);
-      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, this.name]);
+  appendDeciding(decide: (context: DecideContext<T>) => Decision<T> | Promise<Decision<T>>): Promise<AppendOutcome<T>> {
+    return this.exclusive("append to", async (client) => {
       const end = await this.endOn(client);
       const decision = await decide({ end, read: (from, visit, limits) => this.readOn(client, from, visit, limits) });
       const entries: StoredRecord<T>[] = [];
@@ -165,12 +163,45 @@ export class PostgresLog<T> implements Store<T> {
         if (seq !== undefined) entries.push({ position: seq, next: seq, record: item.record });
       }
       if (entries.length > 0) await client.query("SELECT pg_notify($1, $2)", [notifyChannel(this.name), entries[entries.length - 1]!.position]);
-      await client.query("COMMIT");
       return { entries };
+    });
+  }
+
+  /**
+   * Runs `work` in one transaction holding this log's advisory lock, and commits: no append of this log
+   * commits meanwhile. A failure rolls everything back and is reported as a failure to `action` the store.
+   */
+  exclusive<R>(action: string, work: (client: PoolClient) => Promise<R>): Promise<R> {
+    return this.transaction(action, "BEGIN", async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, this.name]);
+      return work(client);
+    });
+  }
+
+  /** Runs `work` in a read-only transaction that sees one snapshot of the database throughout, without the lock: appends go on. */
+  snapshot<R>(action: string, work: (client: PoolClient) => Promise<R>, statementTimeoutMs?: number): Promise<R> {
+    return this.transaction(action, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work, statementTimeoutMs);
+  }
+
+  private async transaction<R>(action: string, begin: string, work: (client: PoolClient) => Promise<R>, statementTimeoutMs = this.database.options.statementTimeoutMs): Promise<R> {
+    const pool = await this.database.db();
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw storeError("connect to", this.database.options.url, error);
+    }
+    let broken = false;
+    try {
+      await client.query(begin);
+      await client.query(`SET LOCAL statement_timeout = ${Math.floor(statementTimeoutMs)}`);
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
     } catch (error) {
       broken = !(error instanceof PeerpostError);
       await client.query("ROLLBACK").catch(() => undefined);
-      throw storeError("append to", this.database.options.url, error);
+      throw storeError(action, this.database.options.url, error);
     } finally {
       // A connection that failed mid-transaction is not given back to the pool.
       client.release(broken);
@@ -205,7 +236,7 @@ export class PostgresLog<T> implements Store<T> {
     const limit = limits.maxRecords === undefined ? "" : ` LIMIT ${Math.max(1, Math.floor(limits.maxRecords))}`;
     let rows: Array<{ seq: string; record: string }>;
     try {
-      rows = (await db.query<{ seq: string; record: string }>(`SELECT seq, record::text AS record FROM ${this.table} WHERE ${where} ORDER BY seq${limit}`, params)).rows;
+      rows = (await db.query<{ seq: string; record: string }>(`SELECT seq, record FROM ${this.rows("seq, record::text AS record", where)} ORDER BY seq${limit}`, params)).rows;
     } catch (error) {
       throw storeError("read", this.database.options.url, error);
     }
@@ -219,8 +250,8 @@ export class PostgresLog<T> implements Store<T> {
     return result;
   }
 
-  /** The record, or why it is not one. */
-  private parse(text: string): { record: T } | string {
+  /** The record a row holds, or why it is not one. */
+  parse(text: string): { record: T } | string {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -237,7 +268,7 @@ export class PostgresLog<T> implements Store<T> {
   async readAt(position: Position): Promise<T | undefined> {
     const pool = await this.database.db();
     try {
-      const row = (await pool.query<{ record: string }>(`SELECT record::text AS record FROM ${this.table} WHERE seq = $1`, [seqOf(position)])).rows[0];
+      const row = (await pool.query<{ record: string }>(`SELECT record FROM ${this.rows("record::text AS record", "seq = $1")}`, [seqOf(position)])).rows[0];
       if (!row) return undefined;
       const parsed = this.parse(row.record);
       return typeof parsed === "string" ? undefined : parsed.record;
@@ -252,7 +283,7 @@ export class PostgresLog<T> implements Store<T> {
 
   private async endOn(db: Queryable): Promise<Position> {
     try {
-      const result = await db.query<{ seq: string | null }>(`SELECT max(seq)::text AS seq FROM ${this.table}`);
+      const result = await db.query<{ seq: string | null }>(`SELECT max(seq)::text AS seq FROM ${this.rows("max(seq) AS seq", "true")}`);
       return result.rows[0]?.seq ?? this.origin;
     } catch (error) {
       throw storeError("read", this.database.options.url, error);
