@@ -245,3 +245,39 @@ test("markdown renders as formatting, while raw HTML in it stays text and only h
   assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
   assert.deepEqual(errors, []);
 });
+
+test("the page arrives with its state and styles: drawn without a fetch, updated by pushed deltas, and a body that would end the data block stays text", { skip: NO_CHROMIUM }, async (t) => {
+  const env = uiEnv(t);
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  const breakout = `</script><script>window.__pwned=5</script><!-- <style>body{display:none}</style>`;
+  assert.equal((await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", breakout)).code, 0);
+  const browser = await launchBrowser(t);
+
+  // Before any script runs (none can here), the page is laid out by its own stylesheet, and the CSP let it apply.
+  const still = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+  await still.goto(ui.url);
+  assert.equal(await still.locator("h1").textContent(), "peerpost");
+  assert.equal(await still.evaluate(() => getComputedStyle(document.querySelector("header")!).display), "flex");
+  assert.equal(await still.locator("#conversations h2").isVisible(), true);
+
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
+  const fetched: string[] = [];
+  page.on("request", (request) => new URL(request.url()).pathname === "/api/state" && fetched.push(request.url()));
+  await page.goto(ui.url);
+  await page.locator("#conversations .message .body", { hasText: "window.__pwned=5" }).waitFor();
+  assert.ok(((await page.locator("#conversations .message .body").first().textContent()) ?? "").includes(breakout), "the body shows as written");
+  assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, "no script ran");
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).display), "block");
+  assert.deepEqual(fetched, [], "the first state came with the page");
+
+  // A CLI send reaches the page as a delta on its event stream: still no fetch, nothing reloaded.
+  await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+  assert.equal((await cli(env, "send", "--from", "codex:bob", "--to", "claude:alice", "pushed, not fetched")).code, 0);
+  await page.locator(".message", { hasText: "pushed, not fetched" }).waitFor({ timeout: 60_000 });
+  assert.equal(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument), true);
+  assert.deepEqual(fetched, [], "the update came as a delta");
+  assert.deepEqual(errors, []);
+});

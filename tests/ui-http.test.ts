@@ -3,6 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { appendFileSync, chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { cli, registerSessions, request, startUi, uiEnv, write, type Answer } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
@@ -32,7 +33,11 @@ test("every request needs the token and the loopback Host; nothing is CORS; ever
   const ok = await request(ui.port, `/?token=${ui.token}`);
   assert.equal(ok.status, 200);
   assert.match(ok.body, /<script src="\/app\.js\?token=/);
-  assert.doesNotMatch(ok.body, /<script>|<style>| style=|https?:\/\/(?!127)/, "the page has no inline script or style and names nothing external");
+  assert.doesNotMatch(ok.body.replace(/<style>[^<]*<\/style>/, ""), /<script>|<style| style=|https?:\/\/(?!127)/, "the page has no inline script and no other style, and names nothing external");
+  // Its one inline stylesheet is what the CSP allows, by hash; its state is JSON data, which runs nothing.
+  const style = /<style>([^<]*)<\/style>/.exec(ok.body)?.[1] ?? "";
+  assert.ok(String(ok.headers["content-security-policy"]).includes(`style-src 'self' 'sha256-${createHash("sha256").update(style).digest("base64")}'`), "the CSP names the stylesheet's hash");
+  assert.match(ok.body, /<script type="application\/json" id="initial-state">\{"version":/);
   const cases: Array<[string, string, Record<string, string>, number]> = [
     ["no token", "/", {}, 401],
     ["no token on the API", "/api/state", {}, 401],
@@ -64,7 +69,7 @@ test("every request needs the token and the loopback Host; nothing is CORS; ever
   const ownPreflight = await request(ui.port, `/api/send?token=${ui.token}`, { method: "OPTIONS", headers: { origin: `http://127.0.0.1:${ui.port}`, "access-control-request-method": "POST" } });
   assert.equal(ownPreflight.status, 405);
   assertNoCors(ownPreflight, "a same-origin preflight");
-  for (const asset of ["/app.js", "/style.css", "/icon.svg"]) {
+  for (const asset of ["/app.js", "/icon.svg"]) {
     const answer = await request(ui.port, `${asset}?token=${ui.token}`);
     assert.equal(answer.status, 200);
     assert.equal(answer.headers["x-content-type-options"], "nosniff");
@@ -147,7 +152,7 @@ test("without --as the page writes as the person's own user:<name>", async (t) =
   assert.deepEqual((JSON.parse(answer.body) as { warnings: string[] }).warnings.length, 1, "the recipient is not running: said, as the CLI says it");
 });
 
-test("the event stream says when a CLI send lands; the state shows it with status, filters and visible bodies", async (t) => {
+test("the event stream pushes the state, then after a CLI send only the parts that changed; the state shows it with status, filters and visible bodies", async (t) => {
   const env = uiEnv(t);
   const ui = await startUi(t, { env });
   await registerSessions(ui.store, "claude:alice", "codex:bob");
@@ -159,12 +164,21 @@ test("the event stream says when a CLI send lands; the state shows it with statu
   });
   stream.end();
   t.after(() => stream.destroy());
-  await until(() => events.join("").includes("event: change"), 10_000, "the first event");
-  const before = events.length;
+  const deltas = () => [...events.join("").matchAll(/^event: delta\ndata: (.*)$/gm)].map((match) => JSON.parse(match[1]!) as { base: number | null; serial: number; changed: Partial<UiState> });
+  await until(() => deltas().length > 0, 10_000, "the first event");
+  const [whole] = deltas();
+  assert.equal(whole!.base, null, "a stream opened without a state the server still has starts with the whole state");
+  assert.ok(whole!.changed.claims && whole!.changed.tasks && whole!.changed.conversations);
   const sent = await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", "--anticipation", "reply", "--json", "look at \u202Eevil.exe\u202C please");
   assert.equal(sent.code, 0, sent.stderr);
   const { messageId, conversationId } = JSON.parse(sent.stdout) as { messageId: string; conversationId: string };
-  await until(() => events.length > before, 10_000, "a change event after the CLI send");
+  await until(() => deltas().some((delta) => delta.changed.conversations?.[0]?.messages[0]?.id === messageId), 10_000, "a delta with the CLI's message");
+  const received = deltas();
+  const at = received.findIndex((entry) => entry.changed.conversations?.[0]?.messages[0]?.id === messageId);
+  const delta = received[at]!;
+  assert.equal(delta.base, received[at - 1]!.serial, "each delta starts from the state sent before it");
+  assert.equal(delta.changed.conversations?.[0]?.messages[0]?.body, "look at ⟨U+202E⟩evil.exe⟨U+202C⟩ please");
+  assert.deepEqual([delta.changed.claims, delta.changed.tasks, delta.changed.setUp], [undefined, undefined, undefined], "parts that did not change are not sent again");
   const shown = await state(ui.port, ui.token);
   const message = shown.conversations[0]?.messages[0];
   assert.equal(message?.id, messageId);

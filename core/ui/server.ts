@@ -1,5 +1,6 @@
-// The web view's HTTP server: 127.0.0.1 only, every request through the guard, the page and its
-// assets from the bundle, the state as JSON, live changes as server-sent events, and the writes.
+// The web view's HTTP server: 127.0.0.1 only, every request through the guard, the page (with its first
+// state inside) and its assets from the bundle, the state as JSON, live changes pushed to each page as
+// deltas of its state over server-sent events, and the writes.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -7,7 +8,9 @@ import { PeerpostError, toErrorValue, type ErrorCode } from "../common/errors.js
 import type { Peerpost } from "../peerpost.js";
 import { waitFor } from "../mail/wait.js";
 import { Guard } from "./guard.js";
-import { SECURITY_HEADERS } from "./headers.js";
+import { securityHeaders } from "./headers.js";
+import { pageHtml, pageTemplate } from "./document.js";
+import { BuiltState, LiveStreams } from "./pushes.js";
 import { parseFilters } from "./filters.js";
 import type { UiFilters } from "./types.js";
 import { UiSource } from "./source.js";
@@ -37,8 +40,8 @@ const MAX_WRITE_BYTES = 512 * 1024;
 /** A change check at least this often behind the state dir's watch, and a heartbeat for idle streams. */
 const POLL_MS = 1000;
 const HEARTBEAT_MS = 25_000;
-/** Filter sets whose state is built ahead of the pages' fetches after a change. */
-const PREBUILT_FILTERS = 3;
+/** Built states kept (one per distinct filter set, until the logs move on). */
+const BUILT_KEPT = 50;
 
 const STATUS_OF: Partial<Record<ErrorCode, number>> = { invalid_arguments: 400, body_too_large: 413, not_found: 404, ambiguous: 409, wrong_recipient: 403, permission_denied: 403, already_resolved: 409, hop_limit: 409, claim_conflict: 409, task_blocked: 409 };
 
@@ -48,18 +51,23 @@ export class UiServer {
   private readonly source: UiSource;
   private readonly builder: UiStateBuilder;
   private readonly writes: UiWrites;
-  private readonly streams = new Set<ServerResponse>();
+  private readonly streams: LiveStreams;
   private readonly stop = new AbortController();
+  private readonly headers: Record<string, string>;
+  private readonly page: string;
   private guard: Guard | undefined;
   private version = "";
-  private cached = new Map<string, string>();
-  /** The filter sets pages asked for last, newest last: their states are built again as soon as the logs move on. */
-  private readonly asked = new Map<string, UiFilters>();
+  /** The states built since the logs last moved on, by filter set. */
+  private readonly built = new Map<string, BuiltState>();
+  private serial = 0;
 
   constructor(private readonly options: UiServerOptions) {
     this.source = new UiSource(options.peerpost);
     this.builder = new UiStateBuilder(this.source, options.author, options.setUp);
     this.writes = new UiWrites(options.peerpost, options.author);
+    this.headers = securityHeaders(options.assets.css);
+    this.page = pageTemplate(options.assets.html, options.assets.css);
+    this.streams = new LiveStreams((filters) => this.stateFor(filters), this.headers);
     this.server = createServer((request, response) => void this.handle(request, response));
   }
 
@@ -86,18 +94,18 @@ export class UiServer {
 
   async close(): Promise<void> {
     this.stop.abort();
-    for (const stream of this.streams) stream.end();
+    this.streams.closeAll();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  /** Wakes on the state dir's changes and tells every open page; a timeout re-sends, since statuses move with time. */
+  /** Wakes on the state dir's changes and updates every open page; a timeout does too, since statuses move with time. */
   private async watch(): Promise<void> {
     const { peerpost } = this.options;
     while (!this.stop.signal.aborted) {
       const outcome = await waitFor(() => (this.source.fingerprint() !== this.version ? true : undefined), { watchDir: peerpost.stateDir.path, pollMs: POLL_MS, timeoutMs: HEARTBEAT_MS, signal: this.stop.signal }).catch(() => ({ outcome: "timeout" as const }));
       if (outcome.outcome === "aborted") return;
-      if (!(await this.sync())) this.broadcast("tick");
+      if (!(await this.sync())) this.broadcast();
     }
   }
 
@@ -111,27 +119,14 @@ export class UiServer {
     return true;
   }
 
-  /** "change" when the logs moved on; "tick" when only time did (statuses such as expired move with it). */
-  private broadcast(event: "change" | "tick" = "change"): void {
-    this.cached.clear();
-    for (const stream of this.streams) stream.write(`event: ${event}\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
-    // Built while the event travels, so the pages' fetches that follow find their state ready.
-    if (this.streams.size > 0) setImmediate(() => this.prebuild());
-  }
-
-  private prebuild(): void {
-    for (const [key, filters] of this.asked) {
-      if (this.stop.signal.aborted || this.cached.has(key)) continue;
-      try {
-        this.cached.set(key, JSON.stringify(this.builder.build(filters, this.version)));
-      } catch {
-        // The page's own fetch reports it.
-      }
-    }
+  /** Sends every open page what changed in its state, whether the logs moved on or only time did (statuses such as expired move with it). */
+  private broadcast(): void {
+    this.built.clear();
+    this.streams.pushAll();
   }
 
   private send(response: ServerResponse, status: number, type: string, body: string): void {
-    response.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, "content-length": Buffer.byteLength(body) });
+    response.writeHead(status, { ...this.headers, "content-type": type, "content-length": Buffer.byteLength(body) });
     response.end(body);
   }
 
@@ -150,17 +145,15 @@ export class UiServer {
       if (request.method === "POST") return await this.write(url.pathname, request, response);
       switch (url.pathname) {
         case "/":
-          return this.send(response, 200, "text/html; charset=utf-8", this.options.assets.html.replaceAll("{{token}}", this.token));
+          return this.send(response, 200, "text/html; charset=utf-8", pageHtml(this.page, this.token, await this.state(url.searchParams).catch(() => null)));
         case "/app.js":
           return this.send(response, 200, "text/javascript; charset=utf-8", this.options.assets.script);
-        case "/style.css":
-          return this.send(response, 200, "text/css; charset=utf-8", this.options.assets.css);
         case "/icon.svg":
           return this.send(response, 200, "image/svg+xml", this.options.assets.icon);
         case "/api/state":
           return this.sendJson(response, 200, await this.state(url.searchParams));
         case "/events":
-          return this.events(response);
+          return await this.events(url.searchParams, response);
         default:
           return this.send(response, 404, "text/plain; charset=utf-8", "404 not found\n");
       }
@@ -170,28 +163,30 @@ export class UiServer {
     }
   }
 
-  /** The state for these filters; built once per change of the logs for each distinct filter set. */
+  /** The state for these filters, as JSON; built once per change of the logs for each distinct filter set. */
   private async state(params: URLSearchParams): Promise<string> {
     const filters = parseFilters(params);
     await this.sync();
-    const key = JSON.stringify(filters);
-    this.asked.delete(key);
-    this.asked.set(key, filters);
-    if (this.asked.size > PREBUILT_FILTERS) this.asked.delete(this.asked.keys().next().value!);
-    let body = this.cached.get(key);
-    if (body === undefined) {
-      body = JSON.stringify(this.builder.build(filters, this.version));
-      if (this.cached.size > 50) this.cached.clear();
-      this.cached.set(key, body);
-    }
-    return body;
+    return this.stateFor(filters).body;
   }
 
-  private events(response: ServerResponse): void {
-    response.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/event-stream; charset=utf-8", connection: "keep-alive" });
-    response.write(`retry: 2000\nevent: change\ndata: ${JSON.stringify({ version: this.version })}\n\n`);
-    this.streams.add(response);
-    response.on("close", () => this.streams.delete(response));
+  private stateFor(filters: UiFilters): BuiltState {
+    const key = JSON.stringify(filters);
+    let built = this.built.get(key);
+    if (built === undefined) {
+      built = new BuiltState(this.builder.build(filters, this.version, ++this.serial));
+      if (this.built.size >= BUILT_KEPT) this.built.clear();
+      this.built.set(key, built);
+    }
+    return built;
+  }
+
+  /** A page's stream of deltas for its filters, from the state it holds (`since`: that state's serial). */
+  private async events(params: URLSearchParams, response: ServerResponse): Promise<void> {
+    const filters = parseFilters(params);
+    await this.sync();
+    const held = this.built.get(JSON.stringify(filters));
+    this.streams.open(response, filters, held !== undefined && String(held.serial) === params.get("since") ? held : undefined);
   }
 
   private async write(path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {

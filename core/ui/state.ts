@@ -156,7 +156,7 @@ export class UiStateBuilder {
     return kept.sort((a, b) => b[b.length - 1]!.offset - a[a.length - 1]!.offset);
   }
 
-  build(filters: UiFilters, version: string): UiState {
+  build(filters: UiFilters, version: string, serial: number): UiState {
     const { peerpost } = this.source;
     const now = peerpost.config.now();
     const roles = roleState(peerpost);
@@ -202,6 +202,7 @@ export class UiStateBuilder {
     ];
     return {
       version,
+      serial,
       now: new Date(now).toISOString(),
       stateDir: visible(peerpost.stateDir.path, true),
       author: this.author,

@@ -88,6 +88,8 @@ export interface UiLogHealth {
 
 export interface UiState {
   version: string;
+  /** Which build of the state this is (unique in one server's run): what a delta names as its base. */
+  serial: number;
   now: string;
   stateDir: string;
   /** The address writes from the page are sent as; null means the page is read-only. */

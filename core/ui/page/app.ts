@@ -1,50 +1,15 @@
-// The web view's page: fetches the state for the filters in the URL, renders it as text nodes, and
-// fetches again whenever the server's event stream says the logs changed. Writes (send, reply,
-// decline, and the claims and tasks actions) carry the token in a header and a JSON body.
+// The web view's page: draws the state it came with (or fetches it for the filters in the URL) as text
+// nodes, and redraws only the parts the server's event stream says changed (page/sync.ts). Writes
+// (send, reply, decline, and the claims and tasks actions) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
 import { $, ago, bytes, el, localTime, type Child } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { FILTERS, PageSync } from "./sync.js";
 import { renderClaims, renderTasks, wireTaskForm, type WorkHelpers } from "./work.js";
 
-const FILTERS = ["session", "role", "conversation", "q", "limit"] as const;
 const params = new URLSearchParams(location.search);
 const token = params.get("token") ?? "";
 let state: UiState | undefined;
-let fetching = false;
-/** A fetch is owed once the one in flight ends: the logs moved on past it, or time moved statuses on. */
-let again = false;
-/** The newest version of the logs the event stream announced. */
-let announced: string | undefined;
-
-function stateUrl(): string {
-  const query = new URLSearchParams({ token });
-  for (const name of FILTERS) {
-    const value = params.get(name);
-    if (value) query.set(name, value);
-  }
-  return `/api/state?${query}`;
-}
-
-/** One fetch at a time; changes that arrive meanwhile cause at most one more. */
-async function load(): Promise<void> {
-  if (fetching) {
-    again = true;
-    return;
-  }
-  fetching = true;
-  try {
-    const response = await fetch(stateUrl(), { cache: "no-store" });
-    const value = (await response.json()) as UiState | { ok: false; error: { message: string } };
-    if ("ok" in value) showProblem(value.error.message);
-    else render(value);
-  } catch (error) {
-    showProblem(`cannot reach the server: ${String(error)}`);
-  } finally {
-    fetching = false;
-    if (again && state?.version !== announced) void load();
-    again = false;
-  }
-}
 
 function showProblem(text: string): void {
   const live = $("#live");
@@ -57,7 +22,7 @@ function setFilter(name: (typeof FILTERS)[number], value: string): void {
   else params.delete(name);
   if (name !== "limit") params.delete("limit");
   history.replaceState(null, "", `?${params}`);
-  void load();
+  void sync.load();
 }
 
 function addressButton(address: string): HTMLElement {
@@ -254,32 +219,31 @@ function emptySessions(next: UiState): Node[] {
   ];
 }
 
-function render(next: UiState): void {
-  state = next;
-  const live = $("#live");
-  if (live.classList.contains("bad") && !live.textContent?.startsWith("disconnected")) Object.assign(live, { className: "badge ok", textContent: "live" });
+function drawHeader(next: UiState): void {
   $("#state-dir").textContent = next.stateDir;
   $("#author").textContent = next.author ? `writing as ${next.author}` : "read-only";
+  $("#compose").hidden = next.author === null;
+}
+
+function drawChoices(next: UiState): void {
   const filters = $("#filters") as HTMLFormElement;
   fillSelect(filters.elements.namedItem("session") as HTMLSelectElement, next.choices.sessions, params.get("session"));
   fillSelect(filters.elements.namedItem("role") as HTMLSelectElement, next.choices.roles, params.get("role"));
-  $("#compose").hidden = next.author === null;
   // "to" completes from the known sessions and people, and the roles.
   const addresses = [...next.choices.sessions, ...next.choices.roles.map((role) => `role:${role}`)];
   $("#addresses").replaceChildren(...addresses.map((address) => Object.assign(el("option", null), { value: address })));
-  renderMine(next.mine);
-  notifyNew(next.mine);
-  setList("sessions", next.sessions.map(sessionView), String(next.sessions.length), emptySessions(next));
+}
+
+function drawConversations(next: UiState): void {
   const shown = next.conversations.length;
   const { totals } = next;
   // Past a few thousand messages the server folds only the newest: the counts are theirs, and "show more" folds older ones.
   const counted = `${totals.messages} ${totals.partial ? "newest " : ""}message${totals.messages === 1 ? "" : "s"}${totals.partial ? " (older ones: show more)" : ""}`;
   setList("conversations", conversationViews(next.conversations), `${shown} of ${totals.matchedConversations}${totals.matchedConversations !== totals.conversations ? ` matching (${totals.conversations} in all)` : ""} · ${counted} · ${totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
   $("#more").hidden = shown >= totals.matchedConversations && !totals.partial;
-  renderClaims(next.claims, work);
-  renderTasks(next, work);
-  setList("wakes", next.wakes.map(receiptView), String(next.wakes.length));
-  setList("receipts", next.receipts.map(receiptView), `latest ${next.receipts.length} · kinds: ${next.choices.receiptKinds.join(", ") || "none"}`);
+}
+
+function drawHealth(next: UiState): void {
   setList(
     "health",
     [
@@ -291,6 +255,28 @@ function render(next: UiState): void {
     ],
     "",
   );
+}
+
+/** Each part of the page with the parts of the state it is drawn from: a delta redraws only the parts it touches. */
+const PARTS: Array<[Array<keyof UiState>, (next: UiState) => void]> = [
+  [["stateDir", "author"], drawHeader],
+  [["choices"], drawChoices],
+  [["mine", "author"], (next) => (renderMine(next.mine), notifyNew(next.mine))],
+  [["sessions", "setUp"], (next) => setList("sessions", next.sessions.map(sessionView), String(next.sessions.length), emptySessions(next))],
+  [["conversations", "totals"], drawConversations],
+  [["claims"], (next) => renderClaims(next.claims, work)],
+  [["tasks", "author"], (next) => renderTasks(next, work)],
+  [["wakes"], (next) => setList("wakes", next.wakes.map(receiptView), String(next.wakes.length))],
+  [["receipts", "choices"], (next) => setList("receipts", next.receipts.map(receiptView), `latest ${next.receipts.length} · kinds: ${next.choices.receiptKinds.join(", ") || "none"}`)],
+  [["health"], drawHealth],
+];
+
+/** Draws the state: every part, or only those drawn from the `changed` parts of the state. */
+function render(next: UiState, changed?: ReadonlySet<string>): void {
+  state = next;
+  const live = $("#live");
+  if (live.classList.contains("bad") && !live.textContent?.startsWith("disconnected")) Object.assign(live, { className: "badge ok", textContent: "live" });
+  for (const [keys, draw] of PARTS) if (!changed || keys.some((key) => changed.has(key))) draw(next);
   refreshTimes();
   document.body.dataset.version = next.version;
   if (!performance.getEntriesByName("peerpost-rendered").length) performance.mark("peerpost-rendered");
@@ -300,7 +286,7 @@ async function write(path: string, body: unknown): Promise<string> {
   try {
     const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-peerpost-token": token }, body: JSON.stringify(body) });
     const result = (await response.json()) as { ok: boolean; messageId?: string; task?: { id: string }; error?: { code: string; message: string } };
-    void load();
+    void sync.load();
     const id = result.messageId ?? result.task?.id;
     return result.ok ? `done${id ? ` (${id})` : ""}` : `${result.error?.code}: ${result.error?.message}`;
   } catch (error) {
@@ -369,24 +355,8 @@ function wire(): void {
     send.querySelector(".result")!.textContent = result;
     if (result.startsWith("done")) (send.elements.namedItem("body") as HTMLTextAreaElement).value = "";
   });
-  const events = new EventSource(`/events?token=${encodeURIComponent(token)}`);
-  // "change" names the logs' version: a page that already shows it fetches nothing.
-  events.addEventListener("change", (event) => {
-    announced = (JSON.parse((event as MessageEvent<string>).data) as { version: string }).version;
-    if (state?.version === announced) return;
-    if (fetching) again = true;
-    else void load();
-  });
-  // "tick" comes when nothing changed for a while: statuses that move with time (expired, unresolved) and "… ago" need a fetch.
-  events.addEventListener("tick", () => void load());
-  events.addEventListener("open", () => {
-    const live = $("#live");
-    live.textContent = "live";
-    live.className = "badge ok";
-  });
-  // EventSource retries by itself; a server restarted since has a new token, so the page needs its new URL.
-  events.addEventListener("error", () => showProblem("disconnected: if peerpost ui was restarted, open the URL it printed"));
 }
 
+const sync = new PageSync(params, token, { render, problem: showProblem, connected: () => Object.assign($("#live"), { className: "badge ok", textContent: "live" }) });
 wire();
-void load();
+sync.start();
