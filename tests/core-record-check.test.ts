@@ -18,6 +18,9 @@ const MAILBOX_EVENTS: Record<string, unknown>[] = [
   { v: 1, type: "msg", id: ID, from: "user:ann", fromVerified: false, to: "grok:x_y", via: "role:reviewer", sentAt: AT, anticipation: "reply", replyBy: "2026-12-04T00:00:00.000Z", inReplyTo: ID, conversationId: ID, hop: 3, body: "é😀\u0000", idempotencyKey: "k-1" },
   { v: 1, type: "read", id: ID, by: "codex:b", at: AT },
   { v: 1, type: "delivered", id: ID, via: "claude-channel", at: AT },
+  { v: 1, type: "undelivered", id: ID, via: "claude-channel", at: AT },
+  { v: 1, type: "noticed", id: ID, via: "claude-stop", at: AT },
+  { v: 1, type: "reminder", id: ID, n: 2, via: "claude-stop", at: AT },
   { v: 1, type: "resolved", id: ID, resolution: "reply", replyId: ID, by: "codex:b", at: AT },
   { v: 1, type: "resolved", id: ID, resolution: "decline", reason: "not mine", by: "codex:b", at: AT },
 ];

@@ -1,5 +1,5 @@
-// Exact-shape checks for the records written and read most (messages, read marks, deliveries,
-// resolutions, receipts, session registrations): plain comparisons that accept only what the zod
+// Exact-shape checks for the records written and read most (messages, read marks, deliveries, notices,
+// reminders, resolutions, receipts, session registrations): plain comparisons that accept only what the zod
 // schemas in schemas.ts surely accept, in the exact form peerpost writes. Anything else (another timestamp form, an unknown field, a
 // bad value) is left to zod, which decides and explains. A send folds every other writer's new lines,
 // so this is the cost that grows with traffic; tests/core-record-check compares both on mutated records.
@@ -101,6 +101,9 @@ export const acceptsMailboxEvent: Check = byType({
   ),
   read: shape({ ...event("read"), by: address, at: isoTime }),
   delivered: shape({ ...event("delivered"), via: text(64), at: isoTime }),
+  undelivered: shape({ ...event("undelivered"), via: text(64), at: isoTime }),
+  noticed: shape({ ...event("noticed"), via: text(64), at: isoTime }),
+  reminder: shape({ ...event("reminder"), n: counting, via: text(64), at: isoTime }),
   resolved: shape({ ...event("resolved"), resolution: oneOf(RESOLUTIONS), by: address, at: isoTime }, { replyId: ulid, reason: body }),
   // An edit hook folds every claim event: without these it would load zod for them.
   claim: shape({ ...event("claim"), holder: address, repo: text(4096), paths: someOf(text(1024)), shared: boolean, at: isoTime, until: isoTime }, { reason: text(2000) }),

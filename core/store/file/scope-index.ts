@@ -21,14 +21,15 @@ import { DIR_MODE } from "../../security/state-dir.js";
 import { checkPrivateDir, ensurePrivateDir, readStateFileIfAny, writeStateFile } from "../../security/trust.js";
 import { appendChecked, appendLines, IndexDamage, readChecked } from "./checked-file.js";
 import { checkIndexFiles, damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
+import { IndexBatch } from "./index-batch.js";
 
 /** The scopes of a record, given a way to look up the scopes of an earlier message by id. */
 export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[] };
 
 /** 3: a checksum beside every file. 2: message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension). */
 const INDEX_VERSION = 3;
-/** Lines one batch of an extension indexes before recording them. */
-const BATCH_LINES = 200_000;
+/** Lines one batch of an extension indexes before recording them: each batch writes every file it touches (index-batch.ts). */
+const BATCH_LINES = 500_000;
 
 interface Meta {
   v: typeof INDEX_VERSION;
@@ -276,30 +277,16 @@ export class ScopeIndex<T> {
 
   /** Indexes up to BATCH_LINES lines from `meta.covered`: offsets and id lines first, then the meta that covers them. */
   private extendBatch(meta: Meta, target: number): Meta {
-    const appended = new Map<string, number[]>();
-    /** Messages of this batch: their later events usually follow within it. */
-    const added = new Map<string, readonly string[]>();
-    const idLines = new Map<string, string[]>();
+    const batch = new IndexBatch();
     const read = new Map<string, Map<string, IdEntry>>();
-    const scopesOfMessage = (id: string) => added.get(id) ?? this.entriesOf(id, read).get(id)?.s;
+    const scopesOfMessage = (id: string) => batch.scopesOf(id) ?? this.entriesOf(id, read).get(id)?.s;
     const result = this.log.scan(meta.covered, (entry) => {
       const { id, scopes } = this.scopesOf(entry.record, scopesOfMessage);
-      if (id !== undefined && !added.has(id)) {
-        // Appended without looking for an earlier line of the id: a lookup takes the first, which is the same message's.
-        added.set(id, scopes);
-        const key = this.bucketKey(id);
-        const lines = idLines.get(key) ?? [];
-        lines.push(JSON.stringify([id, entry.offset, scopes]));
-        idLines.set(key, lines);
-      }
-      for (const scope of scopes) {
-        const list = appended.get(scope);
-        if (list) list.push(entry.offset);
-        else appended.set(scope, [entry.offset]);
-      }
+      // An id's line is appended without looking for an earlier one: a lookup takes the first, which is the same message's.
+      batch.add(entry.offset, id, scopes);
     }, { until: target, maxLines: BATCH_LINES });
-    for (const [scope, offsets] of appended) appendChecked(this.scopePath(scope), scope, offsets.join("\n") + "\n");
-    for (const [key, lines] of idLines) appendLines(this.idsPath(key), lines.join("\n") + "\n");
+    batch.eachScope((scope, text) => appendChecked(this.scopePath(scope), scope, text));
+    batch.eachIdBucket((id) => this.bucketKey(id), (key, text) => appendLines(this.idsPath(key), text));
     const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt) };
     writeStateFile(this.metaPath, JSON.stringify(next));
     return next;
