@@ -10,6 +10,7 @@ import { runHook, snapshotTree } from "./helpers/hooks.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { until } from "./helpers/poll.js";
 import { oldLog } from "./helpers/old-log.js";
+import { createTask } from "../core/tasks/tasks.js";
 
 const T0 = Date.parse("2026-03-01T10:00:00.000Z");
 
@@ -124,6 +125,22 @@ testEachBackend("reminders come at most once per interval and at most the limit;
   const seen = later.view("codex:asker").state.messages[message.id]!;
   assert.equal(seen.reminders.count, 2);
   assert.equal(later.status(seen), "unresolved");
+});
+
+test("a task's opening note, a request to oneself, never nags its creator at a prompt or a turn end; a read request from another still does", async (t) => {
+  const { env, store } = setup(t, { PEERPOST_REMINDER_INTERVAL_MS: "30000" });
+  const peerpost = store();
+  const task = await createTask(peerpost, { by: "claude:me", title: "fix the parser" });
+  const { message } = await peerpost.mailbox.send({ from: "codex:asker", fromVerified: true, to: "claude:me", body: "need an answer", anticipation: "reply" });
+  await peerpost.mailbox.markRead("claude:me", [message.id]);
+  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit" }, env(T0 + 60_000));
+  assert.match(context(prompt.stdout), new RegExp(`reminder: 1 request .*codex:asker.*${message.id}`), "the other request is reminded");
+  assert.ok(!prompt.stdout.includes(task.messageId), "the task's note is not");
+  await store(T0 + 60_000).mailbox.resolve({ id: message.id, by: "claude:me", resolution: "reply", text: "done" });
+  for (const event of ["user-prompt", "stop"]) {
+    const run = await runHook("claude-code", event, { session_id: "me", hook_event_name: event === "stop" ? "Stop" : "UserPromptSubmit" }, env(T0 + 3_600_000));
+    assert.equal(run.stdout, "", `${event}: nothing about the task's own note an hour on`);
+  }
 });
 
 testEachBackend("a request past replyBy shows as expired to its sender and is no longer reminded", async (t, backend) => {

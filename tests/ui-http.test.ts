@@ -9,6 +9,7 @@ import { cli, registerSessions, request, startUi, uiEnv, write, type Answer } fr
 import { until } from "./helpers/poll.js";
 import { tempDir } from "./helpers/temp.js";
 import type { UiState } from "../core/ui/types.js";
+import { createTask } from "../core/tasks/tasks.js";
 
 function assertNoCors(answer: Answer, what: string): void {
   const cors = Object.keys(answer.headers).filter((name) => name.startsWith("access-control-"));
@@ -125,9 +126,12 @@ test("writes need the token header, a JSON body and the page's origin; they go t
 
   // A request to the person: replied from the page once; a second answer and a stranger's message are refused.
   await registerSessions(ui.store, "codex:person");
+  // The person's own task: its opening note is a request to themself, kept for the result, not waiting on them.
+  const task = await createTask(ui.store, { by: "codex:person", title: "tidy the docs" });
   const asked = await cli(env, "send", "--from", "claude:alice", "--to", "codex:person", "--anticipation", "reply", "--json", "ok to merge?");
   const requestId = (JSON.parse(asked.stdout) as { messageId: string }).messageId;
   await until(async () => (await state(ui.port, ui.token)).mine.some((entry) => entry.id === requestId), 10_000, "the request in the person's list");
+  assert.ok(!(await state(ui.port, ui.token)).mine.some((entry) => entry.id === task.messageId), "a task's own note is not waiting on its creator");
   const replied = await write(ui, "/api/resolve", { id: requestId, resolution: "reply", text: "yes" });
   assert.equal(replied.status, 200, replied.body);
   assert.equal(ui.store.mailbox.find(requestId)?.resolved?.resolution, "reply");

@@ -8,8 +8,13 @@ export interface DueReminder {
   n: number;
 }
 
+/** A request someone else waits on: a note to oneself (a task's opening note) stays open for its answer but never nags. */
+export function awaitsAnswer(message: MessageState): boolean {
+  return expectsResolution(message) && message.from !== message.to;
+}
+
 export function dueReminder(message: MessageState, now: number, settings: ReminderSettings): DueReminder | undefined {
-  if (!expectsResolution(message) || !message.read || !isOpen(message, now)) return undefined;
+  if (!awaitsAnswer(message) || !message.read || !isOpen(message, now)) return undefined;
   if (message.reminders.count >= settings.limit) return undefined;
   const since = Date.parse(message.reminders.lastAt ?? message.read.at);
   if (now < since + settings.intervalMs) return undefined;
@@ -21,7 +26,7 @@ export function dueReminder(message: MessageState, now: number, settings: Remind
  * at a turn end, or told more than an interval ago and fewer than `limit` times again since the first.
  */
 export function turnEndDue(message: MessageState, now: number, settings: ReminderSettings): boolean {
-  if (!expectsResolution(message) || message.read || message.resolved || !isOpen(message, now)) return false;
+  if (!awaitsAnswer(message) || message.read || message.resolved || !isOpen(message, now)) return false;
   if (!message.noticed) return true;
   return (message.noticed.count ?? 1) <= settings.limit && now >= Date.parse(message.noticed.at) + settings.intervalMs;
 }

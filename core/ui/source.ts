@@ -6,6 +6,7 @@ import { statSync } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
 import type { MailboxView } from "../mail/view.js";
 import type { MessageState } from "../mail/fold.js";
+import { awaitsAnswer } from "../mail/reminders.js";
 import type { ReceiptRecord } from "../records/schemas.js";
 import { JsonlLog } from "../log/log.js";
 import { withCorrupt, type CorruptReport, type RecordSchema } from "../log/types.js";
@@ -92,7 +93,7 @@ export class UiSource {
     return this.peerpost.mailbox
       .view(address)
       .openRequests()
-      .filter((message) => message.to === address);
+      .filter((message) => message.to === address && awaitsAnswer(message));
   }
 
   /**

@@ -3,7 +3,8 @@
 // receipts of every kind, and store health. Untrusted text is made visible here, once.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { expectsResolution, isOpen, type MessageState, type MessageStatus } from "../mail/fold.js";
+import { isOpen, type MessageState, type MessageStatus } from "../mail/fold.js";
+import { awaitsAnswer } from "../mail/reminders.js";
 import { inspectLog, recentErrors } from "../upkeep/health.js";
 import type { SessionEntry } from "../sessions/registry.js";
 import { roleState, rolesOf } from "../roles/roles.js";
@@ -94,7 +95,7 @@ export class UiStateBuilder {
   private sessions(entries: SessionEntry[], messages: MessageState[], now: number, wakes: ReceiptRecord[], statusOf: (message: MessageState) => MessageStatus): UiSession[] {
     const waiting = new Map<string, UiRequestRef[]>();
     for (const message of messages) {
-      if (!expectsResolution(message) || !isOpen(message, now)) continue;
+      if (!awaitsAnswer(message) || !isOpen(message, now)) continue;
       const list = waiting.get(message.to) ?? [];
       list.push({ id: message.id, from: message.from, sentAt: message.sentAt, status: statusOf(message) });
       waiting.set(message.to, list);
