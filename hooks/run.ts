@@ -35,8 +35,9 @@ function isWholeJson(text: string): boolean {
 
 /**
  * Hosts pipe the event JSON and usually close stdin. A file is read at once; a pipe, FIFO or socket is
- * read without blocking the event loop, so the deadline still fires when the host leaves stdin open,
- * and reading stops as soon as one whole JSON value is in. A terminal (or no stdin) gives nothing.
+ * read without blocking the event loop (a socket after its first read: readSocket), so the deadline
+ * still fires when the host leaves stdin open, and reading stops as soon as one whole JSON value is in.
+ * A terminal (or no stdin) gives nothing.
  */
 function readStdin(): Promise<string> {
   let stat;
@@ -50,8 +51,9 @@ function readStdin(): Promise<string> {
     const fd = reopenNonBlocking();
     if (fd !== undefined) return pollPipe(fd);
   }
-  if (!stat.isFIFO() && !stat.isSocket()) return Promise.resolve("");
-  return readStream();
+  if (stat.isSocket()) return readSocket();
+  if (!stat.isFIFO()) return Promise.resolve("");
+  return readStream([]);
 }
 
 /**
@@ -98,27 +100,45 @@ function pollPipe(fd: number): Promise<string> {
 }
 
 /**
- * A socket, through process.stdin, which loads Node's net and stream modules. Claude Code 2.1.332 gives
- * its hooks a socketpair; Codex 0.171.0, Copilot CLI 1.0.102 and Grok 1.0.41 give a pipe (seen by
- * running each: `readlink /proc/self/fd/0` in a hook).
+ * A socket. Claude Code 2.1.332 gives its hooks a socketpair; Codex 0.171.0, Copilot CLI 1.0.102 and Grok
+ * 1.0.41 give a pipe (seen by running each: `readlink /proc/self/fd/0` in a hook). A socket cannot be
+ * reopened without blocking as a pipe is, and process.stdin costs a hook about 15 ms (Node's net and stream
+ * modules), so the first read blocks: Claude Code writes the whole event as it starts the hook, and that
+ * read returns it. Only the rest of an event that came in parts is read through process.stdin, under the
+ * deadline. A host that started a hook and never wrote to it would hold it until the host's own timeout.
  */
-function readStream(): Promise<string> {
+function readSocket(): Promise<string> {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  let count: number;
+  try {
+    count = readSync(0, buffer, 0, buffer.length, null);
+  } catch {
+    return Promise.resolve("");
+  }
+  const first = buffer.subarray(0, count);
+  return count === 0 || isWholeJson(first.toString("utf8")) ? Promise.resolve(first.toString("utf8")) : readStream([Buffer.from(first)]);
+}
+
+/** The rest of stdin after the bytes already read, through process.stdin (a stream, so the deadline still fires). */
+function readStream(chunks: Buffer[]): Promise<string> {
+  let bytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
   return new Promise((resolve) => {
     const stdin = process.stdin;
-    let text = "";
     const finish = (result: string) => {
       // Destroyed, not paused: an open stdin handle would keep the hook alive until the deadline.
       stdin.removeAllListeners("data").removeAllListeners("end");
       stdin.destroy();
       resolve(result);
     };
-    stdin.setEncoding("utf8");
-    stdin.on("data", (chunk: string) => {
-      text += chunk;
-      if (text.length > MAX_STDIN_BYTES) finish("");
+    // Bytes, decoded whole each time: a character split between two chunks is never cut in two.
+    stdin.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      const text = Buffer.concat(chunks).toString("utf8");
+      if (bytes > MAX_STDIN_BYTES) finish("");
       else if (isWholeJson(text)) finish(text);
     });
-    stdin.on("end", () => finish(text));
+    stdin.on("end", () => finish(Buffer.concat(chunks).toString("utf8")));
     stdin.on("error", () => finish(""));
   });
 }

@@ -53,3 +53,18 @@ test("over a socket the host keeps open, a partial event ends at the deadline wi
   assert.equal(result.code, 0);
   assert.equal(result.stdout, "");
 });
+
+test("over a socket, an event that comes in two parts, split inside a character, is answered whole", async (t) => {
+  const home = tempDir(t);
+  const child = spawn(process.execPath, [hookBundle("claude-code"), "session-start"], { env: env(home), stdio: ["pipe", "pipe", "pipe"] });
+  const event = Buffer.from(JSON.stringify({ session_id: "split-session", cwd: "/wörk/ünïcode", source: "startup" }));
+  const cut = event.indexOf(Buffer.from("ö")) + 1;
+  child.stdin!.write(event.subarray(0, cut));
+  // The hook's first read has only the first part; the rest comes while it waits on the stream.
+  setTimeout(() => child.stdin!.write(event.subarray(cut)), 500);
+  const result = await outcome(t, child);
+  assert.equal(result.code, 0, result.stderr);
+  const registered = readFileSync(join(home, "state", "sessions.jsonl"), "utf8");
+  assert.match(registered, /"address":"claude:split-session"/);
+  assert.match(registered, /"cwd":"\/wörk\/ünïcode"/, "the character cut between the parts is whole");
+});
