@@ -299,10 +299,14 @@ export class MirroredStore<T> implements LocalStore<T> {
     return identity && `${identity.dev}:${identity.ino}`;
   }
 
+  /** The committed records' JSON as the mirror's lines give them back (the schema's output), so that they compare. */
+  private committedTexts(committed: StoredRecord<T>[]): string[] {
+    return committed.map(({ record }) => JSON.stringify(((parsed) => (parsed.success ? parsed.data : record))(this.schema.safeParse(record))));
+  }
+
   /** The committed records in a mirror swapped meanwhile: the last lines that hold them, read back from its end. */
   private findAfterSwap(committed: StoredRecord<T>[]): StoredRecord<T>[] {
-    // Both sides as the schema gives them back, so that their JSON compares.
-    const texts = committed.map(({ record }) => JSON.stringify(((parsed) => (parsed.success ? parsed.data : record))(this.schema.safeParse(record))));
+    const texts = this.committedTexts(committed);
     const found: StoredRecord<T>[] = [];
     let wanted = committed.length - 1;
     this.local.log.scanBackward(undefined, (entry) => {
@@ -314,21 +318,18 @@ export class MirroredStore<T> implements LocalStore<T> {
   }
 
   private notMirrored(committed: StoredRecord<T>[]): PeerpostError {
-    return new PeerpostError("state_io_error", `The ${this.name} records just committed to PostgreSQL (seq ${committed[0]!.position}) are not in this machine's mirror.`, {
-      details: { log: this.name, committed: committed.map((entry) => entry.position) },
-      hint: "They are stored in the database; the next sync brings them here. Run `peerpost doctor` if this repeats.",
-    });
+    const hint = "They are stored in the database; the next sync brings them here. Run `peerpost doctor` if this repeats.";
+    return new PeerpostError("state_io_error", `The ${this.name} records just committed to PostgreSQL (seq ${committed[0]!.position}) are not in this machine's mirror.`, { details: { log: this.name, committed: committed.map((entry) => entry.position) }, hint });
   }
 
-  /**
-   * Where the committed records landed in the mirror: the first ones after `from`, since the lock was held
-   * from the moment the mirror reached `from` (the database's end then) until they committed.
-   */
+  /** Where the committed records landed: the first ones after `from` (the lock was held from then until they committed), checked to be them. */
   private async locate(from: Position, committed: StoredRecord<T>[]): Promise<StoredRecord<T>[]> {
     const found: StoredRecord<T>[] = [];
     await this.local.read(from, (entry) => void found.push(entry), { maxRecords: committed.length });
-    if (found.length < committed.length) throw this.notMirrored(committed);
-    return found;
+    const texts = this.committedTexts(committed);
+    if (found.length === committed.length && found.every((entry, i) => JSON.stringify(entry.record) === texts[i])) return found;
+    // Not ours: a compaction swapped the mirror and its new file took the old one's inode number again.
+    return this.findAfterSwap(committed);
   }
 
   read(from: Position, visit: Visit<T>, limits?: ReadLimits): Promise<ReadResult> {
