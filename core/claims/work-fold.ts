@@ -159,26 +159,20 @@ export class WorkFold<S> {
 
   /** Folds what was appended since the last refresh (from the start when the log's file changed). */
   refresh(): S {
-    try {
-      return this.bringUp();
-    } catch (error) {
-      if (!(error instanceof DamagedSnapshot)) throw error;
-      this.distrust(error.message);
-      return this.bringUp();
-    }
+    return this.read((state) => state);
   }
 
   /**
-   * Runs `read` on the state brought to the end of the log. A snapshot line found damaged while it reads
-   * drops the snapshot, and `read` runs again on the state folded from the log.
+   * Runs `read` on the state brought to the end of the log. A snapshot line found damaged on the way (by
+   * the fold or by `read`) drops the snapshot, and `read` runs again on the state folded from the log.
    */
   read<R>(read: (state: S) => R): R {
     try {
-      return read(this.refresh());
+      return read(this.bringUp());
     } catch (error) {
       if (!(error instanceof DamagedSnapshot)) throw error;
       this.distrust(error.message);
-      return read(this.refresh());
+      return read(this.bringUp());
     }
   }
 
