@@ -47,13 +47,30 @@ function readStdin(): Promise<string> {
     return Promise.resolve("");
   }
   if (stat.isFile()) return Promise.resolve(readFileSync(0, "utf8"));
-  if (stat.isFIFO()) {
-    const fd = reopenNonBlocking();
-    if (fd !== undefined) return pollPipe(fd);
-  }
   if (stat.isSocket()) return readSocket();
   if (!stat.isFIFO()) return Promise.resolve("");
-  return readStream([]);
+  const fd = reopenNonBlocking();
+  return fd === undefined ? readStream(new EventBytes()) : pollPipe(fd);
+}
+
+/** The event's bytes as they come, decoded whole each time: a character split between two reads is never cut in two. */
+class EventBytes {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+
+  /** Adds a read's bytes (a copy of them): the event's text once it is one whole JSON value, "" past the limit, else undefined. */
+  add(chunk: Buffer): string | undefined {
+    this.chunks.push(Buffer.from(chunk));
+    this.bytes += chunk.length;
+    if (this.bytes > MAX_STDIN_BYTES) return "";
+    const text = this.text();
+    return isWholeJson(text) ? text : undefined;
+  }
+
+  /** All the bytes read, as text (at end-of-file). */
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
 }
 
 /**
@@ -70,8 +87,7 @@ function reopenNonBlocking(): number | undefined {
 
 /** Reads what the pipe has, then looks again every millisecond until one whole JSON value or end-of-file. */
 function pollPipe(fd: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
+  const event = new EventBytes();
   const buffer = Buffer.allocUnsafe(64 * 1024);
   return new Promise((resolve) => {
     const finish = (text: string) => {
@@ -87,12 +103,9 @@ function pollPipe(fd: number): Promise<string> {
           if ((error as NodeJS.ErrnoException).code === "EAGAIN") return void setTimeout(next, 1);
           return finish("");
         }
-        if (count === 0) return finish(Buffer.concat(chunks).toString("utf8"));
-        chunks.push(Buffer.from(buffer.subarray(0, count)));
-        bytes += count;
-        if (bytes > MAX_STDIN_BYTES) return finish("");
-        const text = Buffer.concat(chunks).toString("utf8");
-        if (isWholeJson(text)) return finish(text);
+        if (count === 0) return finish(event.text());
+        const whole = event.add(buffer.subarray(0, count));
+        if (whole !== undefined) return finish(whole);
       }
     };
     next();
@@ -115,13 +128,14 @@ function readSocket(): Promise<string> {
   } catch {
     return Promise.resolve("");
   }
-  const first = buffer.subarray(0, count);
-  return count === 0 || isWholeJson(first.toString("utf8")) ? Promise.resolve(first.toString("utf8")) : readStream([Buffer.from(first)]);
+  if (count === 0) return Promise.resolve("");
+  const event = new EventBytes();
+  const whole = event.add(buffer.subarray(0, count));
+  return whole !== undefined ? Promise.resolve(whole) : readStream(event);
 }
 
 /** The rest of stdin after the bytes already read, through process.stdin (a stream, so the deadline still fires). */
-function readStream(chunks: Buffer[]): Promise<string> {
-  let bytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+function readStream(event: EventBytes): Promise<string> {
   return new Promise((resolve) => {
     const stdin = process.stdin;
     const finish = (result: string) => {
@@ -130,15 +144,11 @@ function readStream(chunks: Buffer[]): Promise<string> {
       stdin.destroy();
       resolve(result);
     };
-    // Bytes, decoded whole each time: a character split between two chunks is never cut in two.
     stdin.on("data", (chunk: Buffer) => {
-      chunks.push(chunk);
-      bytes += chunk.length;
-      const text = Buffer.concat(chunks).toString("utf8");
-      if (bytes > MAX_STDIN_BYTES) finish("");
-      else if (isWholeJson(text)) finish(text);
+      const whole = event.add(chunk);
+      if (whole !== undefined) finish(whole);
     });
-    stdin.on("end", () => finish(Buffer.concat(chunks).toString("utf8")));
+    stdin.on("end", () => finish(event.text()));
     stdin.on("error", () => finish(""));
   });
 }
