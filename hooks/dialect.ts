@@ -1,5 +1,6 @@
 // A host's hook dialect: how its stdin JSON names things, and how it wants context or a block back.
 import { ID_PATTERN, type SessionKind } from "../core/common/address.js";
+import { isPlainObject } from "../core/common/values.js";
 import type { SessionHost } from "../core/records/schemas.js";
 import type { ProcessInfo } from "../core/sessions/process-tree.js";
 
@@ -71,10 +72,6 @@ export function parseClaudeStyle(input: Record<string, unknown>): HookInput | un
   return parsed;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** tool_name/toolName with tool_input/toolInput (an object, or a JSON text of one: Copilot's toolArgs). */
 function toolCall(input: Record<string, unknown>): ToolCall | undefined {
   const name = text(input.tool_name) ?? text(input.toolName);
@@ -87,7 +84,7 @@ function toolCall(input: Record<string, unknown>): ToolCall | undefined {
       args = {};
     }
   }
-  return { name, input: isRecord(args) ? args : {} };
+  return { name, input: isPlainObject(args) ? args : {} };
 }
 
 const HOOK_EVENT_NAMES: Record<HookEvent, string> = { "session-start": "SessionStart", "user-prompt": "UserPromptSubmit", stop: "Stop", "pre-tool": "PreToolUse", "post-tool": "PostToolUse" };

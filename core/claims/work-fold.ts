@@ -8,7 +8,8 @@
 // dropped, and the fold starts over from the log.
 import { join } from "node:path";
 import type { JsonlLog } from "../log/log.js";
-import { logPosition, positionProblem, readSnapshotBytes, writeSnapshotTextSync, type LogPosition } from "../log/log-snapshot.js";
+import { isLogPosition, logPosition, positionProblem, readSnapshotBytes, writeSnapshotTextSync, type LogPosition } from "../log/log-snapshot.js";
+import { isPlainObject } from "../common/values.js";
 import type { Mailbox } from "../mail/mailbox.js";
 import { FAR_BEHIND_BYTES } from "../mail/view.js";
 import type { MailboxEvent } from "../records/schemas.js";
@@ -56,13 +57,6 @@ interface SnapshotHeader {
   log: LogPosition;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** Whether a value is a log position as logPosition writes it. */
-function isPosition(value: unknown): value is LogPosition {
-  return isRecord(value) && typeof value.path === "string" && Number.isFinite(value.dev) && Number.isFinite(value.ino) && Number.isSafeInteger(value.offset) && (value.offset as number) >= 0 && typeof value.tail === "string";
-}
-
 export class WorkFold<S> {
   state: S;
   private offset = 0;
@@ -105,7 +99,7 @@ export class WorkFold<S> {
     } catch {
       return { problem: "not JSON" };
     }
-    if (end < 0 || !isRecord(header) || header.v !== this.spec.snapshot!.version || header.scope !== this.spec.scope || !isPosition(header.log)) return { problem: "not a snapshot of this fold" };
+    if (end < 0 || !isPlainObject(header) || header.v !== this.spec.snapshot!.version || header.scope !== this.spec.scope || !isLogPosition(header.log)) return { problem: "not a snapshot of this fold" };
     const problem = positionProblem(this.log.path, header.log);
     return problem === undefined ? { header: header as SnapshotHeader } : { problem };
   }

@@ -6,6 +6,7 @@ import { closeSync, constants, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fnv1a64 } from "../common/hash.js";
 import { ioError } from "../common/errors.js";
+import { isPlainObject } from "../common/values.js";
 import { FILE_MODE, openStateFile, readStateBytes } from "../security/trust.js";
 
 /** Where in which log a snapshot's fold ends. */
@@ -15,6 +16,11 @@ export interface LogPosition {
   ino: number;
   offset: number;
   tail: string;
+}
+
+/** Whether a value read from a snapshot is a log position as logPosition writes it. */
+export function isLogPosition(value: unknown): value is LogPosition {
+  return isPlainObject(value) && typeof value.path === "string" && Number.isFinite(value.dev) && Number.isFinite(value.ino) && Number.isSafeInteger(value.offset) && (value.offset as number) >= 0 && typeof value.tail === "string";
 }
 
 const TAIL_BYTES = 256;

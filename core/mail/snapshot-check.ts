@@ -4,12 +4,12 @@
 // snapshot on every prompt and must not pay for building schemas. Returns the first problem found.
 import { ADDRESS_PATTERN, ID_PATTERN } from "../common/address.js";
 import { ANTICIPATIONS, RESOLUTIONS, ULID_PATTERN } from "../records/schemas.js";
+import { isPlainObject } from "../common/values.js";
 import { idempotencySlot } from "./fold.js";
 
 /** A problem relative to the value checked: "is not a string", or ".field is missing" / ".field is not …". */
 type Check = (value: unknown) => string | undefined;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** The problem of a field, seen from the object holding it. Paths are built only for a problem, never on the way. */
@@ -27,7 +27,7 @@ const time = pattern(ISO_TIME, "a UTC time");
 const boolean: Check = (value) => (typeof value === "boolean" ? undefined : "is not a boolean");
 const count = (min: number): Check => (value) => (Number.isSafeInteger(value) && (value as number) >= min ? undefined : `is not an integer ≥ ${min}`);
 const number: Check = (value) => (typeof value === "number" && Number.isFinite(value) ? undefined : "is not a number");
-const object: Check = (value) => (isObject(value) ? undefined : "is not an object");
+const object: Check = (value) => (isPlainObject(value) ? undefined : "is not an object");
 const oneOf = (options: readonly string[]): Check => (value) => (typeof value === "string" && options.includes(value) ? undefined : `is not one of ${options.join(", ")}`);
 const arrayOf = (item: Check): Check => (value) => {
   if (!Array.isArray(value)) return "is not an array";
@@ -43,7 +43,7 @@ function shape(fields: Record<string, Check>, optional: string[] = []): Check {
   // Built once per shape: this runs for every message of a snapshot on every prompt hook.
   const checks = Object.entries(fields).map(([key, check]) => ({ key, check, optional: optional.includes(key) }));
   return (value) => {
-    if (!isObject(value)) return "is not an object";
+    if (!isPlainObject(value)) return "is not an object";
     let present = 0;
     for (const { key, check, optional: mayBeAbsent } of checks) {
       const field = value[key];

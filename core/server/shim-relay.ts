@@ -4,6 +4,7 @@
 // The shim's own requests carry ids of its own ("peerpost-N"); their answers go to the shim and never
 // reach the editor. Everything else, server requests for permissions included, reaches the editor.
 import type { Readable, Writable } from "node:stream";
+import { isPlainObject } from "../common/values.js";
 
 export type RpcId = string | number;
 
@@ -55,7 +56,7 @@ function parse(line: Buffer): RpcMessage | undefined {
   if (first !== 0x7b) return undefined;
   try {
     const value: unknown = JSON.parse(line.toString("utf8"));
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as RpcMessage) : undefined;
+    return isPlainObject(value) ? (value as RpcMessage) : undefined;
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@
 // params — and a line over the size limit is skipped and reported instead of ending the server.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isPlainObject } from "../common/values.js";
 
 /** The SDK's read limit; peerpost's largest request (a 64 KiB body) is far below it. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -29,7 +30,7 @@ function readableIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>
 
 /** The id of a request, when it can be told: a reply to an unreadable request still names it if it can. */
 function idOf(value: unknown): RequestId {
-  const id = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
+  const id = isPlainObject(value) ? value.id : undefined;
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
 }
 
