@@ -8,6 +8,7 @@ import { onCleanup, tempDir } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
 import { collect, type Collected } from "./helpers/children.js";
 import { CLI } from "./helpers/mcp.js";
+import { ulid } from "ulid";
 import { openPeerpost } from "../core/peerpost.js";
 import { NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
 import { SCHEMA_VERSION } from "../core/store/postgres/schema.js";
@@ -52,6 +53,45 @@ test("migrate copies the file store into PostgreSQL once; a second run copies no
   assert.match(after.stdout, new RegExp(`store {6}postgres postgres://peerpost_test:\\*\\*\\*@127\\.0\\.0\\.1:\\d+/\\w+: reachable, schema ${SCHEMA_VERSION}; machine ${store.machine().replace(".", "\\.")}`));
   assert.ok(!after.stdout.includes(new URL(url).password));
 });
+
+test("migrate run again after a compaction archived receipts copies none of them back; an archive of schema 2 holding a key twice keeps the first", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state") };
+  const store = openPeerpost({ env, home });
+  for (const to of ["codex:bob", "codex:carol"]) await store.receipts.record({ kind: "send", host: "cli", from: "claude:alice", to, messageId: ulid(), delivery: "queued", warnings: [], origin: { source: "explicit", pid: 1 } });
+  assert.equal((await cli(env, "migrate", "--to", url, "--json")).code, 0);
+  const later = { ...env, PEERPOST_STORE: url, PEERPOST_NOW: new Date(Date.now() + 60 * 86_400_000).toISOString(), PEERPOST_LOG_RETENTION_DAYS: "30" };
+  const compacted = await cli(later, "compact", "--json");
+  assert.equal(compacted.code, 0, compacted.stdout + compacted.stderr);
+  const tables = async () => [await rowCount(url, "peerpost_log_receipts"), await rowCount(url, "peerpost_archive_receipts")];
+  assert.deepEqual(await tables(), [0, 2], "both receipts archived");
+
+  const again = await cli(env, "migrate", "--to", url, "--json");
+  assert.equal(again.code, 0, again.stderr);
+  const receipts = (JSON.parse(again.stdout) as { logs: Array<{ log: string; copied: number; alreadyThere: number }> }).logs.find((log) => log.log === "receipts");
+  assert.deepEqual([receipts?.copied, receipts?.alreadyThere], [0, 2], "an archived key counts as there");
+  assert.deepEqual(await tables(), [0, 2]);
+
+  // An archive as schema 2 left it: no unique key, one receipt there twice.
+  await sql(url, "DROP INDEX peerpost_archive_receipts_key; UPDATE peerpost_schema SET version = 2");
+  await sql(url, "INSERT INTO peerpost_archive_receipts (seq, key, scopes, record, stored_at) SELECT seq + 1000, key, scopes, record, stored_at FROM peerpost_archive_receipts WHERE seq = (SELECT min(seq) FROM peerpost_archive_receipts)");
+  assert.deepEqual(await tables(), [0, 3]);
+  // A machine new to the store migrates it on its first use, then copies the rows to its mirror.
+  const newHome = tempDir(t);
+  const newcomer = openPeerpost({ env: { HOME: newHome, PEERPOST_HOME: join(newHome, "state"), PEERPOST_STORE: url }, home: newHome });
+  onCleanup(t, () => newcomer.backend.close());
+  await newcomer.backend.sync();
+  assert.deepEqual(await tables(), [0, 2], "the later copy went");
+  const keys = (await sql(url, "SELECT count(DISTINCT key)::int AS n, (SELECT version FROM peerpost_schema) AS v FROM peerpost_archive_receipts")) as { rows: Array<{ n: number; v: number }> };
+  assert.deepEqual(keys.rows[0], { n: 2, v: SCHEMA_VERSION });
+  assert.deepEqual(newcomer.receipts.query({}).receipts.map((receipt) => receipt.to).sort(), ["codex:bob", "codex:carol"], "reads see each archived receipt once");
+});
+
+async function rowCount(url: string, table: string): Promise<number> {
+  return ((await sql(url, `SELECT count(*)::int AS n FROM ${table}`)) as { rows: Array<{ n: number }> }).rows[0]!.n;
+}
 
 test("doctor and a bad PEERPOST_STORE never show the password; an unreachable store is a problem with a fix", async (t) => {
   const home = tempDir(t);

@@ -5,7 +5,7 @@ import { PeerpostError } from "../../common/errors.js";
 import type { Pool } from "pg";
 import type { Queryable } from "./connect.js";
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Advisory lock class for peerpost (the two-int form keeps us clear of other users' bigint keys). */
 export const LOCK_CLASS = 0x70707374;
@@ -58,10 +58,23 @@ function createArchiveTable(log: string): string {
   );`;
 }
 
+/**
+ * A key stays unique across a log and its archive: an append checks the archive (store.ts), and this
+ * index makes the check cheap. Archives of version 2 could hold one key twice (`migrate` run again after
+ * a compaction copied archived rows back, and they moved again): those copies, the same record by its
+ * key, go before the index is made, the first kept.
+ */
+function uniqueArchiveKeys(log: string): string {
+  const archive = archiveTable(log)!;
+  return `DELETE FROM ${archive} later USING ${archive} first WHERE later.key = first.key AND later.seq > first.seq;
+  CREATE UNIQUE INDEX IF NOT EXISTS ${archive}_key ON ${archive} (key);`;
+}
+
 /** Migrations by the version they lead to. */
 const MIGRATIONS: Record<number, string> = {
   1: ["mailbox", "receipts", "sessions"].map(createLogTable).join("\n"),
   2: [...ARCHIVED_LOGS].map(createArchiveTable).join("\n"),
+  3: [...ARCHIVED_LOGS].map(uniqueArchiveKeys).join("\n"),
 };
 
 export interface SchemaState {

@@ -135,6 +135,12 @@ export class PostgresLog<T> implements Store<T> {
     this.archive = archiveTable(name);
   }
 
+  /** Inserts a row unless its key is taken, in the log or in its archive (a compaction moved it): the row's seq, or no row. */
+  private get insertKeyed(): string {
+    const archived = this.archive === undefined ? "" : ` WHERE $1::text IS NULL OR NOT EXISTS (SELECT 1 FROM ${this.archive} WHERE key = $1)`;
+    return `INSERT INTO ${this.table} (key, scopes, record) SELECT $1::text, $2::text[], $3::json${archived} ON CONFLICT (key) DO NOTHING RETURNING seq`;
+  }
+
   /** The rows of the log, live and archived, as one relation for a query's FROM. */
   private rows(columns: string, where: string): string {
     const live = `SELECT ${columns} FROM ${this.table} WHERE ${where}`;
@@ -158,7 +164,7 @@ export class PostgresLog<T> implements Store<T> {
       for (const item of decision.items) {
         this.check(item.record);
         const key = (item as KeyedItem<T>).key ?? null;
-        const inserted = await client.query<{ seq: string }>(`INSERT INTO ${this.table} (key, scopes, record) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING RETURNING seq`, [key, [...(item.scopes ?? [])], JSON.stringify(item.record)]);
+        const inserted = await client.query<{ seq: string }>(this.insertKeyed, [key, [...(item.scopes ?? [])], JSON.stringify(item.record)]);
         const seq = inserted.rows[0]?.seq;
         if (seq !== undefined) entries.push({ position: seq, next: seq, record: item.record });
       }
