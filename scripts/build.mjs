@@ -172,6 +172,15 @@ for (const host of HOSTS) {
 await Promise.all(bundles);
 chmodSync(join(out, "dist/cli.mjs"), 0o755);
 
+// A program with one non-ASCII character is read and compiled as two-byte text: one `❯` in a regular
+// expression made the whole CLI program so, slower to read and to scan at every start. esbuild escapes
+// strings but not regular expressions: those are written with \u escapes.
+const programs = ["dist/cli-start.cjs", "dist/cli-program.cjs", ...HOSTS.flatMap((host) => ["hooks.cjs", "hook-program.cjs", "edit-program.cjs"].map((file) => `dist/${host}/${file}`))];
+for (const program of programs) {
+  const at = readFileSync(join(out, program)).findIndex((byte) => byte > 0x7f);
+  if (at >= 0) throw new Error(`${program} has a non-ASCII character at byte ${at}: write it with a \\u escape`);
+}
+
 // Manifests come from plugins/manifests.ts, bundled in memory and imported.
 const generator = await build({ entryPoints: [join(root, "plugins/manifests.ts")], bundle: true, platform: "node", format: "esm", write: false, logLevel: "warning" });
 const { manifestFiles } = await import("data:text/javascript;base64," + Buffer.from(generator.outputFiles[0].text).toString("base64"));
