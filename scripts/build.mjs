@@ -137,7 +137,8 @@ function bundleVendor(name, outfile) {
 
 /**
  * The command line: dist/cli.mjs, the package's bin, only requires cli-start.cjs (core/cli/start.ts),
- * which runs cli-program.cjs from V8's code cache, as hooks.cjs runs a hook program. The bin imports
+ * which runs cli-light.cjs (the commands that need neither the MCP server nor the web view) or
+ * cli-program.cjs (every command) from V8's code cache, as hooks.cjs runs a hook program. The bin imports
  * nothing else: an ES module's import of node:fs alone loads the streams. The program is written as the
  * function the cache compiles; its `import.meta.url` is its own file's URL, as in an ES module.
  */
@@ -163,7 +164,7 @@ function bundleCliProgram(entry, outfile) {
 
 mkdirSync(join(out, "dist"), { recursive: true });
 writeFileSync(join(out, "dist/cli.mjs"), CLI_BIN);
-const bundles = [bundleHooks("core/cli/start.ts", "dist/cli-start.cjs"), bundleCliProgram("core/cli/cli.ts", "dist/cli-program.cjs")];
+const bundles = [bundleHooks("core/cli/start.ts", "dist/cli-start.cjs"), bundleCliProgram("core/cli/cli.ts", "dist/cli-program.cjs"), bundleCliProgram("core/cli/light.ts", "dist/cli-light.cjs")];
 for (const host of HOSTS) {
   bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hook-program.cjs`, { wrapped: true }));
   bundles.push(bundleHooks(`plugins/${host}/edit-hooks.ts`, `dist/${host}/edit-program.cjs`, { wrapped: true }), bundleHooks("hooks/loader.ts", `dist/${host}/hooks.cjs`));
@@ -175,7 +176,7 @@ chmodSync(join(out, "dist/cli.mjs"), 0o755);
 // A program with one non-ASCII character is read and compiled as two-byte text: one `❯` in a regular
 // expression made the whole CLI program so, slower to read and to scan at every start. esbuild escapes
 // strings but not regular expressions: those are written with \u escapes.
-const programs = ["dist/cli-start.cjs", "dist/cli-program.cjs", ...HOSTS.flatMap((host) => ["hooks.cjs", "hook-program.cjs", "edit-program.cjs"].map((file) => `dist/${host}/${file}`))];
+const programs = ["dist/cli-start.cjs", "dist/cli-program.cjs", "dist/cli-light.cjs", ...HOSTS.flatMap((host) => ["hooks.cjs", "hook-program.cjs", "edit-program.cjs"].map((file) => `dist/${host}/${file}`))];
 for (const program of programs) {
   const at = readFileSync(join(out, program)).findIndex((byte) => byte > 0x7f);
   if (at >= 0) throw new Error(`${program} has a non-ASCII character at byte ${at}: write it with a \\u escape`);
