@@ -4,10 +4,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LIGHT_WORDS, programFor } from "../core/cli/light-words.js";
+import { launchServer } from "../core/wake/launch.js";
+import type { WakeDeps } from "../core/wake/waker.js";
 import { tempDir } from "./helpers/temp.js";
 import { cli } from "./helpers/cli.js";
 import { CLI } from "./helpers/mcp.js";
@@ -48,4 +50,14 @@ test("the light program leaves out the MCP server and the web view: under half t
   const light = statSync(join(CLI, "..", "cli-light.cjs")).size;
   const full = statSync(join(CLI, "..", "cli-program.cjs")).size;
   assert.ok(light < full / 2, `light ${light} bytes, full ${full}`);
+});
+
+test("the package's bin is CommonJS, so node runs it without its ES module loader, and a launch serves from it", async (t) => {
+  const pkg = JSON.parse(readFileSync(join(CLI, "..", "..", "package.json"), "utf8")) as { bin: { peerpost: string } };
+  assert.match(pkg.bin.peerpost, /^dist\/cli\.cjs$/);
+  const bin = join(CLI, "..", "..", pkg.bin.peerpost);
+  const home = tempDir(t);
+  const version = execFileSync(process.execPath, [bin, "--version"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: join(home, "state") } });
+  assert.equal(version, (await cli({ HOME: home, PEERPOST_HOME: join(home, "state") }, "--version")).stdout);
+  for (const entry of [bin, CLI]) assert.deepEqual(launchServer({ runnerEntry: entry } as WakeDeps, "claude-code", home).args, [entry, "serve", "--host", "claude-code"], entry);
 });

@@ -1,4 +1,4 @@
-// dist/cli-start.cjs, which dist/cli.mjs (the `peerpost` command) requires: runs the command line
+// dist/cli-start.cjs, which dist/cli.cjs (the `peerpost` command) and dist/cli.mjs require: runs the command line
 // through V8's code cache, as the hooks run theirs: the light program (cli-light.cjs, built from
 // light.ts) for the commands it has, the full one (cli-program.cjs, from cli.ts) for the rest
 // (light-words.ts). Compiling the ~1.3 MB full program was more than half of a short command's time;

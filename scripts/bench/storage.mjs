@@ -283,11 +283,13 @@ export async function benchCompaction({ root, work, size, report, timeProcess, m
     const status = [];
     const version = [];
     const bare = [];
-    // The first run of each writes its code cache; the rows time the runs after, as a person's commands run.
+    // The `peerpost` command as installed (package.json's bin). The first run of each writes its code
+    // cache; the rows time the runs after, as a person's commands run.
+    const bin = join(root, JSON.parse(readFileSync(join(root, "package.json"), "utf8")).bin.peerpost);
     for (let i = 0; i < 12; i++) {
       const baseline = timeProcess(process.execPath, ["-e", "0"], { env }).elapsed;
-      const start = timeProcess(process.execPath, [join(root, "dist/cli.mjs"), "--version"], { env }).elapsed;
-      const lookup = timeProcess(process.execPath, [join(root, "dist/cli.mjs"), "status", archivedId], { env });
+      const start = timeProcess(process.execPath, [bin, "--version"], { env }).elapsed;
+      const lookup = timeProcess(process.execPath, [bin, "status", archivedId], { env });
       if (lookup.status !== 0) throw new Error(`status failed: ${lookup.stdout}`);
       if (i === 0) continue;
       bare.push(baseline);
