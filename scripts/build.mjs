@@ -136,12 +136,18 @@ function bundleVendor(name, outfile) {
 }
 
 /**
- * The command line: dist/cli.mjs, the package's bin, only requires cli-start.cjs (core/cli/start.ts),
- * which runs cli-program.cjs from V8's code cache, as hooks.cjs runs a hook program. The bin imports
- * nothing else: an ES module's import of node:fs alone loads the streams. The program is written as the
- * function the cache compiles; its `import.meta.url` is its own file's URL, as in an ES module.
+ * The command line: dist/cli.cjs, the package's bin, only requires cli-start.cjs (core/cli/start.ts),
+ * which runs cli-light.cjs (the commands that need neither the MCP server nor the web view) or
+ * cli-program.cjs (every command) from V8's code cache, as hooks.cjs runs a hook program. The bin is
+ * CommonJS: an ES module entry costs node its ES module loader's resolve, read and link (~10 ms). The
+ * same in dist/cli.mjs, for the `node dist/cli.mjs …` of a clone and the MCP server entries that name it:
+ * it imports nothing else, as an ES module's import of node:fs alone loads the streams. The program is
+ * written as the function the cache compiles; its `import.meta.url` is its own file's URL, as in an ES module.
  */
 const CLI_BIN = `#!/usr/bin/env node
+require("./cli-start.cjs");
+`;
+const CLI_BIN_ESM = `#!/usr/bin/env node
 import { createRequire } from "node:module";
 createRequire(import.meta.url)("./cli-start.cjs");
 `;
@@ -162,15 +168,25 @@ function bundleCliProgram(entry, outfile) {
 }
 
 mkdirSync(join(out, "dist"), { recursive: true });
-writeFileSync(join(out, "dist/cli.mjs"), CLI_BIN);
-const bundles = [bundleHooks("core/cli/start.ts", "dist/cli-start.cjs"), bundleCliProgram("core/cli/cli.ts", "dist/cli-program.cjs")];
+writeFileSync(join(out, "dist/cli.cjs"), CLI_BIN);
+writeFileSync(join(out, "dist/cli.mjs"), CLI_BIN_ESM);
+const bundles = [bundleHooks("core/cli/start.ts", "dist/cli-start.cjs"), bundleCliProgram("core/cli/cli.ts", "dist/cli-program.cjs"), bundleCliProgram("core/cli/light.ts", "dist/cli-light.cjs")];
 for (const host of HOSTS) {
   bundles.push(bundleEsm(`plugins/${host}/server.ts`, `dist/${host}/server.mjs`), bundleHooks(`plugins/${host}/hooks.ts`, `dist/${host}/hook-program.cjs`, { wrapped: true }));
   bundles.push(bundleHooks(`plugins/${host}/edit-hooks.ts`, `dist/${host}/edit-program.cjs`, { wrapped: true }), bundleHooks("hooks/loader.ts", `dist/${host}/hooks.cjs`));
   for (const [name, file] of Object.entries(LAZY_PACKAGES)) bundles.push(bundleVendor(name, `dist/${host}/vendor/${file}.cjs`));
 }
 await Promise.all(bundles);
-chmodSync(join(out, "dist/cli.mjs"), 0o755);
+for (const bin of ["dist/cli.cjs", "dist/cli.mjs"]) chmodSync(join(out, bin), 0o755);
+
+// A program with one non-ASCII character is read and compiled as two-byte text: one `❯` in a regular
+// expression made the whole CLI program so, slower to read and to scan at every start. esbuild escapes
+// strings but not regular expressions: those are written with \u escapes.
+const programs = ["dist/cli-start.cjs", "dist/cli-program.cjs", "dist/cli-light.cjs", ...HOSTS.flatMap((host) => ["hooks.cjs", "hook-program.cjs", "edit-program.cjs"].map((file) => `dist/${host}/${file}`))];
+for (const program of programs) {
+  const at = readFileSync(join(out, program)).findIndex((byte) => byte > 0x7f);
+  if (at >= 0) throw new Error(`${program} has a non-ASCII character at byte ${at}: write it with a \\u escape`);
+}
 
 // Manifests come from plugins/manifests.ts, bundled in memory and imported.
 const generator = await build({ entryPoints: [join(root, "plugins/manifests.ts")], bundle: true, platform: "node", format: "esm", write: false, logLevel: "warning" });

@@ -1,5 +1,5 @@
-// The `peerpost` command (dist/cli.mjs) runs its program, cli-program.cjs, from V8's code cache in the
-// private state dir, as the hooks do: a cache per command, written once and read as it is afterwards,
+// The `peerpost` command (dist/cli.mjs) runs its program, cli-light.cjs or cli-program.cjs, from V8's code
+// cache in the private state dir, as the hooks do: a cache per command, written once and read as it is afterwards,
 // never trusted when it is not a private file of this user in a private dir, and never a reason for a
 // command to answer differently.
 import { test, type TestContext } from "node:test";
@@ -12,7 +12,8 @@ import { CLI } from "./helpers/mcp.js";
 import { cacheFiles, ignoresUntrustedCacheFiles, plantedCodeRunsOnlyFromPrivateDir } from "./helpers/code-cache.js";
 import { openPeerpost } from "../core/peerpost.js";
 
-const PROGRAM = join(CLI, "..", "cli-program.cjs");
+/** The program status and --version run (core/cli/light-words.ts). */
+const LIGHT = join(CLI, "..", "cli-light.cjs");
 
 /** A state dir with one message, and the status output every run must give for it. */
 async function withMessage(t: TestContext) {
@@ -43,7 +44,7 @@ test("each command runs from a private code cache of its own, written once and t
   const { env, codeDir, status } = await withMessage(t);
   await status();
   assert.equal(statSync(codeDir).mode & 0o777, 0o700);
-  const [name, ...more] = cacheFiles(codeDir, "cli-program.cjs");
+  const [name, ...more] = cacheFiles(codeDir, "cli-light.cjs");
   assert.ok(name !== undefined && more.length === 0, `one cache: ${readdirSync(codeDir).join(", ")}`);
   const stat = statSync(join(codeDir, name));
   assert.equal(stat.mode & 0o777, 0o600);
@@ -53,19 +54,23 @@ test("each command runs from a private code cache of its own, written once and t
   const again = statSync(join(codeDir, name));
   assert.equal(`${again.ino}:${again.mtimeMs}`, `${stat.ino}:${stat.mtimeMs}`, "the cache was read, not rewritten");
   const printed = await version(env);
-  assert.equal(cacheFiles(codeDir, "cli-program.cjs").length, 2, "--version keeps a cache of its own");
+  assert.equal(cacheFiles(codeDir, "cli-light.cjs").length, 2, "--version keeps a cache of its own");
   assert.equal(await version(env), printed);
   const typo = await cli(env, "statuss");
   assert.equal(typo.code, 2);
   assert.match(typo.stderr, /did you mean status\?/);
-  assert.equal(cacheFiles(codeDir, "cli-program.cjs").length, 2, "a word that names no command gets no cache");
+  assert.equal(cacheFiles(codeDir, "cli-program.cjs").length, 0, "a word that names no command gets no cache");
+  const help = await cli(env, "help");
+  assert.equal(help.code, 0, help.stderr);
+  assert.equal(cacheFiles(codeDir, "cli-program.cjs").length, 1, "help runs the full program, with a cache of its own");
+  assert.equal(cacheFiles(codeDir, "cli-light.cjs").length, 2);
   assert.deepEqual(readdirSync(codeDir).filter((file) => file.endsWith(".tmp")), [], "no temporary file is left");
 });
 
 test("a corrupt, linked, foreign or open-to-others CLI cache is not used, and the command answers the same", async (t) => {
   const { home, codeDir, status } = await withMessage(t);
   await status();
-  const [name] = cacheFiles(codeDir, "cli-program.cjs");
+  const [name] = cacheFiles(codeDir, "cli-light.cjs");
   assert.ok(name);
   await ignoresUntrustedCacheFiles(join(codeDir, name), home, status);
 });
@@ -73,9 +78,9 @@ test("a corrupt, linked, foreign or open-to-others CLI cache is not used, and th
 test("compiled code planted in a linked or open CLI cache directory never runs", async (t) => {
   const { home, env, codeDir } = await withMessage(t);
   const printed = await version(env);
-  const [name] = cacheFiles(codeDir, "cli-program.cjs");
+  const [name] = cacheFiles(codeDir, "cli-light.cjs");
   assert.ok(name);
-  await plantedCodeRunsOnlyFromPrivateDir(codeDir, name, PROGRAM, home, () => version(env), async () => assert.equal(await version(env), printed));
+  await plantedCodeRunsOnlyFromPrivateDir(codeDir, name, LIGHT, home, () => version(env), async () => assert.equal(await version(env), printed));
 });
 
 test("a command run without a state dir creates none for its code cache", async (t) => {

@@ -2,7 +2,8 @@
 // protocol mode it runs the real host behind a relay (server/shim-relay.ts) and pushes requests to the
 // editor's sessions as turns, when they are idle. Anything else runs the real host as is. It fails open:
 // when peerpost cannot work (a bad state dir, a bad setting, a bug), the host still runs, byte for byte.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { nodeChildProcess } from "../common/child-process.js";
 import { constants } from "node:os";
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { formatAddress } from "../common/address.js";
@@ -38,7 +39,7 @@ function forwardSignals(child: ChildProcess): () => void {
 
 /** Runs the host with this process's stdio, as if started directly (Node has no exec). */
 async function runAsIs(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const child = spawn(binary, args, { stdio: "inherit", env });
+  const child = nodeChildProcess().spawn(binary, args, { stdio: "inherit", env });
   const unforward = forwardSignals(child);
   const status = await exitStatus(child, binary);
   unforward();
@@ -97,7 +98,7 @@ export async function runShim(dialect: ShimDialect, binary: string | undefined, 
     return 127;
   }
   if (!dialect.isProtocolMode(args)) return runAsIs(binary, args, env);
-  const child = spawn(binary, args, { stdio: ["pipe", "pipe", "inherit"], env });
+  const child = nodeChildProcess().spawn(binary, args, { stdio: ["pipe", "pipe", "inherit"], env });
   const status = exitStatus(child, binary);
   const unforward = forwardSignals(child);
   let live: LiveShim | undefined;

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The package root: the CLI runs as <root>/dist/cli.mjs. */
+/** The package root: the CLI's programs run from <root>/dist/. */
 function packageRoot(): string {
   return fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 }

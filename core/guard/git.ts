@@ -1,11 +1,11 @@
 // Git as the guard runs it: a child process with its output read whole, and the paths a change touches
 // read NUL-separated, so names with spaces or newlines come through as they are.
-import { execFileSync } from "node:child_process";
+import { nodeChildProcess } from "../common/child-process.js";
 import { PeerpostError } from "../common/errors.js";
 
 export function git(cwd: string, args: string[], input?: string): string {
   try {
-    return execFileSync("git", args, { cwd, encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"], maxBuffer: 256 * 1024 * 1024 });
+    return nodeChildProcess().execFileSync("git", args, { cwd, encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"], maxBuffer: 256 * 1024 * 1024 });
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
     throw new PeerpostError("invalid_arguments", `git ${args[0]} failed in ${cwd}: ${stderr || (error as Error).message}`, {

@@ -2,7 +2,7 @@
 // forwarded both ways, the window size follows the person's terminal, and signals sent to the wrapper
 // reach the host; the host's exit status is the wrapper's. It fails open: without the pty library, or
 // with a broken state dir, the host still runs as if started directly (only nothing is typed into it).
-import { spawn } from "node:child_process";
+import { nodeChildProcess } from "../common/child-process.js";
 import { constants, homedir } from "node:os";
 import { openPeerpost } from "../peerpost.js";
 import { logError } from "../common/error-log.js";
@@ -88,7 +88,7 @@ function startDelivery(host: SessionHost, terminal: WrappedTerminal, input: Inpu
 /** Without a pseudo-terminal of peerpost's own: the host on this terminal, as if started directly. */
 function runDirect(command: string, args: string[]): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: "inherit" });
+    const child = nodeChildProcess().spawn(command, args, { stdio: "inherit" });
     const onSignal = (signal: NodeJS.Signals) => child.kill(signal);
     for (const signal of FORWARDED) process.on(signal, onSignal);
     child.on("error", (error) => {

@@ -2,7 +2,7 @@
 // session files (the same bounded readers discovery uses) beside what peerpost knows of each; archive
 // runs the host's own archive command, only where it has one, and never on a running session. Nothing
 // is written but what the host's command writes itself.
-import { spawn } from "node:child_process";
+import { nodeChildProcess } from "../common/child-process.js";
 import { PeerpostError } from "../common/errors.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionHost } from "../records/schemas.js";
@@ -60,7 +60,7 @@ export async function archiveWith(waker: Waker, sessionId: string, env: NodeJS.P
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = nodeChildProcess().spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-8000)));
     child.stderr.on("data", (chunk: Buffer) => (output = (output + chunk.toString("utf8")).slice(-8000)));

@@ -3,7 +3,6 @@
 // optionally with another model, effort or working dir; the original keeps its transcript, model and
 // prompt cache. It is a run of the wake runner: claimed under the wakes log's lock within the same budget,
 // detached, with receipts; its answer comes back to the original session as one message (fork-run.ts).
-import { randomUUID } from "node:crypto";
 import type { Peerpost } from "../peerpost.js";
 import { PeerpostError } from "../common/errors.js";
 import { idFactory } from "../common/ids.js";
@@ -14,6 +13,7 @@ import { checkRunSettings, settingTags } from "./settings.js";
 import { insideWorkspace } from "./overrides.js";
 import type { RunSettings, WakeDeps } from "./waker.js";
 import type { WakeClaim } from "./records.js";
+import { nodeCrypto } from "../common/crypto.js";
 
 export interface ForkRequest {
   from: string;
@@ -50,7 +50,7 @@ export async function forkSession(peerpost: Peerpost, deps: WakeDeps, request: F
     if (!waker.settings.cwdOnResume) throw new PeerpostError("unsupported", `${entry.host} cannot fork into another working dir: ${waker.settings.cwdWhy ?? "unknown"}.`, { details: { host: entry.host, setting: "cwd" }, hint: "Leave --cwd out." });
     cwd = insideWorkspace(request.cwd, entry.cwd);
   }
-  const forkSessionId = waker.fork.choosesId ? randomUUID() : undefined;
+  const forkSessionId = waker.fork.choosesId ? nodeCrypto().randomUUID() : undefined;
   const newId = await idFactory();
   let claimId: string | undefined;
   let refusal: string | undefined;

@@ -45,7 +45,7 @@ export interface Launched {
  * launch whose host names the session itself passes its run id, so the server's first call waits for it.
  */
 export function launchServer(deps: WakeDeps, host: SessionHost, stateDir: string, runId?: string): LaunchInput["server"] {
-  const args = basename(deps.runnerEntry) === "cli.mjs" ? [deps.runnerEntry, "serve", "--host", host] : [deps.runnerEntry];
+  const args = /^cli\.[cm]js$/.test(basename(deps.runnerEntry)) ? [deps.runnerEntry, "serve", "--host", host] : [deps.runnerEntry];
   return { command: process.execPath, args, env: { PEERPOST_HOME: stateDir, PEERPOST_HOST: host, ...(runId !== undefined ? { PEERPOST_LAUNCH_RUN: runId } : {}) } };
 }
 

@@ -1,7 +1,7 @@
 // Runs one claimed headless turn of a host (wake, launch or fork) detached, in its own process group,
 // with the environment captured at the session's start, in the claim's working dir. Its output goes to
 // a size-capped log under the state dir; its outcome is recorded in the wakes log and as a receipt.
-import { spawn } from "node:child_process";
+import { nodeChildProcess } from "../common/child-process.js";
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
@@ -69,7 +69,7 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
   return new Promise((resolve) => {
     let timedOut = false;
     let spawnError: Error | undefined;
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = nodeChildProcess().spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     if (child.pid !== undefined) options.onSpawn(child.pid);
     let partial = "";
     child.stdout.on("data", (chunk: Buffer) => {

@@ -2,4 +2,4 @@
 // edge between two rules. Earlier prompts in the history look the same, so the last such line is the input.
 import { lastLineReader } from "../../core/live/screen.js";
 
-export const claudeInputLine = lastLineReader(/^❯[ \u00a0]?(.*)$/);
+export const claudeInputLine = lastLineReader(/^\u276f[ \u00a0]?(.*)$/);

@@ -2,4 +2,4 @@
 // placeholder ("Ask Codex to do anything", …) drawn dim; earlier prompts in the history draw their `›` dim too.
 import { lastLineReader } from "../../core/live/screen.js";
 
-export const codexInputLine = lastLineReader(/^› ?(.*)$/);
+export const codexInputLine = lastLineReader(/^\u203a ?(.*)$/);

@@ -2,4 +2,4 @@
 // earlier prompts in the history are indented by one space.
 import { lastLineReader } from "../../core/live/screen.js";
 
-export const copilotInputLine = lastLineReader(/^❯ ?(.*)$/);
+export const copilotInputLine = lastLineReader(/^\u276f ?(.*)$/);

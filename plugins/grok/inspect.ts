@@ -3,7 +3,7 @@
 // $GROK_HOME/installed-plugins/ (listed in registry.json) and adds it to `[plugins] enabled` in
 // config.toml; uninstalling removes the copy but leaves the `enabled` entry.
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { nodeChildProcess } from "../../core/common/child-process.js";
 import { join } from "node:path";
 import { hostConfigDir, readTextOrEmpty } from "../shared/host-files.js";
 
@@ -88,7 +88,7 @@ export function isOfficialGrok(cli: string): boolean {
   } catch {
     return false;
   }
-  const answer = spawnSync(cli, ["--version"], { encoding: "utf8", timeout: 3000, stdio: ["ignore", "pipe", "ignore"] });
+  const answer = nodeChildProcess().spawnSync(cli, ["--version"], { encoding: "utf8", timeout: 3000, stdio: ["ignore", "pipe", "ignore"] });
   return /^grok \d+\.\d+\.\d+\S* \([0-9a-f]+\)/.test(answer.stdout ?? "");
 }
 

@@ -2,4 +2,4 @@
 // earlier prompts in the history show `❯` without the box.
 import { lastLineReader } from "../../core/live/screen.js";
 
-export const grokInputLine = lastLineReader(/^\s*│ ❯ ?(.*?)\s*│\s*$/);
+export const grokInputLine = lastLineReader(/^\s*\u2502 \u276f ?(.*?)\s*\u2502\s*$/);
