@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const cli = fileURLToPath(new URL("../dist/cli.mjs", import.meta.url));
+const cli = fileURLToPath(new URL("../dist/cli.cjs", import.meta.url));
 const stateDir = process.env.PEERPOST_DEMO_HOME || join(tmpdir(), "peerpost-demo");
 const openUi = process.argv.includes("--ui");
 const say = (who, text) => console.log(`\n[${who}] ${text}`);
