@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { collect, waitForOutput } from "./helpers/children.js";
 import { cli, json } from "./helpers/cli.js";
-import { CLI, REPO_ROOT } from "./helpers/mcp.js";
+import { REPO_ROOT } from "./helpers/mcp.js";
 
 const DEMO = join(REPO_ROOT, "scripts/demo.mjs");
 
@@ -23,7 +23,7 @@ test("npm run demo keeps its conversation in the demo state dir and prints the c
     const done = await collect(demo(env));
     assert.equal(done.code, 0, done.stderr);
     const lines = done.stdout.trimEnd().split("\n");
-    assert.equal(lines.at(-1), `  PEERPOST_HOME=${env.PEERPOST_DEMO_HOME} node ${CLI} ui`, `run ${run}`);
+    assert.equal(lines.at(-1), `  PEERPOST_HOME=${env.PEERPOST_DEMO_HOME} node ${join(REPO_ROOT, "dist/cli.cjs")} ui`, `run ${run}`);
     // A second run starts the demo state dir over: the same conversation, not two.
     const status = json(await cli({ HOME: home, PEERPOST_HOME: env.PEERPOST_DEMO_HOME, PEERPOST_USER: "ana" }, "status", "--json")) as { sessions: Array<{ address: string }>; people: Array<{ address: string; unread: number }> };
     assert.deepEqual(status.sessions.map((session) => session.address).sort(), ["claude:demo-a", "codex:demo-b"]);
