@@ -76,7 +76,9 @@ function retiredEntry(message: MessageState): UlidEntry {
  */
 class MovingMessages {
   private readonly state = emptyState();
-  private readonly retired = new UlidTable();
+  /** Where pass 1 is in the log: the table of retired messages grows to what the log's rest would add at this rate. */
+  private offset = 0;
+  private readonly retired = new UlidTable((count) => Math.max(count * 1.25, (count * this.liveBytes * 1.1) / Math.max(this.offset, 1)));
   private readonly keptAnyway = new Set<string>();
   /**
    * Messages the fold drops → the message they go with: a reply a resolution that lost in log order named
@@ -88,9 +90,11 @@ class MovingMessages {
   constructor(
     private readonly cutoff: number,
     private readonly now: number,
+    private readonly liveBytes: number,
   ) {}
 
   apply(event: MailboxEvent, offset: number): void {
+    this.offset = offset;
     if (event.type === "role") return applyEvent(this.state, event, offset, () => true);
     if (event.type === "msg" && event.idempotencyKey !== undefined) {
       // A send that repeated a key lost in log order (fold.ts) and is no message: it goes where the first goes,
@@ -188,7 +192,7 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   if (liveBytesBefore === 0) return result;
   // Pass 1: which messages, claims and tasks move. Events about messages not in this log (none normally) stay.
   const cutoff = options.now - options.retentionMs;
-  const moving = new MovingMessages(cutoff, options.now);
+  const moving = new MovingMessages(cutoff, options.now, liveBytesBefore);
   const work = new MovingWork(cutoff);
   options.archivedTasks?.((entry) => work.archived(entry.record));
   const pass1 = log.scan(0, (entry) => {
