@@ -136,11 +136,14 @@ class MovingMessages {
   /** Once every line is applied: whether the message with this id moves. */
   moves(id: string): boolean {
     this.stillFolded ??= new Set(Object.values(this.state.messages).filter((message) => movable(message, this.cutoff, this.now)).map((message) => message.id));
-    const followed = new Set<string>();
-    for (let current: string | undefined = id; current !== undefined && !followed.has(current); current = this.dropped.get(current)) {
+    // Asked for every line of pass 2: the set that stops a cycle of dropped messages is made only when one is followed.
+    let followed: Set<string> | undefined;
+    for (let current: string | undefined = id; current !== undefined; current = this.dropped.get(current)) {
       if (this.keptAnyway.has(current)) return false;
       if (this.retired.has(current) || this.stillFolded.has(current)) return true;
       if (this.state.messages[current]) return false;
+      followed ??= new Set();
+      if (followed.has(current)) return false;
       followed.add(current);
     }
     return false;
