@@ -6,9 +6,8 @@ import assert from "node:assert/strict";
 import { monotonicFactory } from "ulid";
 import { UlidTable } from "../core/store/file/ulid-table.js";
 
-test("the id table answers as a Map would, through growth and removals, and refuses ids that are not ULIDs", () => {
+function answersAsAMap(table: UlidTable): void {
   const newId = monotonicFactory();
-  const table = new UlidTable();
   const reference = new Map<string, { flags: number; a: number; b: number }>();
   // Many ids in one millisecond and then spread over time: neighbours that differ in one character.
   const ids = Array.from({ length: 30_000 }, (_, i) => newId(1_700_000_000_000 + Math.floor(i / 1000) * 997));
@@ -33,4 +32,32 @@ test("the id table answers as a Map would, through growth and removals, and refu
   assert.equal(table.set("not-a-ulid", { flags: 1, a: 0, b: 0 }), false);
   assert.equal(table.set("01ARZ3NDEKTSV4RRFFQ69G5FAU", { flags: 1, a: 0, b: 0 }), false, "U is not in the alphabet");
   assert.equal(table.has("not-a-ulid"), false);
+}
+
+test("the id table answers as a Map would, through growth and removals, and refuses ids that are not ULIDs", () => {
+  answersAsAMap(new UlidTable());
+});
+
+test("an id table told how many entries are coming grows to any size, not only doubling, and answers the same", () => {
+  const sizes: number[] = [];
+  // Room for 7,001 entries at the first growth: a capacity no power of two, and one growth more past it.
+  answersAsAMap(
+    new UlidTable((count) => {
+      sizes.push(count);
+      return sizes.length === 1 ? 7001 : count * 1.5;
+    }),
+  );
+  assert.ok(sizes.length >= 2 && sizes.length < 8, `grew ${sizes.length} times`);
+});
+
+test("an id table whose entries have no numbers answers 0 for them, and keeps those it is given later", () => {
+  const newId = monotonicFactory();
+  const table = new UlidTable();
+  const ids = Array.from({ length: 3000 }, () => newId(1_700_000_000_000));
+  ids.forEach((id) => table.set(id, { flags: 1, a: 0, b: 0 }));
+  table.set(ids[10]!, { flags: 2, a: 7, b: 9 });
+  table.delete(ids[5]!);
+  assert.deepEqual(table.get(ids[0]!), { flags: 1, a: 0, b: 0 });
+  assert.deepEqual(table.get(ids[10]!), { flags: 2, a: 7, b: 9 });
+  assert.equal(table.get(ids[5]!), undefined);
 });

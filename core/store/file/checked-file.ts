@@ -5,7 +5,8 @@
 // An extension appends first and records the sum after, so bytes past `bytes` are an extension that died
 // before its sum (lines past the index's `covered`, written again by the next one): readers ignore them.
 import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, readSync, writeSync } from "node:fs";
-import { openStateFile, readStateBytes, readStateFileIfAny, writeStateFileInPlace } from "../../security/trust.js";
+import { writeAll } from "../../log/kept-files.js";
+import { openStateFile, readStateBytes, readStateFileIfAny } from "../../security/trust.js";
 
 /** Longest torn line looked for at the end of an index file (its lines are tens of bytes). */
 const TORN_TAIL_BYTES = 64 * 1024;
@@ -131,5 +132,22 @@ export function appendChecked(path: string, name: string, text: string): void {
     }
   }
   const added = Buffer.concat([leftover, Buffer.from(text, "utf8")]);
-  writeStateFileInPlace(`${path}.sum`, JSON.stringify({ name, bytes: sum.bytes + added.length, hash: checksum(added, sum.hash) } satisfies Sum));
+  writeSum(path, { name, bytes: sum.bytes + added.length, hash: checksum(added, sum.hash) });
+}
+
+/**
+ * Writes a sum over the old one in place, cut only where the new one is shorter (a sum's bytes only grow,
+ * so hardly ever): emptying the file first freed its block each time, a truncation that takes over a
+ * millisecond where the file system discards freed blocks, for every file of every batch of an extension.
+ * A crash mid-write leaves bytes that do not parse or do not match: damage, and the index is rebuilt.
+ */
+function writeSum(path: string, sum: Sum): void {
+  const bytes = Buffer.from(JSON.stringify(sum));
+  const fd = openStateFile(`${path}.sum`, constants.O_WRONLY | constants.O_CREAT);
+  try {
+    writeAll(fd, bytes);
+    if (fstatSync(fd).size > bytes.length) ftruncateSync(fd, bytes.length);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -76,7 +76,9 @@ function retiredEntry(message: MessageState): UlidEntry {
  */
 class MovingMessages {
   private readonly state = emptyState();
-  private readonly retired = new UlidTable();
+  /** Where pass 1 is in the log: the table of retired messages grows to what the log's rest would add at this rate. */
+  private offset = 0;
+  private readonly retired = new UlidTable((count) => Math.max(count * 1.25, (count * this.liveBytes * 1.1) / Math.max(this.offset, 1)));
   private readonly keptAnyway = new Set<string>();
   /**
    * Messages the fold drops → the message they go with: a reply a resolution that lost in log order named
@@ -88,9 +90,11 @@ class MovingMessages {
   constructor(
     private readonly cutoff: number,
     private readonly now: number,
+    private readonly liveBytes: number,
   ) {}
 
   apply(event: MailboxEvent, offset: number): void {
+    this.offset = offset;
     if (event.type === "role") return applyEvent(this.state, event, offset, () => true);
     if (event.type === "msg" && event.idempotencyKey !== undefined) {
       // A send that repeated a key lost in log order (fold.ts) and is no message: it goes where the first goes,
@@ -132,11 +136,14 @@ class MovingMessages {
   /** Once every line is applied: whether the message with this id moves. */
   moves(id: string): boolean {
     this.stillFolded ??= new Set(Object.values(this.state.messages).filter((message) => movable(message, this.cutoff, this.now)).map((message) => message.id));
-    const followed = new Set<string>();
-    for (let current: string | undefined = id; current !== undefined && !followed.has(current); current = this.dropped.get(current)) {
+    // Asked for every line of pass 2: the set that stops a cycle of dropped messages is made only when one is followed.
+    let followed: Set<string> | undefined;
+    for (let current: string | undefined = id; current !== undefined; current = this.dropped.get(current)) {
       if (this.keptAnyway.has(current)) return false;
       if (this.retired.has(current) || this.stillFolded.has(current)) return true;
       if (this.state.messages[current]) return false;
+      followed ??= new Set();
+      if (followed.has(current)) return false;
       followed.add(current);
     }
     return false;
@@ -188,7 +195,7 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   if (liveBytesBefore === 0) return result;
   // Pass 1: which messages, claims and tasks move. Events about messages not in this log (none normally) stay.
   const cutoff = options.now - options.retentionMs;
-  const moving = new MovingMessages(cutoff, options.now);
+  const moving = new MovingMessages(cutoff, options.now, liveBytesBefore);
   const work = new MovingWork(cutoff);
   options.archivedTasks?.((entry) => work.archived(entry.record));
   const pass1 = log.scan(0, (entry) => {
