@@ -96,17 +96,22 @@ export class IndexBatch {
     const starts = counts.slice();
     const sorted = new Float64Array(this.aboutKeys.length);
     for (let line = 0; line < this.aboutKeys.length; line++) sorted[counts[this.aboutKeys.values[line]!]!++] = this.aboutOffsets.values[line]!;
-    const buckets = new Map<string, string[]>();
-    this.keys.forEach((key, number) => {
+    const entry = (number: number) => {
       const about = Array.from(sorted.subarray(starts[number]!, starts[number + 1]!));
       const set = this.keySets.values[number]!;
-      const entry = set === NO_MESSAGE ? [key, about] : about.length === 0 ? [key, this.keyOffsets.values[number], this.sets[set]] : [key, this.keyOffsets.values[number], this.sets[set], about];
+      const key = this.keys[number]!;
+      if (set === NO_MESSAGE) return JSON.stringify([key, about]);
+      return JSON.stringify(about.length === 0 ? [key, this.keyOffsets.values[number], this.sets[set]] : [key, this.keyOffsets.values[number], this.sets[set], about]);
+    };
+    // Keys grouped by bucket first, each bucket's text made only when it is written: memory follows one bucket.
+    const buckets = new Map<string, number[]>();
+    this.keys.forEach((key, number) => {
       const bucket = bucketOf(key);
-      const lines = buckets.get(bucket);
-      if (lines) lines.push(JSON.stringify(entry));
-      else buckets.set(bucket, [JSON.stringify(entry)]);
+      const members = buckets.get(bucket);
+      if (members) members.push(number);
+      else buckets.set(bucket, [number]);
     });
-    for (const [bucket, lines] of buckets) write(bucket, `${lines.join("\n")}\n`);
+    for (const [bucket, members] of buckets) write(bucket, `${members.map(entry).join("\n")}\n`);
   }
 
   private keyNumber(key: string): number {
