@@ -1,6 +1,8 @@
 // Finding mail no view of the caller holds: a message by id, and every message of a conversation. Each
-// goes through the views this process holds, then the folds of single addresses that the indexes make
-// (MailboxLookups), and only where the indexes cannot answer, a scan of the archive and the live log.
+// goes through the views this process holds, then the lines the indexes file under the message or the
+// conversation (message-lines.ts), then, where those cannot decide (role mail), the folds of single
+// addresses that the indexes make (MailboxLookups), and only where the indexes cannot answer, a scan of
+// the archive and the live log.
 import { byId, type MessageState } from "./fold.js";
 import type { MailboxLookups } from "../store/mailbox-lookups.js";
 
@@ -16,6 +18,8 @@ export function findMessage(lookups: MailboxLookups, held: (id: string) => Messa
   const sender = lookups.indexesAnswer() ? lookups.senderOf(id) : undefined;
   // "No such message" holds only if no compaction moved lines between the indexes meanwhile.
   if (sender === null && lookups.storeGeneration() === before) return undefined;
+  const seen = typeof sender === "string" ? lookups.messageLines()?.messageSeenBy(id, sender) : undefined;
+  if (seen) return seen.message;
   const messages = typeof sender === "string" ? lookups.messagesOf(sender) : undefined;
   return messages ? messages[id] : lookups.scanFor((message) => message.id === id)[0];
 }
@@ -31,6 +35,8 @@ export function conversationOf(lookups: MailboxLookups, find: (id: string) => Me
   if (!lookups.indexesAnswer()) return scan();
   const first = find(conversationId);
   if (!first) return scan();
+  const gathered = lookups.messageLines()?.conversation(conversationId, first);
+  if (gathered) return gathered;
   const folds = new Map<string, Record<string, MessageState>>();
   const members = new Map<string, string>();
   const pending = [first.from, first.to];

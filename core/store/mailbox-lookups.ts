@@ -10,6 +10,7 @@ import { FAR_BEHIND_BYTES, keptBy } from "../mail/view.js";
 import { indexScopes } from "../mail/scopes.js";
 import { ScopeIndex } from "./file/scope-index.js";
 import { committedArchiveBytes, type CompactionPaths } from "./file/compaction-swap.js";
+import { MessageLines } from "./message-lines.js";
 
 /** Folds of single addresses kept for lookups that come back to them in the same turn (a message, then its thread). */
 const RECENT_FOLDS = 4;
@@ -30,6 +31,8 @@ export class MailboxLookups {
    * long-lived server does not hold a busy address's fold after the call that needed it.
    */
   private readonly recentFolds = new Map<string, KeptFold>();
+  /** The last reader of single messages' lines (messageLines), with the store it reads; dropped at the next turn. */
+  private recentLines: { store: string; lines: MessageLines } | undefined;
 
   constructor(
     private readonly log: JsonlLog<MailboxEvent>,
@@ -115,18 +118,41 @@ export class MailboxLookups {
   }
 
   /**
+   * Folds of single messages and conversations from the lines about them (message-lines.ts) over the store
+   * as it is now; undefined when the indexes do not cover the archive and nearly all the live log.
+   */
+  messageLines(): MessageLines | undefined {
+    const { committed, size, store } = this.extent();
+    if (this.recentLines?.store === store) return this.recentLines.lines;
+    if (committed > 0 && this.archiveIndex.covered() !== committed) return undefined;
+    const covered = this.index.covered() ?? 0;
+    if (size - covered > FAR_BEHIND_BYTES) return undefined;
+    const lines = new MessageLines({ archive: this.archive, archiveIndex: this.archiveIndex, committed, log: this.log, index: this.index, covered, size });
+    // Kept for the turn, as folds are: a status reads its message's lines once for the message and its thread.
+    if (!this.recentLines) setImmediate(() => (this.recentLines = undefined)).unref();
+    this.recentLines = { store, lines };
+    return lines;
+  }
+
+  /**
+   * The committed archive and the live file with its size: the archive only grows up to what a compaction
+   * commits, and the live file only grows until one swaps it, so the same `store` reads the same lines.
+   */
+  private extent(): { committed: number; size: number; store: string } {
+    const committed = committedArchiveBytes(this.paths);
+    const identity = this.log.identity();
+    const size = identity?.size ?? 0;
+    return { committed, size, store: `${committed}:${identity?.dev}:${identity?.ino}:${size}` };
+  }
+
+  /**
    * The messages `address` sees, folded as its view folds but over its archived lines (through the
    * archive's index) and then its live ones (through the live index, and the few lines after it), in one
    * state: a live event about an archived message (a late resolution) counts, as in a fold of everything.
    * Undefined when the indexes do not cover the archive and nearly all the live log.
    */
   messagesOf(address: string): Record<string, MessageState> | undefined {
-    const committed = committedArchiveBytes(this.paths);
-    const identity = this.log.identity();
-    const size = identity?.size ?? 0;
-    // The archive only grows up to what a compaction commits, and the live file only grows until one
-    // swaps it: with the same committed archive and the same live file and size, the fold is the same.
-    const store = `${committed}:${identity?.dev}:${identity?.ino}:${size}`;
+    const { committed, size, store } = this.extent();
     const recent = this.recentFolds.get(address);
     if (recent?.store === store) return this.keepFold(address, recent);
     const state = emptyState();

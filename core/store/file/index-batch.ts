@@ -1,9 +1,13 @@
 // One batch of an index extension (scope-index.ts): each line's offset and scopes, each new message's
-// id, offset and scopes, kept in typed arrays until the batch is written. Every file a batch writes costs
-// a few system calls whatever it adds, so batches are large; in strings, maps and arrays of numbers a
-// batch of 200,000 lines left the process near 270 MB, here half a million take some tens. Scopes are
-// numbered and each distinct set of them is kept once (most messages share theirs with many others).
+// id, offset and scopes, and the lines filed under a key (a message's events, a conversation's messages),
+// kept in typed arrays until the batch is written. Every file a batch writes costs a few system calls
+// whatever it adds, so batches are large; in strings, maps and arrays of numbers a batch of 200,000 lines
+// left the process near 270 MB, here half a million take some tens. Scopes are numbered and each distinct
+// set of them is kept once (most messages share theirs with many others).
 import { UlidTable } from "./ulid-table.js";
+
+/** A key's `keySets` value while the batch holds no message of that id. */
+const NO_MESSAGE = 0xffffffff;
 
 class Column<T extends Float64Array | Uint32Array> {
   length = 0;
@@ -29,30 +33,42 @@ export class IndexBatch {
   private readonly setScopeNumbers: number[][] = [];
   private readonly lineSets = new Column(new Uint32Array(4096));
   private readonly lineOffsets = new Column(new Float64Array(4096));
-  /** Messages of this batch, in log order: their later events usually follow within it. */
-  private readonly ids: string[] = [];
-  private readonly idOffsets = new Column(new Float64Array(4096));
-  private readonly idSets = new Column(new Uint32Array(4096));
-  private readonly setOfUlid = new UlidTable();
-  /** Ids that are no ULIDs (the table holds only those). */
-  private readonly setOfOther = new Map<string, number>();
+  /** Keys of this batch (message ids, conversations, idempotency slots) in the order they came, numbered. */
+  private readonly keys: string[] = [];
+  private readonly keyOfUlid = new UlidTable();
+  /** Keys that are no ULIDs (the table holds only those). */
+  private readonly keyOfOther = new Map<string, number>();
+  /** Per key: its message's msg line and scopes set, when this batch holds it (NO_MESSAGE otherwise). */
+  private readonly keyOffsets = new Column(new Float64Array(4096));
+  private readonly keySets = new Column(new Uint32Array(4096));
+  /** Lines filed under a key besides a message's own msg line, in log order. */
+  private readonly aboutKeys = new Column(new Uint32Array(4096));
+  private readonly aboutOffsets = new Column(new Float64Array(4096));
 
   /** The scopes of a message this batch added, or undefined. */
   scopesOf(id: string): readonly string[] | undefined {
-    const set = this.setOfUlid.get(id)?.a ?? this.setOfOther.get(id);
-    return set === undefined ? undefined : this.sets[set];
+    const key = this.keyOfUlid.get(id)?.a ?? this.keyOfOther.get(id);
+    const set = key === undefined ? NO_MESSAGE : this.keySets.values[key]!;
+    return set === NO_MESSAGE ? undefined : this.sets[set];
   }
 
-  /** A line at `offset` in `scopes`; the first line of each message id (its msg line) records the message. */
-  add(offset: number, id: string | undefined, scopes: readonly string[]): void {
+  /**
+   * A line at `offset` in `scopes`; the first line of each message id (its msg line) records the message,
+   * and the line is filed under each of `about` (the keys a lookup finds it by).
+   */
+  add(offset: number, id: string | undefined, scopes: readonly string[], about: readonly string[] = []): void {
     const set = this.setNumber(scopes);
     this.lineSets.push(set);
     this.lineOffsets.push(offset);
-    if (id === undefined || this.scopesOf(id) !== undefined) return;
-    if (!this.setOfUlid.set(id, { flags: 0, a: set, b: 0 })) this.setOfOther.set(id, set);
-    this.ids.push(id);
-    this.idOffsets.push(offset);
-    this.idSets.push(set);
+    for (const key of about) {
+      this.aboutKeys.push(this.keyNumber(key));
+      this.aboutOffsets.push(offset);
+    }
+    if (id === undefined) return;
+    const key = this.keyNumber(id);
+    if (this.keySets.values[key] !== NO_MESSAGE) return;
+    this.keySets.values[key] = set;
+    this.keyOffsets.values[key] = offset;
   }
 
   /** Each scope with its lines' offsets in log order (one per line, each line ended), scopes in the order they first came. */
@@ -67,16 +83,46 @@ export class IndexBatch {
     for (let scope = 0; scope < this.scopeNames.length; scope++) write(this.scopeNames[scope]!, `${sorted.subarray(starts[scope]!, starts[scope + 1]!).join("\n")}\n`);
   }
 
-  /** Each bucket (by `bucketOf`) with its messages' id lines, in log order, buckets in the order they first came. */
+  /**
+   * Each bucket (by `bucketOf`) with its keys' lines, keys in the order they came: a message's
+   * `[id, offset, scopes]`, with the offsets of the lines filed under it appended when there are any, or
+   * `[key, offsets]` for a key whose message this batch does not hold.
+   */
   eachIdBucket(bucketOf: (id: string) => string, write: (bucket: string, text: string) => void): void {
+    // A counting sort by key, as eachScope's by scope.
+    const counts = new Float64Array(this.keys.length + 1);
+    for (let line = 0; line < this.aboutKeys.length; line++) counts[this.aboutKeys.values[line]! + 1]!++;
+    for (let key = 1; key < counts.length; key++) counts[key]! += counts[key - 1]!;
+    const starts = counts.slice();
+    const sorted = new Float64Array(this.aboutKeys.length);
+    for (let line = 0; line < this.aboutKeys.length; line++) sorted[counts[this.aboutKeys.values[line]!]!++] = this.aboutOffsets.values[line]!;
+    const entry = (number: number) => {
+      const about = Array.from(sorted.subarray(starts[number]!, starts[number + 1]!));
+      const set = this.keySets.values[number]!;
+      const key = this.keys[number]!;
+      if (set === NO_MESSAGE) return JSON.stringify([key, about]);
+      return JSON.stringify(about.length === 0 ? [key, this.keyOffsets.values[number], this.sets[set]] : [key, this.keyOffsets.values[number], this.sets[set], about]);
+    };
+    // Keys grouped by bucket first, each bucket's text made only when it is written: memory follows one bucket.
     const buckets = new Map<string, number[]>();
-    this.ids.forEach((id, index) => {
-      const bucket = bucketOf(id);
+    this.keys.forEach((key, number) => {
+      const bucket = bucketOf(key);
       const members = buckets.get(bucket);
-      if (members) members.push(index);
-      else buckets.set(bucket, [index]);
+      if (members) members.push(number);
+      else buckets.set(bucket, [number]);
     });
-    for (const [bucket, members] of buckets) write(bucket, `${members.map((index) => JSON.stringify([this.ids[index], this.idOffsets.values[index], this.sets[this.idSets.values[index]!]])).join("\n")}\n`);
+    for (const [bucket, members] of buckets) write(bucket, `${members.map(entry).join("\n")}\n`);
+  }
+
+  private keyNumber(key: string): number {
+    const known = this.keyOfUlid.get(key)?.a ?? this.keyOfOther.get(key);
+    if (known !== undefined) return known;
+    const number = this.keys.length;
+    this.keys.push(key);
+    if (!this.keyOfUlid.set(key, { flags: 0, a: number, b: 0 })) this.keyOfOther.set(key, number);
+    this.keyOffsets.push(0);
+    this.keySets.push(NO_MESSAGE);
+    return number;
   }
 
   private setNumber(scopes: readonly string[]): number {

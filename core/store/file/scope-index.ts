@@ -5,7 +5,10 @@
 //   (every line before it is indexed), and the corrupt lines seen there;
 // - scopes/<hash>.offs: offsets of one scope's lines, one per line, in log order;
 // - ids/<hash prefix>.ids: per message id, its msg line's offset and scopes, to place later events about
-//   it: one JSON line each, appended (a bucket is never rewritten, so an extension costs what it adds).
+//   it, and per key (a message id, a conversation, an idempotency slot: what scopesOf files a line
+//   under), the offsets of the lines about it, so a lookup of one message reads its lines and no other:
+//   one JSON line per key and extension batch, appended (a bucket is never rewritten, so an extension
+//   costs what it adds).
 // Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
 // offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
 // Each scopes/ file has a checksum beside it (checked-file.ts): one that disagrees with it (lost, cut,
@@ -22,12 +25,19 @@ import { checkPrivateDir, ensurePrivateDir, readStateFileIfAny, writeStateFile }
 import { appendChecked, appendLines, IndexDamage, readChecked } from "./checked-file.js";
 import { checkIndexFiles, damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
 import { IndexBatch } from "./index-batch.js";
+import { parseBucket, type Bucket, type IdEntry } from "./id-bucket.js";
 
-/** The scopes of a record, given a way to look up the scopes of an earlier message by id. */
-export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[] };
+/**
+ * The scopes of a record, given a way to look up the scopes of an earlier message by id; `id` when it is
+ * a message's first line, `about` the keys the ids/ buckets file it under.
+ */
+export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[]; about?: readonly string[] };
 
-/** 3: a checksum beside every file. 2: message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension). */
-const INDEX_VERSION = 3;
+/**
+ * 4: the ids/ buckets file every line under the keys it is about. 3: a checksum beside every file. 2:
+ * message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension).
+ */
+const INDEX_VERSION = 4;
 /** Lines one batch of an extension indexes before recording them: each batch writes every file it touches (index-batch.ts). */
 const BATCH_LINES = 500_000;
 
@@ -38,12 +48,6 @@ interface Meta {
   covered: number;
   tail: string;
   corrupt: CorruptSummary;
-}
-
-interface IdEntry {
-  /** Offset of the message's msg line. */
-  o: number;
-  s: readonly string[];
 }
 
 /** A scope whose lines every lookup includes (records every view folds). Not an address: it has no colon. */
@@ -187,13 +191,28 @@ export class ScopeIndex<T> {
     const meta = this.meta();
     let entry: IdEntry | undefined;
     try {
-      entry = meta ? this.entriesOf(id).get(id) : undefined;
+      entry = meta ? this.entriesOf(id).entries.get(id)?.message : undefined;
     } catch (error) {
       if (!(error instanceof IndexDamage)) throw error;
       this.damaged(error);
       return undefined;
     }
     return entry && entry.o < meta!.covered ? entry : undefined;
+  }
+
+  /**
+   * The offsets of the lines filed under `key` before `covered` (its message's msg line included), in log
+   * order; undefined when there is no valid index or its bucket has a line that cannot be read.
+   */
+  linesAbout(key: string): { offsets: number[]; covered: number } | undefined {
+    const meta = this.meta();
+    if (!meta) return undefined;
+    const bucket = this.entriesOf(key);
+    if (bucket.damaged) return undefined;
+    const entry = bucket.entries.get(key);
+    const offsets = new Set(entry?.lines.filter((offset) => offset < meta.covered));
+    if (entry?.message && entry.message.o < meta.covered) offsets.add(entry.message.o);
+    return { offsets: [...offsets].sort((a, b) => a - b), covered: meta.covered };
   }
 
   /** Notes the damage (for health and doctor) and voids the index: the next extension starts over from the log. */
@@ -278,12 +297,12 @@ export class ScopeIndex<T> {
   /** Indexes up to BATCH_LINES lines from `meta.covered`: offsets and id lines first, then the meta that covers them. */
   private extendBatch(meta: Meta, target: number): Meta {
     const batch = new IndexBatch();
-    const read = new Map<string, Map<string, IdEntry>>();
-    const scopesOfMessage = (id: string) => batch.scopesOf(id) ?? this.entriesOf(id, read).get(id)?.s;
+    const read = new Map<string, Bucket>();
+    const scopesOfMessage = (id: string) => batch.scopesOf(id) ?? this.entriesOf(id, read).entries.get(id)?.message?.s;
     const result = this.log.scan(meta.covered, (entry) => {
-      const { id, scopes } = this.scopesOf(entry.record, scopesOfMessage);
+      const { id, scopes, about } = this.scopesOf(entry.record, scopesOfMessage);
       // An id's line is appended without looking for an earlier one: a lookup takes the first, which is the same message's.
-      batch.add(entry.offset, id, scopes);
+      batch.add(entry.offset, id, scopes, about);
     }, { until: target, maxLines: BATCH_LINES });
     batch.eachScope((scope, text) => appendChecked(this.scopePath(scope), scope, text));
     batch.eachIdBucket((id) => this.bucketKey(id), (key, text) => appendLines(this.idsPath(key), text));
@@ -352,23 +371,14 @@ export class ScopeIndex<T> {
     return join(this.dir, "ids", `${key}.ids`);
   }
 
-  /** The entries of the bucket holding `id`, read once into `read`; an id's first line is its entry. */
-  private entriesOf(id: string, read = new Map<string, Map<string, IdEntry>>()): Map<string, IdEntry> {
-    const key = this.bucketKey(id);
-    let entries = read.get(key);
-    if (entries) return entries;
-    entries = new Map();
-    read.set(key, entries);
-    const text = readStateFileIfAny(this.idsPath(key));
-    if (text === undefined) return entries;
-    for (const line of text.split("\n")) {
-      try {
-        const [lineId, offset, scopes] = JSON.parse(line) as [string, number, string[]];
-        if (!entries.has(lineId)) entries.set(lineId, { o: offset, s: scopes });
-      } catch {
-        // The last line of an extension that died mid-write: the next extension writes it again.
-      }
-    }
-    return entries;
+  /** The entries of the bucket holding `key`, read once into `read`. */
+  private entriesOf(key: string, read = new Map<string, Bucket>()): Bucket {
+    const name = this.bucketKey(key);
+    let bucket = read.get(name);
+    if (bucket) return bucket;
+    const text = readStateFileIfAny(this.idsPath(name));
+    bucket = parseBucket(text ?? "");
+    read.set(name, bucket);
+    return bucket;
   }
 }
