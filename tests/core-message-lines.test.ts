@@ -173,3 +173,23 @@ test("a status of an archived message reads its own lines from the archive, not 
   assert.deepEqual(mailbox.thread(message.conversationId).map((other) => other.id), [message.id]);
   assert.equal(linesRead, 3, "its msg, read and resolved lines");
 });
+
+test("a send repeating an archived idempotency key reads the archive's sends with that key, not its sender's history", async (t) => {
+  const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const mail = mailLines(stateDir, clock.now - 60 * DAY);
+  for (let i = 0; i < 300; i++) mail.resolved(mail.msg("claude:a", `codex:b${i % 5}`), `codex:b${i % 5}`);
+  const first = await reopen().mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b1", body: "nightly", anticipation: "fyi", idempotencyKey: "nightly-42" });
+  await reopen().mailbox.markRead("codex:b1", [first.message.id]);
+  clock.now += 40 * DAY;
+  assert.equal((await reopen().mailbox.compact()).movedMessages, 301);
+  const { mailbox } = reopen();
+  let linesRead = 0;
+  const readLinesAt = mailbox.archive.readLinesAt.bind(mailbox.archive);
+  mailbox.archive.readLinesAt = (offsets, visit) => {
+    linesRead += offsets.length;
+    readLinesAt(offsets, visit);
+  };
+  const again = await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b1", body: "nightly", anticipation: "fyi", idempotencyKey: "nightly-42" });
+  assert.deepEqual([again.created, again.message.id], [false, first.message.id]);
+  assert.ok(linesRead <= 4, `the archived send with the key, then its own lines for the answer, not the sender's 600 archived lines: read ${linesRead}`);
+});

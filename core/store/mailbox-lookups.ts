@@ -7,7 +7,7 @@ import type { LogOptions } from "../log/types.js";
 import { mailboxEvent, type MailboxEvent, type MsgEvent } from "../records/schemas.js";
 import { applyEvent, byId, emptyState, idempotencySlot, type MailboxState, type MessageState } from "../mail/fold.js";
 import { FAR_BEHIND_BYTES, keptBy } from "../mail/view.js";
-import { indexScopes } from "../mail/scopes.js";
+import { indexScopes, slotKey } from "../mail/scopes.js";
 import { ScopeIndex } from "./file/scope-index.js";
 import { committedArchiveBytes, type CompactionPaths } from "./file/compaction-swap.js";
 import { MessageLines } from "./message-lines.js";
@@ -79,16 +79,18 @@ export class MailboxLookups {
   }
 
   /**
-   * The message `from` sent with idempotency `key` that compaction moved to the archive, if any: its
-   * lines through the archive's index (the sender's archived mail), or a scan where the index does not
-   * cover the archive. Asked inside the log's lock, where no compaction moves lines meanwhile.
+   * The message `from` sent with idempotency `key` that compaction moved to the archive, if any: the
+   * sends the archive's index files under that key (a hash of it: a collision only adds lines the fold
+   * passes over), else the sender's archived mail, or a scan where the index does not cover the archive.
+   * Asked inside the log's lock, where no compaction moves lines meanwhile.
    */
   archivedSend(from: string, key: string): MessageState | undefined {
     const committed = committedArchiveBytes(this.paths);
     if (committed === 0) return undefined;
     const state = emptyState();
     const apply = (entry: { offset: number; record: MailboxEvent }) => applyEvent(state, entry.record, entry.offset, (message) => message.from === from && message.idempotencyKey === key);
-    const archived = this.archiveIndex.lookup(from);
+    const sends = this.archiveIndex.linesAbout(slotKey(from, key));
+    const archived = sends?.covered === committed ? sends : this.archiveIndex.lookup(from);
     if (archived?.covered === committed) this.archive.readLinesAt(archived.offsets, apply);
     else this.scanArchive(apply);
     const id = state.idempotency[idempotencySlot(from, key)];
