@@ -1,4 +1,4 @@
-// The `peerpost` command (dist/cli.mjs) runs its program, cli-light.cjs or cli-program.cjs, from V8's code
+// The `peerpost` command (dist/cli.cjs) runs its program, cli-light.cjs or cli-program.cjs, from V8's code
 // cache in the private state dir, as the hooks do: a cache per command, written once and read as it is afterwards,
 // never trusted when it is not a private file of this user in a private dir, and never a reason for a
 // command to answer differently.

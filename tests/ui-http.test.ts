@@ -265,7 +265,7 @@ test("ui stops cleanly on SIGTERM and refuses a bad or taken --port", async (t) 
 test("npm start opens the web view; host manifests launch the MCP server directly", () => {
   const root = new URL("../../", import.meta.url);
   const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { scripts: Record<string, string> };
-  assert.equal(pkg.scripts.start, "node dist/cli.mjs ui");
+  assert.equal(pkg.scripts.start, "node dist/cli.cjs ui");
   for (const host of ["claude-code", "codex", "copilot", "grok"]) {
     const manifest = readFileSync(new URL(`dist/${host}/.mcp.json`, root), "utf8");
     assert.match(manifest, /server\.mjs/, `${host} launches its server bundle`);
