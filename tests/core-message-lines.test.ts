@@ -150,6 +150,17 @@ test("a message and its conversation read through their own lines exactly as thr
   assert.equal(findMessage(lookupsOf(extended), () => undefined, viaRole)?.to, "codex:c", "role mail follows its role");
 });
 
+/** Counts the archive lines `mailbox` reads by offset from now on (every indexed read of the archive goes through readLinesAt). */
+function countArchiveReads(mailbox: Mailbox): { lines: number } {
+  const count = { lines: 0 };
+  const readLinesAt = mailbox.archive.readLinesAt.bind(mailbox.archive);
+  mailbox.archive.readLinesAt = (offsets, visit) => {
+    count.lines += offsets.length;
+    readLinesAt(offsets, visit);
+  };
+  return count;
+}
+
 test("a status of an archived message reads its own lines from the archive, not its sender's history", async (t) => {
   const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
   const mail = mailLines(stateDir, clock.now - 60 * DAY);
@@ -162,16 +173,11 @@ test("a status of an archived message reads its own lines from the archive, not 
   }
   assert.equal((await reopen().mailbox.compact()).movedMessages, 500);
   const { mailbox } = reopen();
-  let linesRead = 0;
-  const readLinesAt = mailbox.archive.readLinesAt.bind(mailbox.archive);
-  mailbox.archive.readLinesAt = (offsets, visit) => {
-    linesRead += offsets.length;
-    readLinesAt(offsets, visit);
-  };
+  const archiveReads = countArchiveReads(mailbox);
   const message = mailbox.find(sent[250]!)!;
   assert.equal(message.resolved?.resolution, "done");
   assert.deepEqual(mailbox.thread(message.conversationId).map((other) => other.id), [message.id]);
-  assert.equal(linesRead, 3, "its msg, read and resolved lines");
+  assert.equal(archiveReads.lines, 3, "its msg, read and resolved lines");
 });
 
 test("a send repeating an archived idempotency key reads the archive's sends with that key, not its sender's history", async (t) => {
@@ -183,13 +189,8 @@ test("a send repeating an archived idempotency key reads the archive's sends wit
   clock.now += 40 * DAY;
   assert.equal((await reopen().mailbox.compact()).movedMessages, 301);
   const { mailbox } = reopen();
-  let linesRead = 0;
-  const readLinesAt = mailbox.archive.readLinesAt.bind(mailbox.archive);
-  mailbox.archive.readLinesAt = (offsets, visit) => {
-    linesRead += offsets.length;
-    readLinesAt(offsets, visit);
-  };
+  const archiveReads = countArchiveReads(mailbox);
   const again = await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b1", body: "nightly", anticipation: "fyi", idempotencyKey: "nightly-42" });
   assert.deepEqual([again.created, again.message.id], [false, first.message.id]);
-  assert.ok(linesRead <= 4, `the archived send with the key, then its own lines for the answer, not the sender's 600 archived lines: read ${linesRead}`);
+  assert.ok(archiveReads.lines <= 4, `the archived send with the key, then its own lines for the answer, not the sender's 600 archived lines: read ${archiveReads.lines}`);
 });
