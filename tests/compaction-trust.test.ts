@@ -55,8 +55,8 @@ function targets(archived: string): Array<{ path: string; command: string[] }> {
     { path: "index/archive", command: status },
     { path: "index/archive/meta.json", command: status },
     { path: "index/mailbox/meta.json", command: status },
-    // A status reads only its message's lines (the ids file); a send with a key new to the live log looks through the sender's archived mail.
-    { path: `index/archive/scopes/${fnv1a64("claude:a")}.offs`, command: ["send", "--from", "claude:a", "--to", "user:b", "--idempotency-key", "retry-1", "hello"] },
+    // A status reads only its message's lines (the ids file); the task board reads the archive's task lines through their scope's offsets.
+    { path: `index/archive/scopes/${fnv1a64("tasks")}.offs`, command: ["task", "list"] },
     { path: `index/archive/ids/${fnv1a64(archived).slice(0, 3)}.ids`, command: status },
   ];
 }

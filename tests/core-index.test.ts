@@ -171,3 +171,18 @@ for (const [name, entry, args] of [["peerpost serve", CLI, ["serve"]], ["a plugi
     assert.deepEqual(view.state.messages, folded(peerpost, "codex:b").state.messages);
     assert.deepEqual(reopen().mailbox.inbox("codex:b").map((entry) => entry.body), ["before the old traffic", "after it"]);
   });
+
+test("a message whose ids line a damaged bucket lost is still found, by a scan, not answered as no such message", async (t) => {
+  const { peerpost, clock, reopen, stateDir } = tempPeerpost(t);
+  await traffic(peerpost, 40, clock);
+  const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "the one to find", anticipation: "reply" });
+  assert.ok(reopen().mailbox.indexAll()! > 0);
+  const ids = join(stateDir, "index", "mailbox", "ids");
+  const bucket = readdirSync(ids).map((name) => join(ids, name)).find((file) => readFileSync(file, "utf8").includes(`"${message.id}"`))!;
+  // Its line damaged, with a good line after it: the bucket cannot tell what it held.
+  const lines = readFileSync(bucket, "utf8").split("\n");
+  writeFileSync(bucket, [...lines.map((line) => (line.includes(`"${message.id}"`) ? `${line.slice(0, 20)}#` : line)).filter((line) => line !== ""), '["01ZZZZZZZZZZZZZZZZZZZZZZZZ",[1]]', ""].join("\n"));
+  const found = reopen().mailbox.find(message.id);
+  assert.deepEqual([found?.id, found?.from, found?.to], [message.id, "claude:a", "codex:b"]);
+  assert.equal(reopen().mailbox.thread(message.id)[0]?.id, message.id);
+});

@@ -107,11 +107,16 @@ export class MailboxLookups {
     return !this.archiveIndexLags() && this.index.lag() <= FAR_BEHIND_BYTES;
   }
 
-  /** The sender of message `id`, from the indexes and the live log's few unindexed lines; null when there is no such message. */
-  senderOf(id: string): string | null {
+  /**
+   * The sender of message `id`, from the indexes and the live log's few unindexed lines; null when there
+   * is no such message, undefined when an index cannot tell (a damaged bucket line may have been its).
+   */
+  senderOf(id: string): string | null | undefined {
     // An index whose log is gone or replaced answers nothing (its meta no longer matches).
-    const indexed = this.index.message(id) ?? this.archiveIndex.message(id);
+    const live = this.index.message(id);
+    const indexed = live || (committedArchiveBytes(this.paths) > 0 ? this.archiveIndex.message(id) : null);
     if (indexed) return indexed.s[1] ?? null;
+    if (live === undefined || indexed === undefined) return undefined;
     let sender: string | null = null;
     this.log.scan(this.index.covered() ?? 0, (entry) => {
       if (entry.record.type === "msg" && entry.record.id === id) sender ??= entry.record.from;

@@ -186,18 +186,24 @@ export class ScopeIndex<T> {
     return { offsets: [...seen].sort((a, b) => a - b), covered: meta.covered, corrupt: meta.corrupt };
   }
 
-  /** Offset and scopes of a message's msg line, from the index (undefined when not indexed). */
-  message(id: string): IdEntry | undefined {
+  /**
+   * Offset and scopes of a message's msg line, from the index: null when the index covers no such line,
+   * undefined when it cannot tell (no valid index, or its bucket has a line that cannot be read).
+   */
+  message(id: string): IdEntry | null | undefined {
     const meta = this.meta();
-    let entry: IdEntry | undefined;
+    if (!meta) return undefined;
+    let bucket: Bucket;
     try {
-      entry = meta ? this.entriesOf(id).entries.get(id)?.message : undefined;
+      bucket = this.entriesOf(id);
     } catch (error) {
       if (!(error instanceof IndexDamage)) throw error;
       this.damaged(error);
       return undefined;
     }
-    return entry && entry.o < meta!.covered ? entry : undefined;
+    const entry = bucket.entries.get(id)?.message;
+    if (entry && entry.o < meta.covered) return entry;
+    return bucket.damaged ? undefined : null;
   }
 
   /**
