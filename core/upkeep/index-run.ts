@@ -3,10 +3,11 @@
 // here, not inside a prompt), compacts a live mailbox past PEERPOST_COMPACT_AT_BYTES (a server's own
 // memory and answers stay out of it) and the receipts, sessions or wakes log past PEERPOST_LOG_COMPACT_AT_BYTES,
 // then indexes the mailbox and the receipts when they are far ahead
-// of their indexes. One runs at a time: a run under way makes the next start a no-op (and the log's and
+// of their indexes, at the lowest priority. One runs at a time: a run under way makes the next start a no-op (and the log's and
 // the index's locks guard the work).
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { constants, setPriority } from "node:os";
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { logError } from "../common/error-log.js";
 import { startDetached } from "../common/detached.js";
@@ -62,13 +63,17 @@ export async function indexRunCommand(): Promise<number> {
         code = 1;
       }
     }
-    if (!indexed) peerpost.mailbox.indexAll();
     try {
       await compactLogs(peerpost, logsPastCompactionSize(peerpost));
     } catch (error) {
       logError(stateDir, "index-run", error);
       code = 1;
     }
+    // Last, and at the lowest priority: the indexes are derived data that readers extend on their way, and
+    // a build of a large log must not slow the hooks and sessions it runs beside. Only now, as the
+    // compactions before hold locks that sends wait on (a lowered priority cannot be raised again).
+    yieldToInteractiveWork();
+    if (!indexed) peerpost.mailbox.indexAll();
     peerpost.receipts.indexAll();
   } catch (error) {
     logError(stateDir, "index-run", error);
@@ -82,6 +87,15 @@ export async function indexRunCommand(): Promise<number> {
     }
   }
   return code;
+}
+
+/** Lowers this process's priority to the least (nice 19); where the system refuses, it runs as it was. */
+function yieldToInteractiveWork(): void {
+  try {
+    setPriority(constants.priority.PRIORITY_LOW);
+  } catch {
+    // Not allowed here: the build runs at the priority it has.
+  }
 }
 
 /** Starts `index-run` from `entry` (mirrors a budgeted sync left behind, a mailbox past its compaction size, an index far behind), unless one is running; returns whether it did. */
