@@ -1,7 +1,7 @@
 // Walks a process's ancestors. Hooks and MCP servers are both descendants of the host CLI's process,
 // so finding the nearest ancestor that is the host links a server to the session its hooks registered.
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { nodeChildProcess } from "../common/child-process.js";
 
 export interface ProcessInfo {
   pid: number;
@@ -28,7 +28,7 @@ function fromProc(pid: number): ProcessInfo | undefined {
 
 function fromPs(pid: number): ProcessInfo | undefined {
   // Loaded only where there is no /proc: child_process costs a prompt hook several milliseconds.
-  const { execFileSync } = createRequire(process.execPath)("node:child_process") as typeof import("node:child_process");
+  const { execFileSync } = nodeChildProcess();
   try {
     const out = execFileSync("ps", ["-o", "ppid=,comm=", "-p", String(pid)], { encoding: "utf8", timeout: 2000 }).trim();
     const match = /^(\d+)\s+(.*)$/.exec(out);
