@@ -23,6 +23,21 @@ class Column<T extends Float64Array | Uint32Array> {
   }
 }
 
+/**
+ * Offsets filed under numbered groups, each group's together in the order `fileAll` filed them: a
+ * counting sort, so no array per group. `fileAll` is called twice (to count, then to place) and must file
+ * the same offsets both times.
+ */
+function groupOffsets(groups: number, fileAll: (file: (group: number, offset: number) => void) => void): (group: number) => Float64Array {
+  const counts = new Float64Array(groups + 1);
+  fileAll((group) => counts[group + 1]!++);
+  for (let group = 1; group < counts.length; group++) counts[group]! += counts[group - 1]!;
+  const starts = counts.slice();
+  const sorted = new Float64Array(counts[groups]!);
+  fileAll((group, offset) => (sorted[counts[group]!++] = offset));
+  return (group) => sorted.subarray(starts[group]!, starts[group + 1]!);
+}
+
 export class IndexBatch {
   private readonly scopeNumbers = new Map<string, number>();
   private readonly scopeNames: string[] = [];
@@ -73,14 +88,10 @@ export class IndexBatch {
 
   /** Each scope with its lines' offsets in log order (one per line, each line ended), scopes in the order they first came. */
   eachScope(write: (scope: string, text: string) => void): void {
-    // A counting sort by scope: each scope's offsets end up together, in log order.
-    const counts = new Float64Array(this.scopeNames.length + 1);
-    for (let line = 0; line < this.lineSets.length; line++) for (const scope of this.setScopeNumbers[this.lineSets.values[line]!]!) counts[scope + 1]!++;
-    for (let scope = 1; scope < counts.length; scope++) counts[scope]! += counts[scope - 1]!;
-    const starts = counts.slice();
-    const sorted = new Float64Array(counts[counts.length - 1]!);
-    for (let line = 0; line < this.lineSets.length; line++) for (const scope of this.setScopeNumbers[this.lineSets.values[line]!]!) sorted[counts[scope]!++] = this.lineOffsets.values[line]!;
-    for (let scope = 0; scope < this.scopeNames.length; scope++) write(this.scopeNames[scope]!, `${sorted.subarray(starts[scope]!, starts[scope + 1]!).join("\n")}\n`);
+    const offsets = groupOffsets(this.scopeNames.length, (file) => {
+      for (let line = 0; line < this.lineSets.length; line++) for (const scope of this.setScopeNumbers[this.lineSets.values[line]!]!) file(scope, this.lineOffsets.values[line]!);
+    });
+    for (let scope = 0; scope < this.scopeNames.length; scope++) write(this.scopeNames[scope]!, `${offsets(scope).join("\n")}\n`);
   }
 
   /**
@@ -89,15 +100,11 @@ export class IndexBatch {
    * `[key, offsets]` for a key whose message this batch does not hold.
    */
   eachIdBucket(bucketOf: (id: string) => string, write: (bucket: string, text: string) => void): void {
-    // A counting sort by key, as eachScope's by scope.
-    const counts = new Float64Array(this.keys.length + 1);
-    for (let line = 0; line < this.aboutKeys.length; line++) counts[this.aboutKeys.values[line]! + 1]!++;
-    for (let key = 1; key < counts.length; key++) counts[key]! += counts[key - 1]!;
-    const starts = counts.slice();
-    const sorted = new Float64Array(this.aboutKeys.length);
-    for (let line = 0; line < this.aboutKeys.length; line++) sorted[counts[this.aboutKeys.values[line]!]!++] = this.aboutOffsets.values[line]!;
+    const offsets = groupOffsets(this.keys.length, (file) => {
+      for (let line = 0; line < this.aboutKeys.length; line++) file(this.aboutKeys.values[line]!, this.aboutOffsets.values[line]!);
+    });
     const entry = (number: number) => {
-      const about = Array.from(sorted.subarray(starts[number]!, starts[number + 1]!));
+      const about = Array.from(offsets(number));
       const set = this.keySets.values[number]!;
       const key = this.keys[number]!;
       if (set === NO_MESSAGE) return JSON.stringify([key, about]);
