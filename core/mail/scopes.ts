@@ -47,6 +47,15 @@ export function slotKey(from: string, key: string): string {
 }
 
 /**
+ * Every key a lookup of one message finds a line by (what indexScopes files it under, its message's id
+ * included): a send's id, conversation and idempotency slot, an event's message; none for role and work lines.
+ */
+export function lookupKeys(event: MailboxEvent): readonly string[] {
+  if (event.type === "role" || workScope(event) !== undefined) return [];
+  return event.type === "msg" ? [event.id, ...aboutMessage(event)] : [event.id];
+}
+
+/**
  * The keys a message's line is filed under besides its id: its conversation (a thread's lookup finds its
  * messages) and its idempotency slot (a repeat that the fold drops is told from the first send).
  */

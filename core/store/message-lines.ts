@@ -11,7 +11,7 @@
 import type { JsonlLog } from "../log/log.js";
 import type { MailboxEvent, MsgEvent } from "../records/schemas.js";
 import { applyEvent, byId, emptyState, type MessageState } from "../mail/fold.js";
-import { slotKey } from "../mail/scopes.js";
+import { lookupKeys, slotKey } from "../mail/scopes.js";
 import { keptBy } from "../mail/view.js";
 import type { ScopeIndex } from "./file/scope-index.js";
 
@@ -31,13 +31,6 @@ export interface StoreExtent {
   index: ScopeIndex<MailboxEvent>;
   covered: number;
   size: number;
-}
-
-/** A message's msg line, or a line about it, or a message of the conversation or idempotency slot `key` names. */
-function isAbout(record: MailboxEvent, key: string): boolean {
-  if (record.type === "role") return false;
-  if (record.id === key) return true;
-  return record.type === "msg" && (record.conversationId === key || (record.idempotencyKey !== undefined && slotKey(record.from, record.idempotencyKey) === key));
 }
 
 export class MessageLines {
@@ -136,7 +129,7 @@ export class MessageLines {
       // The index may have grown since `covered` was read: lines past it are the tail's.
       log.readLinesAt(live.offsets.filter((offset) => offset < covered), ({ offset, record }) => lines.push({ file: 1, offset, record }));
     }
-    for (const line of this.tailLines()) if (isAbout(line.record, key)) lines.push(line);
+    for (const line of this.tailLines()) if (lookupKeys(line.record).includes(key)) lines.push(line);
     this.about.set(key, lines);
     return lines;
   }
