@@ -38,6 +38,11 @@ const files = readdirSync(testDir)
   .filter((name) => only.length === 0 || only.some((pattern) => name.includes(pattern)))
   .filter((name) => !quick || !fullSuiteOnly(name))
   .map((name) => join(testDir, name));
+// node --test given no file runs every test it can find: an empty selection is an error instead.
+if (files.length === 0) {
+  console.error(`no test file matches ${only.join(" ")}${quick ? " outside the full suite (drop --quick)" : ""}`);
+  process.exit(2);
+}
 await runTests(files);
 
 /** A compiled test's location (.build/tests/x.test.js:3:1) as its source file, tests/x.test.ts. */

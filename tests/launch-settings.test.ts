@@ -81,6 +81,11 @@ test("launch settings on Codex: -m and model_reasoning_effort reach the Response
   const bodies = fake.requests().map((request) => request.body);
   assert.ok(bodies.some((body) => body.model === "gpt-settings-test"), `the model API saw ${bodies.map((body) => String(body.model)).join(", ")}`);
   assert.ok(bodies.some((body) => (body.reasoning as { effort?: string } | undefined)?.effort === "high"), JSON.stringify(bodies.map((body) => body.reasoning)));
-  const store = openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env.home });
-  assert.deepEqual(store.receipts.query({ kind: "settings" }).receipts[0]?.tags?.slice(0, 2), ["model=gpt-settings-test", "effort=high"]);
+  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env.home });
+  assert.deepEqual(store().receipts.query({ kind: "settings" }).receipts[0]?.tags?.slice(0, 2), ["model=gpt-settings-test", "effort=high"]);
+  // The helper still writes its session files after it answers: the scratch dir goes once its run has ended.
+  const run = () => store().wakes.fold().runsFor({ address: String(launched.address) })[0]!;
+  await until(() => run().ended !== undefined, 60_000, "the launched run to end");
+  assert.equal(run().ended!.outcome, "ok");
+  assert.deepEqual(store().receipts.query({ kind: "launch" }).receipts[0]?.tags?.slice(0, 2), ["model=gpt-settings-test", "effort=high"]);
 });
