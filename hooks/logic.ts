@@ -41,7 +41,16 @@ function serverBundle(): string {
   return join(dirname(process.argv[1] ?? ""), "server.mjs");
 }
 
-async function pending(peerpost: Peerpost, address: string, via: string, mirrorCurrent: boolean): Promise<Pending> {
+/**
+ * Whether this hook starts the detached index build of a log no index covers. Not at session start: the
+ * session's MCP server, started beside that hook, starts it (server.ts), and a fork of the hook's process
+ * would cost the session's first moments about 20 ms. A prompt hook starts it when none is running.
+ */
+function startsIndexBuild(event: HookEvent): boolean {
+  return event !== "session-start";
+}
+
+async function pending(peerpost: Peerpost, address: string, via: string, mirrorCurrent: boolean, event: HookEvent): Promise<Pending> {
   // A mirror the hook's sync budget left behind (a machine new to a large shared store) holds only the
   // store's oldest records: what it says about this session's mail may be wrong. The catch-up runs detached.
   if (!mirrorCurrent) {
@@ -50,10 +59,10 @@ async function pending(peerpost: Peerpost, address: string, via: string, mirrorC
   }
   // A view neither its snapshot nor the index starts near the end (an old log never indexed): folding
   // it would hold the prompt for seconds (and past the hook's deadline, which cannot interrupt a fold).
-  // The hook starts the index build and tells only what the log's last bytes hold for this session;
+  // The index build starts detached (startsIndexBuild), and the hook tells only what the log's last bytes hold;
   // the next hooks start from the index.
   if (peerpost.mailbox.viewWouldReadFar(address)) {
-    indexWhenFarBehind(peerpost, serverBundle());
+    if (startsIndexBuild(event)) indexWhenFarBehind(peerpost, serverBundle());
     const newest = Object.values(peerpost.mailbox.tailView(address, TAIL_BYTES).state.messages);
     return { ...NOTHING_PENDING, unread: unreadOf(newest, address), partial: true };
   }
@@ -139,14 +148,14 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
     // lends it no environment to be woken with.
     if (registered.claimFrom !== undefined) return {};
     captureHostEnv(peerpost.stateDir.path, address, hostPid, env);
-    const note = mailNote({ unread: (await pending(peerpost, address, via, mirrorCurrent)).unread, reminders: [] });
+    const note = mailNote({ unread: (await pending(peerpost, address, via, mirrorCurrent, event)).unread, reminders: [] });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }
   if (event === "user-prompt") {
     // A turn starts: a live transport types nothing into the session until its stop hook runs.
     recordTerminalTurn(peerpost.stateDir.path, address, "prompt", peerpost.config.now(), env);
-    const mail = await pending(peerpost, address, via, mirrorCurrent);
+    const mail = await pending(peerpost, address, via, mirrorCurrent, event);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];
     const note = mailNote({ unread: mail.unread, reminders });
     const stdout = note === undefined ? undefined : dialect.context(event, note);
@@ -160,7 +169,7 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
 
 async function stopHook(peerpost: Peerpost, dialect: HookDialect, input: HookInput, address: string, via: string, mirrorCurrent: boolean): Promise<HookOutcome> {
   if (input.stopHookActive) return {};
-  const mail = await pending(peerpost, address, via, mirrorCurrent);
+  const mail = await pending(peerpost, address, via, mirrorCurrent, "stop");
   // Blocking a stop marks the mail noticed, a decision made on the whole view, which is not there yet.
   if (mail.partial) return {};
   // Requests (never fyi) not told about at a turn end yet, or still unread a reminder interval after the

@@ -227,8 +227,8 @@ test("a bad PEERPOST_* value in the hook's environment fails silently and is log
   assert.match(readFileSync(join(stateDir, "logs", "errors.log"), "utf8"), /PEERPOST_REMINDER_LIMIT=\\"lots\\" is not valid/);
 });
 
-test("on an old log the index never covered, a new session's hooks tell only the newest mail at once and start the index build; the next hook tells all of it", async (t) => {
-  const { env, home, store } = setup(t);
+test("on an old log the index never covered, a new session's hooks tell only the newest mail at once and its first prompt starts the index build; the next hook tells all of it", async (t) => {
+  const { env, home, stateDir, store } = setup(t);
   const peerpost = store();
   // Written directly, as a peerpost before the index would have left it: more than readers index on their way.
   oldLog(peerpost.mailbox.log.path, 10 * 1024 * 1024);
@@ -245,6 +245,9 @@ test("on an old log the index never covered, a new session's hooks tell only the
   assert.equal(start.code, 0);
   // No fold of the whole log inside the hook: only the newest message, found in the log's last bytes.
   assert.match(context(start.stdout), /1 new message from other AI agents on this machine \(codex:b\)/);
+  // The session's server, started beside SessionStart, starts the build (core-index.test.ts): the hook forks nothing.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.deepEqual([existsSync(join(stateDir, "index-run.pid")), indexFarBehind()], [false, true], "SessionStart started no index build");
   const prompt = { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" };
   const first = await runHook("claude-code", "user-prompt", prompt, env());
   assert.match(context(first.stdout), /1 new message from other AI agents on this machine \(codex:b\)/);
@@ -252,7 +255,7 @@ test("on an old log the index never covered, a new session's hooks tell only the
   const stop = await runHook("claude-code", "stop", { session_id: "me", hook_event_name: "Stop", stop_hook_active: false }, env());
   assert.deepEqual([stop.code, stop.stdout], [0, ""]);
   assert.equal(logBytes(), before, "nothing was appended to the mailbox");
-  // The detached `server.mjs index-run` the first hook started.
+  // The detached `server.mjs index-run` the first prompt started.
   await until(() => !indexFarBehind(), 60_000, "the index build the hook started");
   const next = await runHook("claude-code", "user-prompt", prompt, env());
   assert.match(context(next.stdout), /2 new messages from other AI agents on this machine \(codex:a, codex:b\)/);
