@@ -16,10 +16,17 @@ import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import type { PeerpostError } from "../core/common/errors.js";
 import { isAlive } from "../core/sessions/process-tree.js";
 import { fullSuiteOnly } from "./helpers/suite.js";
+import { handWrittenLog } from "./helpers/hand-written-log.js";
 import { claimPaths, listClaims, releasePaths } from "../core/claims/claims.js";
 import { createTask, listTasks, updateTask } from "../core/tasks/tasks.js";
 
 const DAY = 86_400_000;
+
+/** Compaction as it runs, and in rounds of one retired message each (what a log larger than a round's table takes). */
+const ROUNDS: { name: string; env: Record<string, string> }[] = [
+  { name: "", env: {} },
+  { name: ", in rounds of one message", env: { PEERPOST_COMPACT_ROUND_MESSAGES: "1" } },
+];
 
 /** Old traffic (resolved, declined, read fyi, expired, and open requests), then recent traffic. */
 async function traffic(peerpost: Peerpost, clock: { now: number }): Promise<string[]> {
@@ -116,28 +123,35 @@ function liveTail(t: TestContext, env: Record<string, string>) {
   return { child, out, bodies, stop };
 }
 
-test("compaction moves finished old messages to the archive, keeps open ones, and every read stays the same", async (t) => {
-  const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
-  const ids = await traffic(peerpost, clock);
-  const before = observe(reopen(), ids);
-  const stillOpen = openIds(reopen(), ids);
-  const result = await reopen().mailbox.compact();
-  assert.ok(result.movedMessages > 0);
-  assert.ok(result.liveBytesAfter < result.liveBytesBefore / 2, `live log ${result.liveBytesBefore} → ${result.liveBytesAfter}`);
-  assert.equal(reopen().mailbox.archiveIndexLags(), false, "the compaction indexed the archive");
-  assert.deepEqual(observe(reopen(), ids), before, "lookups through the archive's index");
-  // Without the indexes, lookups scan the archive and the log, and see the same; indexing brings them back.
-  rmSync(join(stateDir, "index"), { recursive: true });
-  assert.equal(reopen().mailbox.archiveIndexLags(), true);
-  assert.deepEqual(observe(reopen(), ids), before, "lookups by scanning");
-  reopen().mailbox.indexAll();
-  assert.equal(reopen().mailbox.archiveIndexLags(), false);
-  const live = readFileSync(join(stateDir, "mailbox.jsonl"), "utf8");
-  for (const id of stillOpen) assert.ok(live.includes(`"id":"${id}"`), `open message ${id} stays in the live log`);
-  // A second compaction has nothing to move; the views of a new process match.
-  assert.equal((await reopen().mailbox.compact()).movedMessages, 0);
-  assert.deepEqual(observe(reopen(), ids), before);
-});
+for (const rounds of ROUNDS) {
+  test(`compaction moves finished old messages to the archive, keeps open ones, and every read stays the same${rounds.name}`, async (t) => {
+    const { peerpost, clock, reopen, stateDir, home } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30", ...rounds.env });
+    const ids = await traffic(peerpost, clock);
+    const before = observe(reopen(), ids);
+    const stillOpen = openIds(reopen(), ids);
+    // The same log compacted at once, for the rounds to match.
+    const atOnce = join(home, "at-once");
+    cpSync(stateDir, atOnce, { recursive: true });
+    await openPeerpost({ env: { PEERPOST_HOME: atOnce, PEERPOST_RETENTION_DAYS: "30" }, home, now: () => clock.now }).mailbox.compact();
+    const result = await reopen().mailbox.compact();
+    for (const file of ["mailbox.jsonl", "mailbox.archive.jsonl"]) assert.deepEqual(linesOf(join(stateDir, file)).sort(), linesOf(join(atOnce, file)).sort(), `${file}: the same lines as a compaction at once`);
+    assert.ok(result.movedMessages > 0);
+    assert.ok(result.liveBytesAfter < result.liveBytesBefore / 2, `live log ${result.liveBytesBefore} → ${result.liveBytesAfter}`);
+    assert.equal(reopen().mailbox.archiveIndexLags(), false, "the compaction indexed the archive");
+    assert.deepEqual(observe(reopen(), ids), before, "lookups through the archive's index");
+    // Without the indexes, lookups scan the archive and the log, and see the same; indexing brings them back.
+    rmSync(join(stateDir, "index"), { recursive: true });
+    assert.equal(reopen().mailbox.archiveIndexLags(), true);
+    assert.deepEqual(observe(reopen(), ids), before, "lookups by scanning");
+    reopen().mailbox.indexAll();
+    assert.equal(reopen().mailbox.archiveIndexLags(), false);
+    const live = readFileSync(join(stateDir, "mailbox.jsonl"), "utf8");
+    for (const id of stillOpen) assert.ok(live.includes(`"id":"${id}"`), `open message ${id} stays in the live log`);
+    // A second compaction has nothing to move; the views of a new process match.
+    assert.equal((await reopen().mailbox.compact()).movedMessages, 0);
+    assert.deepEqual(observe(reopen(), ids), before);
+  });
+}
 
 for (const fault of ["compact-after-marker", "compact-after-archive", "compact-after-rename"]) {
   test(`a compaction killed (${fault}) reads as before or after, and the next one completes it`, async (t) => {
@@ -452,29 +466,6 @@ test("a tail that finds no record of a swap says so, shows the old file to its e
   await tail.stop();
 });
 
-/** Writes mailbox lines by hand (real records, ids in time order), for what a test must place exactly. */
-function handWrittenLog(stateDir: string) {
-  const newId = monotonicFactory();
-  const path = join(stateDir, "mailbox.jsonl");
-  const lines: string[] = [];
-  const iso = (time: number) => new Date(time).toISOString();
-  return {
-    path,
-    lines,
-    msg(at: number, fields: { from?: string; to?: string; anticipation?: string; inReplyTo?: string; idempotencyKey?: string } = {}): string {
-      const id = newId(at);
-      lines.push(JSON.stringify({ v: 1, type: "msg", id, from: fields.from ?? "claude:a", fromVerified: true, to: fields.to ?? "codex:b", sentAt: iso(at), anticipation: fields.anticipation ?? "reply", ...(fields.inReplyTo ? { inReplyTo: fields.inReplyTo } : {}), ...(fields.idempotencyKey ? { idempotencyKey: fields.idempotencyKey } : {}), conversationId: fields.inReplyTo ?? id, hop: fields.inReplyTo ? 2 : 1, body: `body of ${id}` }));
-      return id;
-    },
-    event(type: string, id: string, at: number, fields: Record<string, unknown> = {}): void {
-      lines.push(JSON.stringify({ v: 1, type, id, ...fields, at: iso(at) }));
-    },
-    write(): void {
-      appendFileSync(path, lines.map((line) => `${line}\n`).join(""), { mode: 0o600 });
-    },
-  };
-}
-
 function linesOf(path: string): string[] {
   return existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : [];
 }
@@ -515,71 +506,75 @@ test("a message resolved before the retention moves unless a later line could st
   assert.equal(reopen().mailbox.status(reopen().mailbox.find(repeated)!), "done", "the first resolution still stands after the move");
 });
 
-test("a reply that a later, losing resolution names goes where its request goes: the fold drops it from the mail before and after", async (t) => {
-  const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
-  const old = clock.now - 40 * DAY;
-  const log = handWrittenLog(stateDir);
-  const request = log.msg(old);
-  const answer = log.msg(old + 1, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
-  log.event("resolved", request, old + 1, { resolution: "reply", replyId: answer, by: "codex:b" });
-  log.event("read", answer, old + 2, { by: "claude:a" });
-  const lostAnswer = log.msg(old + 3, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
-  log.event("read", lostAnswer, old + 4, { by: "claude:a" });
-  log.event("resolved", request, old + 3, { resolution: "reply", replyId: lostAnswer, by: "codex:b" });
-  // A reply resolved before the losing resolution that drops it; then a recent message answering that dropped reply.
-  const other = log.msg(old + 5);
-  const resolvedThenDropped = log.msg(old + 6, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: other });
-  log.event("resolved", other, old + 6, { resolution: "done", by: "codex:b" });
-  log.event("resolved", resolvedThenDropped, old + 7, { resolution: "done", by: "claude:a" });
-  log.event("resolved", other, old + 8, { resolution: "reply", replyId: resolvedThenDropped, by: "codex:b" });
-  const recentAnswer = log.msg(clock.now - DAY, { anticipation: "fyi", inReplyTo: resolvedThenDropped });
-  log.event("resolved", resolvedThenDropped, clock.now - DAY, { resolution: "reply", replyId: recentAnswer, by: "claude:a" });
-  // A losing resolution naming a message that answers something else: the fold drops nothing, the message stays open.
-  const unrelated = log.msg(clock.now - DAY, { from: "codex:c", to: "claude:a" });
-  log.event("resolved", other, old + 9, { resolution: "reply", replyId: unrelated, by: "codex:b" });
-  log.write();
-  const droppedFromFold = () => reopen().mailbox.view("claude:a").state.messages[lostAnswer] === undefined && reopen().mailbox.find(lostAnswer) === undefined;
-  assert.ok(droppedFromFold(), "the fold drops the reply of the losing resolution, and a lookup by id finds nothing");
-  const thread = () => reopen().mailbox.thread(request).map((message) => message.id);
-  assert.deepEqual(thread(), [request, answer]);
+for (const rounds of ROUNDS) {
+  test(`a reply that a later, losing resolution names goes where its request goes: the fold drops it from the mail before and after${rounds.name}`, async (t) => {
+    const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30", ...rounds.env });
+    const old = clock.now - 40 * DAY;
+    const log = handWrittenLog(stateDir);
+    const request = log.msg(old);
+    const answer = log.msg(old + 1, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
+    log.event("resolved", request, old + 1, { resolution: "reply", replyId: answer, by: "codex:b" });
+    log.event("read", answer, old + 2, { by: "claude:a" });
+    const lostAnswer = log.msg(old + 3, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: request });
+    log.event("read", lostAnswer, old + 4, { by: "claude:a" });
+    log.event("resolved", request, old + 3, { resolution: "reply", replyId: lostAnswer, by: "codex:b" });
+    // A reply resolved before the losing resolution that drops it; then a recent message answering that dropped reply.
+    const other = log.msg(old + 5);
+    const resolvedThenDropped = log.msg(old + 6, { from: "codex:b", to: "claude:a", anticipation: "fyi", inReplyTo: other });
+    log.event("resolved", other, old + 6, { resolution: "done", by: "codex:b" });
+    log.event("resolved", resolvedThenDropped, old + 7, { resolution: "done", by: "claude:a" });
+    log.event("resolved", other, old + 8, { resolution: "reply", replyId: resolvedThenDropped, by: "codex:b" });
+    const recentAnswer = log.msg(clock.now - DAY, { anticipation: "fyi", inReplyTo: resolvedThenDropped });
+    log.event("resolved", resolvedThenDropped, clock.now - DAY, { resolution: "reply", replyId: recentAnswer, by: "claude:a" });
+    // A losing resolution naming a message that answers something else: the fold drops nothing, the message stays open.
+    const unrelated = log.msg(clock.now - DAY, { from: "codex:c", to: "claude:a" });
+    log.event("resolved", other, old + 9, { resolution: "reply", replyId: unrelated, by: "codex:b" });
+    log.write();
+    const droppedFromFold = () => reopen().mailbox.view("claude:a").state.messages[lostAnswer] === undefined && reopen().mailbox.find(lostAnswer) === undefined;
+    assert.ok(droppedFromFold(), "the fold drops the reply of the losing resolution, and a lookup by id finds nothing");
+    const thread = () => reopen().mailbox.thread(request).map((message) => message.id);
+    assert.deepEqual(thread(), [request, answer]);
 
-  await reopen().mailbox.compact();
-  const archived = linesOf(join(stateDir, "mailbox.archive.jsonl")).join("\n");
-  const live = linesOf(log.path).join("\n");
-  for (const id of [request, answer, lostAnswer]) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${id} moves`);
-  assert.ok(droppedFromFold(), "the dropped reply does not turn up as mail in the live log, nor by id in the archive");
-  assert.deepEqual(thread(), [request, answer], "nor in the thread, read from the archive");
-  for (const id of [other, resolvedThenDropped]) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${id} moves`);
-  for (const id of [recentAnswer, unrelated]) assert.ok(live.includes(`"type":"msg","id":"${id}"`) && !archived.includes(`"type":"msg","id":"${id}"`), `${id}, recent mail, stays`);
-  assert.ok(reopen().mailbox.view("claude:a").state.messages[unrelated], "the open message is still mail");
-  assert.equal(reopen().mailbox.find(request)?.resolved?.replyId, answer);
-});
+    await reopen().mailbox.compact();
+    const archived = linesOf(join(stateDir, "mailbox.archive.jsonl")).join("\n");
+    const live = linesOf(log.path).join("\n");
+    for (const id of [request, answer, lostAnswer]) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${id} moves`);
+    assert.ok(droppedFromFold(), "the dropped reply does not turn up as mail in the live log, nor by id in the archive");
+    assert.deepEqual(thread(), [request, answer], "nor in the thread, read from the archive");
+    for (const id of [other, resolvedThenDropped]) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${id} moves`);
+    for (const id of [recentAnswer, unrelated]) assert.ok(live.includes(`"type":"msg","id":"${id}"`) && !archived.includes(`"type":"msg","id":"${id}"`), `${id}, recent mail, stays`);
+    assert.ok(reopen().mailbox.view("claude:a").state.messages[unrelated], "the open message is still mail");
+    assert.equal(reopen().mailbox.find(request)?.resolved?.replyId, answer);
+  });
+}
 
-test("a send that repeated an idempotency key is no message, looked up by id or folded, before or after it moves with the first", async (t) => {
-  const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
-  const old = clock.now - 40 * DAY;
-  const log = handWrittenLog(stateDir);
-  // The same key twice from one sender (a lock taken over mid-send): the first in log order is the message.
-  const keyed = log.msg(old, { anticipation: "fyi", idempotencyKey: "job-7" });
-  const repeated = log.msg(old + 1, { anticipation: "fyi", idempotencyKey: "job-7" });
-  const otherSender = log.msg(old + 2, { from: "codex:b", to: "claude:a", anticipation: "fyi", idempotencyKey: "job-7" });
-  // Read long ago: finished fyi mail, which the compaction moves.
-  for (const id of [keyed, repeated]) log.event("read", id, old + 3, { by: "codex:b" });
-  log.event("read", otherSender, old + 3, { by: "claude:a" });
-  log.write();
-  const expectFolded = (where: string) => {
-    const mailbox = reopen().mailbox;
-    assert.deepEqual([keyed, repeated, otherSender].map((id) => mailbox.find(id)?.id ?? null), [keyed, null, otherSender], `looked up by id ${where}`);
-    for (const address of ["claude:a", "codex:b"]) assert.equal(mailbox.view(address).state.messages[repeated], undefined, `not mail for ${address} ${where}`);
-  };
-  expectFolded("in the live log");
+for (const rounds of ROUNDS) {
+  test(`a send that repeated an idempotency key is no message, looked up by id or folded, before or after it moves with the first${rounds.name}`, async (t) => {
+    const { clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30", ...rounds.env });
+    const old = clock.now - 40 * DAY;
+    const log = handWrittenLog(stateDir);
+    // The same key twice from one sender (a lock taken over mid-send): the first in log order is the message.
+    const keyed = log.msg(old, { anticipation: "fyi", idempotencyKey: "job-7" });
+    const repeated = log.msg(old + 1, { anticipation: "fyi", idempotencyKey: "job-7" });
+    const otherSender = log.msg(old + 2, { from: "codex:b", to: "claude:a", anticipation: "fyi", idempotencyKey: "job-7" });
+    // Read long ago: finished fyi mail, which the compaction moves.
+    for (const id of [keyed, repeated]) log.event("read", id, old + 3, { by: "codex:b" });
+    log.event("read", otherSender, old + 3, { by: "claude:a" });
+    log.write();
+    const expectFolded = (where: string) => {
+      const mailbox = reopen().mailbox;
+      assert.deepEqual([keyed, repeated, otherSender].map((id) => mailbox.find(id)?.id ?? null), [keyed, null, otherSender], `looked up by id ${where}`);
+      for (const address of ["claude:a", "codex:b"]) assert.equal(mailbox.view(address).state.messages[repeated], undefined, `not mail for ${address} ${where}`);
+    };
+    expectFolded("in the live log");
 
-  await reopen().mailbox.compact();
-  const archived = linesOf(join(stateDir, "mailbox.archive.jsonl")).join("\n");
-  const live = linesOf(log.path).join("\n");
-  for (const [name, id] of Object.entries({ keyed, repeated, otherSender })) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${name} moved`);
-  expectFolded("in the archive");
-});
+    await reopen().mailbox.compact();
+    const archived = linesOf(join(stateDir, "mailbox.archive.jsonl")).join("\n");
+    const live = linesOf(log.path).join("\n");
+    for (const [name, id] of Object.entries({ keyed, repeated, otherSender })) assert.ok(archived.includes(`"id":"${id}"`) && !live.includes(`"id":"${id}"`), `${name} moved`);
+    expectFolded("in the archive");
+  });
+}
 
 test("an expired request moved to the archive can still be resolved once: the lookup folds the live resolution with the archived message, through the indexes or by scanning", async (t) => {
   const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });

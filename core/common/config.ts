@@ -96,6 +96,7 @@ export const VARIABLES = {
   PEERPOST_RETENTION_DAYS: { parse: wholeNumber(0, 36_500), help: "Days a resolved, expired or read fyi message stays in the live mailbox before compaction archives it (default 30)." },
   PEERPOST_COMPACT_AT_BYTES: { parse: wholeNumber(65_536, 2 ** 40), help: "Live mailbox size past which a server or the web view has it compacted, by a detached run (default 67108864, 64 MiB)." },
   PEERPOST_LOG_RETENTION_DAYS: { parse: wholeNumber(0, 36_500), help: "Days a receipt, or a wake run that ended, stays in its live log before compaction archives it (default 30)." },
+  PEERPOST_COMPACT_ROUND_MESSAGES: { parse: wholeNumber(1, 2 ** 31), help: "Most finished messages one round of a mailbox compaction retires; a larger log takes more rounds, each in bounded memory (about 40 bytes a message; default 1000000)." },
   PEERPOST_LOG_COMPACT_AT_BYTES: { parse: wholeNumber(65_536, 2 ** 40), help: "Size of the receipts, sessions or wakes log past which a detached run compacts it (default 8388608, 8 MiB)." },
   PEERPOST_WAIT_POLL_MS: { parse: wholeNumber(10, 60_000), help: "Poll interval behind the file watch in `wait` (default 200)." },
   PEERPOST_PUSH: { parse: flag(), help: "Live push into the host session where the host has a transport (default on)." },
@@ -138,6 +139,7 @@ export interface Config {
   waitPollMs: number;
   retentionDays: number;
   compactAtBytes: number;
+  compactRoundMessages: number;
   /** Days a receipt, or an ended wake run, stays in its live log. */
   logRetentionDays: number;
   /** Size of the receipts, sessions or wakes log past which a detached run compacts it. */
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     waitPollMs: parsed.PEERPOST_WAIT_POLL_MS ?? 200,
     retentionDays: parsed.PEERPOST_RETENTION_DAYS ?? 30,
     compactAtBytes: parsed.PEERPOST_COMPACT_AT_BYTES ?? 64 * 1024 * 1024,
+    compactRoundMessages: parsed.PEERPOST_COMPACT_ROUND_MESSAGES ?? 1_000_000,
     logRetentionDays: parsed.PEERPOST_LOG_RETENTION_DAYS ?? 30,
     logCompactAtBytes: parsed.PEERPOST_LOG_COMPACT_AT_BYTES ?? 8 * 1024 * 1024,
     push: parsed.PEERPOST_PUSH ?? true,

@@ -16,11 +16,14 @@ import type { RecordSchema } from "../../log/types.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../../mail/fold.js";
 import { UlidTable, hash32, type UlidEntry } from "./ulid-table.js";
-import { archiveSize, compactionPaths, recoverCompaction } from "./compaction-swap.js";
+import { archiveSize, compactionPaths, recoverCompaction, type CompactionPaths } from "./compaction-swap.js";
 import { moveLines, type CompactionFault } from "./line-moves.js";
 import { MovingWork } from "./work-moves.js";
 
 export type { CompactionFault } from "./line-moves.js";
+
+/** Messages a round retires by default: its table of them takes about 40 MB. */
+const ROUND_MESSAGES = 1_000_000;
 
 export interface CompactionOptions {
   retentionMs: number;
@@ -29,6 +32,8 @@ export interface CompactionOptions {
   fault?: CompactionFault | undefined;
   /** Visits the task lines the archive holds (committed), which readers fold before the live log's. */
   archivedTasks?: ((visit: (entry: { record: MailboxEvent }) => void) => void) | undefined;
+  /** Most messages a round retires (its memory); a log with more takes more rounds. Default 1,000,000. */
+  roundMessages?: number | undefined;
 }
 
 export interface CompactionResult {
@@ -73,12 +78,19 @@ function retiredEntry(message: MessageState): UlidEntry {
  * or a reminder dated past the cutoff) keeps it in the live log: this moves a subset of what the whole
  * fold would, never more. Of a retired message's reply and request only 32-bit hashes are kept: a later,
  * losing resolution is compared with them (a false match, 1 in 4 billion, leaves a reply in the mail).
+ *
+ * The table holds at most `maxRetired` ids. Once it is full (the round's horizon), a message sent before
+ * that stays folded and still moves, but one sent after leaves the fold when it is done, and stays with
+ * every line about it, for the next round. A resolution that meets such a message as its request or its
+ * reply cannot tell whether it lost: the other message it names stays too.
  */
 class MovingMessages {
   private readonly state = emptyState();
   /** Where pass 1 is in the log: the table of retired messages grows to what the log's rest would add at this rate. */
   private offset = 0;
-  private readonly retired = new UlidTable((count) => Math.max(count * 1.25, (count * this.liveBytes * 1.1) / Math.max(this.offset, 1)));
+  private readonly retired = new UlidTable((count) => Math.min(this.maxRetired, Math.max(count * 1.25, (count * this.liveBytes * 1.1) / Math.max(this.offset, 1))));
+  /** Where the table filled: messages first sent past it are the next round's. */
+  horizon: number | undefined;
   private readonly keptAnyway = new Set<string>();
   /**
    * Messages the fold drops → the message they go with: a reply a resolution that lost in log order named
@@ -91,6 +103,7 @@ class MovingMessages {
     private readonly cutoff: number,
     private readonly now: number,
     private readonly liveBytes: number,
+    private readonly maxRetired: number,
   ) {}
 
   apply(event: MailboxEvent, offset: number): void {
@@ -103,7 +116,10 @@ class MovingMessages {
       if (first !== undefined && first !== event.id) return void this.dropped.set(event.id, first);
     }
     const retired = this.retired.get(event.id);
-    if (event.type === "resolved" && event.replyId !== undefined) {
+    if (event.type === "resolved" && event.replyId !== undefined && !retired && this.state.messages[event.id] === undefined) {
+      // Its request left the fold past the horizon (or is not in this log). A dropped reply cannot be dropped again, and goes where its request goes.
+      if (this.horizon !== undefined && !this.dropped.has(event.replyId)) this.keptAnyway.add(event.replyId);
+    } else if (event.type === "resolved" && event.replyId !== undefined) {
       const folded = this.state.messages[event.id]?.resolved;
       const differs = retired ? retired.a !== hash32(event.replyId) : folded !== undefined && folded.replyId !== event.replyId;
       if (differs) this.dropReply(event.replyId, event.id);
@@ -117,7 +133,13 @@ class MovingMessages {
     applyEvent(this.state, event, offset, () => true);
     const message = this.state.messages[event.id];
     // Role mail stays folded: a handover changes it without naming it. An id the table cannot hold stays folded too.
-    if (message?.resolved && message.via === undefined && movable(message, this.cutoff, this.now) && this.retired.set(message.id, retiredEntry(message))) delete this.state.messages[message.id];
+    if (!message?.resolved || message.via !== undefined || !movable(message, this.cutoff, this.now)) return;
+    if (this.retired.size < this.maxRetired) {
+      if (this.retired.set(message.id, retiredEntry(message))) delete this.state.messages[message.id];
+      return;
+    }
+    this.horizon ??= offset;
+    if (message.offset >= this.horizon) delete this.state.messages[message.id];
   }
 
   /**
@@ -126,7 +148,10 @@ class MovingMessages {
    */
   private dropReply(replyId: string, requestId: string): void {
     const folded = this.state.messages[replyId];
-    const answers = folded ? folded.inReplyTo === requestId : this.retired.get(replyId)?.b === hash32(requestId);
+    const retired = folded ? undefined : this.retired.get(replyId);
+    // A reply sent past the horizon and done with left the fold: its request stays.
+    if (!folded && !retired && this.horizon !== undefined) return void this.keptAnyway.add(requestId);
+    const answers = folded ? folded.inReplyTo === requestId : retired?.b === hash32(requestId);
     if (!answers) return;
     delete this.state.messages[replyId];
     this.retired.delete(replyId);
@@ -190,12 +215,36 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   const paths = compactionPaths(log.path);
   recoverCompaction(paths);
   const liveBytesBefore = log.identity()?.size ?? 0;
-  const archiveBefore = archiveSize(paths);
-  const result: CompactionResult = { movedMessages: 0, movedClaimLines: 0, movedTasks: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveBefore };
-  if (liveBytesBefore === 0) return result;
+  const result: CompactionResult = { movedMessages: 0, movedClaimLines: 0, movedTasks: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveSize(paths) };
+  // Rounds, each in bounded memory, until one ends short of its table's horizon (or moves nothing).
+  for (let more = liveBytesBefore > 0; more; ) {
+    const round = compactRound(log, paths, options);
+    result.movedMessages += round.movedMessages;
+    result.movedClaimLines += round.movedClaimLines;
+    result.movedTasks += round.movedTasks;
+    result.movedLines += round.movedLines;
+    if (round.movedLines > 0) result.keptLines = round.keptLines;
+    more = round.stoppedAtHorizon && round.movedLines > 0;
+  }
+  result.liveBytesAfter = log.identity()?.size ?? 0;
+  result.archiveBytes = archiveSize(paths);
+  return result;
+}
+
+interface Round {
+  movedMessages: number;
+  movedClaimLines: number;
+  movedTasks: number;
+  movedLines: number;
+  keptLines: number;
+  /** The table of retired messages filled: messages sent after that point are left for the next round. */
+  stoppedAtHorizon: boolean;
+}
+
+function compactRound(log: JsonlLog<MailboxEvent>, paths: CompactionPaths, options: CompactionOptions): Round {
   // Pass 1: which messages, claims and tasks move. Events about messages not in this log (none normally) stay.
   const cutoff = options.now - options.retentionMs;
-  const moving = new MovingMessages(cutoff, options.now, liveBytesBefore);
+  const moving = new MovingMessages(cutoff, options.now, log.identity()?.size ?? 0, options.roundMessages ?? ROUND_MESSAGES);
   const work = new MovingWork(cutoff);
   options.archivedTasks?.((entry) => work.archived(entry.record));
   const pass1 = log.scan(0, (entry) => {
@@ -203,11 +252,11 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     work.apply(entry.record, entry.offset);
   });
   const end = pass1.next;
-  result.movedMessages = moving.count();
+  const round: Round = { movedMessages: moving.count(), movedClaimLines: 0, movedTasks: 0, movedLines: 0, keptLines: 0, stoppedAtHorizon: moving.horizon !== undefined };
   const workMoves = work.decide();
-  result.movedClaimLines = work.movedClaimLines;
-  result.movedTasks = work.movedTasks;
-  if (result.movedMessages === 0 && !workMoves) return result;
+  round.movedClaimLines = work.movedClaimLines;
+  round.movedTasks = work.movedTasks;
+  if (round.movedMessages === 0 && !workMoves) return round;
   // Lines that are no valid record stay in the live log, whatever id their bytes show.
   const corrupt = new Set(pass1.corrupt.map((line) => line.offset));
   // Pass 2 copies each line's bytes as they are; its id is read again from them, not kept from pass 1.
@@ -218,9 +267,7 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
     return id !== undefined && moving.moves(id) ? "archive" : "keep";
   };
   const moves = moveLines(log, paths, end, { atOffset: place }, options.fault);
-  result.movedLines = moves.movedLines;
-  result.keptLines = moves.keptLines;
-  result.liveBytesAfter = log.identity()?.size ?? 0;
-  result.archiveBytes = archiveSize(paths);
-  return result;
+  round.movedLines = moves.movedLines;
+  round.keptLines = moves.keptLines;
+  return round;
 }

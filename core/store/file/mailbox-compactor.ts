@@ -18,6 +18,8 @@ export interface CompactionSettings {
   retentionMs?: number;
   /** Live log size past which a long-running process compacts it by itself (default 64 MiB). */
   compactAtBytes?: number;
+  /** Most messages one round of a compaction retires (compaction.ts; default 1,000,000). */
+  roundMessages?: number;
 }
 
 export class MailboxCompactor {
@@ -56,7 +58,7 @@ export class MailboxCompactor {
     this.compacting ??= this.store
       .rewrite(() => {
         const fault = this.fault?.startsWith("compact-") ? (this.fault.slice("compact-".length) as CompactionFault) : undefined;
-        return compactLog(this.store.log, { retentionMs: this.settings.retentionMs ?? 30 * DAY_MS, now: this.settings.now(), fault, archivedTasks: this.archivedTasks });
+        return compactLog(this.store.log, { retentionMs: this.settings.retentionMs ?? 30 * DAY_MS, now: this.settings.now(), fault, archivedTasks: this.archivedTasks, roundMessages: this.settings.roundMessages });
       })
       .then((result) => {
         this.afterCompaction();
