@@ -5,7 +5,7 @@ import { PeerpostError } from "../common/errors.js";
 import { ULID_PATTERN } from "../records/schemas.js";
 import type { UiFilters } from "./types.js";
 
-export const DEFAULT_LIMIT = 50;
+export const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 const MAX_QUERY = 200;
 

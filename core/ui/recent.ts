@@ -6,7 +6,7 @@ import type { JsonlLog } from "../log/log.js";
 import { MailboxView } from "../mail/view.js";
 import type { MailboxEvent } from "../records/schemas.js";
 
-/** Messages the tail holds at first: a few thousand, far more than the 50 conversations a page opens with. */
+/** Messages the tail holds at first: a few thousand, far more than the 20 conversations a page opens with. */
 export const RECENT_MESSAGES = 2000;
 
 export class RecentMail {

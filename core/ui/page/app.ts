@@ -346,7 +346,7 @@ function wire(): void {
     for (const name of ["conversation", "q"]) (filters.elements.namedItem(name) as HTMLInputElement).value = "";
     setFilter("session", "");
   });
-  $("#more").addEventListener("click", () => setFilter("limit", String((state?.filters.limit ?? 50) * 2)));
+  $("#more").addEventListener("click", () => setFilter("limit", String((state?.filters.limit ?? 20) * 2)));
   const send = $("#send-form") as HTMLFormElement;
   send.addEventListener("submit", async (event) => {
     event.preventDefault();
