@@ -153,16 +153,16 @@ for (const rounds of ROUNDS) {
   });
 }
 
-for (const fault of ["compact-after-marker", "compact-after-archive", "compact-after-rename"]) {
-  test(`a compaction killed (${fault}) reads as before or after, and the next one completes it`, async (t) => {
-    const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+for (const [fault, rounds] of ["compact-after-marker", "compact-after-archive", "compact-after-rename"].flatMap((fault) => ROUNDS.map((rounds) => [fault, rounds] as const))) {
+  test(`a compaction killed (${fault}) reads as before or after, and the next one completes it${rounds.name}`, async (t) => {
+    const { peerpost, clock, reopen, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30", ...rounds.env });
     const ids = await traffic(peerpost, clock);
     const before = observe(reopen(), ids);
     const liveBefore = statSync(join(stateDir, "mailbox.jsonl")).size;
-    const killed = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_FAULT: fault }));
+    const killed = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_FAULT: fault, ...rounds.env }));
     assert.equal(killed.signal, "SIGKILL", killed.stderr);
     assert.deepEqual(observe(reopen(), ids), before, "reads as before or after");
-    const done = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30" }));
+    const done = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30", ...rounds.env }));
     assert.equal(done.code, 0, done.stderr);
     assert.deepEqual(observe(reopen(), ids), before);
     assert.ok(statSync(join(stateDir, "mailbox.jsonl")).size < liveBefore / 2);
