@@ -62,27 +62,35 @@ function movable(message: MessageState, cutoff: number, now: number): boolean {
   return message.anticipation === "fyi" && message.read !== undefined;
 }
 
-/** What pass 1 keeps of a message it no longer folds (ulid-table.ts): whether it was read, and hashes of the reply its resolution named and of the request it answers. */
+/**
+ * What pass 1 keeps of a message it no longer folds (ulid-table.ts): whether it was read and resolved;
+ * a hash of the reply its resolution named, or while it is unresolved of its recipient (whose resolution
+ * alone counts, fold.ts); and a hash of the request it answers.
+ */
 const RETIRED_READ = 1;
+const RETIRED_RESOLVED = 2;
 
 function retiredEntry(message: MessageState): UlidEntry {
   const replyId = message.resolved?.replyId;
-  return { flags: message.read ? RETIRED_READ : 0, a: replyId === undefined ? 0 : hash32(replyId), b: message.inReplyTo === undefined ? 0 : hash32(message.inReplyTo) };
+  const flags = (message.read ? RETIRED_READ : 0) | (message.resolved ? RETIRED_RESOLVED : 0);
+  const a = message.resolved ? (replyId === undefined ? 0 : hash32(replyId)) : hash32(message.to);
+  return { flags, a, b: message.inReplyTo === undefined ? 0 : hash32(message.inReplyTo) };
 }
 
 /**
- * Pass 1: which messages move, in memory that follows the unresolved messages, not the log. The fold
- * (fold.ts) runs as it does everywhere, but a message resolved with its last activity past the retention
- * leaves the state for a few bytes in a table of ids (most of a large log is such messages, and a whole
- * state of them took over 1 KB each). A later line about it that could still change that (a first read
- * or a reminder dated past the cutoff) keeps it in the live log: this moves a subset of what the whole
- * fold would, never more. Of a retired message's reply and request only 32-bit hashes are kept: a later,
+ * Pass 1: which messages move, in memory that follows the open messages, not the log. The fold
+ * (fold.ts) runs as it does everywhere, but a message done with (resolved, expired, or fyi and read) and
+ * idle past the retention leaves the state for a few bytes in a table of ids (most of a large log is such
+ * messages, and a whole state of them took over 1 KB each). A later line about it that could still change
+ * that (a first read or resolution, or a reminder, dated past the cutoff) keeps it in the live log: this
+ * moves a subset of what the whole fold would, never more. Of a retired message's reply and request only 32-bit hashes are kept: a later,
  * losing resolution is compared with them (a false match, 1 in 4 billion, leaves a reply in the mail).
  *
  * The table holds at most `maxRetired` ids. Once it is full (the round's horizon), a message sent before
  * that stays folded and still moves, but one sent after leaves the fold when it is done, and stays with
  * every line about it, for the next round. A resolution that meets such a message as its request or its
- * reply cannot tell whether it lost: the other message it names stays too.
+ * reply cannot tell whether it lost: the other message it names stays too. A repeat of its idempotency
+ * key is then folded as a message of its own, and stays too.
  */
 class MovingMessages {
   private readonly state = emptyState();
@@ -121,25 +129,38 @@ class MovingMessages {
       if (this.horizon !== undefined && !this.dropped.has(event.replyId)) this.keptAnyway.add(event.replyId);
     } else if (event.type === "resolved" && event.replyId !== undefined) {
       const folded = this.state.messages[event.id]?.resolved;
-      const differs = retired ? retired.a !== hash32(event.replyId) : folded !== undefined && folded.replyId !== event.replyId;
+      const differs = retired ? (retired.flags & RETIRED_RESOLVED) !== 0 && retired.a !== hash32(event.replyId) : folded !== undefined && folded.replyId !== event.replyId;
       if (differs) this.dropReply(event.replyId, event.id);
     }
     if (retired) {
       // Only these can add to its last activity (its first resolution and first read stand; deliveries and notices do not count).
       const couldCount = event.type === "reminder" || (event.type === "read" && (retired.flags & RETIRED_READ) === 0);
       if (couldCount && Date.parse(event.at) >= this.cutoff) this.keptAnyway.add(event.id);
+      // An expired request or a read fyi resolved by its recipient after it retired: later resolutions lose to this one.
+      if (event.type === "resolved" && (retired.flags & RETIRED_RESOLVED) === 0 && hash32(event.by) === retired.a) {
+        if (Date.parse(event.at) >= this.cutoff) this.keptAnyway.add(event.id);
+        this.retired.replace(event.id, { flags: retired.flags | RETIRED_RESOLVED, a: event.replyId === undefined ? 0 : hash32(event.replyId), b: retired.b });
+      }
       return;
     }
     applyEvent(this.state, event, offset, () => true);
     const message = this.state.messages[event.id];
+    if (!message || !movable(message, this.cutoff, this.now)) return;
+    if (this.horizon !== undefined && message.offset >= this.horizon) return this.leave(message);
     // Role mail stays folded: a handover changes it without naming it. An id the table cannot hold stays folded too.
-    if (!message?.resolved || message.via !== undefined || !movable(message, this.cutoff, this.now)) return;
-    if (this.retired.size < this.maxRetired) {
+    if (message.via !== undefined) return;
+    if (this.horizon === undefined && this.retired.size < this.maxRetired) {
       if (this.retired.set(message.id, retiredEntry(message))) delete this.state.messages[message.id];
       return;
     }
     this.horizon ??= offset;
-    if (message.offset >= this.horizon) delete this.state.messages[message.id];
+  }
+
+  /** A message sent past the horizon and done with leaves the fold, its idempotency slot too: it stays for the next round. */
+  private leave(message: MessageState): void {
+    delete this.state.messages[message.id];
+    const slot = message.idempotencyKey === undefined ? undefined : idempotencySlot(message.from, message.idempotencyKey);
+    if (slot !== undefined && this.state.idempotency[slot] === message.id) delete this.state.idempotency[slot];
   }
 
   /**
@@ -216,15 +237,18 @@ export function compactLog(log: JsonlLog<MailboxEvent>, options: CompactionOptio
   recoverCompaction(paths);
   const liveBytesBefore = log.identity()?.size ?? 0;
   const result: CompactionResult = { movedMessages: 0, movedClaimLines: 0, movedTasks: 0, movedLines: 0, keptLines: 0, liveBytesBefore, liveBytesAfter: liveBytesBefore, archiveBytes: archiveSize(paths) };
-  // Rounds, each in bounded memory, until one ends short of its table's horizon (or moves nothing).
+  // Rounds, each in bounded memory, until one ends short of its table's horizon. A round that filled its
+  // table with messages that all had to stay moved nothing: the next one gets twice the room.
+  let roundMessages = options.roundMessages ?? ROUND_MESSAGES;
   for (let more = liveBytesBefore > 0; more; ) {
-    const round = compactRound(log, paths, options);
+    const round = compactRound(log, paths, options, roundMessages);
     result.movedMessages += round.movedMessages;
     result.movedClaimLines += round.movedClaimLines;
     result.movedTasks += round.movedTasks;
     result.movedLines += round.movedLines;
     if (round.movedLines > 0) result.keptLines = round.keptLines;
-    more = round.stoppedAtHorizon && round.movedLines > 0;
+    else roundMessages *= 2;
+    more = round.stoppedAtHorizon;
   }
   result.liveBytesAfter = log.identity()?.size ?? 0;
   result.archiveBytes = archiveSize(paths);
@@ -241,10 +265,10 @@ interface Round {
   stoppedAtHorizon: boolean;
 }
 
-function compactRound(log: JsonlLog<MailboxEvent>, paths: CompactionPaths, options: CompactionOptions): Round {
+function compactRound(log: JsonlLog<MailboxEvent>, paths: CompactionPaths, options: CompactionOptions, roundMessages: number): Round {
   // Pass 1: which messages, claims and tasks move. Events about messages not in this log (none normally) stay.
   const cutoff = options.now - options.retentionMs;
-  const moving = new MovingMessages(cutoff, options.now, log.identity()?.size ?? 0, options.roundMessages ?? ROUND_MESSAGES);
+  const moving = new MovingMessages(cutoff, options.now, log.identity()?.size ?? 0, roundMessages);
   const work = new MovingWork(cutoff);
   options.archivedTasks?.((entry) => work.archived(entry.record));
   const pass1 = log.scan(0, (entry) => {

@@ -92,6 +92,19 @@ export class UlidTable {
     return true;
   }
 
+  /** Replaces the entry of an `id` the table holds (never grows it); returns false when it holds none. */
+  replace(id: string, entry: UlidEntry): boolean {
+    const slot = this.find(id);
+    if (slot === undefined || this.flags[slot] === 0) return false;
+    this.flags[slot] = 0x80 | (entry.flags & 0x7f);
+    if (this.numbers === undefined && (entry.a !== 0 || entry.b !== 0)) this.numbers = new Uint32Array(this.flags.length * 2);
+    if (this.numbers !== undefined) {
+      this.numbers[slot * 2] = entry.a;
+      this.numbers[slot * 2 + 1] = entry.b;
+    }
+    return true;
+  }
+
   /** Removes `id`; later probes stay whole by moving the entries after it back (linear probing). */
   delete(id: string): void {
     let slot = this.find(id);
