@@ -1,5 +1,5 @@
 // The table of ids a compaction keeps for the messages it retires: exact for every ULID (ids of one
-// millisecond differ only in their last characters), through growth and removals, and refusing what is
+// millisecond differ only in their last characters), through growth, replacements and removals, and refusing what is
 // not a ULID (which the compaction then keeps folded).
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -23,6 +23,12 @@ function answersAsAMap(table: UlidTable): void {
   }
   table.set(ids[1]!, { flags: 5, a: 1, b: 2 });
   reference.set(ids[1]!, { flags: 5, a: 1, b: 2 });
+  // A replacement changes a held entry only, and never grows the table.
+  const size = table.size;
+  assert.equal(table.replace(ids[4]!, { flags: 3, a: 9, b: 0 }), true);
+  reference.set(ids[4]!, { flags: 3, a: 9, b: 0 });
+  assert.equal(table.replace(ids[3]!, { flags: 3, a: 9, b: 0 }), false, "a removed id is not put back");
+  assert.equal(table.size, size);
   assert.equal(table.size, reference.size);
   for (const id of ids) assert.deepEqual(table.get(id), reference.get(id), id);
   // An id one character away from a stored one is another id.

@@ -83,12 +83,7 @@ export class UlidTable {
       this.count++;
       this.keys.set(this.scratch, slot * WORDS);
     }
-    this.flags[slot] = 0x80 | (entry.flags & 0x7f);
-    if (this.numbers === undefined && (entry.a !== 0 || entry.b !== 0)) this.numbers = new Uint32Array(this.flags.length * 2);
-    if (this.numbers !== undefined) {
-      this.numbers[slot * 2] = entry.a;
-      this.numbers[slot * 2 + 1] = entry.b;
-    }
+    this.write(slot, entry);
     return true;
   }
 
@@ -96,13 +91,17 @@ export class UlidTable {
   replace(id: string, entry: UlidEntry): boolean {
     const slot = this.find(id);
     if (slot === undefined || this.flags[slot] === 0) return false;
+    this.write(slot, entry);
+    return true;
+  }
+
+  private write(slot: number, entry: UlidEntry): void {
     this.flags[slot] = 0x80 | (entry.flags & 0x7f);
     if (this.numbers === undefined && (entry.a !== 0 || entry.b !== 0)) this.numbers = new Uint32Array(this.flags.length * 2);
     if (this.numbers !== undefined) {
       this.numbers[slot * 2] = entry.a;
       this.numbers[slot * 2 + 1] = entry.b;
     }
-    return true;
   }
 
   /** Removes `id`; later probes stay whole by moving the entries after it back (linear probing). */
