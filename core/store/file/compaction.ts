@@ -70,6 +70,12 @@ function movable(message: MessageState, cutoff: number, now: number): boolean {
 const RETIRED_READ = 1;
 const RETIRED_RESOLVED = 2;
 
+/**
+ * What a retired message with an idempotency key counts for against a round's room: the fold keeps its
+ * slot (sender and key, which a later repeat is checked against) as a string, about four table entries.
+ */
+const KEYED_ROOM = 4;
+
 function retiredEntry(message: MessageState): UlidEntry {
   const replyId = message.resolved?.replyId;
   const flags = (message.read ? RETIRED_READ : 0) | (message.resolved ? RETIRED_RESOLVED : 0);
@@ -86,9 +92,9 @@ function retiredEntry(message: MessageState): UlidEntry {
  * moves a subset of what the whole fold would, never more. Of a retired message's reply and request only 32-bit hashes are kept: a later,
  * losing resolution is compared with them (a false match, 1 in 4 billion, leaves a reply in the mail).
  *
- * The table holds at most `maxRetired` ids. Once it is full (the round's horizon), a message sent before
- * that stays folded and still moves, but one sent after leaves the fold when it is done, and stays with
- * every line about it, for the next round. A resolution that meets such a message as its request or its
+ * The table holds at most `maxRetired` ids, a keyed one counting KEYED_ROOM. Once it is full (the
+ * round's horizon), a message sent before that stays folded and still moves, but one sent after leaves
+ * the fold when it is done, and stays with every line about it, for the next round. A resolution that meets such a message as its request or its
  * reply cannot tell whether it lost: the other message it names stays too. A repeat of its idempotency
  * key is then folded as a message of its own, and stays too.
  */
@@ -99,6 +105,8 @@ class MovingMessages {
   private readonly retired = new UlidTable((count) => Math.min(this.maxRetired, Math.max(count * 1.25, (count * this.liveBytes * 1.1) / Math.max(this.offset, 1))));
   /** Where the table filled: messages first sent past it are the next round's. */
   horizon: number | undefined;
+  /** Room the retired messages take, in table entries (KEYED_ROOM). */
+  private room = 0;
   private readonly keptAnyway = new Set<string>();
   /**
    * Messages the fold drops → the message they go with: a reply a resolution that lost in log order named
@@ -149,8 +157,10 @@ class MovingMessages {
     if (this.horizon !== undefined && message.offset >= this.horizon) return this.leave(message);
     // Role mail stays folded: a handover changes it without naming it. An id the table cannot hold stays folded too.
     if (message.via !== undefined) return;
-    if (this.horizon === undefined && this.retired.size < this.maxRetired) {
-      if (this.retired.set(message.id, retiredEntry(message))) delete this.state.messages[message.id];
+    if (this.horizon === undefined && this.room < this.maxRetired) {
+      if (!this.retired.set(message.id, retiredEntry(message))) return;
+      delete this.state.messages[message.id];
+      this.room += message.idempotencyKey === undefined ? 1 : KEYED_ROOM;
       return;
     }
     this.horizon ??= offset;
