@@ -132,13 +132,16 @@ class MovingMessages {
       if (first !== undefined && first !== event.id) return void this.dropped.set(event.id, first);
     }
     const retired = this.retired.get(event.id);
-    if (event.type === "resolved" && event.replyId !== undefined && !retired && this.state.messages[event.id] === undefined) {
-      // Its request left the fold past the horizon (or is not in this log). A dropped reply cannot be dropped again, and goes where its request goes.
-      if (this.horizon !== undefined && !this.dropped.has(event.replyId)) this.keptAnyway.add(event.replyId);
-    } else if (event.type === "resolved" && event.replyId !== undefined) {
-      const folded = this.state.messages[event.id]?.resolved;
-      const differs = retired ? (retired.flags & RETIRED_RESOLVED) !== 0 && retired.a !== hash32(event.replyId) : folded !== undefined && folded.replyId !== event.replyId;
-      if (differs) this.dropReply(event.replyId, event.id);
+    if (event.type === "resolved" && event.replyId !== undefined) {
+      const request = this.state.messages[event.id];
+      if (!retired && !request) {
+        // Its request left the fold past the horizon (or is not in this log). A dropped reply cannot be dropped again, and goes where its request goes.
+        if (this.horizon !== undefined && !this.dropped.has(event.replyId)) this.keptAnyway.add(event.replyId);
+      } else {
+        const folded = request?.resolved;
+        const differs = retired ? (retired.flags & RETIRED_RESOLVED) !== 0 && retired.a !== hash32(event.replyId) : folded !== undefined && folded.replyId !== event.replyId;
+        if (differs) this.dropReply(event.replyId, event.id);
+      }
     }
     if (retired) {
       // Only these can add to its last activity (its first resolution and first read stand; deliveries and notices do not count).
