@@ -123,10 +123,10 @@ async function loadPage(profile, url) {
   return timing;
 }
 
-/** The first contentful paint of the one-line page in a new tab. */
-async function oneLineFcp(profile, url) {
+/** The first contentful paint of the last of `urls`, opened one after the other in a new tab. */
+async function tabFcp(profile, ...urls) {
   const page = await profile.newPage();
-  await page.goto(url);
+  for (const url of urls) await page.goto(url);
   const fcp = await firstContentfulPaint(page);
   await page.close();
   return fcp;
@@ -137,13 +137,8 @@ async function oneLineFcp(profile, url) {
  * answers. A new tab's about:blank must hand over to a new renderer process for a page that sends
  * Cross-Origin-Opener-Policy: same-origin, and that process's start counts in a new tab's FCP.
  */
-async function sameTabFcp(profile, url) {
-  const page = await profile.newPage();
-  await page.goto(url.replace("/?", "/icon.svg?"));
-  await page.goto(url);
-  const fcp = await firstContentfulPaint(page);
-  await page.close();
-  return fcp;
+function sameTabFcp(profile, url) {
+  return tabFcp(profile, url.replace("/?", "/icon.svg?"), url);
 }
 
 /** `loads` loads of each server's page, interleaved (with as many of the one-line page when given: its FCPs in `oneLine`). */
@@ -157,7 +152,7 @@ async function loadTimes(profile, servers, loads, oneLineUrl) {
       times[name].rendered.push(timing.rendered);
       times[name].sameTab.push(await sameTabFcp(profile, servers[name].url));
     }
-    if (oneLineUrl) times.oneLine.push(await oneLineFcp(profile, oneLineUrl));
+    if (oneLineUrl) times.oneLine.push(await tabFcp(profile, oneLineUrl));
   }
   return times;
 }
