@@ -58,6 +58,29 @@ test("the person's keystrokes: typed text fills the line; Enter, Ctrl-C, Ctrl-U 
   assert.equal(line.empty, true, "focus and mouse reports are not typing");
 });
 
+test("the terminal's answers to the TUI's queries, on the same bytes as the keys, are not typing; Alt with a key still is", () => {
+  const line = new InputLine();
+  // As tmux 3.3a answered Claude Code 2.1.332's start-up queries, after the person's Enter: XTVERSION, then device attributes.
+  line.observe("\u001bP>|tmux 3.3a\u001b\\");
+  line.observe("\u001b[?1;2c");
+  assert.equal(line.empty, true, "XTVERSION and DA1 answers");
+  line.observe("\u001bP>|tmux 3.3a\u001b\\\u001b[?1;2c\u001b[>84;0;0c\u001b[12;1R\u001b[0n\u001b[?997;1n\u001b[8;40;120t\u001b[?2026;2$y\u001b[?1u");
+  line.observe("\u001b]11;rgb:1e1e/1e1e/1e1e\u0007\u001b]10;rgb:ffff/ffff/ffff\u001b\\\u001b_Gi=1;OK\u001b\\");
+  assert.equal(line.empty, true, "device attributes, the cursor's place, status, colour scheme, window size, mode and keyboard reports; colours and graphics answers");
+  line.observe("ab\u001b[?1;2c");
+  line.observe("\u001b]11;rgb:0/0/0\u0007");
+  line.observe("\u007f\u007f");
+  assert.equal(line.empty, true, "answers between the person's keys leave their count as it was");
+  line.observe("\u001bP");
+  assert.equal(line.empty, false, "Alt+P alone is a key");
+  line.observe("\r");
+  line.observe("\u001bPdraft");
+  assert.equal(line.empty, false, "Alt+P and typing, with no end of a control string, are typing");
+  line.observe("\u0015");
+  line.observe("\u001b[97u");
+  assert.equal(line.empty, false, "a key in the kitty keyboard protocol, unlike its flags answer (CSI ? … u), is typing");
+});
+
 test("tmux panes come from TMUX and TMUX_PANE; the push switches: tmux off and pty on by default, the most specific rule wins", () => {
   assert.deepEqual(paneOf({ TMUX: "/tmp/tmux-0/default,1234,0", TMUX_PANE: "%3" }), { socket: "/tmp/tmux-0/default", pane: "%3" });
   assert.equal(paneOf({ TMUX_PANE: "%3" }), undefined);

@@ -49,6 +49,12 @@ async function idleClaudeTui(t: TestContext, via: "tmux" | "pty", extraEnv: Reco
   const address = store().sessions.list({ host: "claude-code" }).find((session) => session.alive)!.address;
   await until(() => fake.modelRequests.length > 0 && sessionIdle(stateDir, address), 60_000, `the person's first turn to end\n${tmux.capture()}`);
   if (via === "tmux") assert.equal((await cli(["push", "on", "tmux", "claude-code"])).code, 0);
+  else {
+    // A terminal answers a TUI's query when it comes, here after the person's Enter (as under load at
+    // start-up): the answer reaches `peerpost run` on the person's input, and is no typing.
+    tmux.type("\u001b[?1;2c");
+    await tmux.inputShows(claudeInputLine, "");
+  }
   return { fake, env, stateDir, tmux, address, store };
 }
 
