@@ -2,7 +2,10 @@
 // hostile bodies that stay text, writes from the page, and refusals. Screenshots go to tests/artifacts/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
+import { monotonicFactory } from "ulid";
 import { artifactPath, launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
 import { cli, registerSessions, startUi, uiEnv, type RunningUi } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
@@ -64,6 +67,26 @@ test("the page shows a conversation and updates live after a CLI send and reply"
   await page.waitForSelector("body[data-version]");
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), "no horizontal scrolling at 380 px");
   await page.screenshot({ path: artifactPath("ui-narrow.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+test("the page opens with the newest 20 conversations; show more doubles that in the URL and draws the rest", { skip: NO_CHROMIUM }, async (t) => {
+  const env = uiEnv(t);
+  const newId = monotonicFactory();
+  const start = Date.parse("2026-06-01T00:00:00Z");
+  const lines = Array.from({ length: 25 }, (_, i) => {
+    const id = newId(start + i * 1000);
+    return JSON.stringify({ v: 1, type: "msg", id, from: "claude:alice", fromVerified: true, to: "codex:bob", sentAt: new Date(start + i * 1000).toISOString(), anticipation: "fyi", conversationId: id, hop: 1, body: `note ${i}` });
+  });
+  mkdirSync(env.PEERPOST_HOME!, { recursive: true, mode: 0o700 });
+  writeFileSync(join(env.PEERPOST_HOME!, "mailbox.jsonl"), lines.join("\n") + "\n", { mode: 0o600 });
+  const ui = await startUi(t, { env });
+  const { page, errors } = await openPage(t, ui);
+  assert.equal(await page.locator("#conversations .thread").count(), 20);
+  assert.equal(await page.locator("#more").isVisible(), true);
+  await page.click("#more");
+  await until(async () => new URL(page.url()).searchParams.get("limit") === "40" && (await page.locator("#conversations .thread").count()) === 25, 10_000, "all 25 conversations under limit=40");
+  assert.equal(await page.locator("#more").isVisible(), false, "nothing more to show");
   assert.deepEqual(errors, []);
 });
 

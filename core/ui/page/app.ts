@@ -346,7 +346,8 @@ function wire(): void {
     for (const name of ["conversation", "q"]) (filters.elements.namedItem(name) as HTMLInputElement).value = "";
     setFilter("session", "");
   });
-  $("#more").addEventListener("click", () => setFilter("limit", String((state?.filters.limit ?? 20) * 2)));
+  // Shown only once a state is drawn: its limit is the server's (DEFAULT_LIMIT in core/ui/filters.ts) or the URL's.
+  $("#more").addEventListener("click", () => setFilter("limit", String(state!.filters.limit * 2)));
   const send = $("#send-form") as HTMLFormElement;
   send.addEventListener("submit", async (event) => {
     event.preventDefault();
