@@ -71,3 +71,31 @@ test("stale mail is never pushed: past its replyBy or older than PEERPOST_STALE_
   assert.equal(state[old.message.id]!.delivered, undefined);
   assert.equal(state[expired.message.id]!.delivered, undefined);
 });
+
+test("a push loop wakes for the logs it reads, not for every file written in the state dir", async (t) => {
+  // The poll behind the watch is a minute away: every pass here is one a watch event started.
+  const { peerpost, reopen, clock } = tempPeerpost(t, { PEERPOST_WAIT_POLL_MS: "60000" });
+  clock.now = Date.now();
+  peerpost.config.now = Date.now;
+  const me: Identity = { address: "claude:quiet", sessionId: "quiet", source: "host-env", detail: "test", verified: true };
+  const delivered: string[] = [];
+  const transport: PushTransport = { name: "test-push", availability: () => ({ available: true, reason: "always" }), deliver: async (message) => void delivered.push(message.id) };
+  let passes = 0;
+  const loop = new PushLoop(peerpost, transport, "generic", { refreshIdentity: async () => void passes++ });
+  t.after(() => loop.stop());
+  const receipt = () => reopen().receipts.record({ kind: "send", host: "codex", from: "codex:sender", to: "codex:other", messageId: "01HZZZZZZZZZZZZZZZZZZZZZZZ", delivery: "queued", warnings: [], origin: { source: "host", pid: 1 } });
+  await receipt();
+  loop.start(me);
+  await until(() => passes >= 1, 5000, "the first pass");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const settled = passes;
+
+  // Others' sends write receipts all the time: no pass for them.
+  for (let i = 0; i < 5; i++) await receipt();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(passes, settled, "a receipt woke the push loop");
+
+  const { message } = await reopen().mailbox.send({ from: "codex:sender", fromVerified: true, to: me.address, body: "for you" });
+  await until(() => delivered.includes(message.id), 5000, "the push of new mail, woken by the mailbox's change");
+  assert.ok(passes > settled);
+});

@@ -3,6 +3,7 @@
 // several servers for one session, or a restarted one, never push a message twice. A failed push leaves
 // the message unread: the hooks and `read` still surface it.
 import { watch, type FSWatcher } from "node:fs";
+import { basename } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { byId, type MessageState } from "../mail/fold.js";
 import { renderEnvelope } from "../mail/envelope.js";
@@ -12,6 +13,7 @@ import { toErrorValue } from "../common/errors.js";
 import { receiptOrigin, type Identity, type PushTransport } from "./adapter.js";
 import { isStale } from "../wake/stale.js";
 import { LiveGate } from "../live/gate.js";
+import { switchFile } from "../wake/switches.js";
 import { isLiveCandidate, liveNote } from "../live/rules.js";
 
 const RETRY_FIRST_MS = 2000;
@@ -75,7 +77,12 @@ export class PushLoop {
     this.transport.bind?.(identity);
     if (!this.watcher) {
       try {
-        this.watcher = watch(this.peerpost.stateDir.path, { persistent: false }, () => this.kick());
+        // Only the files a pass reads wake it (the poll covers the rest): a send also writes a receipt, and
+        // hooks and compactions write snapshots, the index and locks, none of which make mail pushable. Every
+        // idle session's server on the machine would otherwise fold its view for each of them.
+        const { mailbox, wakes, sessions, stateDir } = this.peerpost;
+        const read = new Set([mailbox.log.path, wakes.log.path, sessions.log.path, switchFile(stateDir.path)].map((path) => basename(path)));
+        this.watcher = watch(this.peerpost.stateDir.path, { persistent: false }, (_event, name) => void ((name === null || read.has(String(name))) && this.kick()));
         this.watcher.on("error", () => undefined);
       } catch {
         // The poll below still runs.

@@ -19,7 +19,8 @@ export interface Switches {
 /** What each terminal transport does where no rule is set: tmux types only when turned on; `peerpost run` is itself the asking. */
 export const PUSH_DEFAULTS: Record<string, boolean> = { tmux: false, pty: true };
 
-function switchFile(stateDir: string): string {
+/** The switches' file: wake, launch and push rules. */
+export function switchFile(stateDir: string): string {
   return join(stateDir, "wake.json");
 }
 

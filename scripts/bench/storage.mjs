@@ -110,8 +110,9 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
     const result = await client.callTool({ name: "message", arguments: { to: "claude:server-0", message: "x", bogus: 1 } });
     if (!result.isError) throw new Error("the refused call was accepted");
   };
-  const send = async (client, i, n) => {
-    const result = await client.callTool({ name: "message", arguments: { to: `claude:server-${(i + 1) % 8}`, message: `bench ${i}/${n}` } });
+  /** Server i sends to the next of the first `ring` servers. */
+  const send = async (client, i, n, ring = 8) => {
+    const result = await client.callTool({ name: "message", arguments: { to: `claude:server-${(i + 1) % ring}`, message: `bench ${i}/${n}` } });
     if (result.isError) throw new Error(`send failed: ${JSON.stringify(result.structuredContent)}`);
   };
   const reportRate = (phase, refused, sends, rateNote) => report(`MCP sends/s (8 servers${label}, ${phase})`, sends.rate, "refused calls/s", refused.rate, rateNote);
@@ -141,9 +142,33 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
     reportRate("warmed", { rate: byRate.round.refused }, { rate: byRate.round.sends }, `(${note}; rounds ${byRate.spread})`);
     const byCpu = medianRound(rounds, "sendsCpu", "refusedCpu");
     reportCpu("warmed", { cpu: byCpu.round.refusedCpu, system: byCpu.round.refusedSystem }, { cpu: byCpu.round.sendsCpu, system: byCpu.round.sendsSystem }, `; rounds ${byCpu.spread}`);
+    if (fresh) await measureBystanders(clients, pids, send, report);
   } finally {
     await Promise.all(clients.map((client) => client.close()));
   }
+}
+
+const BYSTANDER_SENDS = 300;
+
+/**
+ * Two sessions message each other while six others' servers idle on the same machine: what each send costs
+ * the bystanders (their CPU, all six) against what it costs the pair. A bystander has nothing to do with
+ * mail that is not for it, whatever else the send writes in the state dir.
+ */
+async function measureBystanders(clients, pids, send, report) {
+  const pair = pids.slice(0, 2);
+  const bystanders = pids.slice(2);
+  const total = (list) => {
+    const { user, system } = cpuMicroseconds(list);
+    return user + system;
+  };
+  const before = { pair: total(pair), bystanders: total(bystanders) };
+  await Promise.all(clients.slice(0, 2).map(async (client, i) => {
+    for (let n = 0; n < BYSTANDER_SENDS; n++) await send(client, i, n, 2);
+  }));
+  const sends = 2 * BYSTANDER_SENDS;
+  const bystanderCpu = (total(bystanders) - before.bystanders) / sends;
+  report("MCP bystander servers' CPU µs per send (6 idle servers)", bystanderCpu, "the sending pair's CPU per send", (total(pair) - before.pair) / sends, `(target 0: a server wakes only for the logs it reads; ${BYSTANDER_SENDS} sends each way; clock ticks of 10 ms, so one tick in the run reads as ${(10_000 / sends).toFixed(0)} µs)`);
 }
 
 /** A generated log with one pending request for each of `count` sessions peerpost has never seen. */
