@@ -45,14 +45,14 @@ export function rawAppendRate(path, count) {
   return count / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
-/** `count` MCP servers with a client each; `pids` are the servers' processes. */
-async function connectServers(root, stateDir, count, env) {
+/** `count` MCP servers (peerpost's unless `command` says another) with a client each; `pids` are the servers' processes. */
+async function connectServers(root, stateDir, count, env, command = [join(root, "dist/cli.mjs"), "serve"]) {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   const servers = await Promise.all(
     Array.from({ length: count }, async (_, i) => {
       const client = new Client({ name: "bench", version: "1" });
-      const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, "dist/cli.mjs"), "serve"], env: { ...env, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: `claude:server-${i}` }, stderr: "ignore" });
+      const transport = new StdioClientTransport({ command: process.execPath, args: command, env: { ...env, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: `claude:server-${i}` }, stderr: "ignore" });
       await client.connect(transport);
       return { client, pid: transport.pid };
     }),
@@ -89,14 +89,25 @@ const MCP_ROUNDS = 5;
 const MCP_ROUND_CALLS = 300;
 
 export async function benchMcpSends({ root, work, report }) {
-  console.error(`\n8 MCP servers (dist/cli.mjs serve), each called by its own client, all at once: \`message\` sends vs calls refused for their arguments (the protocol's ceiling), with the 8 servers' CPU per call (user+system, from /proc). First the fresh servers' first ${MCP_COLD_CALLS} calls of each kind; then, after ${MCP_WARM_UPS} more of each, ${MCP_ROUNDS} interleaved rounds of ${MCP_ROUND_CALLS} (median round reported). Then the same rounds on 8 new servers that skip every fsync (PEERPOST_FAULT=skip-fsync): what sends reach through MCP if durability cost nothing`);
+  console.error(`\n8 MCP servers (dist/cli.mjs serve), each called by its own client, all at once: \`message\` sends vs calls refused for their arguments (the protocol's ceiling), with the 8 servers' CPU per call (user+system, from /proc). First the fresh servers' first ${MCP_COLD_CALLS} calls of each kind; then, after ${MCP_WARM_UPS} more of each, ${MCP_ROUNDS} interleaved rounds of ${MCP_ROUND_CALLS} (median round reported). Then the same rounds on 8 new servers that skip every fsync (PEERPOST_FAULT=skip-fsync): what sends reach through MCP if durability cost nothing; and on 8 of the SDK's own servers whose \`message\` only appends a line and fsyncs it (scripts/bench/durable-server.mjs): the floor under any durable send through MCP`);
   await measureMcpServers({ root, stateDir: join(work, "mcp"), env: { ...process.env, HOME: work }, report, label: "", fresh: true, note: "target ≥ 0.6×" });
   await measureMcpServers({ root, stateDir: join(work, "mcp-no-fsync"), env: { ...process.env, HOME: work, PEERPOST_FAULT: "skip-fsync" }, report, label: ", no fsync", fresh: false, note: "bound: durability free" });
+  mkdirSync(join(work, "mcp-floor"), { recursive: true });
+  await measureMcpServers({
+    root,
+    stateDir: join(work, "mcp-floor"),
+    env: { ...process.env, HOME: work, DURABLE_LOG: join(work, "mcp-floor", "log.jsonl") },
+    command: [join(root, "scripts/bench/durable-server.mjs")],
+    report,
+    label: ", the SDK's server that only appends and fsyncs",
+    fresh: false,
+    note: "the floor: no server does a durable send for less",
+  });
 }
 
 /** Rows for 8 servers on `stateDir`: sends against refused calls, and the servers' CPU per call in each. */
-async function measureMcpServers({ root, stateDir, env, report, label, fresh, note }) {
-  const { clients, pids } = await connectServers(root, stateDir, 8, env);
+async function measureMcpServers({ root, stateDir, env, command, report, label, fresh, note }) {
+  const { clients, pids } = await connectServers(root, stateDir, 8, env, command);
   /** Calls/s of `call`, and the servers' CPU µs per call meanwhile. */
   const measure = async (perClient, call) => {
     const before = cpuMicroseconds(pids);
@@ -119,9 +130,8 @@ async function measureMcpServers({ root, stateDir, env, report, label, fresh, no
   const reportCpu = (phase, refused, sends, cpuNote = "") =>
     report(`MCP server CPU µs per send${label}, ${phase}`, sends.cpu, "per refused call", refused.cpu, `(where a send's time goes; in the kernel: ${sends.system.toFixed(0)} µs per send, ${refused.system.toFixed(0)} per refused call${cpuNote})`);
   try {
-    // The recipient must be known: one server registers it by its first call.
-    await clients[0].callTool({ name: "health", arguments: {} });
-    for (const client of clients) await client.callTool({ name: "health", arguments: {} });
+    // peerpost's recipients must be known: one server registers it by its first call.
+    if (!command) for (const client of clients) await client.callTool({ name: "health", arguments: {} });
     // Measured on every set of servers (they warm them up too), reported for the first.
     const coldRefused = await measure(MCP_COLD_CALLS, refuse);
     const coldSends = await measure(MCP_COLD_CALLS, send);
