@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { appendFileSync, chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -82,6 +83,29 @@ test("every request needs the token and the loopback Host; nothing is CORS; ever
     /ECONNREFUSED|EADDRNOTAVAIL|ENETUNREACH/,
     "not reachable on ::1",
   );
+});
+
+/** One raw HTTP/1.1 request with `target` exactly as given (a client library would refuse or normalize it); the status line back. */
+function rawStatus(port: number, target: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
+    let answer = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("end", () => resolve(answer.split("\r\n")[0] ?? ""));
+    socket.on("error", reject);
+  });
+}
+
+test("a request target that is not a path is refused, and no target stops the server", async (t) => {
+  const ui = await startUi(t);
+  // Any page the person has open can make the browser send "//" to a local port (an <img> will do).
+  // Paths (the URL parser threw on these) need the token like any other; other forms are no request of a page.
+  const cases: Array<[string, number]> = [["//", 401], ["///", 401], ["//[", 401], ["/\\", 401], ["//:99999", 401], ["//a b", 400], ["http://127.0.0.1/", 400], ["*", 400]];
+  for (const [target, status] of cases) assert.match(await rawStatus(ui.port, target), new RegExp(`^HTTP/1\\.1 ${status} `), `target ${JSON.stringify(target)}`);
+  assert.match(await rawStatus(ui.port, `//evil.example/?token=${ui.token}`), /^HTTP\/1\.1 404 /, "a path starting with // names no host");
+  const ok = await request(ui.port, `/?token=${ui.token}`);
+  assert.equal(ok.status, 200, "the server still answers");
 });
 
 test("writes need the token header, a JSON body and the page's origin; they go through the mailbox as --as", async (t) => {
@@ -227,7 +251,7 @@ test("the event stream pushes the state, then after a CLI send only the parts th
   assert.ok(["mailbox.jsonl", "receipts.jsonl", "sessions.jsonl"].every((name) => files.includes(name)), files.join(", "));
 });
 
-test("the browser is opened with $BROWSER; a failing opener is reported and serving goes on", async (t) => {
+test("the browser is opened with $BROWSER (a list of command lines, the URL at %s); a failing opener is reported and serving goes on", async (t) => {
   const dir = tempDir(t);
   const opener = join(dir, "opener.sh");
   const seen = join(dir, "seen");
@@ -242,6 +266,20 @@ test("the browser is opened with $BROWSER; a failing opener is reported and serv
       return false;
     }
   }, 10_000, "the opener to get the URL");
+
+  // As xdg-open reads it: a list tried in turn, each a command line with the URL at %s.
+  const lister = join(dir, "lister.sh");
+  const listed = join(dir, "listed");
+  writeFileSync(lister, `#!/bin/sh\nprintf '%s|' "$@" > '${listed}'\n`);
+  chmodSync(lister, 0o755);
+  const listedUi = await startUi(t, { env: { ...uiEnv(t), BROWSER: `${join(dir, "no-such-browser")}:${lister} --new-window %s --flag` }, args: [] });
+  await until(() => {
+    try {
+      return readFileSync(listed, "utf8") === `--new-window|${listedUi.url}|--flag|`;
+    } catch {
+      return false;
+    }
+  }, 10_000, "the second opener of the list to get the URL in its place");
 
   const broken = await startUi(t, { env: { ...uiEnv(t), BROWSER: join(dir, "no-such-browser") }, args: [] });
   await until(() => /could not open a browser/.test(broken.stderr()), 10_000, "the opener failure on stderr");

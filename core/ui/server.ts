@@ -45,6 +45,20 @@ const BUILT_KEPT = 50;
 
 const STATUS_OF: Partial<Record<ErrorCode, number>> = { invalid_arguments: 400, body_too_large: 413, not_found: 404, ambiguous: 409, wrong_recipient: 403, permission_denied: 403, already_resolved: 409, hop_limit: 409, claim_conflict: 409, task_blocked: 409 };
 
+/**
+ * The request's target as a URL of this server, or undefined when it is not a path: browsers send only the
+ * origin form ("/…"). Joined to the origin rather than resolved against it, so "//x" stays a path (404)
+ * instead of naming a host, and no target can make the URL parser throw.
+ */
+function originFormUrl(target: string | undefined): URL | undefined {
+  if (target === undefined || !target.startsWith("/")) return undefined;
+  try {
+    return new URL(`http://127.0.0.1${target}`);
+  } catch {
+    return undefined;
+  }
+}
+
 export class UiServer {
   readonly token = randomBytes(24).toString("base64url");
   private readonly server: Server;
@@ -68,7 +82,8 @@ export class UiServer {
     this.headers = securityHeaders(options.assets.css);
     this.page = pageTemplate(options.assets.html, options.assets.css);
     this.streams = new LiveStreams((filters) => this.stateFor(filters), this.headers);
-    this.server = createServer((request, response) => void this.handle(request, response));
+    // A failure outside handle's own catch must end this answer, never the process (a rejected promise would).
+    this.server = createServer((request, response) => void this.handle(request, response).catch((error: unknown) => this.fail(response, error)));
   }
 
   async listen(): Promise<string> {
@@ -135,7 +150,11 @@ export class UiServer {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const url = originFormUrl(request.url);
+    if (!url) {
+      request.resume();
+      return this.send(response, 400, "text/plain; charset=utf-8", "400 bad request target\n");
+    }
     const refusal = this.guard!.check({ method: request.method ?? "GET", headers: request.headers, url });
     if (refusal) {
       request.resume();
@@ -158,9 +177,14 @@ export class UiServer {
           return this.send(response, 404, "text/plain; charset=utf-8", "404 not found\n");
       }
     } catch (error) {
-      const value = toErrorValue(error);
-      this.sendJson(response, STATUS_OF[value.code] ?? 500, { ok: false, error: value });
+      this.fail(response, error);
     }
+  }
+
+  private fail(response: ServerResponse, error: unknown): void {
+    const value = toErrorValue(error);
+    if (response.headersSent) response.destroy();
+    else this.sendJson(response, STATUS_OF[value.code] ?? 500, { ok: false, error: value });
   }
 
   /** The state for these filters, as JSON; built once per change of the logs for each distinct filter set. */
