@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, statSync, symlinkSync } from "node:fs";
+import { appendFileSync, mkdirSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { testEachBackend } from "./helpers/backends.js";
 import { cliIn, json } from "./helpers/cli.js";
@@ -145,4 +145,16 @@ test("the claim tools over MCP: agents shows a session's claims, and health coun
   const health = await later.call("health");
   assert.deepEqual(health.claims, { standing: 0, expiredUnreleased: 1 });
   assert.ok((health.warnings as Array<{ code: string }>).some((warning) => warning.code === "claims_expired"));
+});
+
+test("a claim another writer spelled with JSON's whitespace or escapes is folded like peerpost's own", (t) => {
+  const { peerpost } = tempPeerpost(t);
+  const at = new Date(peerpost.config.now()).toISOString();
+  const until = new Date(peerpost.config.now() + 3_600_000).toISOString();
+  listClaims(peerpost);
+  // Valid JSON and valid records, though JSON.stringify would write neither of them this way.
+  const spaced = `{"v":1, "type" : "claim","id":"01KZZZZZZZZZZZZZZZZZZZZZ01","holder":"claude:bob","repo":"/r","paths":["src/**"],"shared":false,"at":"${at}","until":"${until}"}`;
+  const escaped = `{"v":1,"type":"\\u0063laim","id":"01KZZZZZZZZZZZZZZZZZZZZZ02","holder":"claude:carol","repo":"/r","paths":["docs/**"],"shared":false,"at":"${at}","until":"${until}"}`;
+  appendFileSync(peerpost.mailbox.log.path, `${spaced}\n${escaped}\n`);
+  assert.deepEqual(listClaims(peerpost).claims.map((claim) => claim.holder).sort(), ["claude:bob", "claude:carol"]);
 });

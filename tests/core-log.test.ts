@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { JsonlLog } from "../core/log/log.js";
+import { MAX_LINE_BYTES } from "../core/log/types.js";
 import { mailboxEvent, type MailboxEvent } from "../core/records/schemas.js";
 import { tempDir, tempPeerpost } from "./helpers/temp.js";
 
@@ -202,4 +203,15 @@ test("a corrupt mailbox line does not hide other messages from the inbox, and th
   assert.equal(both.count, 2);
   assert.equal(both.recent[0]?.reason, "not valid JSON");
   assert.match(both.recent[1]?.reason ?? "", /^not a valid record/);
+});
+
+test("a line too long to be a record is reported by a reader that passes over others' lines too", async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, "mailbox.jsonl");
+  // Between 1 and 2 MiB: read whole in one chunk, so only the length check can tell it is not a record.
+  appendFileSync(path, `{"short":1}\n${"x".repeat(MAX_LINE_BYTES + 10)}\n`);
+  const log = new JsonlLog(path, mailboxEvent, options);
+  assert.deepEqual(log.scan(0, () => undefined).corrupt.map((line) => line.offset), [0, 12]);
+  const passingOver = log.scan(0, () => undefined, { wanted: () => false }).corrupt;
+  assert.deepEqual(passingOver.map((line) => [line.offset, line.reason]), [[12, "line longer than 1 MiB"]]);
 });

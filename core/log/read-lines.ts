@@ -91,7 +91,8 @@ export function scanLines<T>(source: LineSource<T>, fd: number, offset: number, 
         skipping = false;
       } else {
         const line = pending.length === 0 ? data.subarray(index, newline) : Buffer.concat([...pending, data.subarray(index, newline)]);
-        if (!wanted || wanted(line)) parseLine(source.schema, line, lineOffset, visit, result);
+        // A line too long to be a record is reported whoever reads it (parseLine says so), wanted or not.
+        if (line.length > MAX_LINE_BYTES || !wanted || wanted(line)) parseLine(source.schema, line, lineOffset, visit, result);
       }
       pending = [];
       pendingBytes = 0;

@@ -12,9 +12,13 @@ export function workScope(event: MailboxEvent): string | undefined {
   return undefined;
 }
 
-/** Matches a line that may be a record of one of these types: JSON.stringify writes `"type":"claim"` literally; a body quoting it has its quotes escaped. */
+/**
+ * Matches a line that may be a record of one of these types: `"type":"claim"` as JSON.stringify writes it,
+ * with JSON's whitespace around the colon as another writer may, or any \u or \/ escape, which could spell
+ * it otherwise (then the line is parsed, to be sure). A body quoting it has its quotes escaped.
+ */
 export function spelling(types: readonly MailboxEvent["type"][]): RegExp {
-  return new RegExp(`"type":"(?:${types.join("|")})"`);
+  return new RegExp(`"type"\\s*:\\s*"(?:${types.join("|")})"|\\\\[u/]`);
 }
 
 /** The lines that may be task events. */
