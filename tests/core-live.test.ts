@@ -7,7 +7,9 @@ import { screenLines } from "../core/live/screen.js";
 import { InputLine } from "../core/live/keystrokes.js";
 import { FirstAvailable } from "../core/live/choose.js";
 import { paneOf } from "../core/live/tmux.js";
-import { PasteMode } from "../core/live/pty.js";
+import { PasteMode, PtyPush } from "../core/live/pty.js";
+import { KeyRelay } from "../core/live/key-relay.js";
+import { tempPeerpost } from "./helpers/temp.js";
 import { pushSetting } from "../core/wake/switches.js";
 import { liveNote } from "../core/live/rules.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
@@ -46,16 +48,81 @@ test("the person's keystrokes: typed text fills the line; Enter, Ctrl-C, Ctrl-U 
   line.observe("x\u001b[D\u001b[C");
   line.observe("\r");
   assert.equal(line.empty, true, "submitted; cursor moves change nothing");
+  line.observe("abc\u0015");
+  assert.equal(line.empty, true, "Ctrl-U at the end of a one-line input clears");
   line.observe("\u001b[A");
   assert.equal(line.empty, false, "history recall puts unknown text in the line");
   line.observe("\u0015");
-  assert.equal(line.empty, true, "Ctrl-U clears");
+  assert.equal(line.empty, false, "a recalled entry may have several lines, and Ctrl-U kills only the last");
+  line.observe("\u0003");
+  assert.equal(line.empty, true, "Ctrl-C clears");
   line.observe("\u001b[200~pasted\ntext\u001b[201~");
   assert.equal(line.empty, false);
   line.observe("\u0003");
   assert.equal(line.empty, true, "Ctrl-C clears");
   line.observe("\u001b[I\u001b[O\u001b[<0;10;5M");
   assert.equal(line.empty, true, "focus and mouse reports are not typing");
+});
+
+test("an erasing key after the cursor left the line's end, a paste, a yank or a kill of one line of several leave the line not empty", () => {
+  const cases: Array<[string, string[]]> = [
+    ["Ctrl-U after Left kills only what is before the cursor", ["hello\u001b[D\u001b[D\u0015"]],
+    ["Ctrl-U kills only the last line of several", ["first line\nsecond\u0015"]],
+    ["Ctrl-U kills only the last line of several (Alt+Enter)", ["first line\u001b\rsecond\u0015"]],
+    ["Backspace at the line's start (Home) erases nothing", ["ab", "\u001b[H", "\u007f", "\u007f"]],
+    ["Backspace after Ctrl-A", ["ab\u0001\u007f\u007f"]],
+    ["Backspace after Left (SS3)", ["ab\u001bOD\u007f\u007f"]],
+    ["Ctrl-K after Left kills what is after the cursor, not all", ["abc\u001b[D\u001b[D\u000b\u007f"]],
+    ["Ctrl-Y yanks back what Ctrl-U killed", ["draft", "\u0015", "\u0019"]],
+    ["one Backspace after a paste may leave most of it", ["\u001b[200~hello world\u001b[201~", "\u007f"]],
+    ["a paste whose end marker came in two reads, then erased once", ["\u001b[200~text\u001b[20", "1~", "\u007f"]],
+    ["history search", ["\u0012fix"]],
+  ];
+  for (const [what, chunks] of cases) {
+    const line = new InputLine();
+    for (const chunk of chunks) line.observe(chunk);
+    assert.equal(line.empty, false, what);
+    line.observe("\u0003");
+    assert.equal(line.empty, true, `${what}: Ctrl-C clears`);
+  }
+  const back = new InputLine();
+  back.observe("ab\u001b[H\u001b[F\u007f\u007f");
+  assert.equal(back.empty, true, "End brings the cursor back: erasing from there is followed again");
+  const split = new InputLine();
+  split.observe("\u001b[200~text\u001b[2");
+  split.observe("01~\r");
+  assert.equal(split.empty, true, "a paste's end marker split across reads ends the paste; Enter submits");
+  const quiet = new InputLine();
+  quiet.observe("\u000c\u0006\u0017\u0005");
+  assert.equal(quiet.empty, true, "redraw, right, kill-word and end on an empty line edit nothing");
+});
+
+test("the person's keys reach the wrapped host whole across reads: a UTF-8 character split between two reads is one character", () => {
+  const written: string[] = [];
+  const input = new InputLine();
+  const relay = new KeyRelay(input, (text) => written.push(text));
+  relay.keys(Buffer.from([0xc3]));
+  relay.keys(Buffer.from([0xa9, 0x20, 0xf0, 0x9f]));
+  relay.keys(Buffer.from([0x98, 0x80]));
+  assert.equal(written.join(""), "é 😀");
+  assert.ok(!written.join("").includes("\ufffd"));
+  assert.equal(input.empty, false);
+});
+
+test("keys the person types while a request is typed under peerpost run reach the host after its Enter, and no second Enter follows them", async (t) => {
+  const { peerpost } = tempPeerpost(t);
+  const { message } = await peerpost.mailbox.send({ from: "claude:asker", fromVerified: true, to: "codex:wrapped", body: "a request", anticipation: "reply" });
+  const written: string[] = [];
+  const input = new InputLine();
+  const relay = new KeyRelay(input, (text) => written.push(`person:${text}`));
+  const terminal = { pid: process.pid, write: (data: string) => void written.push(data), bracketedPaste: () => false, holdKeys: () => relay.hold() };
+  const push = new PtyPush(peerpost, "codex", terminal, input);
+  const delivery = push.deliver(message);
+  // In the pause between the typed line and its Enter.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  relay.keys(Buffer.from("rm -rf"));
+  await delivery;
+  assert.deepEqual(written, [liveNote(message), "\r", "person:rm -rf"], "the request alone is submitted; the person's keys follow it");
 });
 
 test("the terminal's answers to the TUI's queries, on the same bytes as the keys, are not typing; Alt with a key still is", () => {

@@ -1,7 +1,8 @@
 // What the person has typed into a host TUI that `peerpost run` wraps, from the bytes of their terminal:
 // whether the input line is empty. Kept on the safe side: a key whose effect on the line is unknown
-// (history, completion, an editing key on a partly known line) counts as typing, until the line is
-// submitted (Enter) or cleared (Ctrl-C, Ctrl-U) or erased key by key.
+// (history, completion, a paste, an erasing key after the cursor left the line's end) counts as typing,
+// until the line is submitted (Enter) or cleared (Ctrl-C; Ctrl-U at the end of a one-line input) or
+// erased key by key from its end.
 // The same bytes carry the terminal's answers to the TUI's queries (its version, device attributes, the
 // cursor's place, colours), at any time: at start-up, after a turn, on a resize. They are no keys, and
 // taken for typing they would hold every request until the person's next Enter.
@@ -19,15 +20,30 @@ const CONTROL_STRING = /\u001b[P\]_^X][^\u001b\u0007]*(?:\u001b\\|\u0007)/y;
  */
 const ANSWER_FINALS = "cRnty";
 
+/** C0 controls by what they do to the line: move the cursor off its end, back to it, or nothing. */
+const TO_START = "\u0001\u0002"; // Ctrl-A, Ctrl-B
+const TO_END = "\u0005"; // Ctrl-E
+const NO_EDIT = "\u0006\u000c"; // Ctrl-F (right, nothing past the end), Ctrl-L (redraw)
+/** Delete forward and kill to the end (Ctrl-D, Ctrl-K): nothing at the end of the line, unknown elsewhere. */
+const FORWARD_EDITS = "\u0004\u000b";
+
 export class InputLine {
   /** Characters typed and not erased since the last submit or clear. */
   private length = 0;
   /** A key changed the line in a way not followed here. */
   private unsure = false;
   private inPaste = false;
+  /** The cursor left the line's end (Left, Home, Ctrl-A): what an erasing key removes is unknown. */
+  private moved = false;
+  /** A line break was typed: Ctrl-U, Home and End act on the current line only. */
+  private multiline = false;
+  /** The start of a paste's end marker that ended a chunk: the next chunk completes it. */
+  private carry = "";
 
   /** Follows one chunk of the person's input. */
-  observe(data: string): void {
+  observe(chunk: string): void {
+    const data = this.carry + chunk;
+    this.carry = "";
     for (let i = 0; i < data.length; ) i += this.key(data, i);
   }
 
@@ -38,16 +54,49 @@ export class InputLine {
   /** How many characters one key took, after applying it. */
   private key(data: string, at: number): number {
     if (data.startsWith(PASTE_START, at)) return (this.inPaste = true), PASTE_START.length;
-    if (data.startsWith(PASTE_END, at)) return (this.inPaste = false), (this.length += 1), PASTE_END.length;
+    if (this.inPaste) return this.pasted(data, at);
     const char = data[at]!;
-    if (this.inPaste) return 1;
     if (char === "\u001b") return this.escape(data, at);
-    if (char === "\r" || char === "\u0003" || char === "\u0015") this.clear();
-    else if (char === "\u007f" || char === "\b") this.length = Math.max(0, this.length - 1);
-    else if (char === "\n") this.length++;
+    if (char === "\r" || char === "\u0003") this.clear();
+    // Ctrl-U kills back to the start of the current line: all of it only from the end of a one-line input.
+    else if (char === "\u0015") this.moved || this.multiline || this.unsure ? (this.unsure = true) : this.clear();
+    else if (char === "\u007f" || char === "\b") this.erase();
+    else if (char === "\n") this.lineBreak();
     else if (char === "\t") this.unsure ||= this.length > 0;
+    else if (TO_START.includes(char)) this.moved ||= this.length > 0;
+    else if (TO_END.includes(char)) this.moved &&= this.multiline;
+    else if (FORWARD_EDITS.includes(char)) this.unsure ||= this.moved;
+    else if (char === "\u0017") this.unsure ||= this.length > 0;
     else if (char >= " ") this.length++;
+    // Other controls (yank, history search, transpose, a TUI's own shortcuts): their effect is unknown.
+    else if (!NO_EDIT.includes(char)) this.unsure = true;
     return char.length;
+  }
+
+  /** Inside a paste: its characters go in (how many the TUI keeps, or shows as one placeholder, is unknown). */
+  private pasted(data: string, at: number): number {
+    if (data.startsWith(PASTE_END, at)) {
+      this.inPaste = false;
+      this.unsure = true;
+      return PASTE_END.length;
+    }
+    const rest = data.slice(at);
+    if (data[at] === "\u001b" && rest.length < PASTE_END.length && PASTE_END.startsWith(rest)) {
+      this.carry = rest;
+      return rest.length;
+    }
+    return 1;
+  }
+
+  private erase(): void {
+    // Off the line's end a Backspace removes a character somewhere, or nothing at the line's start.
+    if (this.moved) this.unsure ||= this.length > 0;
+    else this.length = Math.max(0, this.length - 1);
+  }
+
+  private lineBreak(): void {
+    this.length++;
+    this.multiline = true;
   }
 
   /** An escape sequence: cursor moves, focus and mouse reports change nothing; history and others are unknown. */
@@ -57,8 +106,11 @@ export class InputLine {
       const final = csi[0].at(-1)!;
       // A private marker (? > = <) opens answers and mouse reports, never a key that edits the line.
       const answer = "?>=<".includes(csi[0][2]!) || ANSWER_FINALS.includes(final);
-      const harmless = answer || "CDHFIOMm".includes(final) || (final === "~" && /\[(1|4|5|6|7|8)~$/.test(csi[0]));
-      if (!harmless) this.unsure = true;
+      const tilde = final === "~" ? /\[(\d+)~$/.exec(csi[0])?.[1] : undefined;
+      if (answer) return csi[0].length;
+      if (final === "D" || final === "H" || tilde === "1" || tilde === "7") this.moved ||= this.length > 0;
+      else if (final === "F" || tilde === "4" || tilde === "8") this.moved &&= this.multiline;
+      else if (!("CIOMm".includes(final) || tilde === "5" || tilde === "6")) this.unsure = true;
       return csi[0].length;
     }
     CONTROL_STRING.lastIndex = at;
@@ -66,13 +118,16 @@ export class InputLine {
     if (answer) return answer[0].length;
     const ss3 = /^\u001bO[A-Z]/.exec(data.slice(at, at + 3));
     if (ss3) {
-      if ("AB".includes(ss3[0].at(-1)!)) this.unsure = true;
+      const final = ss3[0].at(-1)!;
+      if ("AB".includes(final)) this.unsure = true;
+      else if ("DH".includes(final)) this.moved ||= this.length > 0;
+      else if (final === "F") this.moved &&= this.multiline;
       return 3;
     }
     // Esc alone (cancel), or Alt with a key: Alt+Enter adds a line, others edit in ways not followed.
     const next = data[at + 1];
     if (next === undefined) return 1;
-    if (next === "\r") this.length++;
+    if (next === "\r") this.lineBreak();
     else this.unsure = true;
     return 2;
   }
@@ -80,5 +135,7 @@ export class InputLine {
   private clear(): void {
     this.length = 0;
     this.unsure = false;
+    this.moved = false;
+    this.multiline = false;
   }
 }

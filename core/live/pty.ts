@@ -30,6 +30,8 @@ export interface WrappedTerminal {
   write(data: string): void;
   /** Whether the TUI turned bracketed paste on (ESC [ ? 2004 h in its output). */
   bracketedPaste(): boolean;
+  /** Holds the person's keys until the returned release (key-relay.ts). */
+  holdKeys(): () => void;
 }
 
 /** Follows the TUI's output for its bracketed-paste mode (the last switch seen wins). */
@@ -67,19 +69,27 @@ export class PtyPush extends TerminalPush {
   }
 
   async deliver(message: MessageState): Promise<void> {
-    const refusal = await this.typingRefusal();
-    if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
-    const typedAt = this.peerpost.config.now();
-    recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(typedAt).toISOString());
-    if (this.terminal.bracketedPaste()) {
-      // A paste the TUI knows as one, then Enter: nothing for it to take for a burst of keys.
-      this.terminal.write(`\u001b[200~${liveNote(message)}\u001b[201~`);
-    } else {
-      this.terminal.write(liveNote(message));
-      // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
-      await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
+    // The person's keys wait from the last look at their line until the request's Enter: a key typed
+    // meanwhile reaches the host after it, never inside the request or submitted with it.
+    const release = this.terminal.holdKeys();
+    let typedAt: number;
+    try {
+      const refusal = await this.typingRefusal();
+      if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
+      typedAt = this.peerpost.config.now();
+      recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(typedAt).toISOString());
+      if (this.terminal.bracketedPaste()) {
+        // A paste the TUI knows as one, then Enter: nothing for it to take for a burst of keys.
+        this.terminal.write(`\u001b[200~${liveNote(message)}\u001b[201~`);
+      } else {
+        this.terminal.write(liveNote(message));
+        // Enter as a key of its own, after a pause: a TUI may take text and Enter in one burst for a paste.
+        await new Promise((resolve) => setTimeout(resolve, ENTER_AFTER_MS));
+      }
+      this.terminal.write("\r");
+    } finally {
+      release();
     }
-    this.terminal.write("\r");
     // No prompt hook ran: the TUI may have kept that Enter inside the paste. An Enter on an empty line
     // does nothing, so press it once more, unless the person has started to type meanwhile.
     if (!(await this.promptHookRan(message.to, typedAt)) && this.input.empty) this.terminal.write("\r");

@@ -10,6 +10,7 @@ import { loadConfig } from "../common/config.js";
 import { resolveStateDirPath } from "../security/state-dir.js";
 import type { SessionHost } from "../records/schemas.js";
 import { InputLine } from "./keystrokes.js";
+import { KeyRelay } from "./key-relay.js";
 import { deliverIntoTerminal, PasteMode, type WrappedTerminal } from "./pty.js";
 
 /** The hosts `peerpost run` starts, by the name the person types. */
@@ -47,11 +48,8 @@ export async function runWrapped(name: string, args: string[]): Promise<number> 
     return runDirect(command, args);
   }
   const input = new InputLine();
-  const onInput = (data: Buffer) => {
-    const text = data.toString("utf8");
-    input.observe(text);
-    terminal.write(text);
-  };
+  const relay = new KeyRelay(input, (text) => terminal.write(text));
+  const onInput = (data: Buffer) => relay.keys(data);
   const onResize = () => terminal.resize(process.stdout.columns, process.stdout.rows);
   const onSignal = (signal: NodeJS.Signals) => terminal.kill(signal);
   process.stdin.setRawMode(true);
@@ -63,7 +61,7 @@ export async function runWrapped(name: string, args: string[]): Promise<number> 
     process.stdout.write(data);
     paste.observe(data);
   });
-  const delivery = startDelivery(host, { pid: terminal.pid, write: (data) => terminal.write(data), bracketedPaste: () => paste.enabled }, input);
+  const delivery = startDelivery(host, { pid: terminal.pid, write: (data) => terminal.write(data), bracketedPaste: () => paste.enabled, holdKeys: () => relay.hold() }, input);
   const exit = await new Promise<{ exitCode: number; signal?: number }>((resolve) => terminal.onExit(resolve));
   process.stdin.off("data", onInput);
   process.stdin.setRawMode(false);
