@@ -10,7 +10,7 @@ import { until } from "./helpers/poll.js";
 import { NO_TMUX, startTmux, type TmuxServer } from "./helpers/tmux.js";
 import { submittedLines, writeFakeTui } from "./helpers/fake-tui.js";
 import { tmux, TmuxPush } from "../core/live/tmux.js";
-import { controlClientFor } from "../core/live/tmux-control.js";
+import { ControlClientUnsure, controlClientFor } from "../core/live/tmux-control.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { PushLoop } from "../core/server/push.js";
@@ -100,4 +100,27 @@ test("a request is typed into an idle TUI through the control client, and the ne
   await until(() => controlClients(server).length === 1 && !controlClients(server).includes(killed), 10_000, "one new control client");
   await loop.stop();
   await until(() => controlClients(server).length === 0, 10_000, "the control client to leave with the push loop");
+});
+
+test("typing that tmux took and did not answer is not typed again: the command may still run, and does, once", { skip: NO_TMUX, timeout: 60_000 }, async (t) => {
+  const { server, log } = tuiInTmux(t);
+  await server.inputShows(codexInputLine, "");
+  const pane = server.pane();
+  const client = controlClientFor(pane.socket);
+  client.acquire();
+  onCleanup(t, () => client.release());
+  assert.equal(await tmux(pane, ["display-message", "-p", "up"]), "up\n", "the control client runs");
+  const serverPid = Number(server.command("display-message", "-p", "#{pid}").trim());
+  // A stopped tmux server takes the line into its socket buffer and answers nothing until it goes on.
+  process.kill(serverPid, "SIGSTOP");
+  let resumed = false;
+  onCleanup(t, () => void (resumed || process.kill(serverPid, "SIGCONT")));
+  const typing = tmux(pane, ["set-buffer", "-b", "peerpost-once", "typed once", ";", "paste-buffer", "-p", "-d", "-b", "peerpost-once", "-t", pane.pane, ";", "send-keys", "-t", pane.pane, "Enter"], { once: true });
+  await assert.rejects(typing, ControlClientUnsure);
+  process.kill(serverPid, "SIGCONT");
+  resumed = true;
+  await until(() => submittedLines(log).length > 0, 10_000, `the typed line to be submitted\n${server.capture()}`);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.deepEqual(submittedLines(log).map((line) => line.text), ["typed once"], "typed once, by the command the client had written");
+  assert.equal(await tmux(pane, ["display-message", "-p", "after"]), "after\n", "a look at the pane runs again another way");
 });

@@ -6,7 +6,7 @@ import { tempPeerpost } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
 import { until } from "./helpers/poll.js";
 import { PushLoop } from "../core/server/push.js";
-import type { Identity, PushTransport } from "../core/server/adapter.js";
+import { DeliveryUnsure, type Identity, type PushTransport } from "../core/server/adapter.js";
 
 testEachBackend("a failed push releases its claim and is retried later; a working one delivers once", async (t, backend) => {
   const { peerpost, reopen, clock } = tempPeerpost(t, backend);
@@ -98,4 +98,37 @@ test("a push loop wakes for the logs it reads, not for every file written in the
   const { message } = await reopen().mailbox.send({ from: "codex:sender", fromVerified: true, to: me.address, body: "for you" });
   await until(() => delivered.includes(message.id), 5000, "the push of new mail, woken by the mailbox's change");
   assert.ok(passes > settled);
+});
+
+test("a delivery that may have happened keeps its claim: never delivered twice, recorded with why", async (t) => {
+  const { peerpost, reopen, clock } = tempPeerpost(t);
+  clock.now = Date.now();
+  peerpost.config.now = Date.now;
+  const me: Identity = { address: "claude:unsure", sessionId: "unsure", source: "host-env", detail: "test", verified: true };
+  let attempts = 0;
+  const transport: PushTransport = {
+    name: "test-push",
+    availability: () => ({ available: true, reason: "always" }),
+    deliver: async () => {
+      attempts++;
+      throw new DeliveryUnsure("the terminal took the typing and did not answer");
+    },
+  };
+  const loop = new PushLoop(peerpost, transport, "generic");
+  t.after(() => loop.stop());
+  const { message } = await reopen().mailbox.send({ from: "codex:sender", fromVerified: true, to: me.address, body: "once" });
+  loop.start(me);
+  const receipts = () => peerpost.receipts.query({ kind: "push" }).receipts;
+  await until(() => receipts().length === 1, 5000, "the push receipt");
+  for (let i = 0; i < 3; i++) {
+    loop.kick();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  assert.equal(attempts, 1, "not delivered again");
+  assert.equal(receipts().length, 1);
+  assert.equal(receipts()[0]!.delivery, "delivered");
+  assert.match(receipts()[0]!.warnings[0]!, /did not answer; not delivered again/);
+  const state = reopen().mailbox.view(me.address).state.messages[message.id]!;
+  assert.equal(state.delivered?.via, "test-push", "the claim stays");
+  assert.equal(state.read, undefined, "still unread, for read and the hooks");
 });

@@ -3,12 +3,17 @@
 // start took about 150 ms on a loaded machine, and a delivery makes three calls). Each command's answer
 // comes back between `%begin` and `%end` (or `%error`) lines, in the order the commands were written.
 // The client speaks UTF-8 (`-u`, whatever the locale) and attaches with `ignore-size` (the person's window keeps its size) and `no-output` (no pane
-// output is streamed to it). When it cannot start or dies, the caller runs the tmux command as its own
-// process, and the next call starts a new client.
+// output is streamed to it). When it cannot start, the caller runs the tmux command as its own process,
+// and the next call starts a new client. A command already written that gets no answer (the client died,
+// or tmux did not answer in time) may still have run: the caller is told so, and runs it again only if
+// running it twice does no harm.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 
-/** Why a command did not get an answer from the control client: the caller runs it another way. */
+/** Why a command was not given to the control client: the caller runs it another way. */
 export class ControlClientGone extends Error {}
+
+/** A command written to the control client got no answer: it may have run, or may still run. */
+export class ControlClientUnsure extends Error {}
 
 /** The answer tmux gave to a command: its output lines, and whether it ended in `%error`. */
 export interface ControlAnswer {
@@ -59,7 +64,8 @@ export class TmuxControlClient {
 
   /**
    * Runs one command line through the client, attaching it to `pane`'s session if none runs. Rejects with
-   * ControlClientGone when the client cannot start, dies, or does not answer within `timeoutMs`.
+   * ControlClientGone when the client cannot start, and with ControlClientUnsure when it dies or does not
+   * answer within `timeoutMs` once the command was written.
    */
   run(args: string[], pane: string, timeoutMs: number): Promise<ControlAnswer> {
     const line = controlLine(args);
@@ -68,7 +74,7 @@ export class TmuxControlClient {
     const child = this.child ?? this.start(pane);
     if (!child) return Promise.reject(new ControlClientGone("the control client did not start"));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.stop(new ControlClientGone(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => this.stop(`no answer within ${timeoutMs} ms`), timeoutMs);
       this.pending.push({ resolve, reject, timer });
       child.stdin.write(`${line}\n`);
     });
@@ -96,7 +102,7 @@ export class TmuxControlClient {
       if (this.child !== child) return;
       // A client that ended before it said anything could not attach: do not try again at once.
       if (!answered) this.pausedUntil = Date.now() + RESTART_PAUSE_MS;
-      this.stop(new ControlClientGone("the control client ended"));
+      this.stop("the control client ended");
     });
     // The client must not keep the server's process alive; tmux ends it when its stdin closes.
     child.unref();
@@ -132,8 +138,8 @@ export class TmuxControlClient {
     waiting.resolve({ output: block.lines.map((text) => `${text}\n`).join(""), failed: end[1] === "error" });
   }
 
-  /** Ends the client; every command still waiting is told it is gone. */
-  private stop(reason = new ControlClientGone("the control client was closed")): void {
+  /** Ends the client; every command still waiting is told that it may or may not have run, and why. */
+  private stop(why = "the control client was closed"): void {
     const child = this.child;
     this.child = undefined;
     this.partial = "";
@@ -144,7 +150,7 @@ export class TmuxControlClient {
     }
     for (const waiting of this.pending.splice(0)) {
       clearTimeout(waiting.timer);
-      waiting.reject(reason);
+      waiting.reject(new ControlClientUnsure(why));
     }
   }
 }

@@ -12,7 +12,8 @@ import { screenLines, type InputLineReader } from "./screen.js";
 import { liveNote } from "./rules.js";
 import { TerminalPush } from "./terminal-push.js";
 import { recordTurn } from "./turns.js";
-import { ControlClientGone, controlClientFor } from "./tmux-control.js";
+import { ControlClientGone, ControlClientUnsure, controlClientFor } from "./tmux-control.js";
+import { DeliveryUnsure } from "../server/adapter.js";
 
 export const TMUX_VIA = "tmux" as const;
 /** A tmux call that has not answered by then is given up (the message waits for the next pass). */
@@ -34,14 +35,18 @@ export function paneOf(env: Record<string, string | undefined>): TmuxPane | unde
   return socket && pane && /^%\d+$/.test(pane) ? { socket, pane } : undefined;
 }
 
-/** Runs a tmux command (several, with `;` between them) for the pane: through the control client, or its own process when that is gone. */
-export async function tmux(target: TmuxPane, args: string[]): Promise<string> {
+/**
+ * Runs a tmux command (several, with `;` between them) for the pane: through the control client, or its own
+ * process when that is gone. A command the client took but never answered may have run: it is run again
+ * only when `once` is not set (a look at the pane); `once` (typing) rejects with ControlClientUnsure instead.
+ */
+export async function tmux(target: TmuxPane, args: string[], options: { once?: boolean } = {}): Promise<string> {
   try {
     const answer = await controlClientFor(target.socket).run(args, target.pane, TMUX_TIMEOUT_MS);
     if (answer.failed) throw tmuxFailed(args, answer.output);
     return answer.output;
   } catch (error) {
-    if (!(error instanceof ControlClientGone)) throw error;
+    if (!(error instanceof ControlClientGone || (error instanceof ControlClientUnsure && !options.once))) throw error;
     return tmuxProcess(target, args);
   }
 }
@@ -100,11 +105,21 @@ export class TmuxPush extends TerminalPush {
     // The line goes in as a paste (bracketed, where the TUI asked for that), so a TUI that takes fast
     // keys for a paste does not keep the Enter inside it; then Enter. One tmux command line does it all.
     const buffer = `peerpost-${message.id}`;
-    await tmux(target, ["set-buffer", "-b", buffer, liveNote(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"]);
-    // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.
-    await this.untilInput((text) => text === "");
-    const left = await paneInput(target, this.inputLine);
-    if (left !== undefined && left !== "" && liveNote(message).startsWith(left)) await tmux(target, ["send-keys", "-t", target.pane, "Enter"]);
+    try {
+      await tmux(target, ["set-buffer", "-b", buffer, liveNote(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"], { once: true });
+    } catch (error) {
+      if (error instanceof ControlClientUnsure) throw new DeliveryUnsure(`tmux took the typing command for pane ${target.pane} and did not answer (${error.message}): the request may have been typed`);
+      throw error;
+    }
+    // The request went in: nothing that fails from here may give it back to be typed again.
+    try {
+      // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.
+      await this.untilInput((text) => text === "");
+      const left = await paneInput(target, this.inputLine);
+      if (left !== undefined && left !== "" && liveNote(message).startsWith(left)) await tmux(target, ["send-keys", "-t", target.pane, "Enter"], { once: true });
+    } catch {
+      // The pane closed or tmux stopped answering after the request was typed: it was delivered.
+    }
   }
 
   /** Polls the input line (briefly) until `done` holds; gives up quietly after SUBMIT_WAIT_MS. */

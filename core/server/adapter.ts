@@ -25,6 +25,12 @@ export interface Identity {
   claim?: string;
 }
 
+/**
+ * What `deliver` throws when the delivery may have happened (a terminal took the typing and never answered):
+ * the push loop keeps its claim, so the message is never delivered twice, and it stays unread for the hooks.
+ */
+export class DeliveryUnsure extends Error {}
+
 /** A host's live push into its running session; the push loop (push.ts) claims each message before `deliver`. */
 export interface PushTransport {
   /** Recorded as the `via` of deliveries, e.g. "channel" or "codex-turn". */

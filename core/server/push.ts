@@ -10,7 +10,7 @@ import { renderEnvelope } from "../mail/envelope.js";
 import { dueReminder } from "../mail/reminders.js";
 import { mailNote } from "../mail/notes.js";
 import { toErrorValue } from "../common/errors.js";
-import { receiptOrigin, type Identity, type PushTransport } from "./adapter.js";
+import { DeliveryUnsure, receiptOrigin, type Identity, type PushTransport } from "./adapter.js";
 import { isStale } from "../wake/stale.js";
 import { LiveGate } from "../live/gate.js";
 import { switchFile } from "../wake/switches.js";
@@ -160,7 +160,7 @@ export class PushLoop {
   }
 
   private async pushOne(identity: Identity, message: MessageState): Promise<void> {
-    const { mailbox, receipts } = this.peerpost;
+    const { mailbox } = this.peerpost;
     const retryAt = this.retryAt.get(message.id);
     if (retryAt !== undefined && Date.now() < retryAt.at) return;
     // A transport that delivers only at some moments (an idle session, an empty input line) says so first;
@@ -175,17 +175,28 @@ export class PushLoop {
       this.counts.pushed++;
       this.retryAt.delete(message.id);
     } catch (error) {
-      delivery = "failed";
-      this.counts.failed++;
-      this.lastError = toErrorValue(error).message;
-      // Give the claim back so a later pass (or another server) can push it; wait longer after each failure.
-      const delay = Math.min(RETRY_MAX_MS, (retryAt?.delay ?? RETRY_FIRST_MS / 2) * 2);
-      this.retryAt.set(message.id, { at: Date.now() + delay, delay });
-      await mailbox.releaseDelivery(identity.address, message.id, this.transport.name).catch(() => undefined);
-      warnings.push(`push failed: ${this.lastError}; the message stays unread for read and the hooks, and the push is retried in ${Math.round(delay / 1000)} s`);
+      if (error instanceof DeliveryUnsure) {
+        // It may have arrived: the claim stays, so it is never delivered twice; unread, the hooks still flag it.
+        this.counts.pushed++;
+        this.retryAt.delete(message.id);
+        warnings.push(`${error.message}; not delivered again: unless it arrived, it waits for read and the hooks`);
+      } else {
+        delivery = "failed";
+        this.counts.failed++;
+        this.lastError = toErrorValue(error).message;
+        // Give the claim back so a later pass (or another server) can push it; wait longer after each failure.
+        const delay = Math.min(RETRY_MAX_MS, (retryAt?.delay ?? RETRY_FIRST_MS / 2) * 2);
+        this.retryAt.set(message.id, { at: Date.now() + delay, delay });
+        await mailbox.releaseDelivery(identity.address, message.id, this.transport.name).catch(() => undefined);
+        warnings.push(`push failed: ${this.lastError}; the message stays unread for read and the hooks, and the push is retried in ${Math.round(delay / 1000)} s`);
+      }
     }
+    await this.recordPush(identity, message, delivery, warnings);
+  }
+
+  private async recordPush(identity: Identity, message: MessageState, delivery: "delivered" | "failed", warnings: string[]): Promise<void> {
     try {
-      await receipts.record({
+      await this.peerpost.receipts.record({
         kind: "push",
         host: this.hostName,
         from: message.from,
@@ -200,5 +211,4 @@ export class PushLoop {
       this.lastError = `receipt not recorded: ${toErrorValue(error).message}`;
     }
   }
-
 }
