@@ -9,6 +9,7 @@ import { FirstAvailable } from "../core/live/choose.js";
 import { paneOf } from "../core/live/tmux.js";
 import { PasteMode, PtyPush } from "../core/live/pty.js";
 import { KeyRelay } from "../core/live/key-relay.js";
+import { recordTurn } from "../core/live/turns.js";
 import { tempPeerpost } from "./helpers/temp.js";
 import { pushSetting } from "../core/wake/switches.js";
 import { liveNote } from "../core/live/rules.js";
@@ -123,6 +124,31 @@ test("keys the person types while a request is typed under peerpost run reach th
   relay.keys(Buffer.from("rm -rf"));
   await delivery;
   assert.deepEqual(written, [liveNote(message), "\r", "person:rm -rf"], "the request alone is submitted; the person's keys follow it");
+});
+
+test("under peerpost run, nothing is typed between the person's Enter and their prompt hook's record of the turn", async (t) => {
+  const { peerpost, stateDir } = tempPeerpost(t);
+  peerpost.config.now = Date.now;
+  const address = "codex:wrapped";
+  const terminal = (input: InputLine) => ({ pid: process.pid, write: () => undefined, bracketedPaste: () => false, holdKeys: () => new KeyRelay(input, () => undefined).hold() });
+  const input = new InputLine();
+  const push = new PtyPush(peerpost, "codex", terminal(input), input);
+  push.bind({ address, sessionId: "wrapped", source: "registry", detail: "test", verified: false });
+  assert.equal(await push.ready(), undefined, "idle, nothing typed");
+  input.observe("\r");
+  assert.equal(await push.ready(), undefined, "an Enter on an empty line submits nothing");
+  input.observe("fix the tests\r");
+  assert.match((await push.ready()) ?? "", /just submitted a prompt/);
+  recordTurn(stateDir, address, "prompt", new Date().toISOString());
+  assert.match((await push.ready()) ?? "", /is in a turn/, "the prompt hook ran: the turn is under way");
+  recordTurn(stateDir, address, "stop", new Date(Date.now() + 1).toISOString());
+  assert.equal(await push.ready(), undefined, "the turn ended");
+  // A prompt no hook records (a host command, a host without the hook): idle again after a few seconds.
+  const earlier = new InputLine(() => Date.now() - 6_000);
+  const late = new PtyPush(peerpost, "codex", terminal(earlier), earlier);
+  late.bind({ address, sessionId: "wrapped", source: "registry", detail: "test", verified: false });
+  earlier.observe("/status\r");
+  assert.equal(await late.ready(), undefined);
 });
 
 test("the terminal's answers to the TUI's queries, on the same bytes as the keys, are not typing; Alt with a key still is", () => {

@@ -39,6 +39,10 @@ export class InputLine {
   private multiline = false;
   /** The start of a paste's end marker that ended a chunk: the next chunk completes it. */
   private carry = "";
+  /** When the person last submitted a line that was not empty (Enter): its turn starts a moment later. */
+  submittedAt: number | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** Follows one chunk of the person's input. */
   observe(chunk: string): void {
@@ -57,7 +61,8 @@ export class InputLine {
     if (this.inPaste) return this.pasted(data, at);
     const char = data[at]!;
     if (char === "\u001b") return this.escape(data, at);
-    if (char === "\r" || char === "\u0003") this.clear();
+    if (char === "\r") this.submit();
+    else if (char === "\u0003") this.clear();
     // Ctrl-U kills back to the start of the current line: all of it only from the end of a one-line input.
     else if (char === "\u0015") this.moved || this.multiline || this.unsure ? (this.unsure = true) : this.clear();
     else if (char === "\u007f" || char === "\b") this.erase();
@@ -130,6 +135,11 @@ export class InputLine {
     if (next === "\r") this.lineBreak();
     else this.unsure = true;
     return 2;
+  }
+
+  private submit(): void {
+    if (!this.empty) this.submittedAt = this.now();
+    this.clear();
   }
 
   private clear(): void {

@@ -22,6 +22,11 @@ const FIND_SESSION_MS = 500;
  * the line stayed in the input); a separate Enter after the pause submits it.
  */
 const ENTER_AFTER_MS = 200;
+/**
+ * How long after the person submits a prompt the session counts as starting a turn, until its prompt hook
+ * records it (a host without the hook, or a command that runs none, is idle again after this).
+ */
+const TURN_START_WAIT_MS = 5_000;
 /** How long a typed turn's prompt hook is given to run before Enter is pressed again. */
 const PROMPT_HOOK_WAIT_MS = 2_000;
 
@@ -65,7 +70,12 @@ export class PtyPush extends TerminalPush {
   }
 
   protected async typingRefusal(): Promise<string | undefined> {
-    return this.input.empty ? undefined : "the person is typing in the session";
+    if (!this.input.empty) return "the person is typing in the session";
+    // Between the person's Enter and their prompt hook's record of the turn, the session looks idle.
+    const submitted = this.input.submittedAt;
+    if (submitted === undefined || this.address === undefined || Date.now() - submitted > TURN_START_WAIT_MS) return undefined;
+    const prompt = readTurn(this.peerpost.stateDir.path, this.address).prompt;
+    return prompt !== undefined && Date.parse(prompt) >= submitted ? undefined : "the person just submitted a prompt, and its turn has not started yet";
   }
 
   async deliver(message: MessageState): Promise<void> {
