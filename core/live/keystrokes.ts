@@ -63,8 +63,7 @@ export class InputLine {
     if (char === "\u001b") return this.escape(data, at);
     if (char === "\r") this.submit();
     else if (char === "\u0003") this.clear();
-    // Ctrl-U kills back to the start of the current line: all of it only from the end of a one-line input.
-    else if (char === "\u0015") this.moved || this.multiline || this.unsure ? (this.unsure = true) : this.clear();
+    else if (char === "\u0015") this.killToStart();
     else if (char === "\u007f" || char === "\b") this.erase();
     else if (char === "\n") this.lineBreak();
     else if (char === "\t") this.unsure ||= this.length > 0;
@@ -91,6 +90,12 @@ export class InputLine {
       return rest.length;
     }
     return 1;
+  }
+
+  /** Ctrl-U kills back to the start of the current line: all of the input only from the end of a known, one-line input. */
+  private killToStart(): void {
+    if (this.moved || this.multiline || this.unsure) this.unsure = true;
+    else this.clear();
   }
 
   private erase(): void {
