@@ -10,7 +10,7 @@ import { until } from "./helpers/poll.js";
 import { NO_TMUX, startTmux, type TmuxServer } from "./helpers/tmux.js";
 import { submittedLines, writeFakeTui } from "./helpers/fake-tui.js";
 import { tmux, TmuxPush } from "../core/live/tmux.js";
-import { ControlClientUnsure, controlClientFor } from "../core/live/tmux-control.js";
+import { TmuxCommandUnsure, controlClientFor } from "../core/live/tmux-control.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { PushLoop } from "../core/server/push.js";
@@ -116,7 +116,7 @@ test("typing that tmux took and did not answer is not typed again: the command m
   let resumed = false;
   onCleanup(t, () => void (resumed || process.kill(serverPid, "SIGCONT")));
   const typing = tmux(pane, ["set-buffer", "-b", "peerpost-once", "typed once", ";", "paste-buffer", "-p", "-d", "-b", "peerpost-once", "-t", pane.pane, ";", "send-keys", "-t", pane.pane, "Enter"], { once: true });
-  await assert.rejects(typing, ControlClientUnsure);
+  await assert.rejects(typing, TmuxCommandUnsure);
   process.kill(serverPid, "SIGCONT");
   resumed = true;
   await until(() => submittedLines(log).length > 0, 10_000, `the typed line to be submitted\n${server.capture()}`);

@@ -12,8 +12,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 /** Why a command was not given to the control client: the caller runs it another way. */
 export class ControlClientGone extends Error {}
 
-/** A command written to the control client got no answer: it may have run, or may still run. */
-export class ControlClientUnsure extends Error {}
+/** A tmux command that was sent and got no answer (from the control client, or as its own process): it may have run, or may still run. */
+export class TmuxCommandUnsure extends Error {}
 
 /** The answer tmux gave to a command: its output lines, and whether it ended in `%error`. */
 export interface ControlAnswer {
@@ -64,7 +64,7 @@ export class TmuxControlClient {
 
   /**
    * Runs one command line through the client, attaching it to `pane`'s session if none runs. Rejects with
-   * ControlClientGone when the client cannot start, and with ControlClientUnsure when it dies or does not
+   * ControlClientGone when the client cannot start, and with TmuxCommandUnsure when it dies or does not
    * answer within `timeoutMs` once the command was written.
    */
   run(args: string[], pane: string, timeoutMs: number): Promise<ControlAnswer> {
@@ -150,7 +150,7 @@ export class TmuxControlClient {
     }
     for (const waiting of this.pending.splice(0)) {
       clearTimeout(waiting.timer);
-      waiting.reject(new ControlClientUnsure(why));
+      waiting.reject(new TmuxCommandUnsure(why));
     }
   }
 }

@@ -12,7 +12,7 @@ import { screenLines, type InputLineReader } from "./screen.js";
 import { liveNote } from "./rules.js";
 import { TerminalPush } from "./terminal-push.js";
 import { recordTurn } from "./turns.js";
-import { ControlClientGone, ControlClientUnsure, controlClientFor } from "./tmux-control.js";
+import { ControlClientGone, TmuxCommandUnsure, controlClientFor } from "./tmux-control.js";
 import { DeliveryUnsure } from "../server/adapter.js";
 
 export const TMUX_VIA = "tmux" as const;
@@ -38,7 +38,7 @@ export function paneOf(env: Record<string, string | undefined>): TmuxPane | unde
 /**
  * Runs a tmux command (several, with `;` between them) for the pane: through the control client, or its own
  * process when that is gone. A command the client took but never answered may have run: it is run again
- * only when `once` is not set (a look at the pane); `once` (typing) rejects with ControlClientUnsure instead.
+ * only when `once` is not set (a look at the pane); `once` (typing) rejects with TmuxCommandUnsure instead.
  */
 export async function tmux(target: TmuxPane, args: string[], options: { once?: boolean } = {}): Promise<string> {
   try {
@@ -46,7 +46,7 @@ export async function tmux(target: TmuxPane, args: string[], options: { once?: b
     if (answer.failed) throw tmuxFailed(args, answer.output);
     return answer.output;
   } catch (error) {
-    if (!(error instanceof ControlClientGone || (error instanceof ControlClientUnsure && !options.once))) throw error;
+    if (!(error instanceof ControlClientGone || (error instanceof TmuxCommandUnsure && !options.once))) throw error;
     return tmuxProcess(target, args);
   }
 }
@@ -54,7 +54,8 @@ export async function tmux(target: TmuxPane, args: string[], options: { once?: b
 function tmuxProcess(target: TmuxPane, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile("tmux", ["-S", target.socket, ...args], { timeout: TMUX_TIMEOUT_MS, encoding: "utf8" }, (error, stdout, stderr) => {
-      if (error) reject(tmuxFailed(args, stderr || error.message));
+      // Killed for its time, it may have reached the server, which may still run it.
+      if (error) reject(error.killed ? new TmuxCommandUnsure(`tmux did not answer within ${TMUX_TIMEOUT_MS} ms`) : tmuxFailed(args, stderr || error.message));
       else resolve(stdout);
     });
   });
@@ -108,7 +109,7 @@ export class TmuxPush extends TerminalPush {
     try {
       await tmux(target, ["set-buffer", "-b", buffer, liveNote(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"], { once: true });
     } catch (error) {
-      if (error instanceof ControlClientUnsure) throw new DeliveryUnsure(`tmux took the typing command for pane ${target.pane} and did not answer (${error.message}): the request may have been typed`);
+      if (error instanceof TmuxCommandUnsure) throw new DeliveryUnsure(`tmux took the typing command for pane ${target.pane} and did not answer (${error.message}): the request may have been typed`);
       throw error;
     }
     // The request went in: nothing that fails from here may give it back to be typed again.
