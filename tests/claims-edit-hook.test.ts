@@ -106,3 +106,18 @@ test("a pre-tool hook that cannot read the claims allows the edit and logs why",
   writeFileSync(join(stateDir, "mailbox.jsonl"), "not json\n", { flag: "a" });
   assert.ok(HOSTS["claude-code"].denied((await runHook("claude-code", "pre-tool", HOSTS["claude-code"].stdin("editor", repo, "src/a.ts"), home)).stdout), "a corrupt line does not hide the claims");
 });
+
+test("codex: a patch whose file headers are indented, which Codex applies (it trims each line), is checked like any other", async (t) => {
+  const repo = tempRepo(t);
+  const { peerpost, stateDir, home, clock } = tempPeerpost(t);
+  const holderHost = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  t.after(() => holderHost.kill("SIGKILL"));
+  await peerpost.sessions.register({ host: "claude-code", address: "claude:holder", sessionId: "holder", hostPid: holderHost.pid!, source: "startup" });
+  await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["src/a.ts"], reason: "mine", ttl: "1h" });
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  for (const indent of ["  ", "\t"]) {
+    const stdin = { session_id: "editor", cwd: repo, hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: `*** Begin Patch\n${indent}*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\n` } };
+    const denied = await runHook("codex", "pre-tool", stdin, env);
+    assert.match(HOSTS.codex.denied(denied.stdout) ?? "", /src\/a\.ts is claimed exclusively by claude:holder/, JSON.stringify(indent));
+  }
+});

@@ -108,3 +108,69 @@ test("the committer's own claims never refuse, and a push carrying a commit into
   assert.match(pushed.stderr, /peerpost guard: this push touches paths another live session holds exclusively:\n  "src\/a\.ts": claimed by codex:holder/);
   assert.match(pushed.stderr, /git push --no-verify, or PEERPOST_GUARD=off git push/);
 });
+
+test("a push checks exactly what the remote lacks: merges included, another remote's branches not, a remote tip never fetched not trusted", async (t) => {
+  const { repo, env } = await guarded(t);
+  const bare = () => {
+    const dir = tempDir(t, "peerpost-remote-");
+    git(dir, "init", "-q", "--bare");
+    return dir;
+  };
+  git(repo, "remote", "add", "origin", bare());
+  const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
+  assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "origin", branch).status, 0);
+  // A feature branch, and a commit into the claim on the main branch that is on the remote already.
+  gitRun(repo, env, "checkout", "-q", "-b", "feature");
+  assert.equal(commitFile(repo, env, "notes.txt").status, 0);
+  assert.equal(gitRun(repo, env, "push", "-q", "origin", "feature").status, 0);
+  gitRun(repo, env, "checkout", "-q", branch);
+  assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
+  assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "origin", branch).status, 0);
+
+  gitRun(repo, env, "checkout", "-q", "feature");
+  assert.equal(gitRun(repo, env, "merge", "-q", "--no-edit", "--no-verify", `origin/${branch}`).status, 0);
+  const updated = gitRun(repo, env, "push", "-q", "origin", "feature");
+  assert.equal(updated.status, 0, `merging what the remote has into a branch touches nothing new: ${updated.stderr}`);
+
+  // An edit made inside a merge commit (a conflict resolved) is the merge's own change.
+  gitRun(repo, env, "checkout", "-q", "-b", "evil", `origin/${branch}`);
+  gitRun(repo, env, "merge", "-q", "--no-commit", "--no-ff", "origin/feature");
+  writeFileSync(join(repo, "src/b.ts"), "changed in the merge\n");
+  gitRun(repo, env, "add", "src/b.ts");
+  assert.equal(gitRun(repo, env, "commit", "-q", "--no-verify", "-m", "merge").status, 0);
+  const evil = gitRun(repo, env, "push", "-q", "origin", "evil");
+  assert.notEqual(evil.status, 0, "an edit in a merge commit is checked");
+  assert.match(evil.stderr, /"src\/b\.ts": claimed by codex:holder/);
+
+  // A commit into the claim that origin has is new to another remote.
+  git(repo, "remote", "add", "upstream", bare());
+  const toUpstream = gitRun(repo, env, "push", "-q", "upstream", branch);
+  assert.notEqual(toUpstream.status, 0, "what origin has is not what upstream has");
+  assert.match(toUpstream.stderr, /"src\/a\.ts": claimed by codex:holder/);
+
+  // Someone else pushed to feature since our last fetch; a force push replaces a tip this repository never saw.
+  const other = tempDir(t, "peerpost-other-");
+  git(other, "clone", "-q", git(repo, "remote", "get-url", "origin").trim(), ".");
+  gitRun(other, {}, "checkout", "-q", "feature");
+  writeFileSync(join(other, "theirs.txt"), "theirs\n");
+  gitRun(other, {}, "add", "theirs.txt");
+  assert.equal(gitRun(other, {}, "commit", "-q", "-m", "theirs").status, 0);
+  assert.equal(gitRun(other, {}, "push", "-q", "origin", "feature").status, 0);
+  gitRun(repo, env, "checkout", "-q", "feature");
+  assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
+  const forced = gitRun(repo, env, "push", "-q", "--force", "origin", "feature");
+  assert.notEqual(forced.status, 0, `a force push over an unknown tip is checked, not let through: ${forced.stderr}`);
+  assert.match(forced.stderr, /"src\/a\.ts": claimed by codex:holder/);
+});
+
+test("installing again over a hook another tool put in the guard's place refuses, and loses neither hook", async (t) => {
+  const { repo, env, hooksDir } = await guarded(t);
+  // A hook framework rewrites pre-commit after the guard was installed.
+  writeFileSync(join(hooksDir, "pre-commit"), "#!/bin/sh\necho framework\n");
+  const kept = readFileSync(join(hooksDir, "pre-commit.peerpost-chained"), "utf8");
+  const again = await cliIn(repo, env, "guard", "install");
+  assert.notEqual(again.code, 0);
+  assert.match(again.stderr, /already keeps the hook that was there before it/);
+  assert.equal(readFileSync(join(hooksDir, "pre-commit"), "utf8"), "#!/bin/sh\necho framework\n", "the framework's hook is where it was");
+  assert.equal(readFileSync(join(hooksDir, "pre-commit.peerpost-chained"), "utf8"), kept, "the first hook is still kept");
+});

@@ -1,5 +1,5 @@
 // `peerpost guard check pre-commit|pre-push`, run by the guard's git hooks: the paths a commit (the
-// index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet)
+// index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
 import type { Peerpost } from "../peerpost.js";
@@ -14,15 +14,39 @@ import type { GuardedHook } from "./install.js";
 
 const NO_COMMIT = /^0+$/;
 
-/** The paths the change the hook is about touches, relative to the top level. */
-export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string): string[] {
+/** Whether the repository has this commit (a remote's tip that was never fetched has not). */
+function hasCommit(top: string, sha: string): boolean {
+  try {
+    git(top, ["cat-file", "-e", `${sha}^{commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The commits a push sends that the remote does not have: those of `localSha` that are neither in the
+ * remote's tip (when this repository has it) nor in what it knows of that remote's branches (`remote` is
+ * its name; git gives a URL when the push names no remote, and then no branch is known to be there).
+ */
+function pushedCommits(top: string, localSha: string, remoteSha: string, remote: string | undefined): string[] {
+  const known = remote === undefined || remote.includes("/") || remote.includes(":") ? [] : [`--remotes=${remote}`];
+  const tip = NO_COMMIT.test(remoteSha) || !hasCommit(top, remoteSha) ? [] : [remoteSha];
+  return [localSha, "--not", ...tip, ...known];
+}
+
+/**
+ * The paths the change the hook is about touches, relative to the top level. A merge commit counts for
+ * what it changed against every parent (`--cc`: a conflict resolved, an edit made in the merge).
+ */
+export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string, remote?: string): string[] {
   if (hook === "pre-commit") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
   const paths = new Set<string>();
   for (const line of refsOnStdin.split("\n")) {
     const [, localSha, , remoteSha] = line.trim().split(/\s+/);
     if (localSha === undefined || remoteSha === undefined || NO_COMMIT.test(localSha)) continue;
-    const range = NO_COMMIT.test(remoteSha) ? [localSha, "--not", "--remotes"] : [`${remoteSha}..${localSha}`];
-    for (const path of namesFromStatus(git(top, ["log", "--format=", "--name-status", "-z", "-M", ...range]))) paths.add(path);
+    const commits = pushedCommits(top, localSha, remoteSha, remote);
+    for (const path of namesFromStatus(git(top, ["log", "--format=", "--name-status", "-z", "-M", "--cc", ...commits]))) paths.add(path);
   }
   return [...paths];
 }
@@ -41,12 +65,12 @@ export interface GuardFinding {
   entry: ClaimEntry;
 }
 
-export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook, refsOnStdin: string): GuardFinding[] {
+export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook, refsOnStdin: string, remote?: string): GuardFinding[] {
   const top = topLevel(cwd);
   const repo = repositoryOf(top);
   const own = committerAddresses(peerpost);
   const now = peerpost.config.now();
-  const touched = touchedPaths(top, hook, refsOnStdin);
+  const touched = touchedPaths(top, hook, refsOnStdin, remote);
   // Only the segments of the touched paths are read (readClaims).
   const blocking = readClaims(peerpost, (state) => touched.map((path) => ({ path, entries: blockingClaims(state, repo, path, "", now) })));
   const findings: GuardFinding[] = [];

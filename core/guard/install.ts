@@ -5,6 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { git, topLevel } from "./git.js";
+import { PeerpostError } from "../common/errors.js";
 
 export const GUARDED_HOOKS = ["pre-commit", "pre-push"] as const;
 export type GuardedHook = (typeof GUARDED_HOOKS)[number];
@@ -48,6 +49,15 @@ export interface GuardChange {
 export function installGuard(repo: string, node: string, cli: string): GuardChange {
   const dir = hooksDir(repo);
   mkdirSync(dir, { recursive: true });
+  // Checked for every hook before any is touched: moving a hook over a kept one would lose that one.
+  for (const hook of GUARDED_HOOKS) {
+    const path = join(dir, hook);
+    if (existsSync(path) && !ours(path) && existsSync(path + CHAINED_SUFFIX))
+      throw new PeerpostError("invalid_arguments", `${path} is not peerpost's guard, and ${path + CHAINED_SUFFIX} already keeps the hook that was there before it.`, {
+        details: { hook: path, kept: path + CHAINED_SUFFIX },
+        hint: "Another tool replaced the guard's hook. Merge the two hooks into one (or remove one of them), then install again.",
+      });
+  }
   const hooks = GUARDED_HOOKS.map((hook) => {
     const path = join(dir, hook);
     const chainedPath = path + CHAINED_SUFFIX;

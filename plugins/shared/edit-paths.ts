@@ -11,9 +11,9 @@ export function stringArgument(tool: ToolCall, ...names: string[]): string[] {
   return [];
 }
 
-/** The files an apply_patch text adds, updates, deletes or moves to (`*** Add File: path`, …). */
+/** The files an apply_patch text adds, updates, deletes or moves to (`*** Add File: path`, …; Codex trims each line first, so indented too). */
 export function applyPatchPaths(patch: string): string[] {
   const paths: string[] = [];
-  for (const match of patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)) paths.push(match[1]!.trim());
+  for (const match of patch.matchAll(/^[ \t]*\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)) paths.push(match[1]!.trim());
   return paths;
 }

@@ -9,13 +9,13 @@ import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 
 /** The hook's check: exit 1 with the holders named, 0 otherwise; its own failure lets the commit through, said on stderr. */
-async function check(hook: GuardedHook): Promise<number> {
+async function check(hook: GuardedHook, remote: string | undefined): Promise<number> {
   const peerpost = openPeerpost({ create: false });
   if (!peerpost || peerpost.config.guard === "off") return 0;
   try {
     await peerpost.backend.sync({ only: ["mailbox"] });
     const refs = hook === "pre-push" ? readFileSync(0, "utf8") : "";
-    const findings = guardFindings(peerpost, process.cwd(), hook, refs);
+    const findings = guardFindings(peerpost, process.cwd(), hook, refs, remote);
     if (findings.length === 0) return 0;
     process.stderr.write(refusalText(hook, findings));
     return 1;
@@ -42,7 +42,7 @@ export const guardCommand = defineCommand({
     const [action, hook, ...rest] = args as [string, string | undefined, ...string[]];
     if (action === "check") {
       if (!GUARDED_HOOKS.includes(hook as GuardedHook)) throw usageError(`check needs pre-commit or pre-push, not ${JSON.stringify(hook)}`);
-      return check(hook as GuardedHook);
+      return check(hook as GuardedHook, rest[0]);
     }
     if ((action !== "install" && action !== "uninstall") || hook !== undefined || rest.length > 0) throw usageError(`needs install or uninstall, not ${JSON.stringify(args.join(" "))}`);
     const repo = flags.repo ?? process.cwd();
