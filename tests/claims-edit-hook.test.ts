@@ -2,7 +2,7 @@
 // stdin for a file-writing tool): it denies in the host's own format a write into another live session's
 // exclusive claim, lets shared and own claims and other tools pass, follows PEERPOST_CLAIMS_EDITS, and on
 // a failure of its own allows the call and logs why.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -48,17 +48,22 @@ const HOSTS: Record<HookHost, { kind: string; stdin: (sessionId: string, cwd: st
   },
 };
 
+/** A repository where a live session, claude:holder (its host a process of the test's), claims src/a.ts exclusively. */
+async function heldRepo(t: TestContext) {
+  const repo = tempRepo(t);
+  const { peerpost, stateDir, home, clock } = tempPeerpost(t);
+  const holderHost = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  t.after(() => holderHost.kill("SIGKILL"));
+  await peerpost.sessions.register({ host: "claude-code", address: "claude:holder", sessionId: "holder", hostPid: holderHost.pid!, source: "startup" });
+  await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["src/a.ts"], reason: "mine", ttl: "1h" });
+  return { repo, peerpost, holderHost, env: { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) } };
+}
+
 for (const [host, spec] of Object.entries(HOSTS) as Array<[HookHost, (typeof HOSTS)[HookHost]]>) {
   test(`${host}: the pre-tool hook denies a write into another live session's exclusive claim, and only that`, async (t) => {
-    const repo = tempRepo(t);
-    const { peerpost, stateDir, home, clock } = tempPeerpost(t);
-    const holderHost = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-    t.after(() => holderHost.kill("SIGKILL"));
-    await peerpost.sessions.register({ host: "claude-code", address: "claude:holder", sessionId: "holder", hostPid: holderHost.pid!, source: "startup" });
-    await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["src/a.ts"], reason: "mine", ttl: "1h" });
+    const { repo, peerpost, holderHost, env } = await heldRepo(t);
     await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["docs/**"], shared: true });
     await claimPaths(peerpost, { holder: `${spec.kind}:editor`, cwd: repo, paths: ["src/b.ts"] });
-    const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
     const hook = (path: string, extra: Record<string, string> = {}) => runHook(host, "pre-tool", spec.stdin("editor", repo, path), { ...env, ...extra });
 
     const blocked = await hook("src/a.ts");
@@ -108,13 +113,7 @@ test("a pre-tool hook that cannot read the claims allows the edit and logs why",
 });
 
 test("codex: a patch whose file headers are indented, which Codex applies (it trims each line), is checked like any other", async (t) => {
-  const repo = tempRepo(t);
-  const { peerpost, stateDir, home, clock } = tempPeerpost(t);
-  const holderHost = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-  t.after(() => holderHost.kill("SIGKILL"));
-  await peerpost.sessions.register({ host: "claude-code", address: "claude:holder", sessionId: "holder", hostPid: holderHost.pid!, source: "startup" });
-  await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["src/a.ts"], reason: "mine", ttl: "1h" });
-  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  const { repo, env } = await heldRepo(t);
   for (const indent of ["  ", "\t"]) {
     const stdin = { session_id: "editor", cwd: repo, hook_event_name: "PreToolUse", tool_name: "apply_patch", tool_input: { command: `*** Begin Patch\n${indent}*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch\n` } };
     const denied = await runHook("codex", "pre-tool", stdin, env);
