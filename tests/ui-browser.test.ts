@@ -3,6 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { monotonicFactory } from "ulid";
@@ -267,6 +269,28 @@ test("markdown renders as formatting, while raw HTML in it stays text and only h
   assert.match((await body.textContent()) ?? "", /<b>raw<\/b> <img src=x onerror="window.__pwned=5">/);
   assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
   assert.deepEqual(errors, []);
+});
+
+test("a link in a body opens in a new tab with no handle back on the page and no referrer", { skip: NO_CHROMIUM }, async (t) => {
+  // The landing page is another origin, as any link's would be.
+  const landing = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/html" });
+    response.end("<!doctype html><title>elsewhere</title><p>elsewhere</p>");
+  });
+  await new Promise<void>((resolve) => landing.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => landing.close(() => resolve())));
+  const target = `http://evil.test:${(landing.address() as AddressInfo).port}/landing`;
+  const env = uiEnv(t);
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  await cli(env, "send", "--from", "claude:alice", "--to", "codex:bob", `see [the landing](${target})`);
+  const { page } = await openPage(t, ui);
+  const link = page.locator(".message .body a", { hasText: "the landing" });
+  await link.waitFor();
+  const [opened] = await Promise.all([page.context().waitForEvent("page"), link.click()]);
+  await opened.waitForLoadState();
+  assert.equal(opened.url(), target);
+  assert.deepEqual(await opened.evaluate(() => ({ opener: window.opener, referrer: document.referrer })), { opener: null, referrer: "" });
 });
 
 test("the page arrives with its state and styles: drawn without a fetch, updated by pushed deltas, and a body that would end the data block stays text", { skip: NO_CHROMIUM }, async (t) => {

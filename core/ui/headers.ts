@@ -2,6 +2,11 @@
 // own script and its page's stylesheet (inline in the page, so the first paint waits for no second
 // request, and allowed by its hash alone: nothing else inline, nothing external, no framing, Trusted
 // Types so no string can become markup), no caching, no referrer, and never any CORS header.
+// No Cross-Origin-Opener-Policy: it would guard against a window of another origin holding a handle on
+// this page, but no page of another origin can open it (every URL needs the token) and every link the page
+// opens gets no opener; Chromium's site isolation already gives 127.0.0.1 a process of its own. What it
+// would cost is a second renderer process for every new tab, about 150 ms of first paint (the web view's
+// row of `npm run bench` measures it beside the page).
 import { createHash } from "node:crypto";
 
 export function contentSecurityPolicy(css: string): string {
@@ -26,7 +31,6 @@ export function securityHeaders(css: string): Record<string, string> {
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
-    "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
     "cache-control": "no-store",
   };
