@@ -163,6 +163,24 @@ test("a push checks exactly what the remote lacks: merges included, another remo
   assert.match(forced.stderr, /"src\/a\.ts": claimed by codex:holder/);
 });
 
+test("a remote whose name has a slash is still a remote: what its branches have is not checked again; a push to a bare URL checks everything", async (t) => {
+  const { repo, env } = await guarded(t);
+  const remote = tempDir(t, "peerpost-remote-");
+  git(remote, "init", "-q", "--bare");
+  git(repo, "remote", "add", "team/upstream", remote);
+  const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
+  // The history on the remote touches the claimed src/** already.
+  assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "team/upstream", branch).status, 0);
+  gitRun(repo, env, "checkout", "-q", "-b", "feature");
+  assert.equal(commitFile(repo, env, "notes.txt").status, 0);
+  const named = gitRun(repo, env, "push", "-q", "team/upstream", "feature");
+  assert.equal(named.status, 0, `only notes.txt is new to team/upstream: ${named.stderr}`);
+  // Named by its URL, the push has no remote's branches to go by (git passes the URL twice).
+  const byUrl = gitRun(repo, env, "push", "-q", remote, "feature:refs/heads/other");
+  assert.notEqual(byUrl.status, 0, "nothing is known to be at a bare URL");
+  assert.match(byUrl.stderr, /"src\/a\.ts": claimed by codex:holder/);
+});
+
 test("installing again over a hook another tool put in the guard's place refuses, and loses neither hook", async (t) => {
   const { repo, env, hooksDir } = await guarded(t);
   // A hook framework rewrites pre-commit after the guard was installed.

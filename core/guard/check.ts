@@ -27,10 +27,10 @@ function hasCommit(top: string, sha: string): boolean {
 /**
  * The commits a push sends that the remote does not have: those of `localSha` that are neither in the
  * remote's tip (when this repository has it) nor in what it knows of that remote's branches (`remote` is
- * its name; git gives a URL when the push names no remote, and then no branch is known to be there).
+ * its name, undefined for a push to a bare URL: then no branch is known to be there).
  */
 function pushedCommits(top: string, localSha: string, remoteSha: string, remote: string | undefined): string[] {
-  const known = remote === undefined || remote.includes("/") || remote.includes(":") ? [] : [`--remotes=${remote}`];
+  const known = remote === undefined ? [] : [`--remotes=${remote}`];
   const tip = NO_COMMIT.test(remoteSha) || !hasCommit(top, remoteSha) ? [] : [remoteSha];
   return [localSha, "--not", ...tip, ...known];
 }

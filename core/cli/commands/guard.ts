@@ -42,7 +42,9 @@ export const guardCommand = defineCommand({
     const [action, hook, ...rest] = args as [string, string | undefined, ...string[]];
     if (action === "check") {
       if (!GUARDED_HOOKS.includes(hook as GuardedHook)) throw usageError(`check needs pre-commit or pre-push, not ${JSON.stringify(hook)}`);
-      return check(hook as GuardedHook, rest[0]);
+      // git passes pre-push the remote's name and URL, or the URL twice when the push names no remote.
+      const [name, url] = rest;
+      return check(hook as GuardedHook, name !== undefined && name !== url ? name : undefined);
     }
     if ((action !== "install" && action !== "uninstall") || hook !== undefined || rest.length > 0) throw usageError(`needs install or uninstall, not ${JSON.stringify(args.join(" "))}`);
     const repo = flags.repo ?? process.cwd();
