@@ -15,13 +15,24 @@ import type { HookDialect, HookInput } from "./dialect.js";
 import { EDIT_EVENTS } from "./programs.js";
 import type { HookProgram } from "./run.js";
 
-/** The file's real path where its directory exists (a symlinked checkout names the same claims). */
-function realPath(path: string): string {
+/**
+ * The paths an edit of `path` may write: the file through its directory's real path (a symlinked checkout
+ * names the same claims), and when the file itself is a symlink, the file it leads to, which a write
+ * through it changes (claims are stored resolved the same way, claims/paths.ts).
+ */
+function realPaths(path: string): string[] {
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     try {
-      return join(realpathSync(dir), relative(dir, path));
+      const inRealDir = join(realpathSync(dir), relative(dir, path));
+      let target: string;
+      try {
+        target = realpathSync(inRealDir);
+      } catch {
+        return [inRealDir];
+      }
+      return target === inRealDir ? [inRealDir] : [inRealDir, target];
     } catch {
-      if (dirname(dir) === dir) return path;
+      if (dirname(dir) === dir) return [path];
     }
   }
 }
@@ -34,12 +45,13 @@ export interface Blocked {
 /** The first claim of another live holder that keeps `editor` out of one of `paths`. */
 export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, paths: readonly string[]): Blocked | undefined {
   const now = peerpost.config.now();
-  const wanted = paths.flatMap((path) => {
-    const absolute = realPath(isAbsolute(path) ? path : resolve(cwd, path));
-    const repo = repositoryOf(dirname(absolute), cwd);
-    const inRepo = relative(repo, absolute).split(sep).join("/");
-    return inRepo === "" || inRepo.startsWith("../") ? [] : [{ repo, inRepo }];
-  });
+  const wanted = paths.flatMap((path) =>
+    realPaths(isAbsolute(path) ? path : resolve(cwd, path)).flatMap((absolute) => {
+      const repo = repositoryOf(dirname(absolute), cwd);
+      const inRepo = relative(repo, absolute).split(sep).join("/");
+      return inRepo === "" || inRepo.startsWith("../") ? [] : [{ repo, inRepo }];
+    }),
+  );
   // Only the segments of these paths are read (readClaims).
   const blocking = readClaims(peerpost, (state) => wanted.map(({ repo, inRepo }) => ({ path: inRepo, entries: blockingClaims(state, repo, inRepo, editor, now) })));
   for (const { path, entries } of blocking) {

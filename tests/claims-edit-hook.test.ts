@@ -5,7 +5,7 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runHook, type HookHost } from "./helpers/hooks.js";
 import { tempRepo } from "./helpers/repo.js";
@@ -95,6 +95,22 @@ for (const [host, spec] of Object.entries(HOSTS) as Array<[HookHost, (typeof HOS
     assert.equal((await hook("src/a.ts")).stdout, "", "a gone holder's claim passes");
   });
 }
+
+test("claims hold through symlinks: a write through a file link reaches the claimed file, and a claim made through a directory link covers the directory", async (t) => {
+  const { repo, peerpost, env } = await heldRepo(t);
+  symlinkSync("src/a.ts", join(repo, "alias.ts"));
+  mkdirSync(join(repo, "vendor"));
+  writeFileSync(join(repo, "vendor", "lib.ts"), "v\n");
+  symlinkSync("vendor", join(repo, "vendor-link"));
+  const claimed = await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["vendor-link/**"], ttl: "1h" });
+  assert.deepEqual(claimed.claims.map((claim) => claim.path), ["vendor/**"], "stored as the directory the link leads to");
+  const spec = HOSTS["claude-code"];
+  const denied = async (path: string) => spec.denied((await runHook("claude-code", "pre-tool", spec.stdin("editor", repo, path), env)).stdout || "{}");
+  assert.match((await denied("alias.ts")) ?? "", /^peerpost: src\/a\.ts is claimed exclusively by claude:holder/);
+  assert.match((await denied("vendor/lib.ts")) ?? "", /^peerpost: vendor\/lib\.ts is claimed exclusively/);
+  assert.match((await denied("vendor-link/new.ts")) ?? "", /^peerpost: vendor\/new\.ts is claimed exclusively/);
+  assert.equal(await denied("src/b.ts"), undefined, "an unclaimed file beside them passes");
+});
 
 test("a pre-tool hook that cannot read the claims allows the edit and logs why", async (t) => {
   const repo = tempRepo(t);

@@ -1,6 +1,7 @@
 // Where a claim lives: the repository (the git top level, else the working directory) and the patterns
-// in it, relative and normalised. A pattern that leaves the repository (`..`, an absolute path outside,
-// a symlink that leads out) is refused, as is one that names the whole repository unless asked for.
+// in it, relative and normalised, its existing part resolved through symlinks. A pattern that leaves the
+// repository (`..`, an absolute path outside, a symlink that leads out) is refused, as is one that names
+// the whole repository unless asked for.
 // The top level is found by walking up to a `.git` entry, not by running git: an edit hook pays for it.
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
@@ -37,32 +38,33 @@ function refused(pattern: string, reason: "outside" | "symlink" | "everything" |
 
 const OUTSIDE_HINT = "Claim paths inside the repository (the git top level, or the working directory outside git), relative to where you are or absolute.";
 
-/** The literal directory part of a pattern (the segments before the first wildcard). */
-function literalPrefix(relativePattern: string): string {
-  const segments = relativePattern.split("/");
+/**
+ * The pattern with the part of its literal segments (those before the first wildcard) that exists resolved
+ * through symlinks: a claim names the files an edit reaches, whichever link it is made through, as an
+ * edit's path is resolved the same way (hooks/edit-check.ts). Refused when that leads out of the repository.
+ */
+function throughLinks(root: string, relativePattern: string, original: string): string {
+  const segments = relativePattern === "" ? [] : relativePattern.split("/");
   const firstGlob = segments.findIndex((segment) => isGlob(segment));
-  return (firstGlob < 0 ? segments : segments.slice(0, firstGlob)).join("/");
-}
-
-/** Refuses a pattern whose existing literal part resolves, through symlinks, outside the repository. */
-function checkStaysInside(root: string, relativePattern: string, original: string): void {
-  let probe = join(root, literalPrefix(relativePattern));
-  // The deepest part that exists decides: what does not exist yet cannot lead anywhere.
-  while (probe !== root && probe.startsWith(root)) {
+  // The deepest literal part that exists decides: what does not exist yet cannot lead anywhere.
+  let existing = firstGlob < 0 ? segments.length : firstGlob;
+  for (; existing > 0; existing--) {
     try {
-      lstatSync(probe);
+      lstatSync(join(root, ...segments.slice(0, existing)));
       break;
     } catch {
-      probe = dirname(probe);
+      // Not there yet: one segment up.
     }
   }
+  if (existing === 0) return relativePattern;
   let real: string;
   try {
-    real = realpathSync(probe);
+    real = realpathSync(join(root, ...segments.slice(0, existing)));
   } catch {
-    return;
+    return relativePattern;
   }
   if (real !== root && !real.startsWith(root + sep)) throw refused(original, "symlink", `${original} leads out of the repository ${root} through a symlink (to ${real}).`, OUTSIDE_HINT);
+  return normalisePattern([relative(root, real).split(sep).join("/"), ...segments.slice(existing)].join("/"));
 }
 
 export interface PatternOptions {
@@ -89,10 +91,9 @@ export function repositoryPattern(pattern: string, options: PatternOptions): str
   const relativePattern = relative(options.root, joined).split(sep).join("/");
   if (relativePattern === ".." || relativePattern.startsWith("../") || isAbsolute(relativePattern))
     throw refused(pattern, "outside", `${pattern} is outside the repository ${options.root}.`, OUTSIDE_HINT);
-  const normal = normalisePattern(relativePattern);
+  const normal = throughLinks(options.root, normalisePattern(relativePattern), pattern);
   if (!options.all && matchesEverything(normal))
     throw refused(pattern, "everything", `${pattern} names the whole repository ${options.root}.`, "Claim the directories you work in, or pass --all (all: true) to claim the whole repository on purpose.");
-  checkStaysInside(options.root, normal, pattern);
   // A directory is claimed with everything under it.
   const directory = !isGlob(normal) && (/[/\\]$/.test(pattern) || isDirectory(join(options.root, normal)));
   return directory ? `${normal}/**` : normal;
