@@ -72,7 +72,10 @@ export function parseClaudeStyle(input: Record<string, unknown>): HookInput | un
   return parsed;
 }
 
-/** tool_name/toolName with tool_input/toolInput (an object, or a JSON text of one: Copilot's toolArgs). */
+/**
+ * tool_name/toolName with tool_input/toolInput (an object, or a JSON text of one: Copilot's toolArgs). A
+ * text that is no JSON is a freeform tool's whole input (Copilot's apply_patch passes the patch so): `input`.
+ */
 function toolCall(input: Record<string, unknown>): ToolCall | undefined {
   const name = text(input.tool_name) ?? text(input.toolName);
   if (name === undefined) return undefined;
@@ -81,7 +84,7 @@ function toolCall(input: Record<string, unknown>): ToolCall | undefined {
     try {
       args = JSON.parse(args) as unknown;
     } catch {
-      args = {};
+      args = { input: args };
     }
   }
   return { name, input: isPlainObject(args) ? args : {} };

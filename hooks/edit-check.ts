@@ -3,7 +3,7 @@
 // Shared claims and the session's own pass. It reads only the claims' lines of the log (through the
 // per-address index), and like every hook it allows the call and logs why on any failure of its own.
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { realpathSync } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/common/address.js";
 import { readClaims } from "../core/claims/claims.js";
@@ -17,24 +17,33 @@ import type { HookProgram } from "./run.js";
 
 /**
  * The paths an edit of `path` may write: the file through its directory's real path (a symlinked checkout
- * names the same claims), and when the file itself is a symlink, the file it leads to, which a write
- * through it changes (claims are stored resolved the same way, claims/paths.ts).
+ * names the same claims), and when the file itself is a symlink, what it leads to, which a write through it
+ * changes or creates (claims are stored resolved the same way, claims/paths.ts).
  */
-function realPaths(path: string): string[] {
+function realPaths(path: string, hops = 0): string[] {
   for (let dir = dirname(path); ; dir = dirname(dir)) {
+    let realDir: string;
     try {
-      const inRealDir = join(realpathSync(dir), relative(dir, path));
-      let target: string;
-      try {
-        target = realpathSync(inRealDir);
-      } catch {
-        return [inRealDir];
-      }
-      return target === inRealDir ? [inRealDir] : [inRealDir, target];
+      realDir = realpathSync(dir);
     } catch {
       if (dirname(dir) === dir) return [path];
+      continue;
     }
+    const inRealDir = join(realDir, relative(dir, path));
+    return [inRealDir, ...linkTarget(inRealDir, hops)];
   }
+}
+
+/** Where a symlink leads, followed even when its target does not exist yet (a write creates it); none for a file that is no link. */
+function linkTarget(path: string, hops: number): string[] {
+  let target: string;
+  try {
+    target = readlinkSync(path);
+  } catch {
+    return [];
+  }
+  // The kernel gives up on a chain of 40 links too.
+  return hops >= 40 ? [] : realPaths(resolve(dirname(path), target), hops + 1);
 }
 
 export interface Blocked {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { runHook, type HookHost } from "./helpers/hooks.js";
 import { tempRepo } from "./helpers/repo.js";
 import { tempPeerpost } from "./helpers/temp.js";
-import { claimPaths } from "../core/claims/claims.js";
+import { claimPaths, releasePaths } from "../core/claims/claims.js";
 
 /** Each host's stdin for a write of `path` (relative to `cwd`), and how its deny reads. */
 const HOSTS: Record<HookHost, { kind: string; stdin: (sessionId: string, cwd: string, path: string) => object; denied: (stdout: string) => string | undefined }> = {
@@ -110,6 +110,32 @@ test("claims hold through symlinks: a write through a file link reaches the clai
   assert.match((await denied("vendor/lib.ts")) ?? "", /^peerpost: vendor\/lib\.ts is claimed exclusively/);
   assert.match((await denied("vendor-link/new.ts")) ?? "", /^peerpost: vendor\/new\.ts is claimed exclusively/);
   assert.equal(await denied("src/b.ts"), undefined, "an unclaimed file beside them passes");
+  // A link whose target does not exist yet: a write through it creates the target.
+  symlinkSync("vendor/new-file.ts", join(repo, "dangling.ts"));
+  assert.match((await denied("dangling.ts")) ?? "", /^peerpost: vendor\/new-file\.ts is claimed exclusively/);
+});
+
+test("a claim of the whole repository (. with --all) and a glob written with a trailing slash cover what they name; a claimed name that became a directory is released by that name", async (t) => {
+  const { repo, peerpost, env } = await heldRepo(t);
+  mkdirSync(join(repo, "packages", "web"), { recursive: true });
+  const spec = HOSTS["claude-code"];
+  const denied = async (path: string) => spec.denied((await runHook("claude-code", "pre-tool", spec.stdin("editor", repo, path), env)).stdout || "{}");
+  const packages = await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["packages/*/"], ttl: "1h" });
+  assert.deepEqual(packages.claims.map((claim) => claim.path), ["packages/*/**"]);
+  assert.match((await denied("packages/web/index.ts")) ?? "", /packages\/web\/index\.ts is claimed/);
+  await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["build"], ttl: "1h" });
+  mkdirSync(join(repo, "build"));
+  const released = await releasePaths(peerpost, { by: "claude:holder", cwd: repo, paths: ["build"] });
+  assert.deepEqual(released.released.map((claim) => claim.path), ["build"]);
+  await releasePaths(peerpost, { by: "claude:holder", all: true, cwd: repo, paths: [] });
+  const everything = await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["."], all: true, ttl: "1h" });
+  assert.deepEqual(everything.claims.map((claim) => claim.path), ["**"]);
+  assert.match((await denied("README.md")) ?? "", /README\.md is claimed/);
+  await assert.rejects(claimPaths(peerpost, { holder: "codex:other", cwd: repo, paths: ["docs/guide.md"] }), { code: "claim_conflict" });
+  // Stored relative to the root, a short name given from deep in the tree can pass the length limit: refused as such.
+  const deep = join(repo, "d".repeat(200), "e".repeat(200));
+  mkdirSync(deep, { recursive: true });
+  await assert.rejects(claimPaths(peerpost, { holder: "claude:holder", cwd: deep, paths: ["f".repeat(700)] }), (error: { code?: string; details?: { reason?: string } }) => error.code === "invalid_arguments" && error.details?.reason === "too_long");
 });
 
 test("a pre-tool hook that cannot read the claims allows the edit and logs why", async (t) => {

@@ -155,8 +155,10 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
   await peerpost.mailbox.store.appendDeciding(() => {
     const now = peerpost.config.now();
     const standing = [...claimsState(peerpost).all()].filter((entry) => entry.repo === repo && isLive(entry, now));
+    // A name claimed as a file that is a directory now reads as `name/**`: it still names that claim.
+    const named = (path: string) => paths.includes(path) || paths.includes(`${path}/**`);
     released = standing.filter((entry) =>
-      input.force ? entry.holder !== input.by && paths.some((path) => patternsOverlap(path, entry.path)) : entry.holder === input.by && (everything || paths.includes(entry.path)),
+      input.force ? entry.holder !== input.by && paths.some((path) => patternsOverlap(path, entry.path)) : entry.holder === input.by && (everything || named(entry.path)),
     );
     if (released.length === 0)
       throw new PeerpostError("not_found", `No standing claim ${input.force ? "of another holder overlaps" : "of yours is on"} ${everything ? "anything" : paths.join(", ")} in ${repo}.`, {

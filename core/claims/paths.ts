@@ -94,9 +94,12 @@ export function repositoryPattern(pattern: string, options: PatternOptions): str
   const normal = throughLinks(options.root, normalisePattern(relativePattern), pattern);
   if (!options.all && matchesEverything(normal))
     throw refused(pattern, "everything", `${pattern} names the whole repository ${options.root}.`, "Claim the directories you work in, or pass --all (all: true) to claim the whole repository on purpose.");
-  // A directory is claimed with everything under it.
-  const directory = !isGlob(normal) && (/[/\\]$/.test(pattern) || isDirectory(join(options.root, normal)));
-  return directory ? `${normal}/**` : normal;
+  // A directory is claimed with everything under it: one that exists, and any path or glob written with a trailing slash.
+  const directory = !normal.endsWith("**") && (/[/\\]$/.test(pattern) || (!isGlob(normal) && isDirectory(join(options.root, normal))));
+  const stored = !directory ? normal : normal === "" ? "**" : `${normal}/**`;
+  // Made relative to the root, a short path written from deep in the tree is longer than it was given.
+  if (stored.length > MAX_PATTERN_LENGTH) throw refused(pattern, "too_long", `This path is ${stored.length} characters long from the repository's root (${options.root}), longer than ${MAX_PATTERN_LENGTH}.`, "Claim a shorter path or a directory above it.");
+  return stored;
 }
 
 function isDirectory(path: string): boolean {

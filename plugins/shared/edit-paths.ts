@@ -2,6 +2,12 @@
 // (which tools write, which argument names the path) is in its plugin's dialect and README.
 import type { ToolCall } from "../../hooks/dialect.js";
 
+/** The files an apply_patch call writes: its patch is `command` (Codex), or `input` or `patch` (a freeform call's whole text). */
+export function patchArgumentPaths(tool: ToolCall): string[] {
+  const patch = tool.input.command ?? tool.input.input ?? tool.input.patch;
+  return typeof patch === "string" ? applyPatchPaths(patch) : Array.isArray(patch) ? applyPatchPaths(patch.filter((part) => typeof part === "string").join("\n")) : [];
+}
+
 /** A string argument, when present. */
 export function stringArgument(tool: ToolCall, ...names: string[]): string[] {
   for (const name of names) {
@@ -11,9 +17,51 @@ export function stringArgument(tool: ToolCall, ...names: string[]): string[] {
   return [];
 }
 
-/** The files an apply_patch text adds, updates, deletes or moves to (`*** Add File: path`, …; Codex trims each line first, so indented too). */
+const ADD_FILE = "*** Add File: ";
+const DELETE_FILE = "*** Delete File: ";
+const UPDATE_FILE = "*** Update File: ";
+const MOVE_TO = "*** Move to: ";
+const END_OF_FILE = "*** End of File";
+
+/**
+ * The files an apply_patch text adds, updates, deletes or moves to, read as Codex reads it
+ * (codex-rs/apply-patch/src/parser.rs): a hunk's header trimmed, an Add hunk's `+` lines, an Update
+ * hunk's `*** Move to:` line and its change lines, so a context line that quotes a header names nothing.
+ * A text Codex would refuse is read line by line instead, every header-like line a path: the hook then
+ * refuses at worst what Codex would not apply.
+ */
 export function applyPatchPaths(patch: string): string[] {
+  return hunkPaths(patch) ?? patch.split("\n").flatMap((line) => headerPath(line.trim()) ?? []);
+}
+
+function headerPath(header: string): string | undefined {
+  for (const marker of [ADD_FILE, DELETE_FILE, UPDATE_FILE, MOVE_TO]) if (header.startsWith(marker)) return header.slice(marker.length);
+  return undefined;
+}
+
+/** Between `*** Begin Patch` and `*** End Patch` (also inside a quoted heredoc, as Codex allows). */
+function patchBody(lines: string[]): string[] | undefined {
+  const bounded = (inner: string[]) => (inner.length >= 2 && inner[0]!.trim() === "*** Begin Patch" && inner.at(-1)!.trim() === "*** End Patch" ? inner.slice(1, -1) : undefined);
+  const heredoc = lines.length >= 4 && ["<<EOF", "<<'EOF'", '<<"EOF"'].includes(lines[0]!) && lines.at(-1)!.endsWith("EOF");
+  return bounded(lines) ?? (heredoc ? bounded(lines.slice(1, -1)) : undefined);
+}
+
+function hunkPaths(patch: string): string[] | undefined {
+  const body = patchBody(patch.trim().split("\n").map((line) => line.replace(/\r$/, "")));
+  if (!body) return undefined;
   const paths: string[] = [];
-  for (const match of patch.matchAll(/^[ \t]*\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)) paths.push(match[1]!.trim());
+  for (let i = 0; i < body.length; ) {
+    const header = body[i++]!.trim();
+    if (header.startsWith(ADD_FILE)) {
+      paths.push(header.slice(ADD_FILE.length));
+      while (i < body.length && body[i]!.startsWith("+")) i++;
+    } else if (header.startsWith(DELETE_FILE)) paths.push(header.slice(DELETE_FILE.length));
+    else if (header.startsWith(UPDATE_FILE)) {
+      paths.push(header.slice(UPDATE_FILE.length));
+      if (i < body.length && body[i]!.startsWith(MOVE_TO)) paths.push(body[i++]!.slice(MOVE_TO.length));
+      // Its chunks: change lines (" ", "+", "-"), "@@" context lines, blank lines, up to the next header.
+      while (i < body.length && (body[i] === END_OF_FILE || body[i]!.trim() === "" || /^[ +\-]|^@@/.test(body[i]!))) i++;
+    } else return undefined;
+  }
   return paths;
 }
