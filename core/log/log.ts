@@ -7,7 +7,7 @@
 // (read-lines.ts); the vocabulary is in types.ts, the kept descriptors in kept-files.ts, the lock in lock.ts.
 import { constants, fstatSync, fsyncSync, lstatSync, readSync, writeSync, type Stats } from "node:fs";
 import { PeerpostError, ioError } from "../common/errors.js";
-import { isPrivateFile, openStateFile } from "../security/trust.js";
+import { checkStateFileKind, isPrivateFile, openStateFile } from "../security/trust.js";
 import { KeptFiles, closeQuietly, writeAll, type KeptDescriptor } from "./kept-files.js";
 import { lockLog } from "./lock.js";
 import { notALineStart, readLinesAtOffsets, scanLines, scanLinesBackward } from "./read-lines.js";
@@ -38,15 +38,17 @@ export class JsonlLog<T> {
     this.files.close();
   }
 
-  /** The file's identity and size, or undefined when it does not exist yet. */
+  /** The file's identity and size, or undefined when it does not exist yet; what is no regular file there is refused. */
   identity(): FileIdentity | undefined {
+    let stat: Stats;
     try {
-      const stat = lstatSync(this.path);
-      return { dev: stat.dev, ino: stat.ino, size: stat.size, stats: stat };
+      stat = lstatSync(this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw ioError("inspect", this.path, error);
     }
+    checkStateFileKind(this.path, stat);
+    return { dev: stat.dev, ino: stat.ino, size: stat.size, stats: stat };
   }
 
   /**

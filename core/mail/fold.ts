@@ -63,8 +63,9 @@ export function byId(a: { id: string }, b: { id: string }): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/** Maps keyed by what callers pass in (ids, role names) hold no prototype: `constructor` is no message. */
 export function emptyState(): MailboxState {
-  return { messages: {}, idempotency: {}, roles: {} };
+  return { messages: Object.create(null), idempotency: Object.create(null), roles: Object.create(null) };
 }
 
 function messageFrom(event: MsgEvent, offset: number): MessageState {

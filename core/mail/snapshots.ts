@@ -31,6 +31,8 @@ export function loadSnapshot(snapshotPath: string, logPath: string, scope: strin
   const problem = snapshotProblem(read.value, { logPath, scope: scope ?? null, version: SNAPSHOT_VERSION });
   if (problem) return { status: "invalid", reason: problem };
   const snapshot = read.value as Snapshot;
+  // As a fold's own maps (fold.ts), none with a prototype.
+  for (const map of [snapshot.state.messages, snapshot.state.idempotency, snapshot.state.roles]) Object.setPrototypeOf(map, null);
   const moved = positionProblem(logPath, snapshot.log);
   return moved ? { status: "invalid", reason: moved } : { status: "valid", snapshot };
 }

@@ -32,6 +32,13 @@ function wrongKind(path: string, expected: "a directory" | "a regular file"): Pe
   });
 }
 
+/** Refuses what a state file's path holds when it is no regular file (a link, a FIFO, a directory), as opening it would. */
+export function checkStateFileKind(path: string, stat: Stats): void {
+  if (stat.isFile()) return;
+  if (stat.isSymbolicLink()) throw untrusted(path, "it is a symbolic link", OWN_IT_HINT);
+  throw wrongKind(path, "a regular file");
+}
+
 const OWN_IT_HINT = "peerpost only uses state it alone can write. Remove it (it is recreated), or fix its owner and mode (files 0600, dirs 0700), or point PEERPOST_HOME at a directory of your own.";
 
 /**
@@ -138,7 +145,9 @@ function checkOpenFile(fd: number, path: string): void {
 export function openStateFile(path: string, flags: number): number {
   let fd: number;
   try {
-    fd = openSync(path, flags | constants.O_NOFOLLOW, FILE_MODE);
+    // O_NONBLOCK: a FIFO put in a file's place would block the open until someone writes to it; this way
+    // it opens at once and is refused as no regular file (regular files ignore the flag).
+    fd = openSync(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ELOOP") throw untrusted(path, "it is a symbolic link", OWN_IT_HINT);
     throw error;

@@ -23,7 +23,8 @@ export interface TasksState {
 }
 
 export function emptyTasks(): TasksState {
-  return { tasks: {} };
+  // No prototype: a task id a caller gives (`__proto__`) is no task.
+  return { tasks: Object.create(null) };
 }
 
 export function isFinal(status: TaskStatus): boolean {

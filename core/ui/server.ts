@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { logError } from "../common/error-log.js";
 import { PeerpostError, toErrorValue, type ErrorCode } from "../common/errors.js";
 import type { Peerpost } from "../peerpost.js";
 import { waitFor } from "../mail/wait.js";
@@ -40,6 +41,8 @@ const MAX_WRITE_BYTES = 512 * 1024;
 /** A change check at least this often behind the state dir's watch, and a heartbeat for idle streams. */
 const POLL_MS = 1000;
 const HEARTBEAT_MS = 25_000;
+/** After a failed look at the store, the wait before the next. */
+const WATCH_RETRY_MS = 1000;
 /** Built states kept (one per distinct filter set, until the logs move on). */
 const BUILT_KEPT = 50;
 
@@ -120,7 +123,14 @@ export class UiServer {
     while (!this.stop.signal.aborted) {
       const outcome = await waitFor(() => (this.source.fingerprint() !== this.version ? true : undefined), { watchDir: peerpost.stateDir.path, pollMs: POLL_MS, timeoutMs: HEARTBEAT_MS, signal: this.stop.signal }).catch(() => ({ outcome: "timeout" as const }));
       if (outcome.outcome === "aborted") return;
-      if (!(await this.sync())) this.broadcast();
+      try {
+        if (!(await this.sync())) this.broadcast();
+      } catch (error) {
+        // The store could not be read this time (out of descriptors, a file swapped for something else):
+        // pages keep what they show, the error log says why, and the next look tries again after a pause.
+        logError(peerpost.stateDir.path, "ui watch", error);
+        await new Promise((resolve) => setTimeout(resolve, WATCH_RETRY_MS));
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, o
 import { writeAll } from "../../log/kept-files.js";
 import { PeerpostError, ioError } from "../../common/errors.js";
 import { openStateFile, readStateFile, readStateFileIfAny, writeStateFileInPlace } from "../../security/trust.js";
+import { processStartTime } from "../../sessions/process-tree.js";
 
 export interface Marker {
   v: 1;
@@ -13,6 +14,9 @@ export interface Marker {
   liveIno: number;
   /** Set just before the rename: how much of the old file the new one holds. */
   copiedUpTo?: number;
+  /** The compacting process and its start time: while it runs, its marker is no crash to recover from. */
+  pid?: number;
+  pidStart?: number;
 }
 
 export interface CompactionPaths {
@@ -65,9 +69,25 @@ function readMarker(paths: CompactionPaths): Marker | undefined {
   }
 }
 
-/** Writes the marker in place and fsyncs it, never through a link. */
-export function writeMarker(paths: CompactionPaths, marker: Marker): void {
-  writeStateFileInPlace(paths.marker, JSON.stringify(marker), { sync: true });
+/** Writes this process's marker in place and fsyncs it, never through a link. */
+export function writeMarker(paths: CompactionPaths, marker: Omit<Marker, "pid" | "pidStart">): void {
+  const start = processStartTime(process.pid);
+  writeStateFileInPlace(paths.marker, JSON.stringify({ ...marker, pid: process.pid, ...(start === undefined ? {} : { pidStart: start }) } satisfies Marker), { sync: true });
+}
+
+/**
+ * Whether the marker is another process's that still runs. A compaction is synchronous: one of a large log
+ * runs past the lock's stale time without renewing it, and another process may take the lock over; that
+ * one must not undo the first one's files as if it had died.
+ */
+function runningElsewhere(marker: Marker): boolean {
+  if (marker.pid === undefined || marker.pid === process.pid) return false;
+  try {
+    process.kill(marker.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return marker.pidStart === undefined || processStartTime(marker.pid) === marker.pidStart;
 }
 
 /** The archive's size, or 0 when there is none; its path is looked at, not followed (a link there is refused when opened). */
@@ -206,6 +226,11 @@ function cutArchive(paths: CompactionPaths, bytes: number): void {
 export function recoverCompaction(paths: CompactionPaths): void {
   const marker = readMarker(paths);
   if (!marker) return;
+  if (runningElsewhere(marker))
+    throw new PeerpostError("state_io_error", `Another compaction of ${paths.live} is still running (process ${marker.pid}).`, {
+      details: { path: paths.live, marker: paths.marker, pid: marker.pid },
+      hint: "Let it finish; run `peerpost compact` again after it if need be. A large log takes a while to compact.",
+    });
   try {
     if (inode(paths.live) === marker.liveIno) {
       if (archiveSize(paths) > marker.archiveBytes) cutArchive(paths, marker.archiveBytes);

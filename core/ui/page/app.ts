@@ -276,7 +276,15 @@ function render(next: UiState, changed?: ReadonlySet<string>): void {
   state = next;
   const live = $("#live");
   if (live.classList.contains("bad") && !live.textContent?.startsWith("disconnected")) Object.assign(live, { className: "badge ok", textContent: "live" });
-  for (const [keys, draw] of PARTS) if (!changed || keys.some((key) => changed.has(key))) draw(next);
+  for (const [keys, draw] of PARTS) {
+    if (changed && !keys.some((key) => changed.has(key))) continue;
+    // One part that cannot be drawn leaves the others drawn, and the page live.
+    try {
+      draw(next);
+    } catch (error) {
+      console.error("peerpost: a part of the page could not be drawn", error);
+    }
+  }
   refreshTimes();
   document.body.dataset.version = next.version;
   if (!performance.getEntriesByName("peerpost-rendered").length) performance.mark("peerpost-rendered");

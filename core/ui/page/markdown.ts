@@ -77,7 +77,14 @@ function block(token: Tokens.Generic): Child {
   }
 }
 
-/** The body as elements: markdown formatting, with every string a text node. */
+/**
+ * The body as elements: markdown formatting, with every string a text node. A body the lexer cannot take
+ * (nesting deep enough to overflow its recursion: 2,000 `>` do) is shown as its text, and the page goes on.
+ */
 export function renderMarkdown(text: string): Child[] {
-  return new Lexer({ gfm: true }).lex(text).map((token) => block(token as Tokens.Generic));
+  try {
+    return new Lexer({ gfm: true }).lex(text).map((token) => block(token as Tokens.Generic));
+  } catch {
+    return [el("p", null, text)];
+  }
 }

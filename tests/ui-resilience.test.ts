@@ -1,0 +1,78 @@
+// The web view under what it must survive: a store it cannot read for a while (no descriptors left),
+// a body whose markdown nests past the lexer's recursion, and ids and role names that name members of
+// Object.prototype.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { connect, type Socket } from "node:net";
+import { CLI } from "./helpers/mcp.js";
+import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
+import { registerSessions, startUi, uiEnv, write } from "./helpers/ui.js";
+import { openPeerpost } from "../core/peerpost.js";
+
+test("with every descriptor taken, a change in the store does not end the ui process, and it serves again once they are back", async (t) => {
+  const env = uiEnv(t);
+  // A low descriptor limit stands in for a machine's: any local process may open connections, no token needed.
+  const child = spawn("/bin/sh", ["-c", `ulimit -n 64 && exec "${process.execPath}" "${CLI}" ui --no-open`], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<string>((resolve) => child.on("exit", (code, signal) => resolve(`exited ${code ?? signal}`)));
+  t.after(() => void child.kill());
+  const url = await new Promise<string>((resolve) => {
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()) && /http:\S+/.test(out) && resolve(/http:\S+/.exec(out)![0]));
+  });
+  const sockets: Socket[] = [];
+  t.after(() => sockets.forEach((socket) => socket.destroy()));
+  for (let i = 0; i < 120; i++) {
+    sockets.push(connect(Number(new URL(url).port), "127.0.0.1").on("error", () => undefined));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  // Any session's ordinary activity meanwhile: a receipt appended.
+  const store = openPeerpost({ env, home: env.HOME! });
+  t.after(() => store.backend.close());
+  await store.receipts.record({ kind: "send", from: "user:x", to: "claude:y", messageId: "01J00000000000000000000000", host: "ui", delivery: "queued", warnings: [], origin: { source: "explicit", detail: "test", pid: 1, cwd: "/" } } as never);
+  const outcome = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve("running"), 5_000))]);
+  assert.equal(outcome, "running", stderr.split("\n").filter((line) => line.length < 300).join("\n"));
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const page = await fetch(url);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /claude:y/, "the receipt appended meanwhile is in the state");
+});
+
+test("a body of deeply nested markdown is shown as its text, and the rest of the page is drawn and live", { skip: NO_CHROMIUM }, async (t) => {
+  const ui = await startUi(t, { env: uiEnv(t) });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  await ui.store.mailbox.send({ from: "claude:alice", fromVerified: false, to: "codex:bob", body: "an ordinary note" });
+  await ui.store.mailbox.send({ from: "claude:alice", fromVerified: false, to: "codex:bob", body: ">".repeat(20_000) });
+  const page = await (await launchBrowser(t)).newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(ui.url);
+  await page.waitForSelector("body[data-version]");
+  assert.equal(await page.locator(".message", { hasText: "an ordinary note" }).count(), 1, "the other conversation is drawn");
+  assert.equal(await page.locator(".message .body p", { hasText: ">>>>>>>>>>" }).count(), 1, "the nested body is shown as text");
+  assert.ok((await page.locator("#health .list > *").count()) > 0, "the panels after the conversations are drawn");
+  await page.locator("#live", { hasText: "live" }).waitFor();
+  assert.deepEqual(errors, []);
+});
+
+test("ids and role names that name Object.prototype members are not found, not internal errors", async (t) => {
+  const ui = await startUi(t, { env: { ...uiEnv(t), PEERPOST_USER: "ana" } });
+  await registerSessions(ui.store, "claude:alice");
+  const cases: Array<[string, unknown]> = [
+    ["/api/send", { to: "claude:alice", body: "x", replyToMessageId: "constructor" }],
+    ["/api/task", { action: "claim", id: "__proto__" }],
+    ["/api/task", { action: "done", id: "toString", note: "n" }],
+    ["/api/task", { action: "add", title: "t", after: ["constructor"] }],
+    ["/api/resolve", { id: "constructor", resolution: "decline" }],
+    ["/api/send", { to: "role:constructor", body: "x" }],
+  ];
+  const answers = [];
+  for (const [path, body] of cases) {
+    const answer = await write(ui, path, body);
+    answers.push(`${path} ${answer.status} ${(JSON.parse(answer.body) as { error?: { code: string } }).error?.code ?? "ok"}`);
+  }
+  assert.deepEqual(answers, cases.map(([path]) => `${path} 404 not_found`));
+});
