@@ -9,7 +9,7 @@ import { formatAddress } from "../core/common/address.js";
 import { readClaims } from "../core/claims/claims.js";
 import { blockingClaims, type ClaimEntry } from "../core/claims/fold.js";
 import { holderGone } from "../core/claims/holders.js";
-import { repositoryOf } from "../core/claims/paths.js";
+import { gitTopOf } from "../core/claims/paths.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import type { HookDialect, HookInput } from "./dialect.js";
 import { EDIT_EVENTS } from "./programs.js";
@@ -46,6 +46,15 @@ function linkTarget(path: string, hops: number): string[] {
   return hops >= 40 ? [] : realPaths(resolve(dirname(path), target), hops + 1);
 }
 
+/** Every directory above a path, nearest first, up to the root. */
+function directoriesAbove(path: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    dirs.push(dir);
+    if (dirname(dir) === dir) return dirs;
+  }
+}
+
 export interface Blocked {
   path: string;
   entry: ClaimEntry;
@@ -56,9 +65,12 @@ export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, p
   const now = peerpost.config.now();
   const wanted = paths.flatMap((path) =>
     realPaths(isAbsolute(path) ? path : resolve(cwd, path)).flatMap((absolute) => {
-      const repo = repositoryOf(dirname(absolute), cwd);
-      const inRepo = relative(repo, absolute).split(sep).join("/");
-      return inRepo === "" || inRepo.startsWith("../") ? [] : [{ repo, inRepo }];
+      const top = gitTopOf(dirname(absolute));
+      // Outside git a claim's repository is the directory it was made from: any directory above the file.
+      return (top === undefined ? directoriesAbove(absolute) : [top]).flatMap((repo) => {
+        const inRepo = relative(repo, absolute).split(sep).join("/");
+        return inRepo === "" || inRepo.startsWith("../") ? [] : [{ repo, inRepo }];
+      });
     }),
   );
   // Only the segments of these paths are read (readClaims).

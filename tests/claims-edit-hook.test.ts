@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runHook, type HookHost } from "./helpers/hooks.js";
 import { tempRepo } from "./helpers/repo.js";
-import { tempPeerpost } from "./helpers/temp.js";
+import { tempDir, tempPeerpost } from "./helpers/temp.js";
 import { claimPaths, releasePaths } from "../core/claims/claims.js";
 
 /** Each host's stdin for a write of `path` (relative to `cwd`), and how its deny reads. */
@@ -136,6 +136,19 @@ test("a claim of the whole repository (. with --all) and a glob written with a t
   const deep = join(repo, "d".repeat(200), "e".repeat(200));
   mkdirSync(deep, { recursive: true });
   await assert.rejects(claimPaths(peerpost, { holder: "claude:holder", cwd: deep, paths: ["f".repeat(700)] }), (error: { code?: string; details?: { reason?: string } }) => error.code === "invalid_arguments" && error.details?.reason === "too_long");
+});
+
+test("outside git, a claim made from a project directory refuses an edit from any directory under it", async (t) => {
+  const { peerpost, env } = await heldRepo(t);
+  const project = tempDir(t, "peerpost-nogit-");
+  mkdirSync(join(project, "src"));
+  writeFileSync(join(project, "src", "a.ts"), "a\n");
+  await claimPaths(peerpost, { holder: "claude:holder", cwd: project, paths: ["src/a.ts"], ttl: "1h" });
+  const spec = HOSTS["claude-code"];
+  const denied = async (cwd: string) => spec.denied((await runHook("claude-code", "pre-tool", { ...spec.stdin("editor", cwd, "x"), tool_input: { file_path: join(project, "src", "a.ts"), content: "x" } }, env)).stdout || "{}");
+  assert.match((await denied(project)) ?? "", /src\/a\.ts is claimed exclusively/, "from the project directory");
+  assert.match((await denied(join(project, "src"))) ?? "", /a\.ts is claimed exclusively/, "from a directory under it");
+  assert.match((await denied(tempDir(t, "peerpost-elsewhere-"))) ?? "", /is claimed exclusively/, "from anywhere else");
 });
 
 test("a pre-tool hook that cannot read the claims allows the edit and logs why", async (t) => {

@@ -181,6 +181,38 @@ test("a remote whose name has a slash is still a remote: what its branches have 
   assert.match(byUrl.stderr, /"src\/a\.ts": claimed by codex:holder/);
 });
 
+test("a merge that needs no resolving is checked too (git runs pre-merge-commit for it): one that brings a claimed file in is refused, one that brings others goes through", async (t) => {
+  const { repo, env } = await guarded(t);
+  const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
+  gitRun(repo, env, "checkout", "-q", "-b", "feature");
+  assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
+  gitRun(repo, env, "checkout", "-q", "-b", "docs-only", branch);
+  assert.equal(commitFile(repo, env, "docs/guide.md").status, 0);
+  gitRun(repo, env, "checkout", "-q", branch);
+  // The branch moves on, so neither merge is a fast-forward (which makes no commit).
+  assert.equal(commitFile(repo, env, "notes.txt").status, 0);
+  const refused = gitRun(repo, env, "merge", "--no-ff", "-q", "-m", "merge feature", "feature");
+  assert.notEqual(refused.status, 0, "the merge is refused");
+  assert.match(refused.stderr, /this merge touches paths another live session holds exclusively:\n  "src\/a\.ts": claimed by codex:holder[^]*git merge --no-verify/);
+  gitRun(repo, env, "merge", "--abort");
+  const clean = gitRun(repo, env, "merge", "--no-ff", "-q", "-m", "merge docs", "docs-only");
+  assert.equal(clean.status, 0, clean.stderr);
+});
+
+test("a commit that also adds a path of thousands of characters is checked, not let through for a failure of the check", async (t) => {
+  const { repo, env, peerpost } = await guarded(t);
+  // A pattern with a leading wildcard is compared character by character with the long path.
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["**/*.md"], ttl: "2h" });
+  writeFileSync(join(repo, "src", "a.ts"), "changed\n");
+  gitRun(repo, env, "add", "src/a.ts");
+  const blob = git(repo, "hash-object", "-w", "src/b.ts").trim();
+  git(repo, "update-index", "--add", "--cacheinfo", `100644,${blob},${"deep/".repeat(2400)}notes.md`);
+  const commit = gitRun(repo, env, "commit", "-q", "-m", "both");
+  assert.notEqual(commit.status, 0, commit.stderr.slice(0, 300));
+  assert.match(commit.stderr, /"src\/a\.ts": claimed by codex:holder/);
+  assert.match(commit.stderr, /"(deep\/){2400}notes\.md": claimed by codex:holder/);
+});
+
 test("installing again over a hook another tool put in the guard's place refuses, and loses neither hook", async (t) => {
   const { repo, env, hooksDir } = await guarded(t);
   // A hook framework rewrites pre-commit after the guard was installed.

@@ -1,15 +1,18 @@
-// A compaction that outlives its lock, and a log that is no file. A compaction runs synchronously and
+// A compaction that outlives its lock, one killed after its rename, one that runs under a reader, and a log
+// that is no file. A compaction runs synchronously and
 // cannot renew its lock: past PEERPOST_LOCK_STALE_MS another process takes the lock over. A second
 // compaction must then leave the running one's files alone, and every archived message must stay
-// readable. A FIFO in place of a log is refused at once, not waited on.
+// readable. A reader whose read a swap cut across reads again. A FIFO in place of a log is refused at once, not waited on.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdirSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
+import { monotonicFactory } from "ulid";
 import { tempDir, tempPeerpost } from "./helpers/temp.js";
-import { collect } from "./helpers/children.js";
-import { cli } from "./helpers/cli.js";
+import { collect, spawnFixture } from "./helpers/children.js";
+import { cli, json } from "./helpers/cli.js";
+import { heartbeats } from "./helpers/compacted-logs.js";
 import { CLI } from "./helpers/mcp.js";
 
 const DAY = 86_400_000;
@@ -36,6 +39,65 @@ test("a compaction that took over a stale lock from a running one refuses, and n
   assert.equal((await cli(env, "compact")).code, 0, "a compaction after it recovers nothing and keeps the archive");
   const status = await cli(env, "status", done.id);
   assert.equal(status.code, 0, status.stderr);
+});
+
+test("the old tail of a compaction killed after its rename is brought over once, not again by every new process after newer records", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t);
+  await heartbeats(peerpost, clock);
+  const register = (name: string) => peerpost.sessions.register({ host: "claude-code", address: "claude:s1", sessionId: "s1", source: "cli", name });
+  // This process, a long-lived server, keeps its descriptor on the file the compaction replaces.
+  await register("zero");
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_LOCK_STALE_MS: "2000" };
+  const killed = await collect(spawnFixture("log-compactor", [stateDir, "sessions"], { ...env, PEERPOST_FAULT: "compact-after-rename" }));
+  assert.equal(killed.signal, "SIGKILL");
+  await register("one");
+  assert.equal((await cli(env, "name", "claude:s1", "two")).code, 0);
+  const names: string[] = [];
+  const lines: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    names.push((json(await cli(env, "agents", "--all", "--json")) as { sessions: Array<{ address: string; name?: string }> }).sessions.find((session) => session.address === "claude:s1")!.name!);
+    lines.push(readFileSync(join(stateDir, "sessions.jsonl"), "utf8").split("\n").length);
+  }
+  assert.deepEqual(names, ["two", "two", "two"], "the latest name stands");
+  assert.equal(new Set(lines).size, 1, `later processes append nothing: ${lines.join(", ")} lines`);
+});
+
+test("status of a message reads it while another process compacts it into the archive", { timeout: 120_000 }, async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t);
+  const now = clock.now;
+  const send = async (body: string, ago: number) => {
+    clock.now = now - ago * DAY;
+    const m = (await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body, anticipation: "reply" })).message;
+    await peerpost.mailbox.resolve({ id: m.id, by: "codex:b", resolution: "done" });
+    clock.now = now;
+    return m;
+  };
+  await send("a", 60);
+  assert.equal((await cli({ HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(now) }, "compact")).code, 0);
+  // A 40 MiB archive (its derived index deleted).
+  const [msg, res] = readFileSync(join(stateDir, "mailbox.archive.jsonl"), "utf8").split("\n");
+  const ulid = monotonicFactory();
+  const lines: string[] = [];
+  for (let i = 0; i < 19_000; i++) {
+    const id = ulid(now - 70 * DAY);
+    lines.push(JSON.stringify({ ...JSON.parse(msg!), id, conversationId: id, body: "x".repeat(2000) }), JSON.stringify({ ...JSON.parse(res!), id }));
+  }
+  appendFileSync(join(stateDir, "mailbox.archive.jsonl"), lines.join("\n") + "\n");
+  rmSync(join(stateDir, "index"), { recursive: true, force: true });
+  const m = await send("m", 50);
+  await peerpost.backend.close();
+  const failures: string[] = [];
+  for (const delay of [100, 200, 300, 400, 500, 600]) {
+    const copy = tempDir(t);
+    cpSync(home, copy, { recursive: true });
+    const env = { HOME: copy, PEERPOST_HOME: join(copy, "state"), PEERPOST_NOW: String(now) };
+    const status = cli(env, "status", m.id);
+    await sleep(delay);
+    assert.equal((await cli(env, "compact")).code, 0);
+    const shown = await status;
+    if (shown.code !== 0) failures.push(`${delay} ms: ${shown.stderr.split("\n")[0]}`);
+  }
+  assert.deepEqual(failures, []);
 });
 
 test("a FIFO in place of the mailbox is refused as no regular file by every reader, none waits on it", { timeout: 60_000 }, async (t) => {

@@ -102,7 +102,7 @@ test("a request is typed into an idle TUI through the control client, and the ne
   await until(() => controlClients(server).length === 0, 10_000, "the control client to leave with the push loop");
 });
 
-test("typing that tmux took and did not answer is not typed again: it runs once or not at all", { skip: NO_TMUX, timeout: 60_000 }, async (t) => {
+test("typing that tmux took and did not answer is not typed again: it runs once or not at all", { skip: NO_TMUX, timeout: 120_000 }, async (t) => {
   const { server, log } = tuiInTmux(t);
   await server.inputShows(codexInputLine, "");
   const pane = server.pane();
@@ -122,7 +122,8 @@ test("typing that tmux took and did not answer is not typed again: it runs once 
   resumed = true;
   // The server now runs what reached it before its client was ended: the line once, or (when the client
   // never passed it on, under load) not at all. Never twice: the typing was not run again another way.
-  assert.equal(await tmux(pane, ["display-message", "-p", "after"]), "after\n", "a look at the pane runs again");
+  // The first look may meet the client that is being replaced (its answer then lost): looks run again.
+  await until(async () => (await tmux(pane, ["display-message", "-p", "after"]).catch(() => "")) === "after\n", 20_000, "a look at the pane to run again");
   await new Promise((resolve) => setTimeout(resolve, 2000));
   assert.ok(submittedLines(log).length <= 1, `typed at most once: ${JSON.stringify(submittedLines(log))}`);
 });

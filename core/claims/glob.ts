@@ -86,27 +86,32 @@ function sameCharacterPossible(a: Token, b: Token, ignoreCase: boolean): boolean
   return true;
 }
 
-/** Whether some string is in both token languages: a walk over position pairs, each visited once. */
+/**
+ * Whether some string is in both token languages: a walk over position pairs, each visited once. With a
+ * stack of its own, not recursion: a path of thousands of characters would overflow the call stack.
+ */
 function intersects(a: Token[], b: Token[], ignoreCase: boolean): boolean {
   const seen = new Set<number>();
   const width = b.length + 1;
-  const walk = (i: number, j: number): boolean => {
+  const pending: Array<[number, number]> = [[0, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [i, j] = next;
     if (i === a.length && j === b.length) return true;
     const key = i * width + j;
-    if (seen.has(key)) return false;
+    if (seen.has(key)) continue;
     seen.add(key);
     const x = a[i];
     const y = b[j];
     // A star may match nothing.
-    if (isStar(x) && walk(i + 1, j)) return true;
-    if (isStar(y) && walk(i, j + 1)) return true;
-    if (x === undefined || y === undefined || !sameCharacterPossible(x, y, ignoreCase)) return false;
+    if (isStar(x)) pending.push([i + 1, j]);
+    if (isStar(y)) pending.push([i, j + 1]);
+    if (x === undefined || y === undefined || !sameCharacterPossible(x, y, ignoreCase)) continue;
     // One character both accept: a star stays where it is, anything else moves on (both stars: a loop, nothing new).
     const nextI = isStar(x) ? i : i + 1;
     const nextJ = isStar(y) ? j : j + 1;
-    return (nextI !== i || nextJ !== j) && walk(nextI, nextJ);
-  };
-  return walk(0, 0);
+    if (nextI !== i || nextJ !== j) pending.push([nextI, nextJ]);
+  }
+  return false;
 }
 
 /** Where a pattern's first wildcard is (its length without one), kept: a fold compares each claim with every standing one. */

@@ -19,8 +19,8 @@ function realOrSelf(path: string): string {
   }
 }
 
-/** The repository a path is in: the nearest directory up from it with a `.git` entry, else `fallback` (the working directory). */
-export function repositoryOf(start: string, fallback = start): string {
+/** The git top level a path is in: the nearest directory up from it with a `.git` entry; undefined outside git. */
+export function gitTopOf(start: string): string | undefined {
   for (let dir = resolve(start); ; dir = dirname(dir)) {
     try {
       lstatSync(join(dir, ".git"));
@@ -28,8 +28,13 @@ export function repositoryOf(start: string, fallback = start): string {
     } catch {
       // Not here; one level up.
     }
-    if (dirname(dir) === dir) return realOrSelf(resolve(fallback));
+    if (dirname(dir) === dir) return undefined;
   }
+}
+
+/** The repository a path is in: its git top level, else `fallback` (the working directory). */
+export function repositoryOf(start: string, fallback = start): string {
+  return gitTopOf(start) ?? realOrSelf(resolve(fallback));
 }
 
 function refused(pattern: string, reason: "outside" | "symlink" | "everything" | "empty" | "too_long", message: string, hint: string): PeerpostError {

@@ -1,5 +1,5 @@
-// `peerpost guard check pre-commit|pre-push`, run by the guard's git hooks: the paths a commit (the
-// index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
+// `peerpost guard check pre-commit|pre-merge-commit|pre-push`, run by the guard's git hooks: the paths a
+// commit or a merge (the index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
 import type { Peerpost } from "../peerpost.js";
@@ -10,7 +10,7 @@ import { repositoryOf } from "../claims/paths.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { userAddress } from "../sessions/user.js";
 import { git, namesFromStatus, topLevel } from "./git.js";
-import type { GuardedHook } from "./install.js";
+import { GUARDED_ACTION, type GuardedHook } from "./install.js";
 
 const NO_COMMIT = /^0+$/;
 
@@ -40,7 +40,8 @@ function pushedCommits(top: string, localSha: string, remoteSha: string, remote:
  * what it changed against every parent (`--cc`: a conflict resolved, an edit made in the merge).
  */
 export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string, remote?: string): string[] {
-  if (hook === "pre-commit") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
+  // A merge's index holds its result: against HEAD, what it brings in.
+  if (hook !== "pre-push") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
   const paths = new Set<string>();
   for (const line of refsOnStdin.split("\n")) {
     const [, localSha, , remoteSha] = line.trim().split(/\s+/);
@@ -83,7 +84,7 @@ export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook
 
 /** What the hook prints on refusal: each path with its holder, then how to ask and how to override. */
 export function refusalText(hook: GuardedHook, findings: readonly GuardFinding[]): string {
-  const action = hook === "pre-commit" ? "commit" : "push";
+  const action = GUARDED_ACTION[hook];
   const lines = findings.map(({ path, entry }) => `  ${JSON.stringify(path)}: claimed by ${entry.holder} until ${entry.until}${entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : ""}`);
   const holders = [...new Set(findings.map(({ entry }) => entry.holder))];
   return [

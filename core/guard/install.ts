@@ -1,4 +1,5 @@
-// `peerpost guard install|uninstall`: git pre-commit and pre-push hooks that run `peerpost guard check`.
+// `peerpost guard install|uninstall`: git pre-commit, pre-merge-commit (a merge that needs no resolving
+// commits without pre-commit) and pre-push hooks that run `peerpost guard check`.
 // The hooks directory is git's own answer (core.hooksPath respected). A hook already there is moved
 // aside, byte for byte with its mode, and runs first from ours (a failing one still stops the commit);
 // uninstall removes ours and moves it back, so the repository is exactly as it was.
@@ -7,8 +8,10 @@ import { isAbsolute, join } from "node:path";
 import { git, topLevel } from "./git.js";
 import { PeerpostError } from "../common/errors.js";
 
-export const GUARDED_HOOKS = ["pre-commit", "pre-push"] as const;
+export const GUARDED_HOOKS = ["pre-commit", "pre-merge-commit", "pre-push"] as const;
 export type GuardedHook = (typeof GUARDED_HOOKS)[number];
+/** The git command each hook stops, as refusals name it (`git merge --no-verify` skips pre-merge-commit). */
+export const GUARDED_ACTION: Record<GuardedHook, "commit" | "merge" | "push"> = { "pre-commit": "commit", "pre-merge-commit": "merge", "pre-push": "push" };
 const MARKER = "# peerpost guard:";
 const CHAINED_SUFFIX = ".peerpost-chained";
 
@@ -24,7 +27,7 @@ function hookScript(hook: GuardedHook, node: string, cli: string): string {
     hook === "pre-push"
       ? ['input=$(cat; echo x); input=${input%x}', `if [ -x ${chained} ]; then printf '%s' "$input" | ${chained} "$@" || exit $?; fi`, `printf '%s' "$input" | exec ${check}`]
       : [`if [ -x ${chained} ]; then ${chained} "$@" || exit $?; fi`, `exec ${check} </dev/null`];
-  return ["#!/bin/sh", `${MARKER} refuses a ${hook === "pre-commit" ? "commit" : "push"} touching paths another live session claimed. \`peerpost guard uninstall\` puts back what was here.`, ...body, ""].join("\n");
+  return ["#!/bin/sh", `${MARKER} refuses a ${GUARDED_ACTION[hook]} touching paths another live session claimed. \`peerpost guard uninstall\` puts back what was here.`, ...body, ""].join("\n");
 }
 
 export function hooksDir(repo: string): string {

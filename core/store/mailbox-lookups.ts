@@ -14,6 +14,8 @@ import { MessageLines } from "./message-lines.js";
 
 /** Folds of single addresses kept for lookups that come back to them in the same turn (a message, then its thread). */
 const RECENT_FOLDS = 4;
+/** How many times a read that a swap cut across is made again (each swap is one compaction: two in a row are rare). */
+const SWAP_RETRIES = 2;
 
 interface KeptFold {
   store: string;
@@ -159,6 +161,23 @@ export class MailboxLookups {
    * Undefined when the indexes do not cover the archive and nearly all the live log.
    */
   messagesOf(address: string): Record<string, MessageState> | undefined {
+    return this.acrossSwaps(() => this.foldOf(address));
+  }
+
+  /**
+   * Runs `read` again (up to SWAP_RETRIES times) when a compaction swapped the live file while it ran: its
+   * archive part and its live part then came from either side of the swap, and a message it moved was in
+   * neither.
+   */
+  private acrossSwaps<R>(read: () => R): R {
+    for (let attempt = 0; ; attempt++) {
+      const before = this.log.identity()?.ino;
+      const result = read();
+      if (attempt === SWAP_RETRIES || this.log.identity()?.ino === before) return result;
+    }
+  }
+
+  private foldOf(address: string): Record<string, MessageState> | undefined {
     const { committed, size, store } = this.extent();
     const recent = this.recentFolds.get(address);
     if (recent?.store === store) return this.keepFold(address, recent);
@@ -211,9 +230,11 @@ export class MailboxLookups {
   }
 
   private foldEverything(keep: (message: MsgEvent) => boolean): MailboxState {
-    const state = emptyState();
-    this.scanArchive((entry) => applyEvent(state, entry.record, entry.offset, keep));
-    this.log.scan(0, (entry) => applyEvent(state, entry.record, entry.offset, keep));
-    return state;
+    return this.acrossSwaps(() => {
+      const state = emptyState();
+      this.scanArchive((entry) => applyEvent(state, entry.record, entry.offset, keep));
+      this.log.scan(0, (entry) => applyEvent(state, entry.record, entry.offset, keep));
+      return state;
+    });
   }
 }

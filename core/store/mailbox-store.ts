@@ -268,9 +268,14 @@ export class MailboxStore {
 
   /** A message's body, from its line in the live log or, for one compaction moved, in the archive. */
   body(message: MessageState): string {
-    let record = this.log.readAt(message.offset);
-    if (record?.type !== "msg" || record.id !== message.id) record = this.archive.readAt(message.offset);
-    if (!record || record.type !== "msg" || record.id !== message.id)
+    const at = (offset: number) => {
+      const live = this.log.readAt(offset);
+      const record = live?.type === "msg" && live.id === message.id ? live : this.archive.readAt(offset);
+      return record?.type === "msg" && record.id === message.id ? record : undefined;
+    };
+    // Neither: a compaction swapped the files since the message was folded. Its line is found anew, once.
+    const record = at(message.offset) ?? ((moved) => (moved === undefined ? undefined : at(moved.offset)))(this.lookups.scanFor((candidate) => candidate.id === message.id)[0]);
+    if (!record)
       throw new PeerpostError("state_io_error", `The mailbox line of message ${message.id} could not be read at offset ${message.offset}.`, {
         details: { messageId: message.id, offset: message.offset },
         hint: "The mailbox may have been edited by hand; delete the state dir's cache/ folder to rebuild the views, and run `peerpost doctor`.",

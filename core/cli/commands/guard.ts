@@ -3,7 +3,7 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { logError } from "../../common/error-log.js";
 import { guardFindings, refusalText } from "../../guard/check.js";
-import { GUARDED_HOOKS, installGuard, uninstallGuard, type GuardedHook } from "../../guard/install.js";
+import { GUARDED_ACTION, GUARDED_HOOKS, installGuard, uninstallGuard, type GuardedHook } from "../../guard/install.js";
 import { openPeerpost } from "../../peerpost.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
@@ -21,7 +21,7 @@ async function check(hook: GuardedHook, remote: string | undefined): Promise<num
     return 1;
   } catch (error) {
     logError(peerpost.stateDir.path, `guard ${hook}`, error);
-    process.stderr.write(`peerpost guard: could not check the claims (${error instanceof Error ? error.message : String(error)}); letting the ${hook === "pre-commit" ? "commit" : "push"} through.\n`);
+    process.stderr.write(`peerpost guard: could not check the claims (${error instanceof Error ? error.message : String(error)}); letting the ${GUARDED_ACTION[hook]} through.\n`);
     return 0;
   } finally {
     await peerpost.backend.close({ wait: false });
@@ -33,15 +33,15 @@ export const guardCommand = defineCommand({
   summary: "git hooks that refuse commits and pushes touching others' claims",
   usage: "install|uninstall [--repo DIR]",
   details:
-    "install adds pre-commit and pre-push hooks to the repository (in core.hooksPath when set). A hook already there runs first, unchanged; uninstall puts it back byte for byte. " +
-    "The hooks refuse a commit or push that touches a path another live session claimed exclusively, name the holder, and say how to override: git commit --no-verify, or PEERPOST_GUARD=off.",
+    "install adds pre-commit, pre-merge-commit and pre-push hooks to the repository (in core.hooksPath when set). A hook already there runs first, unchanged; uninstall puts it back byte for byte. " +
+    "The hooks refuse a commit, merge or push that touches a path another live session claimed exclusively, name the holder, and say how to override: git commit (merge, push) --no-verify, or PEERPOST_GUARD=off.",
   flags: { repo: { type: "string", value: "DIR", help: "The repository (default: the one you are in).", complete: "file" } },
   args: { min: 1, max: 4, name: "install, uninstall (or check HOOK [REMOTE URL], which the hooks run)", complete: ["install", "uninstall"] },
   examples: ["peerpost guard install", "peerpost guard uninstall --repo ~/src/app"],
   async run({ flags, args, json, usageError }) {
     const [action, hook, ...rest] = args as [string, string | undefined, ...string[]];
     if (action === "check") {
-      if (!GUARDED_HOOKS.includes(hook as GuardedHook)) throw usageError(`check needs pre-commit or pre-push, not ${JSON.stringify(hook)}`);
+      if (!GUARDED_HOOKS.includes(hook as GuardedHook)) throw usageError(`check needs ${GUARDED_HOOKS.join(", ")}, not ${JSON.stringify(hook)}`);
       // git passes pre-push the remote's name and URL, or the URL twice when the push names no remote.
       const [name, url] = rest;
       return check(hook as GuardedHook, name !== undefined && name !== url ? name : undefined);

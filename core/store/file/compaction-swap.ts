@@ -27,11 +27,24 @@ export interface CompactionPaths {
   next: string;
   /** Where the last swap's old file continues in the new one (see `Swap`). */
   swap: string;
+  /** How far a died compaction's old file was brought over into the live one since (`Brought`). */
+  brought: string;
+}
+
+/**
+ * The old file of a compaction that died after its rename, brought over up to `upTo`: the next reader goes
+ * on from there. Without it every new process appended the whole tail again, and an old record landed after
+ * newer ones (the registry's latest-wins fold then went back to it).
+ */
+interface Brought {
+  v: 1;
+  ino: number;
+  upTo: number;
 }
 
 export function compactionPaths(livePath: string): CompactionPaths {
   const base = livePath.replace(/\.jsonl$/, "");
-  return { live: livePath, archive: `${base}.archive.jsonl`, marker: `${livePath}.compacting.json`, old: `${livePath}.old`, next: `${livePath}.next`, swap: `${livePath}.swapped.json` };
+  return { live: livePath, archive: `${base}.archive.jsonl`, marker: `${livePath}.compacting.json`, old: `${livePath}.old`, next: `${livePath}.next`, swap: `${livePath}.swapped.json`, brought: `${livePath}.brought.json` };
 }
 
 /**
@@ -167,6 +180,16 @@ export function eachLine(source: number, from: number, to: number, buffer: Buffe
  * Only from the swap's own old file: another file under the old name is a later compaction's, and its
  * bytes past that offset mean nothing here. A missing old file was finished by the lock holder.
  */
+/** How far the old file with this inode was brought over already (0 when no record says). */
+function broughtUpTo(paths: CompactionPaths, oldIno: number): number {
+  try {
+    const brought = JSON.parse(readStateFileIfAny(paths.brought) ?? "null") as Partial<Brought> | null;
+    return brought?.v === 1 && brought.ino === oldIno && Number.isSafeInteger(brought.upTo) ? brought.upTo! : 0;
+  } catch {
+    return 0;
+  }
+}
+
 function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: number): void {
   let source: number;
   try {
@@ -178,14 +201,17 @@ function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: nu
   }
   try {
     const old = fstatSync(source);
-    if (old.ino !== oldIno || old.size <= copiedUpTo) return;
+    const from = Math.max(copiedUpTo, broughtUpTo(paths, oldIno));
+    if (old.ino !== oldIno || old.size <= from) return;
     const fd = openStateFile(paths.live, constants.O_WRONLY | constants.O_APPEND);
+    let upTo: number;
     try {
-      copyTail(source, copiedUpTo, fd);
+      upTo = copyTail(source, from, fd);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
+    writeStateFileInPlace(paths.brought, JSON.stringify({ v: 1, ino: oldIno, upTo } satisfies Brought), { sync: true });
   } catch (error) {
     if (error instanceof PeerpostError) throw error;
     throw ioError("finish the interrupted compaction of", paths.live, error);
@@ -238,6 +264,7 @@ export function recoverCompaction(paths: CompactionPaths): void {
     } else if (marker.copiedUpTo !== undefined) bringOverOldTail(paths, marker.liveIno, marker.copiedUpTo);
     rmSync(paths.old, { force: true });
     rmSync(paths.marker, { force: true });
+    rmSync(paths.brought, { force: true });
   } catch (error) {
     if (error instanceof PeerpostError) throw error;
     throw ioError("recover the interrupted compaction of", paths.live, error);
