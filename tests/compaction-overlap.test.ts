@@ -100,6 +100,22 @@ test("status of a message reads it while another process compacts it into the ar
   assert.deepEqual(failures, []);
 });
 
+test("a receipts page's cursor from before a compaction goes on after it: no receipt repeated, none skipped", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t, { PEERPOST_LOG_RETENTION_DAYS: "30" });
+  const ulid = monotonicFactory();
+  // Three receipts past the retention (they move to the archive), twenty within it.
+  const lines = Array.from({ length: 23 }, (_, i) => {
+    const at = clock.now - (i < 3 ? 60 : 1) * DAY + i * 60_000;
+    return JSON.stringify({ v: 1, type: "receipt", id: ulid(at), at: new Date(at).toISOString(), kind: "send", host: "claude-code", from: "claude:s1", to: "codex:sink", messageId: ulid(at), delivery: "queued", warnings: [], origin: { source: "host", pid: 1 } });
+  });
+  appendFileSync(peerpost.receipts.log.path, lines.join("\n") + "\n", { mode: 0o600 });
+  const all = peerpost.receipts.query({ limit: 100 }).receipts.map((receipt) => receipt.id);
+  const first = peerpost.receipts.query({ limit: 5 });
+  assert.equal((await cli({ HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_LOG_RETENTION_DAYS: "30" }, "compact")).code, 0);
+  const ids = [...first.receipts, ...peerpost.receipts.query({ limit: 100, cursor: first.nextCursor }).receipts].map((receipt) => receipt.id);
+  assert.deepEqual(ids, all);
+});
+
 test("a FIFO in place of the mailbox is refused as no regular file by every reader, none waits on it", { timeout: 60_000 }, async (t) => {
   const home = tempDir(t);
   const stateDir = join(home, "state");

@@ -158,7 +158,7 @@ test("receipt pages come newest first and equal a filter of the whole log, read 
   assert.equal(peerpost.receipts.query({ ...query, limit: 3 }).receipts[0]!.messageId, ulid(2_000_002), "the newest first");
 
   refusesCursor(peerpost, { cursor: "garbage" }, "not a number");
-  refusesCursor(peerpost, { cursor: String(Number(first.nextCursor) + 1) }, "not a line start");
+  refusesCursor(peerpost, { cursor: String(Number(first.nextCursor!.split("-")[0]) + 1) }, "not a line start");
   refusesCursor(peerpost, { cursor: "999999999999" }, "past the end");
   refusesCursor(peerpost, { address: ADDRESSES[9]!, cursor: first.nextCursor }, "another address's receipt");
 });

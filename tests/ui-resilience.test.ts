@@ -1,11 +1,12 @@
 // The web view under what it must survive: a store it cannot read for a while (no descriptors left),
-// a body whose markdown nests past the lexer's recursion, and ids and role names that name members of
-// Object.prototype.
+// a body whose markdown nests past the lexer's recursion, ids and role names that name members of
+// Object.prototype, and more tabs open than a browser opens connections to one origin.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { CLI } from "./helpers/mcp.js";
+import type { Page } from "playwright-core";
 import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
 import { registerSessions, startUi, uiEnv, write } from "./helpers/ui.js";
 import { openPeerpost } from "../core/peerpost.js";
@@ -75,4 +76,39 @@ test("ids and role names that name Object.prototype members are not found, not i
     answers.push(`${path} ${answer.status} ${(JSON.parse(answer.body) as { error?: { code: string } }).error?.code ?? "ok"}`);
   }
   assert.deepEqual(answers, cases.map(([path]) => `${path} 404 not_found`));
+});
+
+test("six open tabs leave room for writes and a seventh tab: hidden ones let their streams go, the first keeps its own, and one shown again catches up", { skip: NO_CHROMIUM }, async (t) => {
+  const ui = await startUi(t, { env: { ...uiEnv(t), PEERPOST_USER: "ana" } });
+  await registerSessions(ui.store, "claude:alice");
+  const context = await (await launchBrowser(t)).newContext();
+  const tabs: Page[] = [];
+  for (let i = 0; i < 6; i++) {
+    const page = await context.newPage();
+    await page.goto(ui.url);
+    await page.locator("#live", { hasText: "live" }).waitFor();
+    tabs.push(page);
+  }
+  // The person moves to other tabs: these five are hidden (headless Chromium shows every tab, so they are told so).
+  const setHidden = (page: Page, hidden: boolean) =>
+    page.evaluate((value) => {
+      Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (value ? "hidden" : "visible") });
+      document.dispatchEvent(new Event("visibilitychange"));
+    }, hidden);
+  for (const page of tabs.slice(1)) await setHidden(page, true);
+  const write = await tabs[0]!.evaluate(async (token) => {
+    try {
+      const response = await fetch("/api/send", { method: "POST", headers: { "content-type": "application/json", "x-peerpost-token": token }, body: JSON.stringify({ to: "claude:alice", body: "while six tabs are open" }), signal: AbortSignal.timeout(10_000) });
+      return String(response.status);
+    } catch (error) {
+      return String(error);
+    }
+  }, ui.token);
+  assert.equal(write, "200", "a write from the first tab");
+  await tabs[0]!.locator(".message", { hasText: "while six tabs are open" }).waitFor();
+  const seventh = await context.newPage();
+  assert.equal((await seventh.goto(ui.url, { timeout: 10_000 }))?.status(), 200, "a seventh tab loads");
+  // Shown again, a tab follows the store once more and catches up on what it missed.
+  await setHidden(tabs[3]!, false);
+  await tabs[3]!.locator(".message", { hasText: "while six tabs are open" }).waitFor();
 });

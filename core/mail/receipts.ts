@@ -56,16 +56,25 @@ interface PageEntry {
   record: ReceiptRecord;
 }
 
-/** A cursor: the offset of the page's last receipt, prefixed with `a` in the archive. */
-function parseCursor(cursor: string | undefined): { part: Part; offset: number } | undefined {
+interface Cursor {
+  part: Part;
+  offset: number;
+  /** The receipt there: a compaction since may have moved it (then it is found by id). */
+  id?: string;
+}
+
+/** A cursor: the offset of the page's last receipt, prefixed with `a` in the archive, and that receipt's id. */
+function parseCursor(cursor: string | undefined): Cursor | undefined {
   if (cursor === undefined) return undefined;
-  const match = /^(a?)(\d{1,15})$/.exec(cursor);
+  const match = /^(a?)(\d{1,15})(?:-([0-9A-HJKMNP-TV-Z]{26}))?$/.exec(cursor);
   if (!match) throw invalidCursor(cursor);
-  return { part: match[1] ? "archive" : "live", offset: Number(match[2]) };
+  const parsed: Cursor = { part: match[1] ? "archive" : "live", offset: Number(match[2]) };
+  if (match[3] !== undefined) parsed.id = match[3];
+  return parsed;
 }
 
 function formatCursor(entry: PageEntry): string {
-  return `${entry.part === "archive" ? "a" : ""}${entry.offset}`;
+  return `${entry.part === "archive" ? "a" : ""}${entry.offset}-${entry.record.id}`;
 }
 
 /** The index scope of a kind's receipts (no colon: never an address). */
@@ -122,8 +131,8 @@ export class Receipts {
   query(query: ReceiptQuery): ReceiptPage {
     const limit = query.limit ?? 50;
     const since = query.since === undefined ? undefined : Date.parse(query.since);
-    const before = parseCursor(query.cursor);
     this.followSwaps();
+    const before = this.stillAt(parseCursor(query.cursor));
     const page: PageEntry[] = [];
     /** A receipt a compaction's swap left twice (copied over, and written again by its writer) is shown once. */
     const seen = new Set<string>();
@@ -152,6 +161,21 @@ export class Receipts {
     const receipts = page.map((entry) => entry.record);
     const last = page[page.length - 1];
     return more && last ? { receipts, nextCursor: formatCursor(last) } : { receipts };
+  }
+
+  /**
+   * Where the cursor's receipt is now. A compaction since moved it to the archive or to another offset of
+   * the new live file: it is looked for by its id (read back once, only then), so the next page starts
+   * right after it. Gone from both (a retention that dropped it), the cursor is refused.
+   */
+  private stillAt(cursor: Cursor | undefined): Cursor | undefined {
+    if (cursor?.id === undefined || (cursor.part === "live" ? this.log : this.archive).readAt(cursor.offset)?.id === cursor.id) return cursor;
+    for (const part of ["live", "archive"] as const) {
+      let found: number | undefined;
+      (part === "live" ? this.log : this.archive).scan(0, (entry) => void (entry.record.id === cursor.id && (found ??= entry.offset)));
+      if (found !== undefined) return { part, offset: found, id: cursor.id };
+    }
+    throw invalidCursor(`${cursor.part === "archive" ? "a" : ""}${cursor.offset}-${cursor.id}`);
   }
 
   /**

@@ -27,6 +27,8 @@ export class PageSync {
   private events: EventSource | undefined;
   /** The filters the open event stream was opened with. */
   private streamFilters = "";
+  /** This tab holds the "peerpost-live" lock: it keeps its stream while hidden, so notifications still come. */
+  private keepsStream = false;
 
   constructor(
     private readonly params: URLSearchParams,
@@ -34,8 +36,26 @@ export class PageSync {
     private readonly hooks: SyncHooks,
   ) {}
 
-  /** Draws the state the page came with, else fetches it; then follows the event stream. */
+  /**
+   * Draws the state the page came with, else fetches it; then follows the event stream. A browser opens at
+   * most six connections to one origin and each tab's stream holds one, so six open tabs left no room for
+   * a write or a seventh tab: a hidden tab lets its stream go and catches up when shown, except the one
+   * tab that holds the lock (the first one opened; the next when it closes).
+   */
   start(): void {
+    void navigator.locks?.request("peerpost-live", () => {
+      this.keepsStream = true;
+      if (!this.events && this.shown) this.connect();
+      return new Promise<never>(() => undefined);
+    });
+    document.addEventListener("visibilitychange", () => {
+      if (!this.hiddenAway()) {
+        if (!this.events && this.shown) this.connect();
+        return;
+      }
+      this.events?.close();
+      this.events = undefined;
+    });
     const embedded = document.getElementById("initial-state")?.textContent;
     const initial = embedded ? (JSON.parse(embedded) as UiState | null) : null;
     if (initial) {
@@ -82,9 +102,16 @@ export class PageSync {
     this.hooks.render(next, changed);
   }
 
+  /** Whether this tab lets its stream go: hidden, and not the one that keeps its stream. */
+  private hiddenAway(): boolean {
+    return document.visibilityState === "hidden" && !this.keepsStream;
+  }
+
   /** (Re)opens the event stream for the current filters, saying which state the page holds. */
   private connect(): void {
     this.events?.close();
+    this.events = undefined;
+    if (this.hiddenAway()) return;
     const query = this.filterQuery();
     this.streamFilters = query.toString();
     if (this.shown) query.set("since", String(this.shown.serial));
