@@ -9,7 +9,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync } f
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { monotonicFactory } from "ulid";
-import { tempDir, tempPeerpost } from "./helpers/temp.js";
+import { onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { cli, json } from "./helpers/cli.js";
 import { heartbeats } from "./helpers/compacted-logs.js";
@@ -24,21 +24,27 @@ test("a compaction that took over a stale lock from a running one refuses, and n
   clock.now = now - 60 * DAY;
   const done = (await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "x", anticipation: "reply" })).message;
   await peerpost.mailbox.resolve({ id: done.id, by: "codex:b", resolution: "done" });
-  // One 32 MiB corrupt line makes the first compaction take seconds, as a few hundred MiB of mail does.
+  // A corrupt line of 32 MiB, read in many chunks, which must stay in the live log byte for byte.
   appendFileSync(join(stateDir, "mailbox.jsonl"), "x".repeat(32 << 20) + "\n");
   await peerpost.backend.close();
-  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(now), PEERPOST_LOCK_STALE_MS: "2000" };
-  const first = cli(env, "compact", "--json");
-  while (!existsSync(join(stateDir, "mailbox.jsonl.compacting.json"))) await sleep(5);
-  await sleep(3000);
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(now), PEERPOST_LOCK_STALE_MS: "2000" };
+  // The first compaction stops just after writing its marker, holding the lock, as a long one is busy past the stale time.
+  const first = spawn(process.execPath, [CLI, "compact", "--json"], { env: { ...env, PEERPOST_FAULT: "compact-stop-after-marker" }, stdio: ["ignore", "pipe", "pipe"] });
+  const firstDone = collect(first);
+  onCleanup(t, () => void (first.exitCode === null && first.kill("SIGKILL")));
+  while (!/^\S+ \(.*\) T/.test(readFileSync(`/proc/${first.pid}/stat`, "utf8"))) await sleep(20);
+  await sleep(2500);
   const second = await cli(env, "compact", "--json");
-  const firstDone = await first;
-  assert.equal(firstDone.code, 0, firstDone.stdout.slice(0, 400) + firstDone.stderr);
   assert.equal(second.code, 1, second.stdout);
   assert.match(second.stdout, /"code": "state_io_error"[^]*Another compaction of [^ ]*mailbox\.jsonl is still running/);
+  first.kill("SIGCONT");
+  const finished = await firstDone;
+  assert.equal(finished.code, 0, finished.stdout.slice(0, 400) + finished.stderr);
   assert.equal((await cli(env, "compact")).code, 0, "a compaction after it recovers nothing and keeps the archive");
   const status = await cli(env, "status", done.id);
   assert.equal(status.code, 0, status.stderr);
+  const kept = readFileSync(join(stateDir, "mailbox.jsonl"), "latin1").split("\n").filter((line) => line.length === 32 << 20 && /^x+$/.test(line));
+  assert.equal(kept.length, 1, "the corrupt line stays");
 });
 
 test("the old tail of a compaction killed after its rename is brought over once, not again by every new process after newer records", async (t) => {

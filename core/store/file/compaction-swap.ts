@@ -156,30 +156,30 @@ export function copyTail(source: number, start: number, fd: number): number {
 export function eachLine(source: number, from: number, to: number, buffer: Buffer, visit: (line: Buffer, offset: number) => void): number {
   let position = from;
   let lineStart = from;
-  let carry = Buffer.alloc(0);
+  // A line that runs past the chunk read: its parts so far, joined once its end is read. Joined at every
+  // chunk instead, a line of 64 MiB took 22 s and 374 MB.
+  let parts: Buffer[] = [];
   while (position < to) {
     const read = readSync(source, buffer, 0, Math.min(buffer.length, to - position), position);
     if (read === 0) break;
-    const data = carry.length > 0 ? Buffer.concat([carry, buffer.subarray(0, read)]) : buffer.subarray(0, read);
+    const data = buffer.subarray(0, read);
     let index = 0;
     for (;;) {
       const newline = data.indexOf(0x0a, index);
       if (newline < 0) break;
-      visit(data.subarray(index, newline + 1), lineStart);
-      lineStart += newline + 1 - index;
+      const end = data.subarray(index, newline + 1);
+      const line = parts.length > 0 ? Buffer.concat([...parts, end]) : end;
+      parts = [];
+      visit(line, lineStart);
+      lineStart += line.length;
       index = newline + 1;
     }
-    carry = Buffer.from(data.subarray(index));
+    if (index < read) parts.push(Buffer.from(data.subarray(index)));
     position += read;
   }
   return lineStart;
 }
 
-/**
- * Step 4 of a compaction renamed in: what the old file got past `copiedUpTo`, appended to the live file.
- * Only from the swap's own old file: another file under the old name is a later compaction's, and its
- * bytes past that offset mean nothing here. A missing old file was finished by the lock holder.
- */
 /** How far the old file with this inode was brought over already (0 when no record says). */
 function broughtUpTo(paths: CompactionPaths, oldIno: number): number {
   try {
@@ -190,6 +190,12 @@ function broughtUpTo(paths: CompactionPaths, oldIno: number): number {
   }
 }
 
+/**
+ * Step 4 of a compaction renamed in: what the old file got past `copiedUpTo` (and past what a reader
+ * brought over before), appended to the live file.
+ * Only from the swap's own old file: another file under the old name is a later compaction's, and its
+ * bytes past that offset mean nothing here. A missing old file was finished by the lock holder.
+ */
 function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: number): void {
   let source: number;
   try {

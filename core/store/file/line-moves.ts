@@ -12,7 +12,7 @@ import { openEmptiedStateFile, openStateFile, writeStateFileInPlace } from "../.
 import { PeerpostError } from "../../common/errors.js";
 import { archiveSize, copyTail, eachLine, fsyncPath, inode, recoverCompaction, writeMarker, type CompactionPaths, type Swap } from "./compaction-swap.js";
 
-export type CompactionFault = "after-marker" | "after-archive" | "after-rename";
+export type CompactionFault = "after-marker" | "after-archive" | "after-rename" | "stop-after-marker";
 
 /** Where a line goes: a valid record's line moves to the archive, stays in the live log, or is dropped. */
 export type LinePlace = "archive" | "keep" | "drop";
@@ -23,8 +23,10 @@ export interface LineMoves {
   droppedLines: number;
 }
 
-function die(fault: CompactionFault | undefined, at: CompactionFault): void {
+/** Crash tests: at the step the fault names, killed; or, for `stop-…`, stopped until SIGCONT (a compaction that outlives its lock). */
+function die(fault: CompactionFault | undefined, at: Exclude<CompactionFault, `stop-${string}`>): void {
   if (fault === at) process.kill(process.pid, "SIGKILL");
+  if (fault === `stop-${at}`) process.kill(process.pid, "SIGSTOP");
 }
 
 /** Lines bound for one file, gathered into one buffer and written when it fills: no allocation per line. */
