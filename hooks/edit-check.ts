@@ -9,7 +9,7 @@ import { formatAddress } from "../core/common/address.js";
 import { readClaims } from "../core/claims/claims.js";
 import { blockingClaims, type ClaimEntry } from "../core/claims/fold.js";
 import { holderGone } from "../core/claims/holders.js";
-import { gitTopOf } from "../core/claims/paths.js";
+import { gitTopsOf } from "../core/claims/paths.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import type { HookDialect, HookInput } from "./dialect.js";
 import { EDIT_EVENTS } from "./programs.js";
@@ -65,9 +65,9 @@ export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, p
   const now = peerpost.config.now();
   const wanted = paths.flatMap((path) =>
     realPaths(isAbsolute(path) ? path : resolve(cwd, path)).flatMap((absolute) => {
-      const top = gitTopOf(dirname(absolute));
+      const tops = gitTopsOf(dirname(absolute));
       // Outside git a claim's repository is the directory it was made from: any directory above the file.
-      return (top === undefined ? directoriesAbove(absolute) : [top]).flatMap((repo) => {
+      return (tops.length === 0 ? directoriesAbove(absolute) : tops).flatMap((repo) => {
         const inRepo = relative(repo, absolute).split(sep).join("/");
         return inRepo === "" || inRepo.startsWith("../") ? [] : [{ repo, inRepo }];
       });

@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from "node:path";
 import { git, tempRepo } from "./helpers/repo.js";
 import { cliIn } from "./helpers/cli.js";
+import { runHook } from "./helpers/hooks.js";
 import { onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
 import { claimPaths } from "../core/claims/claims.js";
 
@@ -211,6 +212,23 @@ test("a commit that also adds a path of thousands of characters is checked, not 
   assert.notEqual(commit.status, 0, commit.stderr.slice(0, 300));
   assert.match(commit.stderr, /"src\/a\.ts": claimed by codex:holder/);
   assert.match(commit.stderr, /"(deep\/){2400}notes\.md": claimed by codex:holder/);
+});
+
+test("submodules: an edit inside one is checked against the superproject's claims, and a commit that moves one is checked against claims inside it", async (t) => {
+  const { repo, env, peerpost } = await guarded(t);
+  const library = tempRepo(t, { "x.ts": "x\n" });
+  gitRun(repo, env, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "sub");
+  assert.equal(gitRun(repo, env, "commit", "-q", "--no-verify", "-m", "sub").status, 0);
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["sub/x.ts"], ttl: "2h" });
+  const edit = await runHook("claude-code", "pre-tool", { session_id: "editor", cwd: repo, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(repo, "sub", "x.ts"), content: "y" } }, env);
+  assert.match(edit.stdout, /"permissionDecision":"deny"[^]*sub\/x\.ts is claimed exclusively by codex:holder/);
+  const sub = join(repo, "sub");
+  writeFileSync(join(sub, "x.ts"), "changed\n");
+  assert.equal(gitRun(sub, env, "commit", "-qam", "inside", "--no-verify").status, 0);
+  gitRun(repo, env, "add", "sub");
+  const moved = gitRun(repo, env, "commit", "-q", "-m", "move sub");
+  assert.notEqual(moved.status, 0, "the commit moving the submodule is refused");
+  assert.match(moved.stderr, /"sub": claimed by codex:holder/);
 });
 
 test("installing again over a hook another tool put in the guard's place refuses, and loses neither hook", async (t) => {

@@ -5,7 +5,7 @@
 // readable. A reader whose read a swap cut across reads again. A FIFO in place of a log is refused at once, not waited on.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { monotonicFactory } from "ulid";

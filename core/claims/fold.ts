@@ -61,9 +61,19 @@ export function claimsOf(state: ClaimsState, holder: string, at: number): ClaimE
 
 /** The standing claims of other holders that cover a path (relative to its repository) and keep others out, the earliest claim first. */
 export function blockingClaims(state: ClaimsState, repo: string, path: string, editor: string, at: number, options: MatchOptions = {}): ClaimEntry[] {
+  return keepingOut(state, repo, path, editor, at, (entry) => patternCovers(entry.path, path, options));
+}
+
+/** The same for anything under a directory: a submodule, whose commit a superproject's commit moves as one path. */
+export function blockingWithin(state: ClaimsState, repo: string, dir: string, editor: string, at: number, options: MatchOptions = {}): ClaimEntry[] {
+  const under = `${dir}/**`;
+  return keepingOut(state, repo, under, editor, at, (entry) => patternsOverlap(entry.path, under, options));
+}
+
+function keepingOut(state: ClaimsState, repo: string, path: string, editor: string, at: number, applies: (entry: ClaimEntry) => boolean): ClaimEntry[] {
   const blocking: ClaimEntry[] = [];
   state.candidates(repo, path, (entry) => {
-    if (entry.holder !== editor && !entry.shared && isLive(entry, at) && patternCovers(entry.path, path, options)) blocking.push(entry);
+    if (entry.holder !== editor && !entry.shared && isLive(entry, at) && applies(entry)) blocking.push(entry);
   });
   return blocking.sort(byClaimId);
 }

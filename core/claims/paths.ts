@@ -32,6 +32,13 @@ export function gitTopOf(start: string): string | undefined {
   }
 }
 
+/** Every git top level a path is in, nearest first: a submodule's, then its superproject's (whose claims reach into it). */
+export function gitTopsOf(start: string): string[] {
+  const tops: string[] = [];
+  for (let top = gitTopOf(start); top !== undefined; top = dirname(top) === top ? undefined : gitTopOf(dirname(top))) tops.push(top);
+  return tops;
+}
+
 /** The repository a path is in: its git top level, else `fallback` (the working directory). */
 export function repositoryOf(start: string, fallback = start): string {
   return gitTopOf(start) ?? realOrSelf(resolve(fallback));
@@ -107,7 +114,7 @@ export function repositoryPattern(pattern: string, options: PatternOptions): str
   return stored;
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

@@ -2,11 +2,12 @@
 // commit or a merge (the index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
+import { join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { readClaims } from "../claims/claims.js";
-import { blockingClaims, type ClaimEntry } from "../claims/fold.js";
+import { blockingClaims, blockingWithin, type ClaimEntry } from "../claims/fold.js";
 import { holderGone } from "../claims/holders.js";
-import { repositoryOf } from "../claims/paths.js";
+import { isDirectory, repositoryOf } from "../claims/paths.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { userAddress } from "../sessions/user.js";
 import { git, namesFromStatus, topLevel } from "./git.js";
@@ -73,7 +74,8 @@ export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook
   const now = peerpost.config.now();
   const touched = touchedPaths(top, hook, refsOnStdin, remote);
   // Only the segments of the touched paths are read (readClaims).
-  const blocking = readClaims(peerpost, (state) => touched.map((path) => ({ path, entries: blockingClaims(state, repo, path, "", now) })));
+  // A touched path that is a directory on disk is a submodule: claims on what is in it count.
+  const blocking = readClaims(peerpost, (state) => touched.map((path) => ({ path, entries: isDirectory(join(top, path)) ? blockingWithin(state, repo, path, "", now) : blockingClaims(state, repo, path, "", now) })));
   const findings: GuardFinding[] = [];
   for (const { path, entries } of blocking) {
     const entry = entries.find((claim) => !own.has(claim.holder) && !holderGone(peerpost, claim.holder));
