@@ -5,7 +5,7 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runHook, type HookHost } from "./helpers/hooks.js";
 import { tempRepo } from "./helpers/repo.js";
@@ -127,6 +127,11 @@ test("a claim of the whole repository (. with --all) and a glob written with a t
   mkdirSync(join(repo, "build"));
   const released = await releasePaths(peerpost, { by: "claude:holder", cwd: repo, paths: ["build"] });
   assert.deepEqual(released.released.map((claim) => claim.path), ["build"]);
+  // And the other way: a directory claimed by its name, then removed.
+  await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["build"], ttl: "1h" });
+  rmSync(join(repo, "build"), { recursive: true });
+  const gone = await releasePaths(peerpost, { by: "claude:holder", cwd: repo, paths: ["build"] });
+  assert.deepEqual(gone.released.map((claim) => claim.path), ["build/**"]);
   await releasePaths(peerpost, { by: "claude:holder", all: true, cwd: repo, paths: [] });
   const everything = await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["."], all: true, ttl: "1h" });
   assert.deepEqual(everything.claims.map((claim) => claim.path), ["**"]);

@@ -182,22 +182,28 @@ test("a remote whose name has a slash is still a remote: what its branches have 
   assert.match(byUrl.stderr, /"src\/a\.ts": claimed by codex:holder/);
 });
 
-test("a merge that needs no resolving is checked too (git runs pre-merge-commit for it): one that brings a claimed file in is refused, one that brings others goes through", async (t) => {
+test("a merge that needs no resolving is not refused: pulling what others pushed goes through, and what a merge brings from unpushed work is checked at its push", async (t) => {
   const { repo, env } = await guarded(t);
+  const remote = tempDir(t, "peerpost-remote-");
+  git(remote, "init", "-q", "--bare");
+  git(repo, "remote", "add", "origin", remote);
   const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
-  gitRun(repo, env, "checkout", "-q", "-b", "feature");
+  // The holder's own work on its claimed file, already on the remote.
   assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
-  gitRun(repo, env, "checkout", "-q", "-b", "docs-only", branch);
+  assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "origin", branch).status, 0);
+  gitRun(repo, env, "checkout", "-q", "-b", "feature", `${branch}~1`);
   assert.equal(commitFile(repo, env, "docs/guide.md").status, 0);
-  gitRun(repo, env, "checkout", "-q", branch);
-  // The branch moves on, so neither merge is a fast-forward (which makes no commit).
-  assert.equal(commitFile(repo, env, "notes.txt").status, 0);
-  const refused = gitRun(repo, env, "merge", "--no-ff", "-q", "-m", "merge feature", "feature");
-  assert.notEqual(refused.status, 0, "the merge is refused");
-  assert.match(refused.stderr, /this merge touches paths another live session holds exclusively:\n  "src\/a\.ts": claimed by codex:holder[^]*git merge --no-verify/);
-  gitRun(repo, env, "merge", "--abort");
-  const clean = gitRun(repo, env, "merge", "--no-ff", "-q", "-m", "merge docs", "docs-only");
-  assert.equal(clean.status, 0, clean.stderr);
+  const pulled = gitRun(repo, env, "merge", "-q", "--no-edit", `origin/${branch}`);
+  assert.equal(pulled.status, 0, `merging the remote's history: ${pulled.stderr}`);
+  assert.equal(gitRun(repo, env, "push", "-q", "origin", "feature").status, 0, "and pushing that merge");
+  // Work that never reached the remote, committed past the guard, merged in: its push is where it is caught.
+  gitRun(repo, env, "checkout", "-q", "-b", "unpushed", branch);
+  assert.equal(commitFile(repo, env, "src/b.ts", "--no-verify").status, 0);
+  gitRun(repo, env, "checkout", "-q", "feature");
+  assert.equal(gitRun(repo, env, "merge", "-q", "--no-edit", "unpushed").status, 0);
+  const pushed = gitRun(repo, env, "push", "-q", "origin", "feature");
+  assert.notEqual(pushed.status, 0);
+  assert.match(pushed.stderr, /"src\/b\.ts": claimed by codex:holder/);
 });
 
 test("a commit that also adds a path of thousands of characters is checked, not let through for a failure of the check", async (t) => {

@@ -155,8 +155,9 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
   await peerpost.mailbox.store.appendDeciding(() => {
     const now = peerpost.config.now();
     const standing = [...claimsState(peerpost).all()].filter((entry) => entry.repo === repo && isLive(entry, now));
-    // A name claimed as a file that is a directory now reads as `name/**`: it still names that claim.
-    const named = (path: string) => paths.includes(path) || paths.includes(`${path}/**`);
+    // A name reads as `name/**` while it is a directory and as `name` when it is none: either way it still
+    // names the claim it made (a file that became a directory, a directory since removed).
+    const named = (path: string) => paths.includes(path) || paths.includes(`${path}/**`) || (path.endsWith("/**") && paths.includes(path.slice(0, -3)));
     released = standing.filter((entry) =>
       input.force ? entry.holder !== input.by && paths.some((path) => patternsOverlap(path, entry.path)) : entry.holder === input.by && (everything || named(entry.path)),
     );

@@ -1,5 +1,5 @@
-// `peerpost guard check pre-commit|pre-merge-commit|pre-push`, run by the guard's git hooks: the paths a
-// commit or a merge (the index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
+// `peerpost guard check pre-commit|pre-push`, run by the guard's git hooks: the paths a commit (the
+// index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
 import { join } from "node:path";
@@ -41,8 +41,7 @@ function pushedCommits(top: string, localSha: string, remoteSha: string, remote:
  * what it changed against every parent (`--cc`: a conflict resolved, an edit made in the merge).
  */
 export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string, remote?: string): string[] {
-  // A merge's index holds its result: against HEAD, what it brings in.
-  if (hook !== "pre-push") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
+  if (hook === "pre-commit") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
   const paths = new Set<string>();
   for (const line of refsOnStdin.split("\n")) {
     const [, localSha, , remoteSha] = line.trim().split(/\s+/);

@@ -1,5 +1,6 @@
-// `peerpost guard install|uninstall`: git pre-commit, pre-merge-commit (a merge that needs no resolving
-// commits without pre-commit) and pre-push hooks that run `peerpost guard check`.
+// `peerpost guard install|uninstall`: git pre-commit and pre-push hooks that run `peerpost guard check`.
+// A merge that needs no resolving commits without pre-commit, and adds nothing of its own: what it brings
+// in was checked when it was committed, and is checked again when it is pushed (check.ts).
 // The hooks directory is git's own answer (core.hooksPath respected). A hook already there is moved
 // aside, byte for byte with its mode, and runs first from ours (a failing one still stops the commit);
 // uninstall removes ours and moves it back, so the repository is exactly as it was.
@@ -8,10 +9,10 @@ import { isAbsolute, join } from "node:path";
 import { git, topLevel } from "./git.js";
 import { PeerpostError } from "../common/errors.js";
 
-export const GUARDED_HOOKS = ["pre-commit", "pre-merge-commit", "pre-push"] as const;
+export const GUARDED_HOOKS = ["pre-commit", "pre-push"] as const;
 export type GuardedHook = (typeof GUARDED_HOOKS)[number];
-/** The git command each hook stops, as refusals name it (`git merge --no-verify` skips pre-merge-commit). */
-export const GUARDED_ACTION: Record<GuardedHook, "commit" | "merge" | "push"> = { "pre-commit": "commit", "pre-merge-commit": "merge", "pre-push": "push" };
+/** The git command each hook stops, as refusals name it. */
+export const GUARDED_ACTION: Record<GuardedHook, "commit" | "push"> = { "pre-commit": "commit", "pre-push": "push" };
 const MARKER = "# peerpost guard:";
 const CHAINED_SUFFIX = ".peerpost-chained";
 

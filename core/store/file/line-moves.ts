@@ -81,11 +81,11 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
   const held = (fd: number) => (opened.push(fd), fd);
   let moves: LineMoves;
   try {
-    // The marker first: from here on, another compaction that finds it knows this one's files are in use.
-    writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! });
     const archiveFd = held(openStateFile(paths.archive, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT));
     const nextFd = held(openEmptiedStateFile(paths.next));
     const source = held(openStateFile(paths.live, constants.O_RDONLY));
+    // From here on, another compaction that finds the marker knows these files are in use (compaction-swap.ts).
+    writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno: inode(paths.live)! });
     die(fault, "after-marker");
     // Pass 2: the moved lines to the archive, the kept lines (corrupt ones too: never dropped) to the new file.
     const moved = new LineWriter(archiveFd);
