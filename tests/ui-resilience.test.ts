@@ -5,6 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
+import { readFileSync } from "node:fs";
+import { until } from "./helpers/poll.js";
 import { CLI } from "./helpers/mcp.js";
 import type { Page } from "playwright-core";
 import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
@@ -111,4 +113,31 @@ test("six open tabs leave room for writes and a seventh tab: hidden ones let the
   // Shown again, a tab follows the store once more and catches up on what it missed.
   await setHidden(tabs[3]!, false);
   await tabs[3]!.locator(".message", { hasText: "while six tabs are open" }).waitFor();
+});
+
+test("a page that stops reading its event stream gets nothing piled up for it, and one delta brings it up to date when it reads again", async (t) => {
+  const ui = await startUi(t, { env: uiEnv(t) });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${ui.child.pid}/status`, "utf8"))![1]) / 1024;
+  // A client that opens the stream and stops reading: the kernel's buffers fill, then the server's would.
+  const socket = connect(ui.port, "127.0.0.1");
+  await new Promise((resolve) => socket.once("connect", resolve));
+  socket.write(`GET /events?token=${ui.token} HTTP/1.1\r\nHost: 127.0.0.1:${ui.port}\r\n\r\n`);
+  socket.pause();
+  t.after(() => socket.destroy());
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const before = rss();
+  // Each change makes a delta of the newest conversations, 60 KB bodies each: over 100 MB unsent without backpressure.
+  for (let i = 0; i < 120; i++) {
+    await ui.store.mailbox.send({ from: "claude:alice", fromVerified: false, to: "codex:bob", body: `${i} ${"b".repeat(60_000)}` });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const grown = rss() - before;
+  assert.ok(grown < 50, `the ui process grew by ${grown.toFixed(0)} MB for a client that reads nothing`);
+  // Reading again, the stream catches up: the last message sent arrives.
+  let received = "";
+  socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+  socket.resume();
+  await until(() => received.includes("119 bbbb"), 60_000, "the newest message on the stream");
 });

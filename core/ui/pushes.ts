@@ -52,6 +52,7 @@ export class LiveStreams {
     const stream: Stream = { response, filters, sent: holds };
     this.streams.add(stream);
     response.on("close", () => this.streams.delete(stream));
+    response.on("drain", () => this.push(stream));
     this.push(stream);
   }
 
@@ -64,6 +65,9 @@ export class LiveStreams {
   }
 
   private push(stream: Stream): void {
+    // A page that does not read (a stopped tab, a stalled connection) gets nothing more until the last delta
+    // drained; then one delta from what it was sent brings it up to date. Nothing piles up in the server.
+    if (stream.response.writableNeedDrain) return;
     let built: BuiltState;
     try {
       built = this.stateFor(stream.filters);
