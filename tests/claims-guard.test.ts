@@ -51,6 +51,14 @@ function commitFile(repo: string, env: Record<string, string>, path: string, ...
   return gitRun(repo, env, "commit", "-q", "-m", `change ${path}`, ...flags);
 }
 
+/** A bare repository added to `repo` as remote `name`; its path. */
+function addRemote(t: TestContext, repo: string, name: string): string {
+  const remote = tempDir(t, "peerpost-remote-");
+  git(remote, "init", "-q", "--bare");
+  git(repo, "remote", "add", name, remote);
+  return remote;
+}
+
 for (const hooksPath of [undefined, ".githooks"]) {
   test(`the guard refuses a commit into another session's claim, and chains the existing hook${hooksPath ? " (core.hooksPath)" : ""}`, async (t) => {
     const { repo, env, hooksDir, before } = await guarded(t, hooksPath);
@@ -93,9 +101,7 @@ test("the committer's own claims never refuse, and a push carrying a commit into
   assert.notEqual(commitFile(repo, { ...env, PEERPOST_USER: "sam" }, "README.md").status, 0, "another person's claim refuses");
   gitRun(repo, env, "reset", "-q", "--hard");
 
-  const remote = tempDir(t, "peerpost-remote-");
-  git(remote, "init", "-q", "--bare");
-  git(repo, "remote", "add", "origin", remote);
+  addRemote(t, repo, "origin");
   // The first push carries the whole history, claimed files included: it goes with --no-verify.
   const first = gitRun(repo, env, "push", "-q", "origin", "HEAD:refs/heads/main");
   assert.match(first.stderr, /this push touches paths another live session holds exclusively:\n[^]*  "src\/a\.ts": claimed by codex:holder/, "a new branch's commits are all checked");
@@ -112,12 +118,7 @@ test("the committer's own claims never refuse, and a push carrying a commit into
 
 test("a push checks exactly what the remote lacks: merges included, another remote's branches not, a remote tip never fetched not trusted", async (t) => {
   const { repo, env } = await guarded(t);
-  const bare = () => {
-    const dir = tempDir(t, "peerpost-remote-");
-    git(dir, "init", "-q", "--bare");
-    return dir;
-  };
-  git(repo, "remote", "add", "origin", bare());
+  addRemote(t, repo, "origin");
   const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
   assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "origin", branch).status, 0);
   // A feature branch, and a commit into the claim on the main branch that is on the remote already.
@@ -144,7 +145,7 @@ test("a push checks exactly what the remote lacks: merges included, another remo
   assert.match(evil.stderr, /"src\/b\.ts": claimed by codex:holder/);
 
   // A commit into the claim that origin has is new to another remote.
-  git(repo, "remote", "add", "upstream", bare());
+  addRemote(t, repo, "upstream");
   const toUpstream = gitRun(repo, env, "push", "-q", "upstream", branch);
   assert.notEqual(toUpstream.status, 0, "what origin has is not what upstream has");
   assert.match(toUpstream.stderr, /"src\/a\.ts": claimed by codex:holder/);
@@ -166,9 +167,7 @@ test("a push checks exactly what the remote lacks: merges included, another remo
 
 test("a remote whose name has a slash is still a remote: what its branches have is not checked again; a push to a bare URL checks everything", async (t) => {
   const { repo, env } = await guarded(t);
-  const remote = tempDir(t, "peerpost-remote-");
-  git(remote, "init", "-q", "--bare");
-  git(repo, "remote", "add", "team/upstream", remote);
+  const remote = addRemote(t, repo, "team/upstream");
   const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
   // The history on the remote touches the claimed src/** already.
   assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "team/upstream", branch).status, 0);
@@ -184,9 +183,7 @@ test("a remote whose name has a slash is still a remote: what its branches have 
 
 test("a merge that needs no resolving is not refused: pulling what others pushed goes through, and what a merge brings from unpushed work is checked at its push", async (t) => {
   const { repo, env } = await guarded(t);
-  const remote = tempDir(t, "peerpost-remote-");
-  git(remote, "init", "-q", "--bare");
-  git(repo, "remote", "add", "origin", remote);
+  addRemote(t, repo, "origin");
   const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
   // The holder's own work on its claimed file, already on the remote.
   assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);

@@ -69,9 +69,10 @@ function throughLinks(root: string, relativePattern: string, original: string): 
     }
   }
   if (existing === 0) return relativePattern;
+  const probe = join(root, ...segments.slice(0, existing));
   let real: string;
   try {
-    real = realpathSync(join(root, ...segments.slice(0, existing)));
+    real = realpathSync(probe);
   } catch {
     return relativePattern;
   }

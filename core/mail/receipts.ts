@@ -132,7 +132,7 @@ export class Receipts {
     const limit = query.limit ?? 50;
     const since = query.since === undefined ? undefined : Date.parse(query.since);
     this.followSwaps();
-    const before = this.stillAt(parseCursor(query.cursor));
+    const before = this.stillAt(parseCursor(query.cursor), query.cursor);
     const page: PageEntry[] = [];
     /** A receipt a compaction's swap left twice (copied over, and written again by its writer) is shown once. */
     const seen = new Set<string>();
@@ -168,14 +168,18 @@ export class Receipts {
    * the new live file: it is looked for by its id (read back once, only then), so the next page starts
    * right after it. Gone from both (a retention that dropped it), the cursor is refused.
    */
-  private stillAt(cursor: Cursor | undefined): Cursor | undefined {
-    if (cursor?.id === undefined || (cursor.part === "live" ? this.log : this.archive).readAt(cursor.offset)?.id === cursor.id) return cursor;
+  private stillAt(cursor: Cursor | undefined, text: string | undefined): Cursor | undefined {
+    if (cursor?.id === undefined || this.logOf(cursor.part).readAt(cursor.offset)?.id === cursor.id) return cursor;
     for (const part of ["live", "archive"] as const) {
       let found: number | undefined;
-      (part === "live" ? this.log : this.archive).scan(0, (entry) => void (entry.record.id === cursor.id && (found ??= entry.offset)));
+      this.logOf(part).scan(0, (entry) => void (entry.record.id === cursor.id && (found ??= entry.offset)));
       if (found !== undefined) return { part, offset: found, id: cursor.id };
     }
-    throw invalidCursor(`${cursor.part === "archive" ? "a" : ""}${cursor.offset}-${cursor.id}`);
+    throw invalidCursor(text!);
+  }
+
+  private logOf(part: Part): JsonlLog<ReceiptRecord> {
+    return part === "live" ? this.log : this.archive;
   }
 
   /**
@@ -183,7 +187,7 @@ export class Receipts {
    * scope's through its index, else by reading the part back. Returns false once `take` wanted no more.
    */
   private readBack(part: Part, scope: string | undefined, before: number | undefined, cursor: string | undefined, take: (entry: LogEntry<ReceiptRecord>) => boolean): boolean {
-    const log = part === "live" ? this.log : this.archive;
+    const log = this.logOf(part);
     const committed = part === "archive" ? committedArchiveBytes(this.swaps.paths) : undefined;
     if (committed === 0) return true;
     let wanted = true;

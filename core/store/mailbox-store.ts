@@ -273,8 +273,12 @@ export class MailboxStore {
       const record = live?.type === "msg" && live.id === message.id ? live : this.archive.readAt(offset);
       return record?.type === "msg" && record.id === message.id ? record : undefined;
     };
-    // Neither: a compaction swapped the files since the message was folded. Its line is found anew, once.
-    const record = at(message.offset) ?? ((moved) => (moved === undefined ? undefined : at(moved.offset)))(this.lookups.scanFor((candidate) => candidate.id === message.id)[0]);
+    let record = at(message.offset);
+    if (!record) {
+      // Neither: a compaction swapped the files since the message was folded. Its line is found anew, once.
+      const moved = this.lookups.scanFor((candidate) => candidate.id === message.id)[0];
+      if (moved) record = at(moved.offset);
+    }
     if (!record)
       throw new PeerpostError("state_io_error", `The mailbox line of message ${message.id} could not be read at offset ${message.offset}.`, {
         details: { messageId: message.id, offset: message.offset },
