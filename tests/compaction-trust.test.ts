@@ -1,5 +1,5 @@
 // The compaction's files (archive, marker, new file, record of the swap) and the indexes (index/, their
-// meta, offsets and id files) are trusted as every state file is: a link planted in place of one, or a
+// meta and segments) are trusted as every state file is: a link planted in place of one, or a
 // file another user owns (uid 4242, set with chown: tests run as root), is refused with a coded error,
 // the link's target is never written or read, and once it is taken away every record reads as before.
 import { test, type TestContext } from "node:test";
@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { tempDir, tempPeerpost, type TestPeerpost } from "./helpers/temp.js";
 import { collect } from "./helpers/children.js";
 import { CLI } from "./helpers/mcp.js";
-import { fnv1a64 } from "../core/common/hash.js";
 
 const DAY = 86_400_000;
 const OTHER = 4242;
@@ -42,8 +41,14 @@ function records(stateDir: string): string[] {
   return [...new Set([...lines("mailbox.jsonl"), ...lines("mailbox.archive.jsonl")])].sort();
 }
 
+/** The archive index's first segment, relative to the state dir (its meta lists it). */
+function firstSegment(stateDir: string): string {
+  const meta = JSON.parse(readFileSync(join(stateDir, "index/archive/meta.json"), "utf8")) as { segments: string[] };
+  return `index/archive/segments/${meta.segments[0]}`;
+}
+
 /** The state files and dirs each check covers, relative to the state dir, and the command that reads or writes them. */
-function targets(archived: string): Array<{ path: string; command: string[] }> {
+function targets({ stateDir, archived }: { stateDir: string; archived: string }): Array<{ path: string; command: string[] }> {
   const status = ["status", archived];
   return [
     { path: "mailbox.archive.jsonl", command: status },
@@ -55,11 +60,14 @@ function targets(archived: string): Array<{ path: string; command: string[] }> {
     { path: "index/archive", command: status },
     { path: "index/archive/meta.json", command: status },
     { path: "index/mailbox/meta.json", command: status },
-    // A status reads only its message's lines (the ids file); the task board reads the archive's task lines through their scope's offsets.
-    { path: `index/archive/scopes/${fnv1a64("tasks")}.offs`, command: ["task", "list"] },
-    { path: `index/archive/ids/${fnv1a64(archived).slice(0, 3)}.ids`, command: status },
+    // A status reads its message's lines through the archive index's segments; the task board reads the archive's task lines through them too.
+    { path: "index/archive/segments", command: status },
+    { path: firstSegment(stateDir), command: ["task", "list"] },
+    { path: firstSegment(stateDir), command: status },
   ];
 }
+
+const TARGETS = 12;
 
 async function refused(temp: TestPeerpost, command: string[], path: string, problem: RegExp): Promise<void> {
   const result = await cli(temp, ...command);
@@ -70,10 +78,10 @@ async function refused(temp: TestPeerpost, command: string[], path: string, prob
 }
 
 test("a link planted in place of a compaction file, an index file or an index dir is refused, never followed, and nothing is lost", async (t) => {
-  for (let index = 0; index < targets("").length; index++) {
+  for (let index = 0; index < TARGETS; index++) {
     const temp = await compactedOnce(t);
     const { stateDir } = temp;
-    const target = targets(temp.archived)[index]!;
+    const target = targets(temp)[index]!;
     const full = join(stateDir, target.path);
     const before = records(stateDir);
     const outside = tempDir(t);
@@ -96,9 +104,9 @@ test("a link planted in place of a compaction file, an index file or an index di
 });
 
 test("a compaction file or an index file another user owns is refused untouched, and nothing is lost", { skip: isRoot ? false : "needs root to chown" }, async (t) => {
-  for (let index = 0; index < targets("").length; index++) {
+  for (let index = 0; index < TARGETS; index++) {
     const temp = await compactedOnce(t);
-    const { path, command } = targets(temp.archived)[index]!;
+    const { path, command } = targets(temp)[index]!;
     // Files only: a dir another user owns is the state dir check's (trust.test.ts).
     if (!path.includes(".")) continue;
     const { stateDir } = temp;

@@ -108,7 +108,7 @@ export class Receipts {
     this.swaps = new SwapFollower(this.store.log.path);
     // Read as the live file is: a mirror's lines, archived by its compaction, still carry their seq.
     this.archive = new JsonlLog(this.swaps.paths.archive, this.store.log.schema, logOptions);
-    this.archiveIndex = new ScopeIndex(this.archive, `${indexDir}-archive`, scopesOf);
+    this.archiveIndex = new ScopeIndex(this.archive, `${indexDir}-archive`, scopesOf, { segments: true });
     this.archivedBeforePath = `${this.swaps.paths.archive}.before.json`;
   }
 

@@ -44,7 +44,7 @@ export class MailboxLookups {
     logOptions: LogOptions,
   ) {
     this.archive = new JsonlLog(paths.archive, mailboxEvent, logOptions);
-    this.archiveIndex = new ScopeIndex(this.archive, archiveIndexDir, indexScopes);
+    this.archiveIndex = new ScopeIndex(this.archive, archiveIndexDir, indexScopes, { segments: true });
   }
 
   /** Visits the archive's committed records (a compaction under way has not committed its additions yet). */

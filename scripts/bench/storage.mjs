@@ -303,6 +303,10 @@ export async function benchCompaction({ root, work, size, report, timeProcess, m
     generateMailbox(log, { messages: size, pendingFor: "claude:bench-me", openCount: 1000 });
     const before = statSync(log).size;
     const env = { PATH: process.env.PATH, HOME: home, PEERPOST_NOW: "2030-01-01T00:00:00Z" };
+    // Indexed first, as readers leave a log this size (past FAR_BEHIND_BYTES, a hook or server starts this
+    // very run): a compaction then starts the new log's index over in the files it had.
+    const indexed = timeProcess(process.execPath, [join(root, "dist/cli.mjs"), "index-run"], { env });
+    if (indexed.status !== 0) throw new Error(`index-run failed: ${indexed.stdout}`);
     // The same log for compaction in rounds (below), before this one compacts it.
     const roundsHome = join(work, `compact-rounds-${size}`);
     if (size <= ROUNDS_ROW_MAX_SIZE) cpSync(stateDir, join(roundsHome, ".peerpost"), { recursive: true });
@@ -315,7 +319,7 @@ export async function benchCompaction({ root, work, size, report, timeProcess, m
     const after = statSync(log).size;
     const archive = join(stateDir, "mailbox.archive.jsonl");
     report(`compaction ${size} live bytes after`, after, "live bytes before", before, `(${(run.elapsed / 1000).toFixed(1)} s, peak RSS ${(run.rss / 1024).toFixed(0)} MB, archive ${(statSync(archive).size / 1e6).toFixed(0)} MB; target < 0.05×)`);
-    report(`compaction ${size} ms, \`peerpost compact\` whole process`, run.elapsed, "plain copy ms", copy.elapsed, `(copy: a node child streams the same ${(before / 1e6).toFixed(0)} MB live log to a new file and fsyncs it; compaction includes indexing the archive; one run each; target ≤ 3×)`);
+    report(`compaction ${size} ms, \`peerpost compact\` whole process`, run.elapsed, "plain copy ms", copy.elapsed, `(copy: a node child streams the same ${(before / 1e6).toFixed(0)} MB live log to a new file and fsyncs it; compaction includes indexing the archive and starting the live log's index over, which readers had built; one run each; target ≤ 3×)`);
     report(`compaction ${size} peak RSS MB`, run.rss / 1024, "bare node -e 0 peak RSS MB", bareNode.rss / 1024, "(/usr/bin/time -f %M of each child; target ≤ 200 MB at any size)");
     if (size <= ROUNDS_ROW_MAX_SIZE) {
       // Memory follows a round (PEERPOST_COMPACT_ROUND_MESSAGES), not the log: a log four rounds long.

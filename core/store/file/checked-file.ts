@@ -4,7 +4,8 @@
 // answering from it: the index is derived data, rebuilt from the log.
 // An extension appends first and records the sum after, so bytes past `bytes` are an extension that died
 // before its sum (lines past the index's `covered`, written again by the next one): readers ignore them.
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import { writeAll } from "../../log/kept-files.js";
 import { openStateFile, readStateBytes, readStateFileIfAny } from "../../security/trust.js";
 
@@ -17,14 +18,19 @@ const NEWLINE = 0x0a;
  * Math.imul, it reads a MiB in a few tens of ms where the 64-bit FNV of hash.ts takes hundreds.
  */
 export function checksum(bytes: Uint8Array, seed?: string): string {
-  let a = seed === undefined ? 0x811c9dc5 : parseInt(seed.slice(0, 8), 16) >>> 0;
-  let b = seed === undefined ? 0x9747b28c : parseInt(seed.slice(8, 16), 16) >>> 0;
+  const [a, b] = checksumLanes(bytes, seed === undefined ? undefined : [parseInt(seed.slice(0, 8), 16) >>> 0, parseInt(seed.slice(8, 16), 16) >>> 0]);
+  return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+}
+
+/** `checksum`'s two lanes as unsigned numbers, for files that store them in binary (index-segment.ts). */
+export function checksumLanes(bytes: Uint8Array, seed: readonly [number, number] = [0x811c9dc5, 0x9747b28c]): [number, number] {
+  let [a, b] = seed;
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]!;
     a = Math.imul(a ^ byte, 0x01000193);
     b = Math.imul((b ^ byte) + (b >>> 15), 0x5bd1e995);
   }
-  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+  return [a >>> 0, b >>> 0];
 }
 
 interface Sum {
@@ -46,7 +52,8 @@ export class IndexDamage extends Error {
 
 function readSum(path: string): Sum | undefined {
   const text = readStateFileIfAny(`${path}.sum`);
-  if (text === undefined) return undefined;
+  // Emptied by a start-over (emptyIndexFiles), as its file was: no sum yet.
+  if (text === undefined || text === "") return undefined;
   try {
     const sum = JSON.parse(text) as Sum;
     if (typeof sum?.name === "string" && Number.isSafeInteger(sum.bytes) && sum.bytes >= 0 && /^[0-9a-f]{16}$/.test(String(sum.hash))) return sum;
@@ -79,6 +86,30 @@ export function readChecked(path: string, name: string): string {
   const complete = bytes.subarray(0, sum.bytes);
   if (checksum(complete) !== sum.hash) throw new IndexDamage(path, "does not match its checksum (altered)");
   return complete.toString("utf8");
+}
+
+/**
+ * Empties each file of an index's `dir` for a start-over instead of removing it, and removes those that
+ * were empty already (unused since the last one): creating a file costs far more than emptying one (most
+ * of a millisecond each on ext4), and a log's index starts over, after each compaction, with about the
+ * scopes and buckets it had. What is no file of this user's own is removed.
+ */
+export function emptyIndexFiles(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      if (lstatSync(path).size === 0) throw new Error("unused since the last start-over");
+      closeSync(openStateFile(path, constants.O_WRONLY | constants.O_TRUNC));
+    } catch {
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
 }
 
 /**

@@ -87,19 +87,19 @@ export class IndexBatch {
   }
 
   /** Each scope with its lines' offsets in log order (one per line, each line ended), scopes in the order they first came. */
-  eachScope(write: (scope: string, text: string) => void): void {
+  *scopeTexts(): Generator<[scope: string, text: string]> {
     const offsets = groupOffsets(this.scopeNames.length, (file) => {
       for (let line = 0; line < this.lineSets.length; line++) for (const scope of this.setScopeNumbers[this.lineSets.values[line]!]!) file(scope, this.lineOffsets.values[line]!);
     });
-    for (let scope = 0; scope < this.scopeNames.length; scope++) write(this.scopeNames[scope]!, `${offsets(scope).join("\n")}\n`);
+    for (let scope = 0; scope < this.scopeNames.length; scope++) yield [this.scopeNames[scope]!, `${offsets(scope).join("\n")}\n`];
   }
 
   /**
-   * Each bucket (by `bucketOf`) with its keys' lines, keys in the order they came: a message's
-   * `[id, offset, scopes]`, with the offsets of the lines filed under it appended when there are any, or
-   * `[key, offsets]` for a key whose message this batch does not hold.
+   * Each bucket (by `bucketOf`; by default each key is one) with its keys' lines, keys in the order they
+   * came: a message's `[id, offset, scopes]`, with the offsets of the lines filed under it appended when
+   * there are any, or `[key, offsets]` for a key whose message this batch does not hold.
    */
-  eachIdBucket(bucketOf: (id: string) => string, write: (bucket: string, text: string) => void): void {
+  *bucketTexts(bucketOf?: (id: string) => string): Generator<[bucket: string, text: string]> {
     const offsets = groupOffsets(this.keys.length, (file) => {
       for (let line = 0; line < this.aboutKeys.length; line++) file(this.aboutKeys.values[line]!, this.aboutOffsets.values[line]!);
     });
@@ -110,6 +110,10 @@ export class IndexBatch {
       if (set === NO_MESSAGE) return JSON.stringify([key, about]);
       return JSON.stringify(about.length === 0 ? [key, this.keyOffsets.values[number], this.sets[set]] : [key, this.keyOffsets.values[number], this.sets[set], about]);
     };
+    if (!bucketOf) {
+      for (let number = 0; number < this.keys.length; number++) yield [this.keys[number]!, `${entry(number)}\n`];
+      return;
+    }
     // Keys grouped by bucket first, each bucket's text made only when it is written: memory follows one bucket.
     const buckets = new Map<string, number[]>();
     this.keys.forEach((key, number) => {
@@ -118,7 +122,7 @@ export class IndexBatch {
       if (members) members.push(number);
       else buckets.set(bucket, [number]);
     });
-    for (const [bucket, members] of buckets) write(bucket, `${members.map(entry).join("\n")}\n`);
+    for (const [bucket, members] of buckets) yield [bucket, `${members.map(entry).join("\n")}\n`];
   }
 
   private keyNumber(key: string): number {

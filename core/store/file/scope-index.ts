@@ -3,29 +3,29 @@
 // Derived data, extended incrementally by whoever reads the tail, rebuilt from the log when in doubt:
 // - meta.json: the log it covers (device, inode, a fingerprint of the bytes before `covered`), `covered`
 //   (every line before it is indexed), and the corrupt lines seen there;
-// - scopes/<hash>.offs: offsets of one scope's lines, one per line, in log order;
-// - ids/<hash prefix>.ids: per message id, its msg line's offset and scopes, to place later events about
-//   it, and per key (a message id, a conversation, an idempotency slot: what scopesOf files a line
-//   under), the offsets of the lines about it, so a lookup of one message reads its lines and no other:
-//   one JSON line per key and extension batch, appended (a bucket is never rewritten, so an extension
-//   costs what it adds).
-// Extending appends offsets first and moves `covered` last (an atomic rename), so a crash leaves at most
-// offsets past `covered`, which readers ignore and the next extension writes again (readers deduplicate).
-// Each scopes/ file has a checksum beside it (checked-file.ts): one that disagrees with it (lost, cut,
-// edited, swapped) is noted in damage.json and the whole index starts over from the log. The ids/ buckets
+// - per scope, the offsets of its lines, one per line, in log order;
+// - per message id, its msg line's offset and scopes, to place later events about it, and per key (a
+//   message id, a conversation, an idempotency slot: what scopesOf files a line under), the offsets of
+//   the lines about it, so a lookup of one message reads its lines and no other: one JSON line per key
+//   and extension batch (id-bucket.ts), never rewritten, so an extension costs what it adds.
+// Those are kept in a file per scope and id bucket, or for an archive in a segment per extension
+// (index-storage.ts). Extending writes them first and moves `covered` last (an atomic rename), so a crash
+// leaves at most offsets past `covered`, which readers ignore and the next extension writes again
+// (readers deduplicate). What disagrees with its checksum (checked-file.ts; lost, cut, edited, swapped)
+// is noted in damage.json and the whole index starts over from the log. The ids/ buckets of key files
 // have none (a checksum each would double an extension's file writes): a damaged line there loses one entry.
 import { mkdirSync, rmSync, rmdirSync, statSync, utimesSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fnv1a64 } from "../../common/hash.js";
 import { tailFingerprint } from "../../log/log-snapshot.js";
 import { type JsonlLog } from "../../log/log.js";
 import { withCorrupt, type CorruptReport, type CorruptSummary } from "../../log/types.js";
 import { DIR_MODE } from "../../security/state-dir.js";
 import { checkPrivateDir, ensurePrivateDir, readStateFileIfAny, writeStateFile } from "../../security/trust.js";
-import { appendChecked, appendLines, IndexDamage, readChecked } from "./checked-file.js";
-import { checkIndexFiles, damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
+import { IndexDamage } from "./checked-file.js";
+import { damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
 import { IndexBatch } from "./index-batch.js";
-import { parseBucket, type Bucket, type IdEntry } from "./id-bucket.js";
+import type { Bucket, IdEntry } from "./id-bucket.js";
+import { INDEX_VERSION, KeyFiles, SegmentFiles, type IndexStorage, type Meta } from "./index-storage.js";
 
 /**
  * The scopes of a record, given a way to look up the scopes of an earlier message by id; `id` when it is
@@ -33,22 +33,8 @@ import { parseBucket, type Bucket, type IdEntry } from "./id-bucket.js";
  */
 export type ScopesOf<T> = (record: T, scopesOfMessage: (id: string) => readonly string[] | undefined) => { id?: string; scopes: readonly string[]; about?: readonly string[] };
 
-/**
- * 4: the ids/ buckets file every line under the keys it is about. 3: a checksum beside every file. 2:
- * message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension).
- */
-const INDEX_VERSION = 4;
 /** Lines one batch of an extension indexes before recording them: each batch writes every file it touches (index-batch.ts). */
 const BATCH_LINES = 500_000;
-
-interface Meta {
-  v: typeof INDEX_VERSION;
-  dev: number;
-  ino: number;
-  covered: number;
-  tail: string;
-  corrupt: CorruptSummary;
-}
 
 /** A scope whose lines every lookup includes (records every view folds). Not an address: it has no colon. */
 export const EVERY_SCOPE = "*";
@@ -73,15 +59,19 @@ export interface IndexedScope {
 
 export class ScopeIndex<T> {
   private readonly metaPath: string;
+  private readonly storage: IndexStorage;
   /** Whether this process found the index's dirs private (once: as the state dir itself is checked once). */
   private dirsChecked = false;
 
+  /** `segments`: for an archive, which grows by whole compactions (index-storage.ts). */
   constructor(
     private readonly log: JsonlLog<T>,
     readonly dir: string,
     private readonly scopesOf: ScopesOf<T>,
+    options: { segments?: boolean } = {},
   ) {
     this.metaPath = join(dir, "meta.json");
+    this.storage = options.segments ? new SegmentFiles(dir) : new KeyFiles(dir);
   }
 
   /** The index's meta when it still describes this log, else undefined (missing, other file, rewritten). */
@@ -96,7 +86,7 @@ export class ScopeIndex<T> {
     } catch {
       return undefined;
     }
-    if (meta?.v !== INDEX_VERSION || typeof meta.covered !== "number" || !meta.corrupt) return undefined;
+    if (meta?.v !== INDEX_VERSION || typeof meta.covered !== "number" || !meta.corrupt || !this.storage.describes(meta)) return undefined;
     try {
       const stat = statSync(this.log.path);
       if (stat.ino !== meta.ino || stat.dev !== meta.dev || stat.size < meta.covered) return undefined;
@@ -177,7 +167,7 @@ export class ScopeIndex<T> {
     if (!meta) return undefined;
     const seen = new Set<number>();
     for (const name of scope === EVERY_SCOPE ? [scope] : [scope, EVERY_SCOPE]) {
-      const text = readChecked(this.scopePath(name), name);
+      const text = this.storage.scopeText(name, meta);
       for (const line of text.split("\n")) {
         const offset = Number(line);
         if (line !== "" && offset < meta.covered) seen.add(offset);
@@ -195,7 +185,7 @@ export class ScopeIndex<T> {
     if (!meta) return undefined;
     let bucket: Bucket;
     try {
-      bucket = this.entriesOf(id);
+      bucket = this.storage.bucket(id, meta, new Map());
     } catch (error) {
       if (!(error instanceof IndexDamage)) throw error;
       this.damaged(error);
@@ -213,7 +203,7 @@ export class ScopeIndex<T> {
   linesAbout(key: string): { offsets: number[]; covered: number } | undefined {
     const meta = this.meta();
     if (!meta) return undefined;
-    const bucket = this.entriesOf(key);
+    const bucket = this.storage.bucket(key, meta, new Map());
     if (bucket.damaged) return undefined;
     const entry = bucket.entries.get(key);
     const offsets = new Set(entry?.lines.filter((offset) => offset < meta.covered));
@@ -235,9 +225,9 @@ export class ScopeIndex<T> {
 
   /** Checks every file of a valid index against its checksum (doctor: reads the whole index); damage found voids it, as a lookup's does. */
   verifyAll(): IndexDamageNote[] {
-    if (!this.meta()) return [];
-    const found = checkIndexFiles(this.dir, "scopes", ".offs", (scope) => `${fnv1a64(scope)}.offs`);
-    return found.map((damage) => this.damaged(damage));
+    const meta = this.meta();
+    if (!meta) return [];
+    return this.storage.verifyAll(meta).map((damage) => this.damaged(damage));
   }
 
   /**
@@ -304,15 +294,14 @@ export class ScopeIndex<T> {
   private extendBatch(meta: Meta, target: number): Meta {
     const batch = new IndexBatch();
     const read = new Map<string, Bucket>();
-    const scopesOfMessage = (id: string) => batch.scopesOf(id) ?? this.entriesOf(id, read).entries.get(id)?.message?.s;
+    const scopesOfMessage = (id: string) => batch.scopesOf(id) ?? this.storage.bucket(id, meta, read).entries.get(id)?.message?.s;
     const result = this.log.scan(meta.covered, (entry) => {
       const { id, scopes, about } = this.scopesOf(entry.record, scopesOfMessage);
       // An id's line is appended without looking for an earlier one: a lookup takes the first, which is the same message's.
       batch.add(entry.offset, id, scopes, about);
     }, { until: target, maxLines: BATCH_LINES });
-    batch.eachScope((scope, text) => appendChecked(this.scopePath(scope), scope, text));
-    batch.eachIdBucket((id) => this.bucketKey(id), (key, text) => appendLines(this.idsPath(key), text));
-    const next: Meta = { ...meta, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt) };
+    const stored = this.storage.write(batch, meta, meta.covered, result.next);
+    const next: Meta = { ...meta, ...stored, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt) };
     writeStateFile(this.metaPath, JSON.stringify(next));
     return next;
   }
@@ -337,54 +326,27 @@ export class ScopeIndex<T> {
 
   private clear(): void {
     rmSync(this.metaPath, { force: true });
-    rmSync(join(this.dir, "scopes"), { recursive: true, force: true });
-    rmSync(join(this.dir, "ids"), { recursive: true, force: true });
-    this.ensureDirs();
+    this.storage.clear();
   }
 
-  /** Checks the index's dirs that exist (index/ and this index's own); done once both exist. */
+  /** Checks the index's dirs that exist (index/, this index's own, its storage's); done once all exist. */
   private checkDirs(): void {
-    let both = true;
-    for (const dir of [dirname(this.dir), this.dir]) {
+    let all = true;
+    for (const dir of [dirname(this.dir), this.dir, ...this.storage.dirs]) {
       try {
         checkPrivateDir(dir);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        both = false;
+        all = false;
       }
     }
-    this.dirsChecked = both;
+    this.dirsChecked = all;
   }
 
   /** The index's dirs, created private where missing; one that is a link or another user's is refused (trust.ts). */
   private ensureDirs(): void {
     ensurePrivateDir(dirname(this.dir));
     ensurePrivateDir(this.dir);
-    ensurePrivateDir(join(this.dir, "scopes"));
-    ensurePrivateDir(join(this.dir, "ids"));
-  }
-
-  private scopePath(scope: string): string {
-    return join(this.dir, "scopes", `${fnv1a64(scope)}.offs`);
-  }
-
-  /** 4096 buckets: at a million messages each holds a few hundred ids, a few tens of KiB. */
-  private bucketKey(id: string): string {
-    return fnv1a64(id).slice(0, 3);
-  }
-
-  private idsPath(key: string): string {
-    return join(this.dir, "ids", `${key}.ids`);
-  }
-
-  /** The entries of the bucket holding `key`, read once into `read`. */
-  private entriesOf(key: string, read = new Map<string, Bucket>()): Bucket {
-    const name = this.bucketKey(key);
-    let bucket = read.get(name);
-    if (bucket) return bucket;
-    const text = readStateFileIfAny(this.idsPath(name));
-    bucket = parseBucket(text ?? "");
-    read.set(name, bucket);
-    return bucket;
+    for (const dir of this.storage.dirs) ensurePrivateDir(dir);
   }
 }

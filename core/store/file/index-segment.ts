@@ -1,0 +1,169 @@
+// One segment of an archive's index (scope-index.ts): what one extension indexed, as a single file
+// written whole and never changed, so indexing a compaction's moves costs one file, not one per scope
+// and per message (thousands of opens, which on some file systems took seconds).
+//   header   "PPSEG01\n", the entry count (u32), 4 bytes reserved, where the table starts (f64);
+//   data     per entry, its name as a JSON string, a newline, then its text;
+//   table    per entry, sorted by the name's 64-bit hash: the hash (2 × u32), where its bytes start after
+//            the header and how many (2 × u32), their checksum (2 × u32); all little-endian.
+// A lookup reads the header, halves its way through the entries with one small read each, and reads the
+// bytes of the entry found. The name beside the text tells two names with one hash apart; the checksum
+// finds damage (IndexDamage: the index is rebuilt from the log).
+import { closeSync, constants, fstatSync, readSync, writeSync } from "node:fs";
+import { writeAll } from "../../log/kept-files.js";
+import { openEmptiedStateFile, openStateFile } from "../../security/trust.js";
+import { checksumLanes, IndexDamage } from "./checked-file.js";
+
+const MAGIC = Buffer.from("PPSEG01\n");
+const HEADER_BYTES = 24;
+const ENTRY_BYTES = 24;
+/** Bytes of entries gathered before one write. */
+const WRITE_CHUNK = 1 << 20;
+
+function hashOf(name: string): [number, number] {
+  return checksumLanes(Buffer.from(name, "utf8"));
+}
+
+function compareHash(a1: number, b1: number, a2: number, b2: number): number {
+  return a1 !== a2 ? a1 - a2 : b1 - b2;
+}
+
+/** Six u32 per entry, grown as entries come: hash, start, length, checksum. */
+class Slots {
+  values = new Uint32Array(6 * 1024);
+  count = 0;
+
+  add(...fields: [number, number, number, number, number, number]): void {
+    if ((this.count + 1) * 6 > this.values.length) {
+      const grown = new Uint32Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values.set(fields, this.count++ * 6);
+  }
+}
+
+/**
+ * Writes a segment of `entries` (name, text; each name once) to `path`, which no reader reads yet; returns
+ * its size. The entries' bytes go out as they come, the table after them, so memory holds the table only.
+ */
+export function writeSegment(path: string, entries: Iterable<readonly [string, string]>): number {
+  const fd = openEmptiedStateFile(path);
+  try {
+    const slots = new Slots();
+    // The header's room first; it is written last, once the table's place is known.
+    let chunk: Buffer[] = [Buffer.alloc(HEADER_BYTES)];
+    let chunkBytes = HEADER_BYTES;
+    let written = 0;
+    const flush = () => {
+      writeAll(fd, Buffer.concat(chunk, chunkBytes));
+      written += chunkBytes;
+      chunk = [];
+      chunkBytes = 0;
+    };
+    let start = 0;
+    for (const [name, text] of entries) {
+      const bytes = Buffer.from(`${JSON.stringify(name)}\n${text}`, "utf8");
+      slots.add(...hashOf(name), start, bytes.length, ...checksumLanes(bytes));
+      start += bytes.length;
+      chunk.push(bytes);
+      chunkBytes += bytes.length;
+      if (chunkBytes >= WRITE_CHUNK) flush();
+    }
+    flush();
+    const order = Array.from({ length: slots.count }, (_, at) => at);
+    const { values } = slots;
+    order.sort((x, y) => compareHash(values[x * 6]!, values[x * 6 + 1]!, values[y * 6]!, values[y * 6 + 1]!));
+    const table = Buffer.alloc(slots.count * ENTRY_BYTES);
+    order.forEach((from, at) => {
+      for (let field = 0; field < 6; field++) table.writeUInt32LE(values[from * 6 + field]!, at * ENTRY_BYTES + field * 4);
+    });
+    writeAll(fd, table);
+    const header = Buffer.alloc(HEADER_BYTES);
+    MAGIC.copy(header, 0);
+    header.writeUInt32LE(slots.count, 8);
+    header.writeDoubleLE(written, 16);
+    writeSync(fd, header, 0, HEADER_BYTES, 0);
+    return written + table.length;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** An open segment file: its entries looked up by name. Close it when done. */
+export class Segment {
+  private readonly fd: number;
+  private readonly size: number;
+  private readonly count: number;
+  private readonly tableStart: number;
+  private readonly slot = Buffer.alloc(ENTRY_BYTES);
+
+  constructor(readonly path: string) {
+    this.fd = openStateFile(path, constants.O_RDONLY);
+    try {
+      this.size = fstatSync(this.fd).size;
+      const header = Buffer.alloc(HEADER_BYTES);
+      if (readSync(this.fd, header, 0, HEADER_BYTES, 0) !== HEADER_BYTES || !header.subarray(0, MAGIC.length).equals(MAGIC)) throw new IndexDamage(path, "is no index segment (its header is wrong)");
+      this.count = header.readUInt32LE(8);
+      this.tableStart = header.readDoubleLE(16);
+      if (!Number.isSafeInteger(this.tableStart) || this.tableStart < HEADER_BYTES || this.tableStart + this.count * ENTRY_BYTES > this.size) throw new IndexDamage(path, `is truncated (${this.size} bytes, its header counts ${this.count} entries)`);
+    } catch (error) {
+      closeSync(this.fd);
+      throw error;
+    }
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** The text of entry `name`, or "" when the segment has none. Throws IndexDamage. */
+  text(name: string): string {
+    const [hashA, hashB] = hashOf(name);
+    let low = 0;
+    let high = this.count;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      this.readSlot(middle);
+      if (compareHash(this.slot.readUInt32LE(0), this.slot.readUInt32LE(4), hashA, hashB) < 0) low = middle + 1;
+      else high = middle;
+    }
+    const quoted = `${JSON.stringify(name)}\n`;
+    for (let at = low; at < this.count; at++) {
+      this.readSlot(at);
+      if (this.slot.readUInt32LE(0) !== hashA || this.slot.readUInt32LE(4) !== hashB) break;
+      const bytes = this.entryBytes(at);
+      const text = bytes.toString("utf8");
+      if (text.startsWith(quoted)) return text.slice(quoted.length);
+    }
+    return "";
+  }
+
+  /** Checks every entry against its checksum, and their order (doctor). Throws IndexDamage. */
+  verify(): void {
+    let previous: [number, number] | undefined;
+    for (let at = 0; at < this.count; at++) {
+      this.entryBytes(at);
+      const hash: [number, number] = [this.slot.readUInt32LE(0), this.slot.readUInt32LE(4)];
+      if (previous && compareHash(previous[0], previous[1], hash[0], hash[1]) > 0) throw new IndexDamage(this.path, `has its entries out of order at entry ${at}`);
+      previous = hash;
+    }
+  }
+
+  private readSlot(at: number): void {
+    if (readSync(this.fd, this.slot, 0, ENTRY_BYTES, this.tableStart + at * ENTRY_BYTES) !== ENTRY_BYTES) throw new IndexDamage(this.path, "is truncated in its entries");
+  }
+
+  /** Entry `at`'s bytes (its slot read), checked against their checksum. */
+  private entryBytes(at: number): Buffer {
+    this.readSlot(at);
+    const start = HEADER_BYTES + this.slot.readUInt32LE(8);
+    const length = this.slot.readUInt32LE(12);
+    const sum = [this.slot.readUInt32LE(16), this.slot.readUInt32LE(20)];
+    if (start + length > this.tableStart) throw new IndexDamage(this.path, `is truncated (${this.size} bytes, entry ${at} ends at ${start + length})`);
+    const bytes = Buffer.alloc(length);
+    if (readSync(this.fd, bytes, 0, length, start) !== length) throw new IndexDamage(this.path, `is truncated at entry ${at}`);
+    const [sumA, sumB] = checksumLanes(bytes);
+    if (sumA !== sum[0] || sumB !== sum[1]) throw new IndexDamage(this.path, `does not match its checksum at entry ${at} (altered)`);
+    return bytes;
+  }
+}

@@ -1,0 +1,208 @@
+// Where a scope index (scope-index.ts) keeps what it indexed, two ways:
+// - key files, for a live log that grows a little at a time: scopes/<hash>.offs per scope and
+//   ids/<hash prefix>.ids per id bucket, each appended to by every extension;
+// - segments, for an archive that grows by whole compactions: one file per extension (index-segment.ts),
+//   listed in the meta, so indexing a compaction's moves writes one file instead of thousands.
+// Either way a lookup reads a scope's offsets as text (one per line) and a key's entries as a bucket's
+// lines (id-bucket.ts), checked against their checksums (IndexDamage).
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fnv1a64 } from "../../common/hash.js";
+import type { CorruptSummary } from "../../log/types.js";
+import { ensurePrivateDir, readStateFileIfAny } from "../../security/trust.js";
+import { appendChecked, appendLines, emptyIndexFiles, IndexDamage, readChecked } from "./checked-file.js";
+import { parseBucket, type Bucket } from "./id-bucket.js";
+import { checkIndexFiles } from "./index-damage.js";
+import type { IndexBatch } from "./index-batch.js";
+import { Segment, writeSegment } from "./index-segment.js";
+
+/**
+ * 4: the ids/ buckets file every line under the keys it is about (and an archive's index may be in
+ * segments, which its meta lists). 3: a checksum beside every file. 2: message ids in append-only lines
+ * per bucket (1 rewrote whole JSON buckets at every extension).
+ */
+export const INDEX_VERSION = 4;
+
+export interface Meta {
+  v: typeof INDEX_VERSION;
+  dev: number;
+  ino: number;
+  covered: number;
+  tail: string;
+  corrupt: CorruptSummary;
+  /** Segments only: the segment files, in log order, that together cover the log up to `covered`. */
+  segments?: string[];
+}
+
+export interface IndexStorage {
+  /** Whether a meta (already checked otherwise) describes an index kept this way. */
+  describes(meta: Meta): boolean;
+  /** The offsets of `scope`'s lines, one per line (some may lie past `covered`). */
+  scopeText(scope: string, meta: Meta): string;
+  /** The entries filed under `key`'s bucket, read once into `read`. */
+  bucket(key: string, meta: Meta, read: Map<string, Bucket>): Bucket;
+  /** Records one extension batch; returns the meta's storage fields that cover it. */
+  write(batch: IndexBatch, meta: Meta, from: number, to: number): Pick<Meta, "segments">;
+  /** Every file checked against its checksum (doctor). */
+  verifyAll(meta: Meta): IndexDamage[];
+  /** Removes every file; the dirs stay. */
+  clear(): void;
+  /** The dirs it keeps its files in (private, as every state dir: trust.ts). */
+  readonly dirs: readonly string[];
+}
+
+/** A file per scope and per id bucket, appended to by every extension. */
+export class KeyFiles implements IndexStorage {
+  readonly dirs: readonly string[];
+
+  constructor(private readonly dir: string) {
+    this.dirs = [join(dir, "scopes"), join(dir, "ids")];
+  }
+
+  describes(meta: Meta): boolean {
+    return meta.segments === undefined;
+  }
+
+  scopeText(scope: string): string {
+    return readChecked(this.scopePath(scope), scope);
+  }
+
+  bucket(key: string, _meta: Meta, read: Map<string, Bucket>): Bucket {
+    const name = this.bucketKey(key);
+    let bucket = read.get(name);
+    if (bucket) return bucket;
+    bucket = parseBucket(readStateFileIfAny(this.idsPath(name)) ?? "");
+    read.set(name, bucket);
+    return bucket;
+  }
+
+  write(batch: IndexBatch): Pick<Meta, "segments"> {
+    for (const [scope, text] of batch.scopeTexts()) appendChecked(this.scopePath(scope), scope, text);
+    for (const [key, text] of batch.bucketTexts((id) => this.bucketKey(id))) appendLines(this.idsPath(key), text);
+    return {};
+  }
+
+  verifyAll(): IndexDamage[] {
+    return checkIndexFiles(this.dir, "scopes", ".offs", (scope) => `${fnv1a64(scope)}.offs`);
+  }
+
+  clear(): void {
+    for (const dir of this.dirs) emptyIndexFiles(dir);
+  }
+
+  private scopePath(scope: string): string {
+    return join(this.dir, "scopes", `${fnv1a64(scope)}.offs`);
+  }
+
+  /** 4096 buckets: at a million messages each holds a few hundred ids, a few tens of KiB. */
+  private bucketKey(id: string): string {
+    return fnv1a64(id).slice(0, 3);
+  }
+
+  private idsPath(key: string): string {
+    return join(this.dir, "ids", `${key}.ids`);
+  }
+}
+
+/** Scope entries and key entries share a segment; their names cannot meet. */
+const scopeEntry = (scope: string) => `s ${scope}`;
+const keyEntry = (key: string) => `k ${key}`;
+
+const SEGMENT_NAME = /^[0-9]+-[0-9]+-[0-9]+-[0-9a-z]+-[0-9]+\.seg$/;
+
+/** A batch's scopes and keys as a segment's entries, made one at a time as the segment is written. */
+function* entriesOf(batch: IndexBatch): Generator<readonly [string, string]> {
+  for (const [scope, text] of batch.scopeTexts()) yield [scopeEntry(scope), text];
+  for (const [key, text] of batch.bucketTexts()) yield [keyEntry(key), text];
+}
+
+/** Segments this process wrote: part of each name. */
+let segmentsWritten = 0;
+
+/** A segment file per extension, listed in the meta. */
+export class SegmentFiles implements IndexStorage {
+  private readonly segmentsDir: string;
+  readonly dirs: readonly string[];
+
+  constructor(private readonly dir: string) {
+    this.segmentsDir = join(dir, "segments");
+    this.dirs = [this.segmentsDir];
+  }
+
+  describes(meta: Meta): boolean {
+    return Array.isArray(meta.segments) && meta.segments.every((name) => typeof name === "string" && SEGMENT_NAME.test(name));
+  }
+
+  scopeText(scope: string, meta: Meta): string {
+    return this.texts(scopeEntry(scope), meta);
+  }
+
+  /** Each key is an entry of its own: a segment's entries cost no file each. */
+  bucket(key: string, meta: Meta, read: Map<string, Bucket>): Bucket {
+    let bucket = read.get(key);
+    if (!bucket) read.set(key, (bucket = parseBucket(this.texts(keyEntry(key), meta))));
+    return bucket;
+  }
+
+  write(batch: IndexBatch, meta: Meta, from: number, to: number): Pick<Meta, "segments"> {
+    this.removeUnlisted(meta);
+    // A name no other extension used: a rebuild never writes over a segment a reader of the old meta still reads.
+    const name = `${from}-${to}-${process.pid}-${Date.now().toString(36)}-${++segmentsWritten}.seg`;
+    writeSegment(join(this.segmentsDir, name), entriesOf(batch));
+    return { segments: [...(meta.segments ?? []), name] };
+  }
+
+  verifyAll(meta: Meta): IndexDamage[] {
+    const found: IndexDamage[] = [];
+    for (const name of meta.segments ?? []) {
+      try {
+        this.withSegment(name, (segment) => segment.verify());
+      } catch (error) {
+        if (error instanceof IndexDamage) found.push(error);
+        else throw error;
+      }
+    }
+    return found;
+  }
+
+  /** Removes every segment (the meta that listed them is gone), and the key files of an index from before segments. */
+  clear(): void {
+    for (const sub of ["segments", "scopes", "ids"]) rmSync(join(this.dir, sub), { recursive: true, force: true });
+    ensurePrivateDir(this.segmentsDir);
+  }
+
+  /** Removes segments that `meta` does not list: left by an extension that died before its meta (this one holds the extension's lock). */
+  private removeUnlisted(meta: Meta): void {
+    const listed = new Set(meta.segments ?? []);
+    let names: string[];
+    try {
+      names = readdirSync(this.segmentsDir);
+    } catch {
+      return;
+    }
+    for (const name of names) if (!listed.has(name)) rmSync(join(this.segmentsDir, name), { force: true });
+  }
+
+  /** Entry `name`'s texts in every segment, in log order. */
+  private texts(name: string, meta: Meta): string {
+    let text = "";
+    for (const segment of meta.segments ?? []) text += this.withSegment(segment, (open) => open.text(name));
+    return text;
+  }
+
+  private withSegment<R>(name: string, use: (segment: Segment) => R): R {
+    const path = join(this.segmentsDir, name);
+    let segment: Segment;
+    try {
+      segment = new Segment(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new IndexDamage(path, "is missing (the index's meta lists it)");
+      throw error;
+    }
+    try {
+      return use(segment);
+    } finally {
+      segment.close();
+    }
+  }
+}

@@ -1,0 +1,201 @@
+// The archive's index in segments (index-storage.ts, index-segment.ts): a compaction's moves are indexed
+// into one file, lookups halve their way through each segment, damage to a segment is found (on read,
+// and by doctor for what no reader met) and the index rebuilt from the archive, an archive index left in
+// the old layout (a file per scope and bucket) is rebuilt into segments, a segment an extension that
+// died left unlisted is removed, and a start-over of the live log's index reuses its files.
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { tempDir, tempPeerpost } from "./helpers/temp.js";
+import { cli, json } from "./helpers/cli.js";
+import { Segment, writeSegment } from "../core/store/file/index-segment.js";
+import { ScopeIndex } from "../core/store/file/scope-index.js";
+import { indexScopes } from "../core/mail/scopes.js";
+import { fnv1a64 } from "../core/common/hash.js";
+
+const DAY = 86_400_000;
+
+test("a segment finds each of ten thousand entries by name, says nothing of names it lacks, and refuses a damaged entry", (t) => {
+  const path = join(tempDir(t), "one.seg");
+  const entries = Array.from({ length: 10_000 }, (_, at) => [`name ${at}`, `${at}\n`.repeat(at % 7)] as const);
+  writeSegment(path, entries);
+  const segment = new Segment(path);
+  try {
+    for (const [name, text] of entries) assert.equal(segment.text(name), text, name);
+    assert.equal(segment.text("name 10000"), "");
+    assert.equal(segment.text(""), "");
+    segment.verify();
+  } finally {
+    segment.close();
+  }
+  // One byte of one entry's text changed: that entry is refused, others still read.
+  const bytes = readFileSync(path);
+  const at = bytes.indexOf(Buffer.from('"name 9999"\n'));
+  bytes[at + 13] = 0x7a;
+  writeFileSync(path, bytes);
+  const damaged = new Segment(path);
+  try {
+    assert.throws(() => damaged.text("name 9999"), /does not match its checksum/);
+    assert.equal(damaged.text("name 9998"), entries[9998]![1]);
+    assert.throws(() => damaged.verify(), /does not match its checksum/);
+  } finally {
+    damaged.close();
+  }
+  truncateSync(path, 100);
+  assert.throws(() => new Segment(path), /truncated/);
+  writeFileSync(path, "not a segment at all, but long enough to have a header\n");
+  assert.throws(() => new Segment(path), /no index segment/);
+});
+
+/** A store whose compactions moved mail twice: two segments in the archive's index. */
+async function twiceCompacted(t: TestContext) {
+  const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { peerpost, clock } = temp;
+  const done = async (to: string, body: string) => {
+    const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to, body, anticipation: "reply" });
+    await peerpost.mailbox.resolve({ id: message.id, by: to, resolution: "done" });
+    return message.id;
+  };
+  const first = [await done("codex:b", "first round, to b"), await done("grok:c", "first round, to c")];
+  clock.now += 40 * DAY;
+  assert.ok((await peerpost.mailbox.compact()).movedMessages === 2);
+  const second = [await done("codex:b", "second round, to b")];
+  clock.now += 40 * DAY;
+  assert.ok((await peerpost.mailbox.compact()).movedMessages === 1);
+  const indexDir = join(temp.stateDir, "index", "archive");
+  const meta = () => JSON.parse(readFileSync(join(indexDir, "meta.json"), "utf8")) as { covered: number; segments: string[] };
+  const env = { HOME: temp.home, PEERPOST_HOME: temp.stateDir, PEERPOST_NOW: String(clock.now) };
+  return { ...temp, first, second, indexDir, meta, env };
+}
+
+async function statusOf(env: Record<string, string>, id: string): Promise<string> {
+  const result = await cli(env, "status", id, "--json");
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const { message } = json(result) as { message: { id: string; bodyBytes: number; status: string; history: unknown[] } };
+  return `${message.id} ${message.status} ${message.bodyBytes} bytes, ${message.history.length} events`;
+}
+
+test("each compaction adds one segment to the archive's index and no file per scope; lookups find mail in every segment", async (t) => {
+  const m = await twiceCompacted(t);
+  const { segments, covered } = m.meta();
+  assert.equal(segments.length, 2);
+  assert.deepEqual(readdirSync(m.indexDir).sort(), ["meta.json", "segments"]);
+  assert.deepEqual(readdirSync(join(m.indexDir, "segments")).sort(), [...segments].sort());
+  assert.equal(covered, statSync(join(m.stateDir, "mailbox.archive.jsonl")).size);
+  for (const id of [...m.first, ...m.second]) assert.match(await statusOf(m.env, id), new RegExp(`^${id} done `));
+  // The index answers the lookup: its segments name each message (a scan would answer the same, so this reads them directly).
+  const peerpost = m.reopen();
+  for (const id of [...m.first, ...m.second]) assert.ok(peerpost.mailbox.archiveIndex.message(id), id);
+  assert.deepEqual(peerpost.mailbox.archiveIndex.lookup("codex:b")!.offsets.length, 4, "b's two messages, each sent and resolved");
+});
+
+/** Damage to a segment that holds message `id` (the entry a status of it reads). */
+const segmentDamages: Record<string, (path: string, id: string) => void> = {
+  "flipped byte": (path, id) => {
+    const bytes = readFileSync(path);
+    // In the text of the message's entry, after its name.
+    const name = Buffer.from(`${JSON.stringify(`k ${id}`)}\n`);
+    const at = bytes.indexOf(name) + name.length + 3;
+    assert.ok(at > name.length);
+    bytes[at] = bytes[at]! ^ 0x20;
+    writeFileSync(path, bytes);
+  },
+  truncated: (path) => truncateSync(path, Math.floor(statSync(path).size / 2)),
+  "header overwritten": (path) => {
+    const bytes = readFileSync(path);
+    bytes.write("garbage!", 0);
+    writeFileSync(path, bytes);
+  },
+};
+
+for (const [kind, damage] of Object.entries(segmentDamages)) {
+  test(`a ${kind} archive index segment is found on read and rebuilt: status shows what it showed, health warns, doctor names it`, async (t) => {
+    const m = await twiceCompacted(t);
+    const before = await Promise.all([...m.first, ...m.second].map((id) => statusOf(m.env, id)));
+    const [firstSegment] = m.meta().segments;
+    damage(join(m.indexDir, "segments", firstSegment!), m.first[0]!);
+    const after = await Promise.all([...m.first, ...m.second].map((id) => statusOf(m.env, id)));
+    assert.deepEqual(after, before);
+    const health = await cli(m.env, "health", "--json");
+    const warnings = (json(health).warnings as Array<{ code: string; message: string }>).filter((warning) => warning.code === "index_rebuilt");
+    assert.ok(warnings.some((warning) => warning.message.includes(`index/archive/segments/${firstSegment}`)), JSON.stringify(warnings));
+    // The next extension rebuilds it (ours, or a detached index-run a reader started): new segments, the damaged one gone.
+    const { mailbox } = m.reopen();
+    for (const start = Date.now(); mailbox.archiveIndexLags() && Date.now() - start < 30_000; await delay(50)) mailbox.indexAll();
+    assert.ok(!m.meta().segments.includes(firstSegment!));
+    assert.ok(!existsSync(join(m.indexDir, "segments", firstSegment!)));
+  });
+}
+
+test("doctor checks every segment itself and names damage no reader met", async (t) => {
+  const m = await twiceCompacted(t);
+  const second = m.meta().segments[1]!;
+  const path = join(m.indexDir, "segments", second);
+  const bytes = readFileSync(path);
+  bytes[30] = bytes[30]! ^ 0x01;
+  writeFileSync(path, bytes);
+  const doctor = await cli(m.env, "doctor", "--json");
+  const problems = (json(doctor).problems as Array<{ problem: string }>).map((entry) => entry.problem);
+  assert.ok(problems.some((problem) => problem.startsWith(`index file index/archive/segments/${second} does not match its checksum`)), problems.join("\n"));
+});
+
+test("an archive index in the old layout is rebuilt into segments, its scope and bucket files removed; a segment an extension left unlisted is removed by the next", async (t) => {
+  const m = await twiceCompacted(t);
+  const peerpost = m.reopen();
+  const { archive } = peerpost.mailbox;
+  // The layout before segments: a file per scope and per id bucket, its meta listing no segments.
+  rmSync(m.indexDir, { recursive: true });
+  const old = new ScopeIndex(archive, m.indexDir, indexScopes);
+  assert.equal(old.extend(), statSync(join(m.stateDir, "mailbox.archive.jsonl")).size);
+  assert.ok(existsSync(join(m.indexDir, "scopes", `${fnv1a64("codex:b")}.offs`)));
+  assert.equal(peerpost.mailbox.archiveIndexLags(), true, "an index of key files is no index of segments");
+  for (const id of [...m.first, ...m.second]) assert.match(await statusOf(m.env, id), new RegExp(`^${id} done `), "read by a scan meanwhile");
+  peerpost.mailbox.indexAll();
+  assert.equal(peerpost.mailbox.archiveIndexLags(), false);
+  assert.deepEqual(readdirSync(m.indexDir).sort(), ["meta.json", "segments"]);
+  assert.equal(m.meta().segments.length, 1, "one segment for the whole archive");
+  // A segment written by an extension that died before its meta: not listed, not read, removed by the next extension.
+  const orphan = join(m.indexDir, "segments", "0-1-1-x-1.seg");
+  writeFileSync(orphan, "left by a dead extension", { mode: 0o600 });
+  const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "third round", anticipation: "reply" });
+  await peerpost.mailbox.resolve({ id: message.id, by: "codex:b", resolution: "done" });
+  m.clock.now += 40 * DAY;
+  assert.equal((await peerpost.mailbox.compact()).movedMessages, 1);
+  assert.ok(!existsSync(orphan));
+  assert.equal(m.meta().segments.length, 2);
+  assert.match(await statusOf({ ...m.env, PEERPOST_NOW: String(m.clock.now) }, message.id), new RegExp(`^${message.id} done 11 bytes`));
+});
+
+test("a start-over of the live log's index after a compaction reuses its files, empties those it no longer needs and removes them at the next one; doctor finds no damage", async (t) => {
+  const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { peerpost, clock, stateDir } = temp;
+  const scopes = join(stateDir, "index", "mailbox", "scopes");
+  const file = (address: string) => join(scopes, `${fnv1a64(address)}.offs`);
+  const send = async (to: string, body: string) => (await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to, body, anticipation: "reply" })).message;
+  const gone = await send("grok:gone", "resolved, then archived");
+  await peerpost.mailbox.resolve({ id: gone.id, by: "grok:gone", resolution: "done" });
+  const open = await send("codex:stays", "still open");
+  peerpost.mailbox.indexAll();
+  const inodeBefore = statSync(file("codex:stays")).ino;
+  assert.ok(statSync(file("grok:gone")).size > 0);
+  clock.now += 40 * DAY;
+  assert.equal((await peerpost.mailbox.compact()).movedMessages, 1);
+  assert.equal(statSync(file("codex:stays")).ino, inodeBefore, "the same file, emptied and written again");
+  assert.equal(peerpost.mailbox.index.lookup("codex:stays")!.offsets.length, 1);
+  assert.equal(statSync(file("grok:gone")).size, 0, "a scope the new log lacks: emptied");
+  assert.equal(readFileSync(`${file("grok:gone")}.sum`, "utf8"), "");
+  const env = { HOME: temp.home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  const doctor = await cli(env, "doctor", "--json");
+  const problems = (json(doctor).problems as Array<{ problem: string }>).map((entry) => entry.problem);
+  assert.ok(!problems.some((problem) => problem.startsWith("index file")), problems.join("\n"));
+  assert.match(await statusOf(env, open.id), new RegExp(`^${open.id} queued 10 bytes`));
+  // The next start-over removes what stayed empty since the last.
+  await peerpost.mailbox.resolve({ id: open.id, by: "codex:stays", resolution: "done" });
+  await send("copilot:new", "keeps the log alive");
+  clock.now += 40 * DAY;
+  assert.equal((await peerpost.mailbox.compact()).movedMessages, 1);
+  assert.ok(!existsSync(file("grok:gone")) && !existsSync(`${file("grok:gone")}.sum`));
+  assert.ok(existsSync(file("copilot:new")));
+});
