@@ -54,12 +54,10 @@ function lastActivity(message: MessageState): number {
   return Math.max(...times.map((time) => Date.parse(time)));
 }
 
-/** Whether a message is done with and old enough to leave the live log. */
+/** Whether a message is done with and old enough to leave the live log (asked after each of its lines: the dates are parsed only for one done with). */
 function movable(message: MessageState, cutoff: number, now: number): boolean {
-  if (lastActivity(message) >= cutoff) return false;
-  if (message.resolved) return true;
-  if (message.replyBy !== undefined && Date.parse(message.replyBy) < now) return true;
-  return message.anticipation === "fyi" && message.read !== undefined;
+  const done = Boolean(message.resolved) || (message.replyBy !== undefined && Date.parse(message.replyBy) < now) || (message.anticipation === "fyi" && message.read !== undefined);
+  return done && lastActivity(message) < cutoff;
 }
 
 /**
