@@ -175,6 +175,16 @@ test("a remote whose name has a slash is still a remote: what its branches have 
   assert.equal(commitFile(repo, env, "notes.txt").status, 0);
   const named = gitRun(repo, env, "push", "-q", "team/upstream", "feature");
   assert.equal(named.status, 0, `only notes.txt is new to team/upstream: ${named.stderr}`);
+  // A remote named `team` has none of team/upstream's branches, though their refs sit under refs/remotes/team/.
+  addRemote(t, repo, "team");
+  const toTeam = gitRun(repo, env, "push", "-q", "team", "feature");
+  assert.notEqual(toTeam.status, 0, "what team/upstream has is not what team has");
+  assert.match(toTeam.stderr, /"src\/a\.ts": claimed by codex:holder/);
+  // A branch of team's own with a slash in its name counts for team.
+  assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "team", "feature:refs/heads/work/one").status, 0);
+  assert.equal(commitFile(repo, env, "more-notes.txt").status, 0);
+  const onTeam = gitRun(repo, env, "push", "-q", "team", "feature:refs/heads/work/two");
+  assert.equal(onTeam.status, 0, `only more-notes.txt is new to team: ${onTeam.stderr}`);
   // Named by its URL, the push has no remote's branches to go by (git passes the URL twice).
   const byUrl = gitRun(repo, env, "push", "-q", remote, "feature:refs/heads/other");
   assert.notEqual(byUrl.status, 0, "nothing is known to be at a bare URL");

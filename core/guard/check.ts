@@ -26,12 +26,28 @@ function hasCommit(top: string, sha: string): boolean {
 }
 
 /**
+ * The tips of what this repository knows of `remote`'s branches: its refs under refs/remotes/<remote>/,
+ * but not those of another remote whose name goes on from there (`team/upstream`'s are under `team`'s
+ * prefix too; `--remotes=team` would take them for team's).
+ */
+function remoteTips(top: string, remote: string): string[] {
+  const prefix = `refs/remotes/${remote}/`;
+  const nested = git(top, ["remote"]).split("\n").filter((name) => name !== "" && name !== remote && `refs/remotes/${name}/`.startsWith(prefix)).map((name) => `refs/remotes/${name}/`);
+  const tips = new Set<string>();
+  for (const line of git(top, ["for-each-ref", "--format=%(objectname) %(refname)", prefix]).split("\n")) {
+    const space = line.indexOf(" ");
+    if (space > 0 && !nested.some((other) => line.startsWith(other, space + 1))) tips.add(line.slice(0, space));
+  }
+  return [...tips];
+}
+
+/**
  * The commits a push sends that the remote does not have: those of `localSha` that are neither in the
  * remote's tip (when this repository has it) nor in what it knows of that remote's branches (`remote` is
  * its name, undefined for a push to a bare URL: then no branch is known to be there).
  */
 function pushedCommits(top: string, localSha: string, remoteSha: string, remote: string | undefined): string[] {
-  const known = remote === undefined ? [] : [`--remotes=${remote}`];
+  const known = remote === undefined ? [] : remoteTips(top, remote);
   const tip = NO_COMMIT.test(remoteSha) || !hasCommit(top, remoteSha) ? [] : [remoteSha];
   return [localSha, "--not", ...tip, ...known];
 }
