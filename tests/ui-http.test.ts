@@ -3,9 +3,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { appendFileSync, chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { cli, registerSessions, request, startUi, uiEnv, write, type Answer } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
 import { tempDir } from "./helpers/temp.js";
@@ -251,21 +252,39 @@ test("the event stream pushes the state, then after a CLI send only the parts th
   assert.ok(["mailbox.jsonl", "receipts.jsonl", "sessions.jsonl"].every((name) => files.includes(name)), files.join(", "));
 });
 
-test("the browser is opened with $BROWSER (a list of command lines, the URL at %s); a failing opener is reported and serving goes on", async (t) => {
+/** The private file the opener was given, and the page URL in it (with its one-time opening code). */
+function openingFile(fileUrl: string, ui: { token: string; stateDir: string }): { path: string; url: URL } {
+  assert.match(fileUrl, /^file:\/\//);
+  assert.ok(!fileUrl.includes(ui.token), "no token in the opener's arguments, which every user can read");
+  const path = fileURLToPath(fileUrl);
+  assert.equal(dirname(path), join(ui.stateDir, "cache"));
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  const html = readFileSync(path, "utf8");
+  const url = new URL(/content="0;url=([^"]+)"/.exec(html)![1]!.replaceAll("&amp;", "&"));
+  return { path, url };
+}
+
+test("the browser is opened with $BROWSER (a list of command lines, the URL at %s) at a private file that leads to the page once; a failing opener is reported and serving goes on", async (t) => {
   const dir = tempDir(t);
   const opener = join(dir, "opener.sh");
   const seen = join(dir, "seen");
   writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > '${seen}'\n`);
   chmodSync(opener, 0o755);
-  const env = { ...uiEnv(t), BROWSER: opener };
+  const env: Record<string, string> = { ...uiEnv(t), BROWSER: opener };
   const ui = await startUi(t, { env, args: [] });
-  await until(() => {
-    try {
-      return readFileSync(seen, "utf8") === ui.url;
-    } catch {
-      return false;
-    }
-  }, 10_000, "the opener to get the URL");
+  await until(() => existsSync(seen), 10_000, "the opener to get the file");
+  const { path, url } = openingFile(readFileSync(seen, "utf8"), { token: ui.token, stateDir: env.PEERPOST_HOME! });
+  assert.equal(url.searchParams.get("token"), ui.token);
+  // A page loaded from a file comes cross-site: that load alone passes, as a top-level navigation with the file's code, once.
+  const crossSite = (query: string, mode = "navigate") => request(ui.port, `/?${query}`, { headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": mode, "sec-fetch-dest": mode === "navigate" ? "document" : "empty" } });
+  const code = url.searchParams.get("open")!;
+  assert.equal((await crossSite(`token=${ui.token}`)).status, 403, "cross-site without the code");
+  assert.equal((await crossSite(`token=${ui.token}&open=${code.slice(1)}x`)).status, 403, "a wrong code");
+  assert.equal((await crossSite(`token=${ui.token}&open=${code}`, "cors")).status, 403, "a fetch, not a navigation");
+  assert.equal((await crossSite(`token=wrong&open=${code}`)).status, 403, "the code without the token");
+  assert.equal((await crossSite(`token=${ui.token}&open=${code}`)).status, 200, "the opening load");
+  assert.equal((await crossSite(`token=${ui.token}&open=${code}`)).status, 403, "the code is used up");
+  await until(() => !existsSync(path), 10_000, "the file removed once used");
 
   // As xdg-open reads it: a list tried in turn, each a command line with the URL at %s.
   const lister = join(dir, "lister.sh");
@@ -275,7 +294,8 @@ test("the browser is opened with $BROWSER (a list of command lines, the URL at %
   const listedUi = await startUi(t, { env: { ...uiEnv(t), BROWSER: `${join(dir, "no-such-browser")}:${lister} --new-window %s --flag` }, args: [] });
   await until(() => {
     try {
-      return readFileSync(listed, "utf8") === `--new-window|${listedUi.url}|--flag|`;
+      const words = readFileSync(listed, "utf8").split("|");
+      return words.length === 4 && words[0] === "--new-window" && words[1]!.startsWith("file://") && !words[1]!.includes(listedUi.token) && words[2] === "--flag";
     } catch {
       return false;
     }

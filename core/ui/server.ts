@@ -9,6 +9,7 @@ import { PeerpostError, toErrorValue, type ErrorCode } from "../common/errors.js
 import type { Peerpost } from "../peerpost.js";
 import { waitFor } from "../mail/wait.js";
 import { Guard } from "./guard.js";
+import { redirectHtml } from "./opening-page.js";
 import { securityHeaders } from "./headers.js";
 import { pageHtml, pageTemplate } from "./document.js";
 import { BuiltState, LiveStreams } from "./pushes.js";
@@ -62,6 +63,13 @@ function originFormUrl(target: string | undefined): URL | undefined {
   }
 }
 
+/** The page's URL, relative, without the opening code (opening-page.ts). */
+function withoutOpening(url: URL): string {
+  const params = new URLSearchParams(url.searchParams);
+  params.delete("open");
+  return `/?${params}`;
+}
+
 export class UiServer {
   readonly token = randomBytes(24).toString("base64url");
   private readonly server: Server;
@@ -108,6 +116,12 @@ export class UiServer {
     // The page the printed URL opens asks for the unfiltered state first: have it ready.
     setImmediate(() => void this.state(new URLSearchParams()).catch(() => undefined));
     return `http://127.0.0.1:${port}/?token=${this.token}`;
+  }
+
+  /** The page's URL for the opening file (opening-page.ts): its first load, cross-site, passes once; `onUsed` runs then. */
+  openingUrl(onUsed: () => void): string {
+    const { port } = this.server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/?token=${this.token}&open=${this.guard!.allowOpening(onUsed)}`;
   }
 
   async close(): Promise<void> {
@@ -174,6 +188,7 @@ export class UiServer {
       if (request.method === "POST") return await this.write(url.pathname, request, response);
       switch (url.pathname) {
         case "/":
+          if (url.searchParams.has("open")) return this.send(response, 200, "text/html; charset=utf-8", redirectHtml(withoutOpening(url)));
           return this.send(response, 200, "text/html; charset=utf-8", pageHtml(this.page, this.token, await this.state(url.searchParams).catch(() => null)));
         case "/app.js":
           return this.send(response, 200, "text/javascript; charset=utf-8", this.options.assets.script);
