@@ -213,6 +213,52 @@ test("a merge that needs no resolving is not refused: pulling what others pushed
   assert.match(pushed.stderr, /"src\/b\.ts": claimed by codex:holder/);
 });
 
+test("a cherry-pick, a rebase and git am are checked at each commit they make; a plain commit --no-verify still passes, and PEERPOST_GUARD=off lets a stopped one go on", async (t) => {
+  const { repo, env } = await guarded(t);
+  const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
+  // Work into the claim, made past the guard on a side branch, then brought over in each of git's ways.
+  gitRun(repo, env, "checkout", "-q", "-b", "side");
+  assert.equal(commitFile(repo, env, "notes.txt").status, 0);
+  assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
+  const patch = join(tempDir(t), "patch");
+  git(repo, "format-patch", "-q", "-1", "HEAD", "-o", patch);
+  gitRun(repo, env, "checkout", "-q", branch);
+  const head = () => git(repo, "rev-parse", "HEAD").trim();
+  const before = head();
+
+  const picked = gitRun(repo, env, "cherry-pick", "side");
+  assert.notEqual(picked.status, 0, "cherry-pick of a commit into the claim");
+  assert.match(picked.stderr, /this cherry-pick or rebase touches paths another live session holds exclusively:\n  "src\/a\.ts": claimed by codex:holder[^]*PEERPOST_GUARD=off git cherry-pick --continue/);
+  assert.equal(head(), before, "no commit made");
+  const onward = gitRun(repo, { ...env, PEERPOST_GUARD: "off" }, "cherry-pick", "--continue");
+  assert.equal(onward.status, 0, onward.stderr);
+  assert.notEqual(head(), before, "PEERPOST_GUARD=off went on");
+  gitRun(repo, env, "reset", "-q", "--hard", before);
+  // A range: the commit outside the claim goes, the one into it stops the pick.
+  const range = gitRun(repo, env, "cherry-pick", `${branch}..side`);
+  assert.notEqual(range.status, 0);
+  assert.equal(git(repo, "log", "-1", "--format=%s").trim(), "change notes.txt", "the first pick went through");
+  gitRun(repo, env, "cherry-pick", "--abort");
+
+  // The branch moves on, so a rebase of side onto it replays side's commits.
+  assert.equal(commitFile(repo, env, "docs/guide.md").status, 0);
+  const rebased = gitRun(repo, env, "rebase", "-q", branch, "side");
+  assert.notEqual(rebased.status, 0, "a rebase replaying a commit into the claim");
+  assert.match(rebased.stderr + rebased.stdout, /"src\/a\.ts": claimed by codex:holder/);
+  gitRun(repo, env, "rebase", "--abort");
+  gitRun(repo, env, "checkout", "-q", branch);
+
+  const moved = head();
+  const applied = gitRun(repo, env, "am", "-q", ...readdirSync(patch).map((name) => join(patch, name)));
+  assert.notEqual(applied.status, 0, "git am of a patch into the claim");
+  assert.match(applied.stderr, /this patch \(git am\) touches paths[^]*"src\/a\.ts": claimed by codex:holder/);
+  assert.equal(head(), moved);
+  gitRun(repo, env, "am", "--abort");
+
+  // A plain commit runs the sequencer's check too (prepare-commit-msg), and skips it: --no-verify is still the override.
+  assert.equal(commitFile(repo, env, "src/b.ts", "--no-verify").status, 0);
+});
+
 test("a commit that also adds a path of thousands of characters is checked, not let through for a failure of the check", async (t) => {
   const { repo, env, peerpost } = await guarded(t);
   // A pattern with a leading wildcard is compared character by character with the long path.

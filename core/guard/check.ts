@@ -57,7 +57,8 @@ function pushedCommits(top: string, localSha: string, remoteSha: string, remote:
  * what it changed against every parent (`--cc`: a conflict resolved, an edit made in the merge).
  */
 export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string, remote?: string): string[] {
-  if (hook === "pre-commit") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
+  // A commit, a cherry-pick's or a rebase's commit, a patch: the index against HEAD.
+  if (hook !== "pre-push") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
   const paths = new Set<string>();
   for (const line of refsOnStdin.split("\n")) {
     const [, localSha, , remoteSha] = line.trim().split(/\s+/);
@@ -101,14 +102,14 @@ export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook
 
 /** What the hook prints on refusal: each path with its holder, then how to ask and how to override. */
 export function refusalText(hook: GuardedHook, findings: readonly GuardFinding[]): string {
-  const action = GUARDED_ACTION[hook];
+  const { what, verb, override } = GUARDED_ACTION[hook];
   const lines = findings.map(({ path, entry }) => `  ${JSON.stringify(path)}: claimed by ${entry.holder} until ${entry.until}${entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : ""}`);
   const holders = [...new Set(findings.map(({ entry }) => entry.holder))];
   return [
-    `peerpost guard: this ${action} touches paths another live session holds exclusively:`,
+    `peerpost guard: this ${what} touches paths another live session holds exclusively:`,
     ...lines,
-    `Ask the holder first: peerpost send --to ${holders[0]} --anticipation reply 'May I ${action} …?'`,
-    `To ${action} anyway: git ${action} --no-verify, or PEERPOST_GUARD=off git ${action} …`,
+    `Ask the holder first: peerpost send --to ${holders[0]} --anticipation reply 'May I ${verb} …?'`,
+    `To go on anyway: ${override}`,
     "",
   ].join("\n");
 }

@@ -1,6 +1,10 @@
-// `peerpost guard install|uninstall`: git pre-commit and pre-push hooks that run `peerpost guard check`.
-// A merge that needs no resolving commits without pre-commit, and adds nothing of its own: what it brings
-// in was checked when it was committed, and is checked again when it is pushed (check.ts).
+// `peerpost guard install|uninstall`: git hooks that run `peerpost guard check`: pre-commit and pre-push;
+// prepare-commit-msg for the commits a cherry-pick or a rebase makes without pre-commit (the hook runs for
+// every commit, and checks only while one of those is under way: a plain commit was checked by
+// pre-commit, or let through by --no-verify); pre-applypatch for `git am`. A merge that needs no resolving
+// commits without pre-commit, and adds nothing of its own: what it brings in was checked when it was
+// committed, and is checked again when it is pushed (check.ts). A revert's commits are checked at push
+// only: git leaves no trace of one under way that a hook could tell from a plain commit.
 // The hooks directory is git's own answer (core.hooksPath respected). A hook already there is moved
 // aside, byte for byte with its mode, and runs first from ours (a failing one still stops the commit);
 // uninstall removes ours and moves it back, so the repository is exactly as it was.
@@ -9,10 +13,15 @@ import { isAbsolute, join } from "node:path";
 import { git, topLevel } from "./git.js";
 import { PeerpostError } from "../common/errors.js";
 
-export const GUARDED_HOOKS = ["pre-commit", "pre-push"] as const;
+export const GUARDED_HOOKS = ["pre-commit", "prepare-commit-msg", "pre-applypatch", "pre-push"] as const;
 export type GuardedHook = (typeof GUARDED_HOOKS)[number];
-/** The git command each hook stops, as refusals name it. */
-export const GUARDED_ACTION: Record<GuardedHook, "commit" | "push"> = { "pre-commit": "commit", "pre-push": "push" };
+/** What each hook stops, as refusals name it, the word for asking the holder, and how to go on anyway. */
+export const GUARDED_ACTION: Record<GuardedHook, { what: string; verb: "commit" | "push"; override: string }> = {
+  "pre-commit": { what: "commit", verb: "commit", override: "git commit --no-verify, or PEERPOST_GUARD=off git commit …" },
+  "prepare-commit-msg": { what: "cherry-pick or rebase", verb: "commit", override: "PEERPOST_GUARD=off git cherry-pick --continue (or rebase --continue)" },
+  "pre-applypatch": { what: "patch (git am)", verb: "commit", override: "git am --no-verify, or PEERPOST_GUARD=off git am --continue" },
+  "pre-push": { what: "push", verb: "push", override: "git push --no-verify, or PEERPOST_GUARD=off git push …" },
+};
 const MARKER = "# peerpost guard:";
 const CHAINED_SUFFIX = ".peerpost-chained";
 
@@ -20,16 +29,23 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The hook: the chained one first, then the check. pre-push reads its refs on stdin: kept for both. */
+/**
+ * The hook: the chained one first, then the check. pre-push reads its refs on stdin (kept for both) and
+ * passes its remote on; prepare-commit-msg checks only while a cherry-pick or a rebase is under way, as
+ * git's own files show, without starting node for a plain commit.
+ */
 function hookScript(hook: GuardedHook, node: string, cli: string): string {
   const chained = `"$(dirname "$0")/${hook}${CHAINED_SUFFIX}"`;
-  const check = `${shellQuote(node)} ${shellQuote(cli)} guard check ${hook} "$@"`;
+  const check = `${shellQuote(node)} ${shellQuote(cli)} guard check ${hook}`;
   const body =
     hook === "pre-push"
-      ? ['input=$(cat; echo x); input=${input%x}', `if [ -x ${chained} ]; then printf '%s' "$input" | ${chained} "$@" || exit $?; fi`, `printf '%s' "$input" | exec ${check}`]
-      : [`if [ -x ${chained} ]; then ${chained} "$@" || exit $?; fi`, `exec ${check} </dev/null`];
-  return ["#!/bin/sh", `${MARKER} refuses a ${GUARDED_ACTION[hook]} touching paths another live session claimed. \`peerpost guard uninstall\` puts back what was here.`, ...body, ""].join("\n");
+      ? ['input=$(cat; echo x); input=${input%x}', `if [ -x ${chained} ]; then printf '%s' "$input" | ${chained} "$@" || exit $?; fi`, `printf '%s' "$input" | exec ${check} "$@"`]
+      : [`if [ -x ${chained} ]; then ${chained} "$@" || exit $?; fi`, ...(hook === "prepare-commit-msg" ? [SEQUENCER_UNDER_WAY] : []), `exec ${check} </dev/null`];
+  return ["#!/bin/sh", `${MARKER} refuses a ${GUARDED_ACTION[hook].what} touching paths another live session claimed. \`peerpost guard uninstall\` puts back what was here.`, ...body, ""].join("\n");
 }
+
+/** Shell: exits 0 unless a cherry-pick (CHERRY_PICK_HEAD, for one commit or a range) or a rebase (rebase-merge/) is under way. */
+const SEQUENCER_UNDER_WAY = 'for name in CHERRY_PICK_HEAD rebase-merge; do [ -e "$(git rev-parse --git-path "$name")" ] && underway=1; done; [ -n "$underway" ] || exit 0';
 
 export function hooksDir(repo: string): string {
   const top = topLevel(repo);

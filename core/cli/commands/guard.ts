@@ -21,7 +21,7 @@ async function check(hook: GuardedHook, remote: string | undefined): Promise<num
     return 1;
   } catch (error) {
     logError(peerpost.stateDir.path, `guard ${hook}`, error);
-    process.stderr.write(`peerpost guard: could not check the claims (${error instanceof Error ? error.message : String(error)}); letting the ${GUARDED_ACTION[hook]} through.\n`);
+    process.stderr.write(`peerpost guard: could not check the claims (${error instanceof Error ? error.message : String(error)}); letting the ${GUARDED_ACTION[hook].what} through.\n`);
     return 0;
   } finally {
     await peerpost.backend.close({ wait: false });
@@ -33,8 +33,8 @@ export const guardCommand = defineCommand({
   summary: "git hooks that refuse commits and pushes touching others' claims",
   usage: "install|uninstall [--repo DIR]",
   details:
-    "install adds pre-commit and pre-push hooks to the repository (in core.hooksPath when set). A hook already there runs first, unchanged; uninstall puts it back byte for byte. " +
-    "The hooks refuse a commit or push that touches a path another live session claimed exclusively, name the holder, and say how to override: git commit (or push) --no-verify, or PEERPOST_GUARD=off.",
+    "install adds pre-commit, prepare-commit-msg (checking only a cherry-pick's or a rebase's commits), pre-applypatch (git am) and pre-push hooks to the repository (in core.hooksPath when set). A hook already there runs first, unchanged; uninstall puts it back byte for byte. " +
+    "The hooks refuse a commit, cherry-pick, rebase, patch or push that touches a path another live session claimed exclusively, name the holder, and say how to override: git commit (or push, am) --no-verify, or PEERPOST_GUARD=off.",
   flags: { repo: { type: "string", value: "DIR", help: "The repository (default: the one you are in).", complete: "file" } },
   args: { min: 1, max: 4, name: "install, uninstall (or check HOOK [REMOTE URL], which the hooks run)", complete: ["install", "uninstall"] },
   examples: ["peerpost guard install", "peerpost guard uninstall --repo ~/src/app"],
