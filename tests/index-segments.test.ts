@@ -5,7 +5,7 @@
 // died left unlisted is removed, and a start-over of the live log's index reuses its files.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { tempDir, tempPeerpost } from "./helpers/temp.js";
@@ -16,6 +16,23 @@ import { indexScopes } from "../core/mail/scopes.js";
 import { fnv1a64 } from "../core/common/hash.js";
 
 const DAY = 86_400_000;
+
+test("doctor's check of a segment finds an entry filed under a hash not its name's, which a lookup would pass over", (t) => {
+  const path = join(tempDir(t), "one.seg");
+  const entries = Array.from({ length: 100 }, (_, at) => [`name ${at}`, `${at}\n`] as const);
+  writeSegment(path, entries);
+  const bytes = readFileSync(path);
+  const tableStart = bytes.readDoubleLE(16);
+  const slot = tableStart + 50 * 24 + 4;
+  bytes.writeUInt32LE(bytes.readUInt32LE(slot) ^ 1, slot);
+  writeFileSync(path, bytes);
+  const segment = new Segment(path);
+  try {
+    assert.throws(() => segment.verify(), /filed under a hash that is not its name's/);
+  } finally {
+    segment.close();
+  }
+});
 
 test("a segment finds each of ten thousand entries by name, says nothing of names it lacks, and refuses a damaged entry", (t) => {
   const path = join(tempDir(t), "one.seg");
@@ -43,6 +60,11 @@ test("a segment finds each of ten thousand entries by name, says nothing of name
   } finally {
     damaged.close();
   }
+  // The header's count lowered by one: the table no longer ends the file, so the last entry cannot silently vanish.
+  const counted = readFileSync(path);
+  counted.writeUInt32LE(9_999, 8);
+  writeFileSync(path, counted);
+  assert.throws(() => new Segment(path), /truncated/);
   truncateSync(path, 100);
   assert.throws(() => new Segment(path), /truncated/);
   writeFileSync(path, "not a segment at all, but long enough to have a header\n");
@@ -79,8 +101,10 @@ async function statusOf(env: Record<string, string>, id: string): Promise<string
 
 test("each compaction adds one segment to the archive's index and no file per scope; lookups find mail in every segment", async (t) => {
   const m = await twiceCompacted(t);
-  const { segments, covered } = m.meta();
+  const { segments, covered, v } = m.meta() as ReturnType<typeof m.meta> & { v: number };
   assert.equal(segments.length, 2);
+  // A version of its own: a peerpost from before segments takes it for no index (it would read no scopes/ and find nothing).
+  assert.equal(v, 5);
   assert.deepEqual(readdirSync(m.indexDir).sort(), ["meta.json", "segments"]);
   assert.deepEqual(readdirSync(join(m.indexDir, "segments")).sort(), [...segments].sort());
   assert.equal(covered, statSync(join(m.stateDir, "mailbox.archive.jsonl")).size);
@@ -185,7 +209,10 @@ test("a start-over of the live log's index after a compaction reuses its files, 
   assert.equal(statSync(file("codex:stays")).ino, inodeBefore, "the same file, emptied and written again");
   assert.equal(peerpost.mailbox.index.lookup("codex:stays")!.offsets.length, 1);
   assert.equal(statSync(file("grok:gone")).size, 0, "a scope the new log lacks: emptied");
-  assert.equal(readFileSync(`${file("grok:gone")}.sum`, "utf8"), "");
+  assert.equal(JSON.parse(readFileSync(`${file("grok:gone")}.sum`, "utf8")).bytes, 0, "its sum, the sum of no bytes");
+  // A lookup of that scope finds nothing, and no damage.
+  assert.deepEqual(peerpost.mailbox.index.lookup("grok:gone")!.offsets, []);
+  assert.deepEqual(peerpost.mailbox.index.damageNotes(), []);
   const env = { HOME: temp.home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
   const doctor = await cli(env, "doctor", "--json");
   const problems = (json(doctor).problems as Array<{ problem: string }>).map((entry) => entry.problem);
@@ -198,4 +225,26 @@ test("a start-over of the live log's index after a compaction reuses its files, 
   assert.equal((await peerpost.mailbox.compact()).movedMessages, 1);
   assert.ok(!existsSync(file("grok:gone")) && !existsSync(`${file("grok:gone")}.sum`));
   assert.ok(existsSync(file("copilot:new")));
+});
+
+test("a start-over never writes through a hard link in the index: a file linked from elsewhere is removed, not emptied", async (t) => {
+  const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { peerpost, clock, stateDir } = temp;
+  const outside = join(tempDir(t), "precious.txt");
+  writeFileSync(outside, "precious data\n", { mode: 0o600 });
+  await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "stays", anticipation: "reply" });
+  peerpost.mailbox.indexAll();
+  const scopes = join(stateDir, "index", "mailbox", "scopes");
+  const linked = join(scopes, `${fnv1a64("codex:b")}.offs`);
+  rmSync(linked);
+  linkSync(outside, linked);
+  linkSync(outside, join(scopes, "planted"));
+  const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:c", body: "moves", anticipation: "reply" });
+  await peerpost.mailbox.resolve({ id: message.id, by: "codex:c", resolution: "done" });
+  clock.now += 40 * DAY;
+  assert.equal((await peerpost.mailbox.compact()).movedMessages, 1);
+  assert.equal(readFileSync(outside, "utf8"), "precious data\n");
+  assert.ok(!existsSync(join(scopes, "planted")));
+  assert.equal(statSync(outside).nlink, 1, "both links in the index removed");
+  assert.equal(peerpost.mailbox.index.lookup("codex:b")!.offsets.length, 1, "and the index is right");
 });

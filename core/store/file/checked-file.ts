@@ -52,8 +52,7 @@ export class IndexDamage extends Error {
 
 function readSum(path: string): Sum | undefined {
   const text = readStateFileIfAny(`${path}.sum`);
-  // Emptied by a start-over (emptyIndexFiles), as its file was: no sum yet.
-  if (text === undefined || text === "") return undefined;
+  if (text === undefined) return undefined;
   try {
     const sum = JSON.parse(text) as Sum;
     if (typeof sum?.name === "string" && Number.isSafeInteger(sum.bytes) && sum.bytes >= 0 && /^[0-9a-f]{16}$/.test(String(sum.hash))) return sum;
@@ -89,10 +88,11 @@ export function readChecked(path: string, name: string): string {
 }
 
 /**
- * Empties each file of an index's `dir` for a start-over instead of removing it, and removes those that
- * were empty already (unused since the last one): creating a file costs far more than emptying one (most
- * of a millisecond each on ext4), and a log's index starts over, after each compaction, with about the
- * scopes and buckets it had. What is no file of this user's own is removed.
+ * Empties each file of an index's `dir` for a start-over instead of removing it, its sum (when it has one)
+ * made the sum of no bytes, and removes those that were empty already (unused since the last one):
+ * creating a file costs far more than emptying one (most of a millisecond each on ext4), and a log's index
+ * starts over, after each compaction, with about the scopes and buckets it had. Only a private file of this
+ * user's own with no other link is emptied (trust.ts): anything else is removed, never written through.
  */
 export function emptyIndexFiles(dir: string): void {
   let names: string[];
@@ -101,15 +101,37 @@ export function emptyIndexFiles(dir: string): void {
   } catch {
     return;
   }
+  const present = new Set(names);
   for (const name of names) {
+    if (name.endsWith(".sum") && present.has(name.slice(0, -".sum".length))) continue;
     const path = join(dir, name);
+    const sumPath = `${path}.sum`;
     try {
-      if (lstatSync(path).size === 0) throw new Error("unused since the last start-over");
-      closeSync(openStateFile(path, constants.O_WRONLY | constants.O_TRUNC));
+      if (name.endsWith(".sum") || lstatSync(path).size === 0) throw new Error("a sum without its file, or unused since the last start-over");
+      const owner = present.has(`${name}.sum`) ? readSum(path)!.name : undefined;
+      emptyOwnFile(path);
+      if (owner !== undefined) writeSum(path, { name: owner, bytes: 0, hash: checksum(new Uint8Array(0)) });
     } catch {
       rmSync(path, { recursive: true, force: true });
+      rmSync(sumPath, { recursive: true, force: true });
     }
   }
+}
+
+/** Truncates a private file of this user's own with no other link; throws for anything else. */
+function emptyOwnFile(path: string): void {
+  const fd = openStateFile(path, constants.O_WRONLY);
+  try {
+    onlyLink(fd, path);
+    ftruncateSync(fd, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Throws unless the open file has no other name: writing it in place must not change a file elsewhere. */
+function onlyLink(fd: number, path: string, stat = fstatSync(fd)): void {
+  if (stat.nlink !== 1) throw new IndexDamage(path, "has another link (a hard link from elsewhere)");
 }
 
 /**
@@ -119,7 +141,9 @@ export function emptyIndexFiles(dir: string): void {
 export function appendLines(path: string, text: string, from = 0): number {
   const fd = openStateFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   try {
-    let size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    onlyLink(fd, path, stat);
+    let size = stat.size;
     const last = Buffer.alloc(1);
     if (size > from && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== NEWLINE) {
       // Index lines are short: the fragment's start is within the last few KiB.
@@ -176,6 +200,7 @@ function writeSum(path: string, sum: Sum): void {
   const bytes = Buffer.from(JSON.stringify(sum));
   const fd = openStateFile(`${path}.sum`, constants.O_WRONLY | constants.O_CREAT);
   try {
+    onlyLink(fd, `${path}.sum`);
     writeAll(fd, bytes);
     if (fstatSync(fd).size > bytes.length) ftruncateSync(fd, bytes.length);
   } finally {

@@ -62,10 +62,7 @@ export function checkIndexFiles(dir: string, sub: string, ext: string, placeOf: 
     try {
       let owner: string;
       try {
-        const sum = readStateFile(`${path}.sum`);
-        // Emptied with its file by a start-over (checked-file.ts), and not used since.
-        if (sum === "" && readStateFile(path) === "") continue;
-        owner = (JSON.parse(sum) as { name: string }).name;
+        owner = (JSON.parse(readStateFile(`${path}.sum`)) as { name: string }).name;
       } catch {
         throw new IndexDamage(path, "has no readable checksum file");
       }

@@ -8,7 +8,7 @@
 // A lookup reads the header, halves its way through the entries with one small read each, and reads the
 // bytes of the entry found. The name beside the text tells two names with one hash apart; the checksum
 // finds damage (IndexDamage: the index is rebuilt from the log).
-import { closeSync, constants, fstatSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, readSync, writeSync } from "node:fs";
 import { writeAll } from "../../log/kept-files.js";
 import { openEmptiedStateFile, openStateFile } from "../../security/trust.js";
 import { checksumLanes, IndexDamage } from "./checked-file.js";
@@ -18,6 +18,7 @@ const HEADER_BYTES = 24;
 const ENTRY_BYTES = 24;
 /** Bytes of entries gathered before one write. */
 const WRITE_CHUNK = 1 << 20;
+const MAX_DATA_BYTES = 0xffffffff;
 
 function hashOf(name: string): [number, number] {
   return checksumLanes(Buffer.from(name, "utf8"));
@@ -63,6 +64,8 @@ export function writeSegment(path: string, entries: Iterable<readonly [string, s
     let start = 0;
     for (const [name, text] of entries) {
       const bytes = Buffer.from(`${JSON.stringify(name)}\n${text}`, "utf8");
+      // Places are u32: a batch of an extension is far smaller, but past that a place would wrap.
+      if (start + bytes.length > MAX_DATA_BYTES) throw new Error(`an index segment holds at most ${MAX_DATA_BYTES} bytes of entries`);
       slots.add(...hashOf(name), start, bytes.length, ...checksumLanes(bytes));
       start += bytes.length;
       chunk.push(bytes);
@@ -83,6 +86,8 @@ export function writeSegment(path: string, entries: Iterable<readonly [string, s
     header.writeUInt32LE(slots.count, 8);
     header.writeDoubleLE(written, 16);
     writeSync(fd, header, 0, HEADER_BYTES, 0);
+    // On disk before the meta lists it: a crash must not leave a listed segment with a table of zeros.
+    fsyncSync(fd);
     return written + table.length;
   } finally {
     closeSync(fd);
@@ -105,7 +110,8 @@ export class Segment {
       if (readSync(this.fd, header, 0, HEADER_BYTES, 0) !== HEADER_BYTES || !header.subarray(0, MAGIC.length).equals(MAGIC)) throw new IndexDamage(path, "is no index segment (its header is wrong)");
       this.count = header.readUInt32LE(8);
       this.tableStart = header.readDoubleLE(16);
-      if (!Number.isSafeInteger(this.tableStart) || this.tableStart < HEADER_BYTES || this.tableStart + this.count * ENTRY_BYTES > this.size) throw new IndexDamage(path, `is truncated (${this.size} bytes, its header counts ${this.count} entries)`);
+      // The table ends the file exactly: a count or a place changed, or a file cut or grown, shows here.
+      if (!Number.isSafeInteger(this.tableStart) || this.tableStart < HEADER_BYTES || this.tableStart + this.count * ENTRY_BYTES !== this.size) throw new IndexDamage(path, `is truncated (${this.size} bytes, its header counts ${this.count} entries)`);
     } catch (error) {
       closeSync(this.fd);
       throw error;
@@ -138,15 +144,37 @@ export class Segment {
     return "";
   }
 
-  /** Checks every entry against its checksum, and their order (doctor). Throws IndexDamage. */
+  /**
+   * Checks every entry (doctor): its bytes against their checksum, its name against the hash it is filed
+   * under (a changed hash hides an entry from lookups), the table's order, and that the entries fill the
+   * data with no gap or overlap. Throws IndexDamage.
+   */
   verify(): void {
     let previous: [number, number] | undefined;
+    const spans: Array<[number, number]> = [];
     for (let at = 0; at < this.count; at++) {
-      this.entryBytes(at);
+      const bytes = this.entryBytes(at);
       const hash: [number, number] = [this.slot.readUInt32LE(0), this.slot.readUInt32LE(4)];
+      spans.push([this.slot.readUInt32LE(8), bytes.length]);
       if (previous && compareHash(previous[0], previous[1], hash[0], hash[1]) > 0) throw new IndexDamage(this.path, `has its entries out of order at entry ${at}`);
       previous = hash;
+      const newline = bytes.indexOf(0x0a);
+      let name: unknown;
+      try {
+        name = JSON.parse(bytes.toString("utf8", 0, newline < 0 ? bytes.length : newline));
+      } catch {
+        name = undefined;
+      }
+      const [a, b] = typeof name === "string" ? hashOf(name) : [];
+      if (a !== hash[0] || b !== hash[1]) throw new IndexDamage(this.path, `has entry ${at} filed under a hash that is not its name's`);
     }
+    spans.sort((x, y) => x[0] - y[0]);
+    let end = 0;
+    for (const [start, length] of spans) {
+      if (start !== end) throw new IndexDamage(this.path, `has entries that leave a gap or overlap at byte ${HEADER_BYTES + start}`);
+      end = start + length;
+    }
+    if (HEADER_BYTES + end !== this.tableStart) throw new IndexDamage(this.path, `has ${this.tableStart - HEADER_BYTES - end} bytes of data no entry covers`);
   }
 
   private readSlot(at: number): void {

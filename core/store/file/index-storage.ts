@@ -17,14 +17,16 @@ import type { IndexBatch } from "./index-batch.js";
 import { Segment, writeSegment } from "./index-segment.js";
 
 /**
- * 4: the ids/ buckets file every line under the keys it is about (and an archive's index may be in
- * segments, which its meta lists). 3: a checksum beside every file. 2: message ids in append-only lines
- * per bucket (1 rewrote whole JSON buckets at every extension).
+ * Key files: 4, the ids/ buckets file every line under the keys it is about. 3: a checksum beside every
+ * file. 2: message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension).
+ * Segments: 5, a number of their own, so a peerpost from before them takes their index for none (it
+ * would have read no scopes/ and answered that nothing was there).
  */
-export const INDEX_VERSION = 4;
+const KEY_FILES_VERSION = 4;
+const SEGMENTS_VERSION = 5;
 
 export interface Meta {
-  v: typeof INDEX_VERSION;
+  v: number;
   dev: number;
   ino: number;
   covered: number;
@@ -35,6 +37,8 @@ export interface Meta {
 }
 
 export interface IndexStorage {
+  /** The `v` of a meta of an index kept this way. */
+  readonly version: number;
   /** Whether a meta (already checked otherwise) describes an index kept this way. */
   describes(meta: Meta): boolean;
   /** The offsets of `scope`'s lines, one per line (some may lie past `covered`). */
@@ -53,6 +57,7 @@ export interface IndexStorage {
 
 /** A file per scope and per id bucket, appended to by every extension. */
 export class KeyFiles implements IndexStorage {
+  readonly version = KEY_FILES_VERSION;
   readonly dirs: readonly string[];
 
   constructor(private readonly dir: string) {
@@ -121,6 +126,7 @@ let segmentsWritten = 0;
 
 /** A segment file per extension, listed in the meta. */
 export class SegmentFiles implements IndexStorage {
+  readonly version = SEGMENTS_VERSION;
   private readonly segmentsDir: string;
   readonly dirs: readonly string[];
 

@@ -25,7 +25,7 @@ import { IndexDamage } from "./checked-file.js";
 import { damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
 import { IndexBatch } from "./index-batch.js";
 import type { Bucket, IdEntry } from "./id-bucket.js";
-import { INDEX_VERSION, KeyFiles, SegmentFiles, type IndexStorage, type Meta } from "./index-storage.js";
+import { KeyFiles, SegmentFiles, type IndexStorage, type Meta } from "./index-storage.js";
 
 /**
  * The scopes of a record, given a way to look up the scopes of an earlier message by id; `id` when it is
@@ -86,7 +86,7 @@ export class ScopeIndex<T> {
     } catch {
       return undefined;
     }
-    if (meta?.v !== INDEX_VERSION || typeof meta.covered !== "number" || !meta.corrupt || !this.storage.describes(meta)) return undefined;
+    if (meta?.v !== this.storage.version || typeof meta.covered !== "number" || !meta.corrupt || !this.storage.describes(meta)) return undefined;
     try {
       const stat = statSync(this.log.path);
       if (stat.ino !== meta.ino || stat.dev !== meta.dev || stat.size < meta.covered) return undefined;
@@ -277,7 +277,7 @@ export class ScopeIndex<T> {
     if (!meta) {
       this.clear();
       const identity = this.log.identity()!;
-      meta = { v: INDEX_VERSION, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
+      meta = { v: this.storage.version, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
     }
     const target = end ?? this.log.identity()!.size;
     while (meta.covered < target) {
