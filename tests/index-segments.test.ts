@@ -13,6 +13,7 @@ import { cli, json } from "./helpers/cli.js";
 import { Segment, writeSegment } from "../core/store/file/index-segment.js";
 import { ScopeIndex } from "../core/store/file/scope-index.js";
 import { indexScopes } from "../core/mail/scopes.js";
+import { segmentBucket } from "../core/store/file/index-storage.js";
 import { fnv1a64 } from "../core/common/hash.js";
 
 const DAY = 86_400_000;
@@ -119,8 +120,8 @@ test("each compaction adds one segment to the archive's index and no file per sc
 const segmentDamages: Record<string, (path: string, id: string) => void> = {
   "flipped byte": (path, id) => {
     const bytes = readFileSync(path);
-    // In the text of the message's entry, after its name.
-    const name = Buffer.from(`${JSON.stringify(`k ${id}`)}\n`);
+    // In the text of the entry of the message's bucket, after its name.
+    const name = Buffer.from(`${JSON.stringify(`k ${segmentBucket(id)}`)}\n`);
     const at = bytes.indexOf(name) + name.length + 3;
     assert.ok(at > name.length);
     bytes[at] = bytes[at]! ^ 0x20;
@@ -152,6 +153,33 @@ for (const [kind, damage] of Object.entries(segmentDamages)) {
     assert.ok(!existsSync(join(m.indexDir, "segments", firstSegment!)));
   });
 }
+
+test("past 16 segments an extension merges them into one: lookups find every message, and the next extension removes the merged ones", async (t) => {
+  const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { peerpost, clock } = temp;
+  const indexDir = join(temp.stateDir, "index", "archive");
+  const listed = () => (JSON.parse(readFileSync(join(indexDir, "meta.json"), "utf8")) as { segments: string[] }).segments;
+  const ids: string[] = [];
+  for (let round = 0; round < 18; round++) {
+    const { message } = await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: round % 2 ? "codex:b" : "grok:c", body: `round ${round}`, anticipation: "reply" });
+    await peerpost.mailbox.resolve({ id: message.id, by: message.to, resolution: "done" });
+    ids.push(message.id);
+    clock.now += 40 * DAY;
+    assert.equal((await peerpost.mailbox.compact()).movedMessages, 1);
+    assert.equal(listed().length, round < 16 ? round + 1 : round - 15, `segments after compaction ${round + 1}`);
+  }
+  assert.deepEqual(readdirSync(join(indexDir, "segments")).sort(), [...listed()].sort(), "the merged segments removed by the next extension");
+  const { archiveIndex } = peerpost.mailbox;
+  for (const id of ids) assert.ok(archiveIndex.message(id), id);
+  assert.equal(archiveIndex.lookup("codex:b")!.offsets.length, 18, "b's nine messages, each sent and resolved, in log order");
+  const offsets = archiveIndex.lookup("grok:c")!.offsets;
+  assert.deepEqual(offsets, [...offsets].sort((a, b) => a - b));
+  const env = { HOME: temp.home, PEERPOST_HOME: temp.stateDir, PEERPOST_NOW: String(clock.now) };
+  for (const id of [ids[0]!, ids[16]!, ids[17]!]) assert.match(await statusOf(env, id), new RegExp(`^${id} done `));
+  const doctor = await cli(env, "doctor", "--json");
+  const problems = (json(doctor).problems as Array<{ problem: string }>).map((entry) => entry.problem);
+  assert.ok(!problems.some((problem) => problem.startsWith("index file")), problems.join("\n"));
+});
 
 test("doctor checks every segment itself and names damage no reader met", async (t) => {
   const m = await twiceCompacted(t);

@@ -95,11 +95,11 @@ export class IndexBatch {
   }
 
   /**
-   * Each bucket (by `bucketOf`; by default each key is one) with its keys' lines, keys in the order they
-   * came: a message's `[id, offset, scopes]`, with the offsets of the lines filed under it appended when
-   * there are any, or `[key, offsets]` for a key whose message this batch does not hold.
+   * Each bucket (by `bucketOf`) with its keys' lines, keys in the order they came: a message's
+   * `[id, offset, scopes]`, with the offsets of the lines filed under it appended when there are any, or
+   * `[key, offsets]` for a key whose message this batch does not hold.
    */
-  *bucketTexts(bucketOf?: (id: string) => string): Generator<[bucket: string, text: string]> {
+  *bucketTexts(bucketOf: (id: string) => string): Generator<[bucket: string, text: string]> {
     const offsets = groupOffsets(this.keys.length, (file) => {
       for (let line = 0; line < this.aboutKeys.length; line++) file(this.aboutKeys.values[line]!, this.aboutOffsets.values[line]!);
     });
@@ -110,10 +110,6 @@ export class IndexBatch {
       if (set === NO_MESSAGE) return JSON.stringify([key, about]);
       return JSON.stringify(about.length === 0 ? [key, this.keyOffsets.values[number], this.sets[set]] : [key, this.keyOffsets.values[number], this.sets[set], about]);
     };
-    if (!bucketOf) {
-      for (let number = 0; number < this.keys.length; number++) yield [this.keys[number]!, `${entry(number)}\n`];
-      return;
-    }
     // Keys grouped by bucket first, each bucket's text made only when it is written: memory follows one bucket.
     const buckets = new Map<string, number[]>();
     this.keys.forEach((key, number) => {

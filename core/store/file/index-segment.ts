@@ -94,6 +94,27 @@ export function writeSegment(path: string, entries: Iterable<readonly [string, s
   }
 }
 
+/**
+ * The entries of `segments` (open, in log order) as one segment's: each name once, its texts joined in
+ * that order. Reads every entry once; memory holds the tables' hashes and one name's texts.
+ */
+export function* mergedEntries(segments: readonly Segment[]): Generator<readonly [string, string]> {
+  const all = segments.flatMap((segment, order) => segment.hashes().map((slot) => ({ ...slot, order })));
+  all.sort((x, y) => compareHash(x.hashA, x.hashB, y.hashA, y.hashB) || x.order - y.order);
+  for (let from = 0; from < all.length; ) {
+    let to = from + 1;
+    while (to < all.length && all[to]!.hashA === all[from]!.hashA && all[to]!.hashB === all[from]!.hashB) to++;
+    // One hash, usually one name: its texts in log order (a collision of names keeps them apart).
+    const texts = new Map<string, string>();
+    for (const slot of all.slice(from, to)) {
+      const { name, text } = segments[slot.order]!.entry(slot.at);
+      texts.set(name, (texts.get(name) ?? "") + text);
+    }
+    yield* texts;
+    from = to;
+  }
+}
+
 /** An open segment file: its entries looked up by name. Close it when done. */
 export class Segment {
   private readonly fd: number;
@@ -175,6 +196,27 @@ export class Segment {
       end = start + length;
     }
     if (HEADER_BYTES + end !== this.tableStart) throw new IndexDamage(this.path, `has ${this.tableStart - HEADER_BYTES - end} bytes of data no entry covers`);
+  }
+
+  /** Every entry's hash and place in the table, table order (a merge reads them all: mergedEntries). */
+  hashes(): Array<{ hashA: number; hashB: number; at: number }> {
+    const table = Buffer.alloc(this.count * ENTRY_BYTES);
+    if (readSync(this.fd, table, 0, table.length, this.tableStart) !== table.length) throw new IndexDamage(this.path, "is truncated in its entries");
+    return Array.from({ length: this.count }, (_, at) => ({ hashA: table.readUInt32LE(at * ENTRY_BYTES), hashB: table.readUInt32LE(at * ENTRY_BYTES + 4), at }));
+  }
+
+  /** Entry `at`'s name and text, checked against its checksum. */
+  entry(at: number): { name: string; text: string } {
+    const text = this.entryBytes(at).toString("utf8");
+    const newline = text.indexOf("\n");
+    let name: unknown;
+    try {
+      name = JSON.parse(text.slice(0, newline));
+    } catch {
+      name = undefined;
+    }
+    if (newline < 0 || typeof name !== "string") throw new IndexDamage(this.path, `has entry ${at} without its name`);
+    return { name, text: text.slice(newline + 1) };
   }
 
   private readSlot(at: number): void {

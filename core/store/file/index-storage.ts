@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { fnv1a64 } from "../../common/hash.js";
 import type { CorruptSummary } from "../../log/types.js";
 import { ensurePrivateDir, readStateFileIfAny } from "../../security/trust.js";
-import { appendChecked, appendLines, emptyIndexFiles, IndexDamage, readChecked } from "./checked-file.js";
+import { appendChecked, appendLines, checksumLanes, emptyIndexFiles, IndexDamage, readChecked } from "./checked-file.js";
 import { parseBucket, type Bucket } from "./id-bucket.js";
 import { checkIndexFiles } from "./index-damage.js";
 import type { IndexBatch } from "./index-batch.js";
-import { Segment, writeSegment } from "./index-segment.js";
+import { mergedEntries, Segment, writeSegment } from "./index-segment.js";
 
 /**
  * Key files: 4, the ids/ buckets file every line under the keys it is about. 3: a checksum beside every
@@ -109,16 +109,32 @@ export class KeyFiles implements IndexStorage {
   }
 }
 
-/** Scope entries and key entries share a segment; their names cannot meet. */
+/** Scope entries and key bucket entries share a segment; their names cannot meet. */
 const scopeEntry = (scope: string) => `s ${scope}`;
-const keyEntry = (key: string) => `k ${key}`;
+const bucketEntry = (bucket: string) => `k ${bucket}`;
+
+/**
+ * A key's bucket in a segment: 4096 of them, so a segment has a few thousand entries whatever it covers,
+ * and a merge of many reads every table whole. At a million messages a bucket holds a few hundred keys.
+ */
+export function segmentBucket(key: string): string {
+  return (checksumLanes(Buffer.from(key, "utf8"))[0] >>> 20).toString(16);
+}
+
+/** Segments an index keeps before an extension merges them into one: a lookup reads each. */
+const MAX_SEGMENTS = 16;
 
 const SEGMENT_NAME = /^[0-9]+-[0-9]+-[0-9]+-[0-9a-z]+-[0-9]+\.seg$/;
 
-/** A batch's scopes and keys as a segment's entries, made one at a time as the segment is written. */
+/** A batch's scopes and key buckets as a segment's entries, made one at a time as the segment is written. */
 function* entriesOf(batch: IndexBatch): Generator<readonly [string, string]> {
   for (const [scope, text] of batch.scopeTexts()) yield [scopeEntry(scope), text];
-  for (const [key, text] of batch.bucketTexts()) yield [keyEntry(key), text];
+  for (const [bucket, text] of batch.bucketTexts(segmentBucket)) yield [bucketEntry(bucket), text];
+}
+
+/** A name no other extension used: a rebuild never writes over a segment a reader of the old meta still reads. */
+function segmentName(from: number, to: number): string {
+  return `${from}-${to}-${process.pid}-${Date.now().toString(36)}-${++segmentsWritten}.seg`;
 }
 
 /** Segments this process wrote: part of each name. */
@@ -143,19 +159,35 @@ export class SegmentFiles implements IndexStorage {
     return this.texts(scopeEntry(scope), meta);
   }
 
-  /** Each key is an entry of its own: a segment's entries cost no file each. */
   bucket(key: string, meta: Meta, read: Map<string, Bucket>): Bucket {
-    let bucket = read.get(key);
-    if (!bucket) read.set(key, (bucket = parseBucket(this.texts(keyEntry(key), meta))));
+    const name = segmentBucket(key);
+    let bucket = read.get(name);
+    if (!bucket) read.set(name, (bucket = parseBucket(this.texts(bucketEntry(name), meta))));
     return bucket;
   }
 
   write(batch: IndexBatch, meta: Meta, from: number, to: number): Pick<Meta, "segments"> {
     this.removeUnlisted(meta);
-    // A name no other extension used: a rebuild never writes over a segment a reader of the old meta still reads.
-    const name = `${from}-${to}-${process.pid}-${Date.now().toString(36)}-${++segmentsWritten}.seg`;
+    const name = segmentName(from, to);
     writeSegment(join(this.segmentsDir, name), entriesOf(batch));
-    return { segments: [...(meta.segments ?? []), name] };
+    const segments = [...(meta.segments ?? []), name];
+    return { segments: segments.length > MAX_SEGMENTS ? [this.merge(segments, to)] : segments };
+  }
+
+  /**
+   * One segment with all of `names`' entries, for the meta to list in their place (the next extension
+   * removes them, unlisted: a reader of the old meta may still read them meanwhile).
+   */
+  private merge(names: readonly string[], to: number): string {
+    const opened: Segment[] = [];
+    try {
+      for (const name of names) opened.push(new Segment(join(this.segmentsDir, name)));
+      const merged = segmentName(0, to);
+      writeSegment(join(this.segmentsDir, merged), mergedEntries(opened));
+      return merged;
+    } finally {
+      for (const segment of opened) segment.close();
+    }
   }
 
   verifyAll(meta: Meta): IndexDamage[] {
