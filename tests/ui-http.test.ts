@@ -3,10 +3,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
-import { appendFileSync, chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { cli, registerSessions, request, startUi, uiEnv, write, type Answer } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
 import { tempDir } from "./helpers/temp.js";
@@ -252,39 +251,28 @@ test("the event stream pushes the state, then after a CLI send only the parts th
   assert.ok(["mailbox.jsonl", "receipts.jsonl", "sessions.jsonl"].every((name) => files.includes(name)), files.join(", "));
 });
 
-/** The private file the opener was given, and the page URL in it (with its one-time opening code). */
-function openingFile(fileUrl: string, ui: { token: string; stateDir: string }): { path: string; url: URL } {
-  assert.match(fileUrl, /^file:\/\//);
-  assert.ok(!fileUrl.includes(ui.token), "no token in the opener's arguments, which every user can read");
-  const path = fileURLToPath(fileUrl);
-  assert.equal(dirname(path), join(ui.stateDir, "cache"));
-  assert.equal(statSync(path).mode & 0o777, 0o600);
-  const html = readFileSync(path, "utf8");
-  const url = new URL(/content="0;url=([^"]+)"/.exec(html)![1]!.replaceAll("&amp;", "&"));
-  return { path, url };
-}
-
-test("the browser is opened with $BROWSER (a list of command lines, the URL at %s) at a private file that leads to the page once; a failing opener is reported and serving goes on", async (t) => {
+test("the browser is opened with $BROWSER (a list of command lines, the URL at %s) at a one-time code, not the token; a failing opener is reported and serving goes on", async (t) => {
   const dir = tempDir(t);
   const opener = join(dir, "opener.sh");
   const seen = join(dir, "seen");
   writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > '${seen}'\n`);
   chmodSync(opener, 0o755);
-  const env: Record<string, string> = { ...uiEnv(t), BROWSER: opener };
+  const env = { ...uiEnv(t), BROWSER: opener };
   const ui = await startUi(t, { env, args: [] });
-  await until(() => existsSync(seen), 10_000, "the opener to get the file");
-  const { path, url } = openingFile(readFileSync(seen, "utf8"), { token: ui.token, stateDir: env.PEERPOST_HOME! });
-  assert.equal(url.searchParams.get("token"), ui.token);
-  // A page loaded from a file comes cross-site: that load alone passes, as a top-level navigation with the file's code, once.
-  const crossSite = (query: string, mode = "navigate") => request(ui.port, `/?${query}`, { headers: { "sec-fetch-site": "cross-site", "sec-fetch-mode": mode, "sec-fetch-dest": mode === "navigate" ? "document" : "empty" } });
-  const code = url.searchParams.get("open")!;
-  assert.equal((await crossSite(`token=${ui.token}`)).status, 403, "cross-site without the code");
-  assert.equal((await crossSite(`token=${ui.token}&open=${code.slice(1)}x`)).status, 403, "a wrong code");
-  assert.equal((await crossSite(`token=${ui.token}&open=${code}`, "cors")).status, 403, "a fetch, not a navigation");
-  assert.equal((await crossSite(`token=wrong&open=${code}`)).status, 403, "the code without the token");
-  assert.equal((await crossSite(`token=${ui.token}&open=${code}`)).status, 200, "the opening load");
-  assert.equal((await crossSite(`token=${ui.token}&open=${code}`)).status, 403, "the code is used up");
-  await until(() => !existsSync(path), 10_000, "the file removed once used");
+  await until(() => existsSync(seen) && readFileSync(seen, "utf8") !== "", 10_000, "the opener to get the URL");
+  const opened = new URL(readFileSync(seen, "utf8"));
+  assert.equal(opened.origin, `http://127.0.0.1:${ui.port}`);
+  assert.ok(!opened.href.includes(ui.token), "no token in the opener's arguments, which every user can read");
+  const code = opened.searchParams.get("open")!;
+  assert.match(code, /^[A-Za-z0-9_-]{24}$/);
+  const load = (query: string, headers: Record<string, string> = { "sec-fetch-site": "none", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" }) => request(ui.port, `/?${query}`, { headers });
+  assert.equal((await load(`open=${code.slice(1)}x`)).status, 401, "a wrong code is no token");
+  assert.equal((await load(`open=${code}`, { "sec-fetch-site": "none", "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" })).status, 401, "a fetch, not a page load, gets nothing for the code");
+  const first = await load(`open=${code}&session=claude:a`);
+  assert.equal(first.status, 200, "the opening load");
+  assert.match(first.body, new RegExp(`content="0;url=/\\?session=claude%3Aa&amp;token=${ui.token}"`), "it goes on to the page, the token in place of the code");
+  assert.equal((await load(`open=${code}`)).status, 401, "the code is used up");
+  assert.equal((await load(`token=${ui.token}`)).status, 200);
 
   // As xdg-open reads it: a list tried in turn, each a command line with the URL at %s.
   const lister = join(dir, "lister.sh");
@@ -295,7 +283,7 @@ test("the browser is opened with $BROWSER (a list of command lines, the URL at %
   await until(() => {
     try {
       const words = readFileSync(listed, "utf8").split("|");
-      return words.length === 4 && words[0] === "--new-window" && words[1]!.startsWith("file://") && !words[1]!.includes(listedUi.token) && words[2] === "--flag";
+      return words.length === 4 && words[0] === "--new-window" && words[1]!.startsWith(`http://127.0.0.1:${listedUi.port}/?open=`) && words[2] === "--flag";
     } catch {
       return false;
     }

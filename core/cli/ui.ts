@@ -6,7 +6,6 @@ import { catchUpDetached, indexWhenFarBehind } from "../upkeep/index-run.js";
 import { UiServer } from "../ui/server.js";
 import { uiAuthor } from "../ui/author.js";
 import { openBrowser } from "../ui/opener.js";
-import { writeOpeningPage, type OpeningPage } from "../ui/opening-page.js";
 import { UsageError } from "./output.js";
 import { setUpCommands } from "./next-steps.js";
 
@@ -45,15 +44,9 @@ export async function ui(options: UiOptions): Promise<void> {
   const url = await server.listen();
   process.stdout.write(`${url}\n`);
   process.stderr.write(`peerpost ui: ${peerpost.stateDir.path}, ${author === null ? `read-only (${problem}; start with --as ADDR to write)` : `writing as ${author}`}; Ctrl-C stops it\n`);
-  // Through a private file, not the URL: an opener's arguments are visible to every user of the machine.
-  let opening: OpeningPage | undefined;
-  if (options.open) {
-    const openingUrl = server.openingUrl(() => opening?.remove());
-    opening = writeOpeningPage(peerpost.stateDir.path, openingUrl);
-    void openBrowser(opening.fileUrl).then((problem) => problem && process.stderr.write(`peerpost ui: could not open a browser (${problem}); open the URL above\n`));
-  }
+  // A one-time code, not the token: an opener's arguments are visible to every user of the machine.
+  if (options.open) void openBrowser(server.openingUrl()).then((problem) => problem && process.stderr.write(`peerpost ui: could not open a browser (${problem}); open the URL above\n`));
   await stopped;
-  opening?.remove();
   await server.close();
   unfollow();
   await peerpost.backend.close();

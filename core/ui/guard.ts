@@ -4,9 +4,9 @@
 //     carries its own name in Host and is refused before anything else.
 //   - The token comes in the URL (?token=) for reads; a write must carry it in a header, which no
 //     other site can make a browser add, with a JSON body and the page's own Origin.
-//   - Fetch metadata and Origin refuse cross-site and same-site (another local port) requests. One
-//     exception: the browser `peerpost ui` opens loads the page from a private file (opening-page.ts), so
-//     its first load comes cross-site; that load alone passes, once, with a code only that file holds.
+//   - Fetch metadata and Origin refuse cross-site and same-site (another local port) requests.
+//   - The URL `peerpost ui` opens the browser at has a one-time code instead of the token (opening-page.ts):
+//     a top-level load with it passes once, within OPENING_TTL_MS, and is answered with the way on.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 
@@ -34,32 +34,34 @@ function sameToken(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** How long the code of the URL `peerpost ui` opens the browser at stays good: a browser that starts from nothing takes seconds. */
+const OPENING_TTL_MS = 120_000;
+
 export class Guard {
-  /** Codes of opening pages not loaded yet (allowOpening), each with what runs once it is used: each lets one cross-site load of the page through. */
-  private readonly openings = new Map<string, () => void>();
+  /** Codes of opening URLs not loaded yet (allowOpening), each with when it stops being good. */
+  private readonly openings = new Map<string, number>();
 
   constructor(
     private readonly token: string,
     private readonly port: number,
   ) {}
 
-  /** A code for the query's `open`: the page's first load from the opening file, though it comes cross-site, passes once. */
-  allowOpening(onUsed: () => void): string {
+  /** A code for the query's `open`, in place of the token: one top-level load of the page passes with it. */
+  allowOpening(now = Date.now()): string {
     const code = randomBytes(18).toString("base64url");
-    this.openings.set(code, onUsed);
+    this.openings.set(code, now + OPENING_TTL_MS);
     return code;
   }
 
-  /** A top-level load of the page from the opening file, with the token and an unused code (used up now). */
-  private opening(request: GuardRequest, site: string): boolean {
+  /** A top-level load of the page with an unused code still good (used up now). */
+  private opening(request: GuardRequest, now = Date.now()): boolean {
     const code = request.url.searchParams.get("open");
-    const navigation = request.method === "GET" && header(request.headers, "sec-fetch-mode") === "navigate" && header(request.headers, "sec-fetch-dest") === "document";
-    const used = code === null ? undefined : this.openings.get(code);
-    const token = request.url.searchParams.get("token");
-    if (site !== "cross-site" || !navigation || !used || token === null || !sameToken(token, this.token)) return false;
+    const mode = header(request.headers, "sec-fetch-mode");
+    const navigation = request.method === "GET" && request.url.pathname === "/" && (mode === undefined || mode === "navigate");
+    const until = code === null ? undefined : this.openings.get(code);
+    if (!navigation || until === undefined) return false;
     this.openings.delete(code!);
-    used();
-    return true;
+    return now <= until;
   }
 
   /** The origins this server answers as. */
@@ -72,7 +74,9 @@ export class Guard {
     const host = header(request.headers, "host")?.toLowerCase();
     if (host === undefined || !this.origins().includes(`http://${host}`)) return { status: 403, reason: "This server answers only as 127.0.0.1 or localhost on its own port." };
     const site = header(request.headers, "sec-fetch-site");
-    if (site !== undefined && site !== "same-origin" && site !== "none" && !this.opening(request, site)) return { status: 403, reason: "Requests from other sites are refused." };
+    // The opener's load: no site (typed, or an opener), or cross-site (a page that forwards it).
+    if (site !== "same-origin" && this.opening(request)) return undefined;
+    if (site !== undefined && site !== "same-origin" && site !== "none") return { status: 403, reason: "Requests from other sites are refused." };
     const origin = header(request.headers, "origin");
     if (origin !== undefined && origin !== `http://${host}`) return { status: 403, reason: "Requests from other origins are refused." };
     if (request.method !== "GET" && request.method !== "POST") return { status: 405, reason: "Only GET and POST are served." };

@@ -63,12 +63,6 @@ function originFormUrl(target: string | undefined): URL | undefined {
   }
 }
 
-/** The page's URL, relative, without the opening code (opening-page.ts). */
-function withoutOpening(url: URL): string {
-  const params = new URLSearchParams(url.searchParams);
-  params.delete("open");
-  return `/?${params}`;
-}
 
 export class UiServer {
   readonly token = randomBytes(24).toString("base64url");
@@ -118,10 +112,18 @@ export class UiServer {
     return `http://127.0.0.1:${port}/?token=${this.token}`;
   }
 
-  /** The page's URL for the opening file (opening-page.ts): its first load, cross-site, passes once; `onUsed` runs then. */
-  openingUrl(onUsed: () => void): string {
+  /** The URL to open the browser at (opening-page.ts): a one-time code in place of the token. */
+  openingUrl(): string {
     const { port } = this.server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}/?token=${this.token}&open=${this.guard!.allowOpening(onUsed)}`;
+    return `http://127.0.0.1:${port}/?open=${this.guard!.allowOpening()}`;
+  }
+
+  /** The page's URL, relative, with the token in place of an opening code (the guard let the load through: its code, or the token). */
+  private withToken(url: URL): string {
+    const params = new URLSearchParams(url.searchParams);
+    params.delete("open");
+    params.set("token", this.token);
+    return `/?${params}`;
   }
 
   async close(): Promise<void> {
@@ -188,7 +190,7 @@ export class UiServer {
       if (request.method === "POST") return await this.write(url.pathname, request, response);
       switch (url.pathname) {
         case "/":
-          if (url.searchParams.has("open")) return this.send(response, 200, "text/html; charset=utf-8", redirectHtml(withoutOpening(url)));
+          if (url.searchParams.has("open")) return this.send(response, 200, "text/html; charset=utf-8", redirectHtml(this.withToken(url)));
           return this.send(response, 200, "text/html; charset=utf-8", pageHtml(this.page, this.token, await this.state(url.searchParams).catch(() => null)));
         case "/app.js":
           return this.send(response, 200, "text/javascript; charset=utf-8", this.options.assets.script);
