@@ -257,6 +257,66 @@ test("a cherry-pick, a rebase and git am are checked at each commit they make; a
 
   // A plain commit runs the sequencer's check too (prepare-commit-msg), and skips it: --no-verify is still the override.
   assert.equal(commitFile(repo, env, "src/b.ts", "--no-verify").status, 0);
+
+  // A person's own commit at a rebase's stop is pre-commit's to check, and --no-verify still lets it through.
+  const editFirst = { ...env, GIT_SEQUENCE_EDITOR: "sed -i 1s/^pick/edit/" };
+  assert.equal(gitRun(repo, editFirst, "rebase", "-q", "-i", "HEAD~1").status, 0, "stopped at the commit");
+  writeFileSync(join(repo, "src/a.ts"), "edited at the stop\n");
+  gitRun(repo, env, "add", "src/a.ts");
+  const atStop = gitRun(repo, env, "commit", "-q", "-m", "at the stop");
+  assert.notEqual(atStop.status, 0);
+  assert.match(atStop.stderr, /this commit touches[^]*git commit --no-verify/);
+  const noVerify = gitRun(repo, env, "commit", "-q", "--no-verify", "-m", "at the stop");
+  assert.equal(noVerify.status, 0, noVerify.stderr);
+  const continued = gitRun(repo, env, "rebase", "--continue");
+  assert.equal(continued.status, 0, continued.stderr);
+
+  // A rebase by patches runs git am's hook: its refusal says how to go on with the rebase, and that works.
+  gitRun(repo, env, "checkout", "-q", "-B", "onto", before);
+  assert.equal(commitFile(repo, env, "docs/guide.md").status, 0);
+  gitRun(repo, env, "checkout", "-q", "-B", "patches", before);
+  assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
+  const byPatches = gitRun(repo, env, "rebase", "-q", "--apply", "onto");
+  assert.notEqual(byPatches.status, 0);
+  assert.match(byPatches.stderr, /this rebase touches[^]*To go on anyway: PEERPOST_GUARD=off git rebase --continue/);
+  const resumed = gitRun(repo, { ...env, PEERPOST_GUARD: "off" }, "rebase", "--continue");
+  assert.equal(resumed.status, 0, resumed.stderr);
+  assert.equal(git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim(), "patches", "the rebase finished");
+});
+
+test("a remote with fifty thousand branches (pull requests fetched as refs) is checked, not let through for a failed git", async (t) => {
+  const { repo, env } = await guarded(t);
+  addRemote(t, repo, "team");
+  const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
+  assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "team", branch).status, 0);
+  const base = git(repo, "rev-parse", "HEAD").trim();
+  // Packed, as a fetch of that many refs leaves them: every one at the pushed commit.
+  const refs = Array.from({ length: 50_000 }, (_, n) => `${base} refs/remotes/team/pr/${n}`);
+  writeFileSync(join(repo, ".git", "packed-refs"), `# pack-refs with: peeled fully-peeled sorted\n${refs.sort().join("\n")}\n`);
+  assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
+  const pushed = gitRun(repo, env, "push", "-q", "team", branch);
+  assert.notEqual(pushed.status, 0, pushed.stderr);
+  assert.match(pushed.stderr, /this push touches[^]*"src\/a\.ts": claimed by codex:holder/);
+});
+
+test("husky's hooks still run after the guard is installed over them: its dispatcher finds its script by the hook's own name", async (t) => {
+  const { repo, env } = await guarded(t);
+  // husky 9's layout: core.hooksPath .husky/_, each hook there a two-line script that sources the dispatcher, which runs .husky/<its own name>.
+  git(repo, "config", "core.hooksPath", ".husky/_");
+  mkdirSync(join(repo, ".husky", "_"), { recursive: true });
+  writeFileSync(join(repo, ".husky", "_", "h"), '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n');
+  for (const hook of ["pre-commit", "prepare-commit-msg"]) writeFileSync(join(repo, ".husky", "_", hook), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n', { mode: 0o755 });
+  writeFileSync(join(repo, ".husky", "prepare-commit-msg"), 'printf "[JIRA-1] %s" "$(cat "$1")" > "$1"\n');
+  writeFileSync(join(repo, ".husky", "pre-commit"), `echo ran >> "${join(repo, ".git", "husky-ran")}"\n`);
+  assert.equal(commitFile(repo, env, "notes.txt").status, 0);
+  assert.equal(git(repo, "log", "-1", "--format=%s").trim(), "[JIRA-1] change notes.txt", "husky before the guard");
+  const installed = await cliIn(repo, env, "guard", "install", "--json");
+  assert.equal(installed.code, 0, installed.stderr);
+  assert.equal(commitFile(repo, env, "notes.txt").status, 0);
+  assert.equal(git(repo, "log", "-1", "--format=%s").trim(), "[JIRA-1] change notes.txt", "husky's prepare-commit-msg still ran");
+  assert.equal(readFileSync(join(repo, ".git", "husky-ran"), "utf8"), "ran\nran\n", "and its pre-commit, both times");
+  const refused = commitFile(repo, env, "src/a.ts");
+  assert.notEqual(refused.status, 0, "the guard still refuses");
 });
 
 test("a commit that also adds a path of thousands of characters is checked, not let through for a failure of the check", async (t) => {

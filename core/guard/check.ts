@@ -2,7 +2,8 @@
 // index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, isAbsolute, join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { readClaims } from "../claims/claims.js";
 import { blockingClaims, blockingWithin, type ClaimEntry } from "../claims/fold.js";
@@ -11,7 +12,7 @@ import { isDirectory, repositoryOf } from "../claims/paths.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { userAddress } from "../sessions/user.js";
 import { git, namesFromStatus, topLevel } from "./git.js";
-import { GUARDED_ACTION, type GuardedHook } from "./install.js";
+import { GUARDED_ACTION, type GuardedAction, type GuardedHook } from "./install.js";
 
 const NO_COMMIT = /^0+$/;
 
@@ -42,14 +43,16 @@ function remoteTips(top: string, remote: string): string[] {
 }
 
 /**
- * The commits a push sends that the remote does not have: those of `localSha` that are neither in the
- * remote's tip (when this repository has it) nor in what it knows of that remote's branches (`remote` is
- * its name, undefined for a push to a bare URL: then no branch is known to be there).
+ * The commits a push sends that the remote does not have, as revisions for `git log --stdin`: those of
+ * `localSha` that are neither in the remote's tip (when this repository has it) nor in what it knows of
+ * that remote's branches (`remote` is its name, undefined for a push to a bare URL: then no branch is
+ * known to be there). On stdin, not as arguments: a remote with tens of thousands of branches (pull
+ * requests fetched as refs) would pass the system's limit on them, and the check would fail.
  */
-function pushedCommits(top: string, localSha: string, remoteSha: string, remote: string | undefined): string[] {
+function pushedCommits(top: string, localSha: string, remoteSha: string, remote: string | undefined): string {
   const known = remote === undefined ? [] : remoteTips(top, remote);
   const tip = NO_COMMIT.test(remoteSha) || !hasCommit(top, remoteSha) ? [] : [remoteSha];
-  return [localSha, "--not", ...tip, ...known];
+  return [localSha, ...[...tip, ...known].map((sha) => `^${sha}`), ""].join("\n");
 }
 
 /**
@@ -64,7 +67,7 @@ export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string
     const [, localSha, , remoteSha] = line.trim().split(/\s+/);
     if (localSha === undefined || remoteSha === undefined || NO_COMMIT.test(localSha)) continue;
     const commits = pushedCommits(top, localSha, remoteSha, remote);
-    for (const path of namesFromStatus(git(top, ["log", "--format=", "--name-status", "-z", "-M", "--cc", ...commits]))) paths.add(path);
+    for (const path of namesFromStatus(git(top, ["log", "--format=", "--name-status", "-z", "-M", "--cc", "--stdin"], commits))) paths.add(path);
   }
   return [...paths];
 }
@@ -100,9 +103,47 @@ export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook
   return findings;
 }
 
+/** A rebase by patches (`git rebase --apply`) runs git am's hook: its refusal says how to go on with the rebase. */
+const REBASE_BY_PATCHES: GuardedAction = { what: "rebase", verb: "commit", override: "PEERPOST_GUARD=off git rebase --continue" };
+
+/** What the hook stops, as its refusal names it. */
+export function guardedAction(cwd: string, hook: GuardedHook): GuardedAction {
+  if (hook === "pre-applypatch" && existsSync(gitPath(cwd, "rebase-apply/rebasing"))) return REBASE_BY_PATCHES;
+  return GUARDED_ACTION[hook];
+}
+
+function gitPath(cwd: string, name: string): string {
+  const path = git(cwd, ["rev-parse", "--git-path", name]).replace(/\n$/, "");
+  return isAbsolute(path) ? path : join(cwd, path);
+}
+
+/** The git subcommand a process runs (`git -C dir commit -m x` → commit), or undefined for a process that is no git. */
+function gitSubcommand(command: string): string | undefined {
+  const words = command.split(" ");
+  if (basename(words[0] ?? "") !== "git") return undefined;
+  for (let at = 1; at < words.length; at++) {
+    const word = words[at]!;
+    if (!word.startsWith("-")) return word;
+    // Global options whose value is the next word.
+    if (["-c", "-C", "--git-dir", "--work-tree", "--namespace"].includes(word)) at++;
+  }
+  return undefined;
+}
+
+/**
+ * Whether prepare-commit-msg runs for a person's own `git commit` (during a rebase's stop, after a
+ * conflict): pre-commit checked it, or --no-verify let it through, which this hook cannot see and must
+ * not undo. A commit a cherry-pick or a rebase makes runs the hook from that git itself, or from a
+ * `git commit` it started.
+ */
+export function personsOwnCommit(): boolean {
+  const [parent, grandparent] = ancestors();
+  return parent !== undefined && gitSubcommand(parent.command) === "commit" && (grandparent === undefined || gitSubcommand(grandparent.command) === undefined);
+}
+
 /** What the hook prints on refusal: each path with its holder, then how to ask and how to override. */
-export function refusalText(hook: GuardedHook, findings: readonly GuardFinding[]): string {
-  const { what, verb, override } = GUARDED_ACTION[hook];
+export function refusalText(action: GuardedAction, findings: readonly GuardFinding[]): string {
+  const { what, verb, override } = action;
   const lines = findings.map(({ path, entry }) => `  ${JSON.stringify(path)}: claimed by ${entry.holder} until ${entry.until}${entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : ""}`);
   const holders = [...new Set(findings.map(({ entry }) => entry.holder))];
   return [

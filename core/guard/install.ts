@@ -15,8 +15,14 @@ import { PeerpostError } from "../common/errors.js";
 
 export const GUARDED_HOOKS = ["pre-commit", "prepare-commit-msg", "pre-applypatch", "pre-push"] as const;
 export type GuardedHook = (typeof GUARDED_HOOKS)[number];
-/** What each hook stops, as refusals name it, the word for asking the holder, and how to go on anyway. */
-export const GUARDED_ACTION: Record<GuardedHook, { what: string; verb: "commit" | "push"; override: string }> = {
+/** What a hook stops, as refusals name it, the word for asking the holder, and how to go on anyway. */
+export interface GuardedAction {
+  what: string;
+  verb: "commit" | "push";
+  override: string;
+}
+
+export const GUARDED_ACTION: Record<GuardedHook, GuardedAction> = {
   "pre-commit": { what: "commit", verb: "commit", override: "git commit --no-verify, or PEERPOST_GUARD=off git commit …" },
   "prepare-commit-msg": { what: "cherry-pick or rebase", verb: "commit", override: "PEERPOST_GUARD=off git cherry-pick --continue (or rebase --continue)" },
   "pre-applypatch": { what: "patch (git am)", verb: "commit", override: "git am --no-verify, or PEERPOST_GUARD=off git am --continue" },
@@ -35,13 +41,29 @@ function shellQuote(text: string): string {
  * git's own files show, without starting node for a plain commit.
  */
 function hookScript(hook: GuardedHook, node: string, cli: string): string {
-  const chained = `"$(dirname "$0")/${hook}${CHAINED_SUFFIX}"`;
   const check = `${shellQuote(node)} ${shellQuote(cli)} guard check ${hook}`;
   const body =
     hook === "pre-push"
-      ? ['input=$(cat; echo x); input=${input%x}', `if [ -x ${chained} ]; then printf '%s' "$input" | ${chained} "$@" || exit $?; fi`, `printf '%s' "$input" | exec ${check} "$@"`]
-      : [`if [ -x ${chained} ]; then ${chained} "$@" || exit $?; fi`, ...(hook === "prepare-commit-msg" ? [SEQUENCER_UNDER_WAY] : []), `exec ${check} </dev/null`];
+      ? ['input=$(cat; echo x); input=${input%x}', runChained(hook, `printf '%s' "$input" | `), `printf '%s' "$input" | exec ${check} "$@"`]
+      : [runChained(hook, ""), ...(hook === "prepare-commit-msg" ? [SEQUENCER_UNDER_WAY] : []), `exec ${check} </dev/null`];
   return ["#!/bin/sh", `${MARKER} refuses a ${GUARDED_ACTION[hook].what} touching paths another live session claimed. \`peerpost guard uninstall\` puts back what was here.`, ...body, ""].join("\n");
+}
+
+/**
+ * Shell: runs the hook that was here before, with this hook's arguments (and `input` on stdin). A shell
+ * script is read by a subshell instead of run, so its `$0` is still this hook's path: a dispatcher that
+ * finds its own script by `$0` (husky's) would look for `<hook>.peerpost-chained` and quietly do nothing.
+ */
+function runChained(hook: GuardedHook, input: string): string {
+  const chained = `"$(dirname "$0")/${hook}${CHAINED_SUFFIX}"`;
+  return [
+    `if [ -x ${chained} ]; then`,
+    `  case "$(head -n 1 ${chained})" in`,
+    `    "#!/bin/sh" | "#!/bin/sh "* | "#!/usr/bin/env sh" | "#!/usr/bin/env sh "*) ${input}( . ${chained} ) || exit $? ;;`,
+    `    *) ${input}${chained} "$@" || exit $? ;;`,
+    "  esac",
+    "fi",
+  ].join("\n");
 }
 
 /** Shell: exits 0 unless a cherry-pick (CHERRY_PICK_HEAD, for one commit or a range) or a rebase (rebase-merge/) is under way. */

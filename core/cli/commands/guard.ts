@@ -2,7 +2,7 @@
 // another live session claimed exclusively. `guard check HOOK` is what those hooks run.
 import { readFileSync, realpathSync } from "node:fs";
 import { logError } from "../../common/error-log.js";
-import { guardFindings, refusalText } from "../../guard/check.js";
+import { guardedAction, guardFindings, personsOwnCommit, refusalText } from "../../guard/check.js";
 import { GUARDED_ACTION, GUARDED_HOOKS, installGuard, uninstallGuard, type GuardedHook } from "../../guard/install.js";
 import { openPeerpost } from "../../peerpost.js";
 import { defineCommand } from "../command.js";
@@ -10,6 +10,7 @@ import { printJson } from "../output.js";
 
 /** The hook's check: exit 1 with the holders named, 0 otherwise; its own failure lets the commit through, said on stderr. */
 async function check(hook: GuardedHook, remote: string | undefined): Promise<number> {
+  if (hook === "prepare-commit-msg" && personsOwnCommit()) return 0;
   const peerpost = openPeerpost({ create: false });
   if (!peerpost || peerpost.config.guard === "off") return 0;
   try {
@@ -17,7 +18,7 @@ async function check(hook: GuardedHook, remote: string | undefined): Promise<num
     const refs = hook === "pre-push" ? readFileSync(0, "utf8") : "";
     const findings = guardFindings(peerpost, process.cwd(), hook, refs, remote);
     if (findings.length === 0) return 0;
-    process.stderr.write(refusalText(hook, findings));
+    process.stderr.write(refusalText(guardedAction(process.cwd(), hook), findings));
     return 1;
   } catch (error) {
     logError(peerpost.stateDir.path, `guard ${hook}`, error);
