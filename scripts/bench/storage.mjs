@@ -304,9 +304,10 @@ export async function benchCompaction({ root, work, size, report, timeProcess, m
     const before = statSync(log).size;
     const env = { PATH: process.env.PATH, HOME: home, PEERPOST_NOW: "2030-01-01T00:00:00Z" };
     // Indexed first, as readers leave a log this size (past FAR_BEHIND_BYTES, a hook or server starts this
-    // very run): a compaction then starts the new log's index over in the files it had.
-    const indexed = timeProcess(process.execPath, [join(root, "dist/cli.mjs"), "index-run"], { env });
-    if (indexed.status !== 0) throw new Error(`index-run failed: ${indexed.stdout}`);
+    // very run): a compaction then starts the new log's index over in the files it had. With the size
+    // setting out of reach, or past 64 MiB this run would compact the log itself, and the rows below would time nothing.
+    const indexed = timeProcess(process.execPath, [join(root, "dist/cli.mjs"), "index-run"], { env: { ...env, PEERPOST_COMPACT_AT_BYTES: String(2 ** 40) } });
+    if (indexed.status !== 0 || statSync(log).size !== before) throw new Error(`index-run failed, or compacted the log: ${indexed.stdout}`);
     // The same log for compaction in rounds (below), before this one compacts it.
     const roundsHome = join(work, `compact-rounds-${size}`);
     if (size <= ROUNDS_ROW_MAX_SIZE) cpSync(stateDir, join(roundsHome, ".peerpost"), { recursive: true });

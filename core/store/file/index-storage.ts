@@ -145,6 +145,8 @@ export class SegmentFiles implements IndexStorage {
   readonly version = SEGMENTS_VERSION;
   private readonly segmentsDir: string;
   readonly dirs: readonly string[];
+  /** Segments open for lookups, least recently used first (withSegment). */
+  private readonly opened = new Map<string, Segment>();
 
   constructor(private readonly dir: string) {
     this.segmentsDir = join(dir, "segments");
@@ -205,6 +207,8 @@ export class SegmentFiles implements IndexStorage {
 
   /** Removes every segment (the meta that listed them is gone), and the key files of an index from before segments. */
   clear(): void {
+    for (const segment of this.opened.values()) segment.close();
+    this.opened.clear();
     for (const sub of ["segments", "scopes", "ids"]) rmSync(join(this.dir, sub), { recursive: true, force: true });
     ensurePrivateDir(this.segmentsDir);
   }
@@ -228,19 +232,38 @@ export class SegmentFiles implements IndexStorage {
     return text;
   }
 
+  /**
+   * Runs `use` on segment `name`, kept open for the lookups after (a status reads each segment several
+   * times): a segment never changes under its name, which no other extension uses. The least recently
+   * used is closed past MAX_SEGMENTS + 1, so a long-running process holds a bounded number open.
+   */
   private withSegment<R>(name: string, use: (segment: Segment) => R): R {
-    const path = join(this.segmentsDir, name);
-    let segment: Segment;
-    try {
-      segment = new Segment(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new IndexDamage(path, "is missing (the index's meta lists it)");
-      throw error;
+    let segment = this.opened.get(name);
+    if (segment) this.opened.delete(name);
+    else {
+      const path = join(this.segmentsDir, name);
+      try {
+        segment = new Segment(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new IndexDamage(path, "is missing (the index's meta lists it)");
+        throw error;
+      }
+    }
+    this.opened.set(name, segment);
+    for (const [oldest, open] of this.opened) {
+      if (this.opened.size <= MAX_SEGMENTS + 1) break;
+      open.close();
+      this.opened.delete(oldest);
     }
     try {
       return use(segment);
-    } finally {
-      segment.close();
+    } catch (error) {
+      // Damage found: the rebuild writes segments of other names; this one is not read again.
+      if (error instanceof IndexDamage) {
+        segment.close();
+        this.opened.delete(name);
+      }
+      throw error;
     }
   }
 }
