@@ -3,7 +3,7 @@
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
 import { existsSync } from "node:fs";
-import { basename, isAbsolute, join } from "node:path";
+import { basename, join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { readClaims } from "../claims/claims.js";
 import { blockingClaims, blockingWithin, type ClaimEntry } from "../claims/fold.js";
@@ -11,7 +11,7 @@ import { holderGone } from "../claims/holders.js";
 import { isDirectory, repositoryOf } from "../claims/paths.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { userAddress } from "../sessions/user.js";
-import { git, namesFromStatus, topLevel } from "./git.js";
+import { git, gitPath, namesFromStatus, topLevel } from "./git.js";
 import { GUARDED_ACTION, type GuardedAction, type GuardedHook } from "./install.js";
 
 const NO_COMMIT = /^0+$/;
@@ -110,11 +110,6 @@ const REBASE_BY_PATCHES: GuardedAction = { what: "rebase", verb: "commit", overr
 export function guardedAction(cwd: string, hook: GuardedHook): GuardedAction {
   if (hook === "pre-applypatch" && existsSync(gitPath(cwd, "rebase-apply/rebasing"))) return REBASE_BY_PATCHES;
   return GUARDED_ACTION[hook];
-}
-
-function gitPath(cwd: string, name: string): string {
-  const path = git(cwd, ["rev-parse", "--git-path", name]).replace(/\n$/, "");
-  return isAbsolute(path) ? path : join(cwd, path);
 }
 
 /** The git subcommand a process runs (`git -C dir commit -m x` → commit), or undefined for a process that is no git. */

@@ -1,5 +1,6 @@
 // Git as the guard runs it: a child process with its output read whole, and the paths a change touches
 // read NUL-separated, so names with spaces or newlines come through as they are.
+import { isAbsolute, join } from "node:path";
 import { nodeChildProcess } from "../common/child-process.js";
 import { PeerpostError } from "../common/errors.js";
 
@@ -18,6 +19,12 @@ export function git(cwd: string, args: string[], input?: string): string {
 /** The repository's top level. */
 export function topLevel(cwd: string): string {
   return git(cwd, ["rev-parse", "--show-toplevel"]).replace(/\n$/, "");
+}
+
+/** Where git keeps `name` for the repository at `cwd` (`rev-parse --git-path`: worktrees and core.hooksPath respected), absolute. */
+export function gitPath(cwd: string, name: string): string {
+  const path = git(cwd, ["rev-parse", "--git-path", name]).replace(/\n$/, "");
+  return isAbsolute(path) ? path : join(cwd, path);
 }
 
 /** Paths in `git … --name-status -z` output: both sides of a rename or copy, each once. */

@@ -9,8 +9,8 @@
 // aside, byte for byte with its mode, and runs first from ours (a failing one still stops the commit);
 // uninstall removes ours and moves it back, so the repository is exactly as it was.
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { git, topLevel } from "./git.js";
+import { join } from "node:path";
+import { gitPath, topLevel } from "./git.js";
 import { PeerpostError } from "../common/errors.js";
 
 export const GUARDED_HOOKS = ["pre-commit", "prepare-commit-msg", "pre-applypatch", "pre-push"] as const;
@@ -70,9 +70,7 @@ function runChained(hook: GuardedHook, input: string): string {
 const SEQUENCER_UNDER_WAY = 'for name in CHERRY_PICK_HEAD rebase-merge; do [ -e "$(git rev-parse --git-path "$name")" ] && underway=1; done; [ -n "$underway" ] || exit 0';
 
 export function hooksDir(repo: string): string {
-  const top = topLevel(repo);
-  const dir = git(top, ["rev-parse", "--git-path", "hooks"]).replace(/\n$/, "");
-  return isAbsolute(dir) ? dir : join(top, dir);
+  return gitPath(topLevel(repo), "hooks");
 }
 
 function ours(path: string): boolean {

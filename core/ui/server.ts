@@ -63,7 +63,6 @@ function originFormUrl(target: string | undefined): URL | undefined {
   }
 }
 
-
 export class UiServer {
   readonly token = randomBytes(24).toString("base64url");
   private readonly server: Server;

@@ -54,10 +54,8 @@ export function writeSegment(path: string, entries: Iterable<readonly [string, s
     // The header's room first; it is written last, once the table's place is known.
     let chunk: Buffer[] = [Buffer.alloc(HEADER_BYTES)];
     let chunkBytes = HEADER_BYTES;
-    let written = 0;
     const flush = () => {
       writeAll(fd, Buffer.concat(chunk, chunkBytes));
-      written += chunkBytes;
       chunk = [];
       chunkBytes = 0;
     };
@@ -84,11 +82,12 @@ export function writeSegment(path: string, entries: Iterable<readonly [string, s
     const header = Buffer.alloc(HEADER_BYTES);
     MAGIC.copy(header, 0);
     header.writeUInt32LE(slots.count, 8);
-    header.writeDoubleLE(written, 16);
+    const tableStart = HEADER_BYTES + start;
+    header.writeDoubleLE(tableStart, 16);
     writeSync(fd, header, 0, HEADER_BYTES, 0);
     // On disk before the meta lists it: a crash must not leave a listed segment with a table of zeros.
     fsyncSync(fd);
-    return written + table.length;
+    return tableStart + table.length;
   } finally {
     closeSync(fd);
   }
@@ -154,13 +153,11 @@ export class Segment {
       if (compareHash(this.slot.readUInt32LE(0), this.slot.readUInt32LE(4), hashA, hashB) < 0) low = middle + 1;
       else high = middle;
     }
-    const quoted = `${JSON.stringify(name)}\n`;
     for (let at = low; at < this.count; at++) {
       this.readSlot(at);
       if (this.slot.readUInt32LE(0) !== hashA || this.slot.readUInt32LE(4) !== hashB) break;
-      const bytes = this.entryBytes(at);
-      const text = bytes.toString("utf8");
-      if (text.startsWith(quoted)) return text.slice(quoted.length);
+      const entry = this.entry(at);
+      if (entry.name === name) return entry.text;
     }
     return "";
   }
@@ -174,19 +171,12 @@ export class Segment {
     let previous: [number, number] | undefined;
     const spans: Array<[number, number]> = [];
     for (let at = 0; at < this.count; at++) {
-      const bytes = this.entryBytes(at);
+      const { name } = this.entry(at);
       const hash: [number, number] = [this.slot.readUInt32LE(0), this.slot.readUInt32LE(4)];
-      spans.push([this.slot.readUInt32LE(8), bytes.length]);
+      spans.push([this.slot.readUInt32LE(8), this.slot.readUInt32LE(12)]);
       if (previous && compareHash(previous[0], previous[1], hash[0], hash[1]) > 0) throw new IndexDamage(this.path, `has its entries out of order at entry ${at}`);
       previous = hash;
-      const newline = bytes.indexOf(0x0a);
-      let name: unknown;
-      try {
-        name = JSON.parse(bytes.toString("utf8", 0, newline < 0 ? bytes.length : newline));
-      } catch {
-        name = undefined;
-      }
-      const [a, b] = typeof name === "string" ? hashOf(name) : [];
+      const [a, b] = hashOf(name);
       if (a !== hash[0] || b !== hash[1]) throw new IndexDamage(this.path, `has entry ${at} filed under a hash that is not its name's`);
     }
     spans.sort((x, y) => x[0] - y[0]);
@@ -205,7 +195,7 @@ export class Segment {
     return Array.from({ length: this.count }, (_, at) => ({ hashA: table.readUInt32LE(at * ENTRY_BYTES), hashB: table.readUInt32LE(at * ENTRY_BYTES + 4), at }));
   }
 
-  /** Entry `at`'s name and text, checked against its checksum. */
+  /** Entry `at`'s name and text (its slot read), checked against its checksum. */
   entry(at: number): { name: string; text: string } {
     const text = this.entryBytes(at).toString("utf8");
     const newline = text.indexOf("\n");

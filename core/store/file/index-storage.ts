@@ -11,7 +11,6 @@ import { fnv1a64 } from "../../common/hash.js";
 import type { CorruptSummary } from "../../log/types.js";
 import { ensurePrivateDir, readStateFileIfAny } from "../../security/trust.js";
 import { appendChecked, appendLines, checksumLanes, emptyIndexFiles, IndexDamage, readChecked } from "./checked-file.js";
-import { parseBucket, type Bucket } from "./id-bucket.js";
 import { checkIndexFiles } from "./index-damage.js";
 import type { IndexBatch } from "./index-batch.js";
 import { mergedEntries, Segment, writeSegment } from "./index-segment.js";
@@ -43,8 +42,10 @@ export interface IndexStorage {
   describes(meta: Meta): boolean;
   /** The offsets of `scope`'s lines, one per line (some may lie past `covered`). */
   scopeText(scope: string, meta: Meta): string;
-  /** The entries filed under `key`'s bucket, read once into `read`. */
-  bucket(key: string, meta: Meta, read: Map<string, Bucket>): Bucket;
+  /** The name of the bucket that `key`'s entries are filed in. */
+  bucketOf(key: string): string;
+  /** Bucket `name`'s lines (id-bucket.ts). */
+  bucketText(name: string, meta: Meta): string;
   /** Records one extension batch; returns the meta's storage fields that cover it. */
   write(batch: IndexBatch, meta: Meta, from: number, to: number): Pick<Meta, "segments">;
   /** Every file checked against its checksum (doctor). */
@@ -72,18 +73,18 @@ export class KeyFiles implements IndexStorage {
     return readChecked(this.scopePath(scope), scope);
   }
 
-  bucket(key: string, _meta: Meta, read: Map<string, Bucket>): Bucket {
-    const name = this.bucketKey(key);
-    let bucket = read.get(name);
-    if (bucket) return bucket;
-    bucket = parseBucket(readStateFileIfAny(this.idsPath(name)) ?? "");
-    read.set(name, bucket);
-    return bucket;
+  /** 4096 buckets: at a million messages each holds a few hundred ids, a few tens of KiB. */
+  bucketOf(key: string): string {
+    return fnv1a64(key).slice(0, 3);
+  }
+
+  bucketText(name: string): string {
+    return readStateFileIfAny(this.idsPath(name)) ?? "";
   }
 
   write(batch: IndexBatch): Pick<Meta, "segments"> {
     for (const [scope, text] of batch.scopeTexts()) appendChecked(this.scopePath(scope), scope, text);
-    for (const [key, text] of batch.bucketTexts((id) => this.bucketKey(id))) appendLines(this.idsPath(key), text);
+    for (const [key, text] of batch.bucketTexts((id) => this.bucketOf(id))) appendLines(this.idsPath(key), text);
     return {};
   }
 
@@ -97,11 +98,6 @@ export class KeyFiles implements IndexStorage {
 
   private scopePath(scope: string): string {
     return join(this.dir, "scopes", `${fnv1a64(scope)}.offs`);
-  }
-
-  /** 4096 buckets: at a million messages each holds a few hundred ids, a few tens of KiB. */
-  private bucketKey(id: string): string {
-    return fnv1a64(id).slice(0, 3);
   }
 
   private idsPath(key: string): string {
@@ -161,11 +157,12 @@ export class SegmentFiles implements IndexStorage {
     return this.texts(scopeEntry(scope), meta);
   }
 
-  bucket(key: string, meta: Meta, read: Map<string, Bucket>): Bucket {
-    const name = segmentBucket(key);
-    let bucket = read.get(name);
-    if (!bucket) read.set(name, (bucket = parseBucket(this.texts(bucketEntry(name), meta))));
-    return bucket;
+  bucketOf(key: string): string {
+    return segmentBucket(key);
+  }
+
+  bucketText(name: string, meta: Meta): string {
+    return this.texts(bucketEntry(name), meta);
   }
 
   write(batch: IndexBatch, meta: Meta, from: number, to: number): Pick<Meta, "segments"> {

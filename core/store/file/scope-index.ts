@@ -24,7 +24,7 @@ import { checkPrivateDir, ensurePrivateDir, readStateFileIfAny, writeStateFile }
 import { IndexDamage } from "./checked-file.js";
 import { damageNotes, noteDamage, type IndexDamageNote } from "./index-damage.js";
 import { IndexBatch } from "./index-batch.js";
-import type { Bucket, IdEntry } from "./id-bucket.js";
+import { parseBucket, type Bucket, type IdEntry } from "./id-bucket.js";
 import { KeyFiles, SegmentFiles, type IndexStorage, type Meta } from "./index-storage.js";
 
 /**
@@ -185,7 +185,7 @@ export class ScopeIndex<T> {
     if (!meta) return undefined;
     let bucket: Bucket;
     try {
-      bucket = this.storage.bucket(id, meta, new Map());
+      bucket = this.entriesOf(id, meta);
     } catch (error) {
       if (!(error instanceof IndexDamage)) throw error;
       this.damaged(error);
@@ -203,7 +203,7 @@ export class ScopeIndex<T> {
   linesAbout(key: string): { offsets: number[]; covered: number } | undefined {
     const meta = this.meta();
     if (!meta) return undefined;
-    const bucket = this.storage.bucket(key, meta, new Map());
+    const bucket = this.entriesOf(key, meta);
     if (bucket.damaged) return undefined;
     const entry = bucket.entries.get(key);
     const offsets = new Set(entry?.lines.filter((offset) => offset < meta.covered));
@@ -294,7 +294,7 @@ export class ScopeIndex<T> {
   private extendBatch(meta: Meta, target: number): Meta {
     const batch = new IndexBatch();
     const read = new Map<string, Bucket>();
-    const scopesOfMessage = (id: string) => batch.scopesOf(id) ?? this.storage.bucket(id, meta, read).entries.get(id)?.message?.s;
+    const scopesOfMessage = (id: string) => batch.scopesOf(id) ?? this.entriesOf(id, meta, read).entries.get(id)?.message?.s;
     const result = this.log.scan(meta.covered, (entry) => {
       const { id, scopes, about } = this.scopesOf(entry.record, scopesOfMessage);
       // An id's line is appended without looking for an earlier one: a lookup takes the first, which is the same message's.
@@ -322,6 +322,14 @@ export class ScopeIndex<T> {
       }
     }
     return false;
+  }
+
+  /** The entries of the bucket holding `key`, read once into `read`. */
+  private entriesOf(key: string, meta: Meta, read = new Map<string, Bucket>()): Bucket {
+    const name = this.storage.bucketOf(key);
+    let bucket = read.get(name);
+    if (!bucket) read.set(name, (bucket = parseBucket(this.storage.bucketText(name, meta))));
+    return bucket;
   }
 
   private clear(): void {
