@@ -132,7 +132,7 @@ function gitSubcommand(command: string): string | undefined {
  * `git commit` it started.
  */
 export function personsOwnCommit(): boolean {
-  const [parent, grandparent] = ancestors();
+  const [parent, grandparent] = ancestors(process.pid, 2);
   return parent !== undefined && gitSubcommand(parent.command) === "commit" && (grandparent === undefined || gitSubcommand(grandparent.command) === undefined);
 }
 
