@@ -43,10 +43,10 @@ export async function ignoresUntrustedCacheFiles(cache: string, home: string, an
   ino = rewritten(ino);
 
   // A link is not followed, even to a cache V8 would accept, and what it points at stays as it was.
+  // The cache is moved to be the link's target, not removed: a freed inode could be the new file's.
   const target = join(home, "elsewhere.bin");
   const planted = readFileSync(cache);
-  writeFileSync(target, planted, { mode: 0o600 });
-  rmSync(cache);
+  renameSync(cache, target);
   symlinkSync(target, cache);
   await answers();
   assert.ok(lstatSync(cache).isFile(), "the link was replaced by a file, not written through");
