@@ -3,7 +3,7 @@
 // change no result.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
 import { MailboxView, keptBy } from "../core/mail/view.js";
@@ -151,6 +151,27 @@ test("an interrupted extension, a stale extension lock and a replaced log change
   assert.equal(reopen().mailbox.index.lookup("claude:a"), undefined, "the index no longer describes the log");
   rmSync(join(stateDir, "cache"), { recursive: true, force: true });
   for (const address of ADDRESSES) assert.deepEqual(reopen().mailbox.view(address).state, folded(reopen(), address).state);
+});
+
+test("a long-lived reader's index notices the log rewritten in place at the same size, as a new reader does", async (t) => {
+  const { peerpost, stateDir, clock } = tempPeerpost(t);
+  await traffic(peerpost, 20, clock);
+  const log = join(stateDir, "mailbox.jsonl");
+  // Written a while ago: the rewrite below is then a change of its modification time too, whatever the clock's tick.
+  const longAgo = new Date(Date.now() - 3_600_000);
+  utimesSync(log, longAgo, longAgo);
+  const { index } = peerpost.mailbox;
+  index.extend();
+  assert.ok(index.lookup("codex:b"), "the index describes the log");
+  assert.ok(index.lookup("codex:b"), "and again, from what this reader found the first time");
+  // One letter of the last body changed where it lies: the same file, the same size.
+  const bytes = readFileSync(log);
+  const at = bytes.lastIndexOf('"body":"#') + '"body":"'.length;
+  const fd = openSync(log, "r+");
+  writeSync(fd, "$", at);
+  closeSync(fd);
+  assert.equal(statSync(log).size, bytes.length);
+  assert.equal(index.lookup("codex:b"), undefined, "the index no longer describes the log");
 });
 
 for (const [name, entry, args] of [["peerpost serve", CLI, ["serve"]], ["a plugin's server.mjs", `${CLI.replace(/cli\.mjs$/, "")}claude-code/server.mjs`, []]] as const)

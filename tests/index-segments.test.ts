@@ -6,6 +6,7 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, linkSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { tempDir, tempPeerpost } from "./helpers/temp.js";
@@ -35,14 +36,14 @@ test("doctor's check of a segment finds an entry filed under a hash not its name
   }
 });
 
-test("a segment finds each of ten thousand entries by name, says nothing of names it lacks, and refuses a damaged entry", (t) => {
+test("a segment finds each of forty thousand entries by name, says nothing of names it lacks, and refuses a damaged entry", (t) => {
   const path = join(tempDir(t), "one.seg");
-  const entries = Array.from({ length: 10_000 }, (_, at) => [`name ${at}`, `${at}\n`.repeat(at % 7)] as const);
+  const entries = Array.from({ length: 40_000 }, (_, at) => [`name ${at}`, `${at}\n`.repeat(at % 7)] as const);
   writeSegment(path, entries);
   const segment = new Segment(path);
   try {
     for (const [name, text] of entries) assert.equal(segment.text(name), text, name);
-    assert.equal(segment.text("name 10000"), "");
+    for (let at = 40_000; at < 41_000; at++) assert.equal(segment.text(`name ${at}`), "");
     assert.equal(segment.text(""), "");
     segment.verify();
   } finally {
@@ -63,13 +64,39 @@ test("a segment finds each of ten thousand entries by name, says nothing of name
   }
   // The header's count lowered by one: the table no longer ends the file, so the last entry cannot silently vanish.
   const counted = readFileSync(path);
-  counted.writeUInt32LE(9_999, 8);
+  counted.writeUInt32LE(39_999, 8);
   writeFileSync(path, counted);
   assert.throws(() => new Segment(path), /truncated/);
   truncateSync(path, 100);
   assert.throws(() => new Segment(path), /truncated/);
   writeFileSync(path, "not a segment at all, but long enough to have a header\n");
   assert.throws(() => new Segment(path), /no index segment/);
+});
+
+test("a segment finds entries whose hashes crowd both ends of its table, where a lookup's first read misses their place", (t) => {
+  // Names by the first 32 bits of their SHA-1 (the table's order): 600 near 0, 600 near 2^32, one between.
+  const hashOf = (name: string) => createHash("sha1").update(name).digest().readUInt32LE(0);
+  const low: string[] = [];
+  const high: string[] = [];
+  let middle: string | undefined;
+  for (let at = 0; low.length < 600 || high.length < 600 || middle === undefined; at++) {
+    const name = `name ${at}`;
+    const hash = hashOf(name);
+    if (hash < 0x0100_0000 && low.length < 600) low.push(name);
+    else if (hash >= 0xff00_0000 && high.length < 600) high.push(name);
+    else if (hash >= 0x8000_0000 && hash < 0x8100_0000) middle ??= name;
+  }
+  const path = join(tempDir(t), "crowded.seg");
+  const names = [...low, middle!, ...high];
+  writeSegment(path, names.map((name) => [name, `${name}\n`] as const));
+  const segment = new Segment(path);
+  try {
+    // A low name past the first read's 256 slots lies after them; a high one before them.
+    for (const name of names) assert.equal(segment.text(name), `${name}\n`, name);
+    assert.equal(segment.text("not there"), "");
+  } finally {
+    segment.close();
+  }
 });
 
 /** A store whose compactions moved mail twice: two segments in the archive's index. */
@@ -104,8 +131,9 @@ test("each compaction adds one segment to the archive's index and no file per sc
   const m = await twiceCompacted(t);
   const { segments, covered, v } = m.meta() as ReturnType<typeof m.meta> & { v: number };
   assert.equal(segments.length, 2);
-  // A version of its own: a peerpost from before segments takes it for no index (it would read no scopes/ and find nothing).
-  assert.equal(v, 5);
+  // A version of its own: a peerpost from before segments takes it for no index (it would read no scopes/ and find nothing),
+  // as one from before SHA-1 checksums does (6).
+  assert.equal(v, 6);
   assert.deepEqual(readdirSync(m.indexDir).sort(), ["meta.json", "segments"]);
   assert.deepEqual(readdirSync(join(m.indexDir, "segments")).sort(), [...segments].sort());
   assert.equal(covered, statSync(join(m.stateDir, "mailbox.archive.jsonl")).size);
@@ -218,6 +246,24 @@ test("an archive index in the old layout is rebuilt into segments, its scope and
   assert.ok(!existsSync(orphan));
   assert.equal(m.meta().segments.length, 2);
   assert.match(await statusOf({ ...m.env, PEERPOST_NOW: String(m.clock.now) }, message.id), new RegExp(`^${message.id} done 11 bytes`));
+});
+
+test("an archive index of segments from before SHA-1 checksums (version 5) is rebuilt quietly, not taken for damage", async (t) => {
+  const m = await twiceCompacted(t);
+  // What the version before wrote: the same layout, its meta at 5, its segments' header PPSEG01.
+  const before = m.meta();
+  writeFileSync(join(m.indexDir, "meta.json"), JSON.stringify({ ...before, v: 5 }), { mode: 0o600 });
+  for (const name of before.segments) {
+    const path = join(m.indexDir, "segments", name);
+    writeFileSync(path, Buffer.concat([Buffer.from("PPSEG01\n"), readFileSync(path).subarray(8)]));
+  }
+  const peerpost = m.reopen();
+  assert.equal(peerpost.mailbox.archiveIndexLags(), true, "a version-5 index is no index of this version");
+  peerpost.mailbox.indexAll();
+  assert.equal(peerpost.mailbox.archiveIndexLags(), false);
+  assert.equal((m.meta() as ReturnType<typeof m.meta> & { v: number }).v, 6);
+  assert.ok(!existsSync(join(m.indexDir, "damage.json")), "no damage noted");
+  for (const id of [...m.first, ...m.second]) assert.match(await statusOf(m.env, id), new RegExp(`^${id} done `));
 });
 
 test("a start-over of the live log's index after a compaction reuses its files, empties those it no longer needs and removes them at the next one; doctor finds no damage", async (t) => {

@@ -21,10 +21,16 @@ export interface Bucket {
   damaged: boolean;
 }
 
-export function parseBucket(text: string): Bucket {
+/**
+ * A bucket's entries; with `only`, those of that key alone, the other keys' lines passed over unparsed:
+ * for buckets whose bytes are checked already (a segment's entries), where a line cannot be damaged unseen.
+ */
+export function parseBucket(text: string, only?: string): Bucket {
   const bucket: Bucket = { entries: new Map(), damaged: false };
   const lines = text.split("\n");
+  const prefix = only === undefined ? undefined : `[${JSON.stringify(only)},`;
   lines.forEach((line, at) => {
+    if (prefix !== undefined && !line.startsWith(prefix)) return;
     try {
       const [key, second, scopes, about] = JSON.parse(line) as [string, number | number[], string[]?, number[]?];
       let entry = bucket.entries.get(key);

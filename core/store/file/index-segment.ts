@@ -5,23 +5,30 @@
 //   data     per entry, its name as a JSON string, a newline, then its text;
 //   table    per entry, sorted by the name's 64-bit hash: the hash (2 × u32), where its bytes start after
 //            the header and how many (2 × u32), their checksum (2 × u32); all little-endian.
+// Hash and checksum are the first 64 bits of SHA-1 (native: a lookup checks a few KiB of entries per
+// segment, which a hash in JavaScript took milliseconds to do in a short command's cold start).
 // A lookup reads the header, halves its way through the entries with one small read each, and reads the
 // bytes of the entry found. The name beside the text tells two names with one hash apart; the checksum
 // finds damage (IndexDamage: the index is rebuilt from the log).
+import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, readSync, writeSync } from "node:fs";
 import { writeAll } from "../../log/kept-files.js";
 import { openEmptiedStateFile, openStateFile } from "../../security/trust.js";
-import { checksumLanes, IndexDamage } from "./checked-file.js";
+import { IndexDamage } from "./checked-file.js";
 
-const MAGIC = Buffer.from("PPSEG01\n");
+const MAGIC = Buffer.from("PPSEG02\n");
 const HEADER_BYTES = 24;
 const ENTRY_BYTES = 24;
+/** Slots a lookup reads at once around where its hash should be (6 KiB). */
+const NEAR_SLOTS = 256;
 /** Bytes of entries gathered before one write. */
 const WRITE_CHUNK = 1 << 20;
 const MAX_DATA_BYTES = 0xffffffff;
 
-function hashOf(name: string): [number, number] {
-  return checksumLanes(Buffer.from(name, "utf8"));
+/** The first 64 bits of the bytes' SHA-1, as two u32: a name's hash, and an entry's checksum. */
+function digest64(bytes: string | Buffer): [number, number] {
+  const digest = createHash("sha1").update(bytes).digest();
+  return [digest.readUInt32LE(0), digest.readUInt32LE(4)];
 }
 
 function compareHash(a1: number, b1: number, a2: number, b2: number): number {
@@ -64,7 +71,7 @@ export function writeSegment(path: string, entries: Iterable<readonly [string, s
       const bytes = Buffer.from(`${JSON.stringify(name)}\n${text}`, "utf8");
       // Places are u32: a batch of an extension is far smaller, but past that a place would wrap.
       if (start + bytes.length > MAX_DATA_BYTES) throw new Error(`an index segment holds at most ${MAX_DATA_BYTES} bytes of entries`);
-      slots.add(...hashOf(name), start, bytes.length, ...checksumLanes(bytes));
+      slots.add(...digest64(name), start, bytes.length, ...digest64(bytes));
       start += bytes.length;
       chunk.push(bytes);
       chunkBytes += bytes.length;
@@ -144,13 +151,13 @@ export class Segment {
 
   /** The text of entry `name`, or "" when the segment has none. Throws IndexDamage. */
   text(name: string): string {
-    const [hashA, hashB] = hashOf(name);
-    let low = 0;
-    let high = this.count;
+    const [hashA, hashB] = digest64(name);
+    const below = (slots: Buffer, at: number) => compareHash(slots.readUInt32LE(at), slots.readUInt32LE(at + 4), hashA, hashB) < 0;
+    let [low, high] = this.near(hashA, below);
     while (low < high) {
       const middle = (low + high) >>> 1;
       this.readSlot(middle);
-      if (compareHash(this.slot.readUInt32LE(0), this.slot.readUInt32LE(4), hashA, hashB) < 0) low = middle + 1;
+      if (below(this.slot, 0)) low = middle + 1;
       else high = middle;
     }
     for (let at = low; at < this.count; at++) {
@@ -176,7 +183,7 @@ export class Segment {
       spans.push([this.slot.readUInt32LE(8), this.slot.readUInt32LE(12)]);
       if (previous && compareHash(previous[0], previous[1], hash[0], hash[1]) > 0) throw new IndexDamage(this.path, `has its entries out of order at entry ${at}`);
       previous = hash;
-      const [a, b] = hashOf(name);
+      const [a, b] = digest64(name);
       if (a !== hash[0] || b !== hash[1]) throw new IndexDamage(this.path, `has entry ${at} filed under a hash that is not its name's`);
     }
     spans.sort((x, y) => x[0] - y[0]);
@@ -209,6 +216,31 @@ export class Segment {
     return { name, text: text.slice(newline + 1) };
   }
 
+  /**
+   * Where the first entry not below a hash lies (`below` says of a slot), narrowed by one read of the
+   * slots around where an even spread of hashes puts it: SHA-1's are, so the read holds it nearly always
+   * (a few dozen slots off at most, at a few thousand entries), and the halving after it has nothing left to do.
+   */
+  private near(hashA: number, below: (slots: Buffer, at: number) => boolean): [number, number] {
+    const guess = Math.floor((hashA / 2 ** 32) * this.count);
+    const start = Math.max(0, Math.min(guess - NEAR_SLOTS / 2, this.count - NEAR_SLOTS));
+    const slots = Buffer.alloc(Math.min(NEAR_SLOTS, this.count - start) * ENTRY_BYTES);
+    if (readSync(this.fd, slots, 0, slots.length, this.tableStart + start * ENTRY_BYTES) !== slots.length) throw new IndexDamage(this.path, "is truncated in its entries");
+    // Halved in memory: a cold process runs this code in V8's interpreter, where a scan of the slots cost more than the reads saved.
+    let first = 0;
+    let past = slots.length / ENTRY_BYTES;
+    const read = past;
+    while (first < past) {
+      const middle = (first + past) >>> 1;
+      if (below(slots, middle * ENTRY_BYTES)) first = middle + 1;
+      else past = middle;
+    }
+    // Before the slots read (the first of them is not below), in them, or after them.
+    if (first === 0) return [0, start];
+    if (first < read) return [start + first, start + first];
+    return [start + read, this.count];
+  }
+
   private readSlot(at: number): void {
     if (readSync(this.fd, this.slot, 0, ENTRY_BYTES, this.tableStart + at * ENTRY_BYTES) !== ENTRY_BYTES) throw new IndexDamage(this.path, "is truncated in its entries");
   }
@@ -222,7 +254,7 @@ export class Segment {
     if (start + length > this.tableStart) throw new IndexDamage(this.path, `is truncated (${this.size} bytes, entry ${at} ends at ${start + length})`);
     const bytes = Buffer.alloc(length);
     if (readSync(this.fd, bytes, 0, length, start) !== length) throw new IndexDamage(this.path, `is truncated at entry ${at}`);
-    const [sumA, sumB] = checksumLanes(bytes);
+    const [sumA, sumB] = digest64(bytes);
     if (sumA !== sum[0] || sumB !== sum[1]) throw new IndexDamage(this.path, `does not match its checksum at entry ${at} (altered)`);
     return bytes;
   }

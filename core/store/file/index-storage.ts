@@ -19,10 +19,10 @@ import { mergedEntries, Segment, writeSegment } from "./index-segment.js";
  * Key files: 4, the ids/ buckets file every line under the keys it is about. 3: a checksum beside every
  * file. 2: message ids in append-only lines per bucket (1 rewrote whole JSON buckets at every extension).
  * Segments: 5, a number of their own, so a peerpost from before them takes their index for none (it
- * would have read no scopes/ and answered that nothing was there).
+ * would have read no scopes/ and answered that nothing was there); 6, hashed and checked by SHA-1.
  */
 const KEY_FILES_VERSION = 4;
-const SEGMENTS_VERSION = 5;
+const SEGMENTS_VERSION = 6;
 
 export interface Meta {
   v: number;
@@ -46,6 +46,8 @@ export interface IndexStorage {
   bucketOf(key: string): string;
   /** Bucket `name`'s lines (id-bucket.ts). */
   bucketText(name: string, meta: Meta): string;
+  /** Whether a bucket's text is checked against a checksum when read (a damaged line cannot pass unseen). */
+  readonly bucketsChecked: boolean;
   /** Records one extension batch; returns the meta's storage fields that cover it. */
   write(batch: IndexBatch, meta: Meta, from: number, to: number): Pick<Meta, "segments">;
   /** Every file checked against its checksum (doctor). */
@@ -59,6 +61,7 @@ export interface IndexStorage {
 /** A file per scope and per id bucket, appended to by every extension. */
 export class KeyFiles implements IndexStorage {
   readonly version = KEY_FILES_VERSION;
+  readonly bucketsChecked = false;
   readonly dirs: readonly string[];
 
   constructor(private readonly dir: string) {
@@ -139,6 +142,7 @@ let segmentsWritten = 0;
 /** A segment file per extension, listed in the meta. */
 export class SegmentFiles implements IndexStorage {
   readonly version = SEGMENTS_VERSION;
+  readonly bucketsChecked = true;
   private readonly segmentsDir: string;
   readonly dirs: readonly string[];
   /** Segments open for lookups, least recently used first (withSegment). */

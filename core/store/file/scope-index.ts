@@ -14,7 +14,7 @@
 // (readers deduplicate). What disagrees with its checksum (checked-file.ts; lost, cut, edited, swapped)
 // is noted in damage.json and the whole index starts over from the log. The ids/ buckets of key files
 // have none (a checksum each would double an extension's file writes): a damaged line there loses one entry.
-import { mkdirSync, rmSync, rmdirSync, statSync, utimesSync } from "node:fs";
+import { mkdirSync, rmSync, rmdirSync, statSync, utimesSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { tailFingerprint } from "../../log/log-snapshot.js";
 import { type JsonlLog } from "../../log/log.js";
@@ -62,6 +62,11 @@ export class ScopeIndex<T> {
   private readonly storage: IndexStorage;
   /** Whether this process found the index's dirs private (once: as the state dir itself is checked once). */
   private dirsChecked = false;
+  /**
+   * The last meta found to describe the log, with what it was checked against: the same meta text over the
+   * same log file, neither grown nor written since, is not fingerprinted again (a status asks about ten times).
+   */
+  private checked: { text: string; log: string; meta: Meta } | undefined;
 
   /** `segments`: for an archive, which grows by whole compactions (index-storage.ts). */
   constructor(
@@ -76,20 +81,34 @@ export class ScopeIndex<T> {
 
   /** The index's meta when it still describes this log, else undefined (missing, other file, rewritten). */
   private meta(): Meta | undefined {
-    let meta: Meta;
     // A link or another user's file or dir in its place is refused (trust.ts), not read as no index and replaced.
     if (!this.dirsChecked) this.checkDirs();
     const text = readStateFileIfAny(this.metaPath);
     if (text === undefined) return undefined;
+    let stat: Stats;
+    try {
+      stat = statSync(this.log.path);
+    } catch {
+      return undefined;
+    }
+    const log = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    if (this.checked?.text === text && this.checked.log === log) return this.checked.meta;
+    const meta = this.describing(text, stat);
+    if (meta) this.checked = { text, log, meta };
+    return meta;
+  }
+
+  /** The meta `text` says, when it describes the log file `stat` is of. */
+  private describing(text: string, stat: Stats): Meta | undefined {
+    let meta: Meta;
     try {
       meta = JSON.parse(text) as Meta;
     } catch {
       return undefined;
     }
     if (meta?.v !== this.storage.version || typeof meta.covered !== "number" || !meta.corrupt || !this.storage.describes(meta)) return undefined;
+    if (stat.ino !== meta.ino || stat.dev !== meta.dev || stat.size < meta.covered) return undefined;
     try {
-      const stat = statSync(this.log.path);
-      if (stat.ino !== meta.ino || stat.dev !== meta.dev || stat.size < meta.covered) return undefined;
       if (tailFingerprint(this.log.path, meta.covered) !== meta.tail) return undefined;
     } catch {
       return undefined;
@@ -324,9 +343,13 @@ export class ScopeIndex<T> {
     return false;
   }
 
-  /** The entries of the bucket holding `key`, read once into `read`. */
-  private entriesOf(key: string, meta: Meta, read = new Map<string, Bucket>()): Bucket {
+  /**
+   * The entries of `key`'s bucket: each bucket read once per extension (`read`), where every key of it is
+   * wanted; for a lookup, only the key's own lines are parsed where the storage checked the bucket's bytes.
+   */
+  private entriesOf(key: string, meta: Meta, read?: Map<string, Bucket>): Bucket {
     const name = this.storage.bucketOf(key);
+    if (!read) return parseBucket(this.storage.bucketText(name, meta), this.storage.bucketsChecked ? key : undefined);
     let bucket = read.get(name);
     if (!bucket) read.set(name, (bucket = parseBucket(this.storage.bucketText(name, meta))));
     return bucket;
