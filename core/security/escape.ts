@@ -19,8 +19,21 @@ function keeps(char: string, options: EscapeOptions): boolean {
   return options.multiline === true && (char === "\n" || char === "\t");
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const PRINTABLE_ASCII_LINES = /^[\x20-\x7e\n\t]*$/;
+
+/**
+ * Whether the text is printable ASCII (with newlines and tabs where they are kept): then no character of
+ * it is dangerous, and it is not matched against the Unicode property classes, whose first use compiles
+ * them (about a millisecond of a short command's run).
+ */
+function plainAscii(text: string, options: EscapeOptions): boolean {
+  return (options.multiline === true ? PRINTABLE_ASCII_LINES : PRINTABLE_ASCII).test(text);
+}
+
 /** For text a model reads inside peerpost's envelope: markup and dangerous characters as `&#x…;` references. */
 export function escapeForModel(text: string, options: EscapeOptions = {}): string {
+  if (plainAscii(text, options)) return text.replace(/[&<>"']/g, (char) => MARKUP[char]!);
   return text
     .replace(/[&<>"']/g, (char) => MARKUP[char]!)
     .replace(DANGEROUS, (char) => (keeps(char, options) ? char : `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`));
@@ -37,13 +50,16 @@ const VISIBLE_TOKENS = new RegExp(`(${EMOJI})|${DANGEROUS.source}`, "gu");
 
 /** For text printed to a terminal or a CLI table, or shown in the web view: dangerous characters as a visible `⟨U+…⟩`, emoji sequences kept, markup left alone. */
 export function escapeVisible(text: string, options: EscapeOptions = {}): string {
+  if (plainAscii(text, options)) return text;
   return text.replace(VISIBLE_TOKENS, (token, emoji: string | undefined) => (emoji !== undefined || keeps(token, options) ? token : `⟨U+${token.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`));
 }
 
 /** JSON whose strings carry dangerous characters only as `\u` escapes: the same value, safe on a terminal. */
 export function safeJson(value: unknown, indent?: number): string {
   // JSON.stringify already escapes C0 controls inside strings; raw newlines left are JSON's own layout.
-  return JSON.stringify(value, null, indent).replace(DANGEROUS, (char) =>
+  const json = JSON.stringify(value, null, indent);
+  if (plainAscii(json, { multiline: true })) return json;
+  return json.replace(DANGEROUS, (char) =>
     char === "\n" ? char : Array.from({ length: char.length }, (_, index) => `\\u${char.charCodeAt(index).toString(16).padStart(4, "0")}`).join(""),
   );
 }

@@ -1,7 +1,7 @@
 // The wakes log and its fold: which runs are claimed, running, or ended, and how many a session had.
 import { join } from "node:path";
 import { JsonlLog } from "../log/log.js";
-import { type LogOptions } from "../log/types.js";
+import { type FileIdentity, type LogOptions } from "../log/types.js";
 import { committedArchiveBytes } from "../store/file/compaction-swap.js";
 import { SwapFollower } from "../store/file/log-compaction.js";
 import { wakeRecordSchema, type WakeBound, type WakeClaim, type WakeEnded, type WakeForked, type WakeHost, type WakeReconciled, type WakeRecord, type WakeStarted } from "./records.js";
@@ -105,12 +105,7 @@ export class Wakes {
    */
   fold(): WakeFold {
     this.keepAWhile();
-    let identity = this.log.identity();
-    if (identity && `${identity.dev}:${identity.ino}` !== this.folded?.file) {
-      // Another file: a compaction swapped it, and may have left lines in the old one to bring over.
-      this.swaps.check(`${identity.dev}:${identity.ino}`);
-      identity = this.log.identity();
-    }
+    const identity = this.currentFile();
     if (!identity) {
       this.folded = undefined;
       return new WakeFold();
@@ -127,10 +122,17 @@ export class Wakes {
     const fold = new WakeFold();
     const committed = committedArchiveBytes(this.swaps.paths);
     if (committed > 0) this.archive.scan(0, ({ record }) => fold.apply(record), { until: committed });
-    // Brings over what a compaction that died past its swap left in the old file.
-    this.fold();
+    this.currentFile();
     this.log.scan(0, ({ record }) => fold.apply(record));
     return fold;
+  }
+
+  /** The live log's file, once what a compaction that swapped another in (and died, or is finishing) left in the old one is brought over. */
+  private currentFile(): FileIdentity | undefined {
+    const identity = this.log.identity();
+    if (!identity || `${identity.dev}:${identity.ino}` === this.folded?.file) return identity;
+    this.swaps.check(`${identity.dev}:${identity.ino}`);
+    return this.log.identity();
   }
 
   /** Starts again the countdown after which the kept fold is dropped. */

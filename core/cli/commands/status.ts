@@ -77,12 +77,15 @@ export const statusCommand = defineCommand({
     const peerpost = await openStore();
     const id = args[0];
     if (id === undefined) return summary(peerpost, json);
-    const task = tasksState(peerpost).tasks[id];
-    if (task) return showTask(peerpost, task, json);
     // Without current indexes the lookup scans the whole store: they are built in the background for the next one.
     indexWhenFarBehind(peerpost, process.argv[1] ?? "");
     const message = peerpost.mailbox.find(id);
-    if (!message) throw new PeerpostError("not_found", `No message ${id} in the mailbox.`, { details: { messageId: id }, hint: HINTS.unknownMessage });
+    if (!message) {
+      // A task's id is an id of its own, never a message's: the task board is folded only for an id no message has.
+      const task = tasksState(peerpost).tasks[id];
+      if (task) return showTask(peerpost, task, json);
+      throw new PeerpostError("not_found", `No message ${id} in the mailbox.`, { details: { messageId: id }, hint: HINTS.unknownMessage });
+    }
     const { mailbox } = peerpost;
     const status = mailbox.status(message);
     const now = peerpost.config.now();
