@@ -31,6 +31,9 @@ function digest64(bytes: string | Buffer): [number, number] {
   return [digest.readUInt32LE(0), digest.readUInt32LE(4)];
 }
 
+/** The hash an entry's name is filed under in every segment's table. */
+export const nameHash = (name: string): readonly [number, number] => digest64(name);
+
 function compareHash(a1: number, b1: number, a2: number, b2: number): number {
   return a1 !== a2 ? a1 - a2 : b1 - b2;
 }
@@ -71,7 +74,7 @@ export function writeSegment(path: string, entries: Iterable<readonly [string, s
       const bytes = Buffer.from(`${JSON.stringify(name)}\n${text}`, "utf8");
       // Places are u32: a batch of an extension is far smaller, but past that a place would wrap.
       if (start + bytes.length > MAX_DATA_BYTES) throw new Error(`an index segment holds at most ${MAX_DATA_BYTES} bytes of entries`);
-      slots.add(...digest64(name), start, bytes.length, ...digest64(bytes));
+      slots.add(...nameHash(name), start, bytes.length, ...digest64(bytes));
       start += bytes.length;
       chunk.push(bytes);
       chunkBytes += bytes.length;
@@ -149,9 +152,8 @@ export class Segment {
     closeSync(this.fd);
   }
 
-  /** The text of entry `name`, or "" when the segment has none. Throws IndexDamage. */
-  text(name: string): string {
-    const [hashA, hashB] = digest64(name);
+  /** The text of entry `name` (`hash`: its nameHash, once for all segments), or "" when the segment has none. Throws IndexDamage. */
+  text(name: string, [hashA, hashB] = nameHash(name)): string {
     const below = (slots: Buffer, at: number) => compareHash(slots.readUInt32LE(at), slots.readUInt32LE(at + 4), hashA, hashB) < 0;
     let [low, high] = this.near(hashA, below);
     while (low < high) {
@@ -183,7 +185,7 @@ export class Segment {
       spans.push([this.slot.readUInt32LE(8), this.slot.readUInt32LE(12)]);
       if (previous && compareHash(previous[0], previous[1], hash[0], hash[1]) > 0) throw new IndexDamage(this.path, `has its entries out of order at entry ${at}`);
       previous = hash;
-      const [a, b] = digest64(name);
+      const [a, b] = nameHash(name);
       if (a !== hash[0] || b !== hash[1]) throw new IndexDamage(this.path, `has entry ${at} filed under a hash that is not its name's`);
     }
     spans.sort((x, y) => x[0] - y[0]);

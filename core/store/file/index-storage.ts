@@ -13,7 +13,7 @@ import { ensurePrivateDir, readStateFileIfAny } from "../../security/trust.js";
 import { appendChecked, appendLines, checksumLanes, emptyIndexFiles, IndexDamage, readChecked } from "./checked-file.js";
 import { checkIndexFiles } from "./index-damage.js";
 import type { IndexBatch } from "./index-batch.js";
-import { mergedEntries, Segment, writeSegment } from "./index-segment.js";
+import { mergedEntries, nameHash, Segment, writeSegment } from "./index-segment.js";
 
 /**
  * Key files: 4, the ids/ buckets file every line under the keys it is about. 3: a checksum beside every
@@ -229,7 +229,8 @@ export class SegmentFiles implements IndexStorage {
   /** Entry `name`'s texts in every segment, in log order. */
   private texts(name: string, meta: Meta): string {
     let text = "";
-    for (const segment of meta.segments ?? []) text += this.withSegment(segment, (open) => open.text(name));
+    const hash = nameHash(name);
+    for (const segment of meta.segments ?? []) text += this.withSegment(segment, (open) => open.text(name, hash));
     return text;
   }
 
