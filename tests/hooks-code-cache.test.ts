@@ -3,7 +3,7 @@
 // when it is not a private file of this user, and never a reason for a hook to fail.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, cpSync, existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onCleanup, tempDir } from "./helpers/temp.js";
 import { testEachBackend } from "./helpers/backends.js";
@@ -124,6 +124,19 @@ test("hosts that each run their own hook program keep a cache each", async (t) =
   await flagsTheMail(env);
   await codexPrompt();
   assert.deepEqual(identities(), both, "neither host's cache pushed the other's out");
+});
+
+test("a file-store prompt hook that flags mail loads neither node:crypto nor node:zlib (each costs a hook milliseconds)", async (t) => {
+  const { home, env } = await withPendingMail(t);
+  const preload = join(home, "loaded.cjs");
+  const loaded = join(home, "loaded.json");
+  writeFileSync(preload, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(process.moduleLoadList)));`);
+  const withPreload = { ...env, NODE_OPTIONS: `--require ${preload}` };
+  await flagsTheMail(withPreload);
+  await flagsTheMail(withPreload);
+  const modules = JSON.parse(readFileSync(loaded, "utf8")) as string[];
+  assert.ok(modules.includes("NativeModule fs"), "the list names what was loaded");
+  assert.deepEqual(modules.filter((name) => /^NativeModule (crypto|zlib)$/.test(name)), []);
 });
 
 test("a hook with no state dir creates none, not even for its code cache", async (t) => {

@@ -10,11 +10,11 @@
 // A lookup reads the header, halves its way through the entries with one small read each, and reads the
 // bytes of the entry found. The name beside the text tells two names with one hash apart; the checksum
 // finds damage (IndexDamage: the index is rebuilt from the log).
-import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, readSync, writeSync } from "node:fs";
 import { writeAll } from "../../log/kept-files.js";
 import { openEmptiedStateFile, openStateFile } from "../../security/trust.js";
 import { IndexDamage } from "./checked-file.js";
+import { nodeCrypto } from "../../common/crypto.js";
 
 const MAGIC = Buffer.from("PPSEG02\n");
 const HEADER_BYTES = 24;
@@ -25,9 +25,9 @@ const NEAR_SLOTS = 256;
 const WRITE_CHUNK = 1 << 20;
 const MAX_DATA_BYTES = 0xffffffff;
 
-/** The first 64 bits of the bytes' SHA-1, as two u32: a name's hash, and an entry's checksum. */
+/** The first 64 bits of the bytes' SHA-1, as two u32: a name's hash, and an entry's checksum. node:crypto is loaded on first use: a hook that reads no segment never loads it. */
 function digest64(bytes: string | Buffer): [number, number] {
-  const digest = createHash("sha1").update(bytes).digest();
+  const digest = nodeCrypto().createHash("sha1").update(bytes).digest();
   return [digest.readUInt32LE(0), digest.readUInt32LE(4)];
 }
 
