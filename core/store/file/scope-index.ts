@@ -64,7 +64,7 @@ export class ScopeIndex<T> {
   private dirsChecked = false;
   /**
    * The last meta found to describe the log, with what it was checked against: the same meta text over the
-   * same log file, neither grown nor written since, is not fingerprinted again (a status asks about ten times).
+   * same log file, neither grown nor written since (size, modification and change times), is not fingerprinted again (a status asks about ten times).
    */
   private checked: { text: string; log: string; meta: Meta } | undefined;
 
@@ -91,7 +91,8 @@ export class ScopeIndex<T> {
     } catch {
       return undefined;
     }
-    const log = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    // The change time too: a tool that puts the modification time back cannot put it back.
+    const log = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
     if (this.checked?.text === text && this.checked.log === log) return this.checked.meta;
     const meta = this.describing(text, stat);
     if (meta) this.checked = { text, log, meta };
