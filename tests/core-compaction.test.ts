@@ -4,7 +4,7 @@
 // compactions lose and duplicate nothing.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, copyFileSync, cpSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
+import { appendFileSync, closeSync, copyFileSync, cpSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { onCleanup, tempPeerpost, type TestPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
@@ -651,6 +651,45 @@ test("a compaction of more lines than it decides at once puts every line once, i
   assert.equal(live.filter((line) => line.startsWith("not json at all") || line.endsWith('"by":"codex:b"')).length, 4, "the corrupt lines stay");
   const liveIds = new Set(live.flatMap((line) => /"type":"msg","id":"(\w+)"/.exec(line)?.[1] ?? []));
   assert.deepEqual(liveIds, open, "only the open messages stay");
+});
+
+test("a corrupt line far longer than a record stays in the live log byte for byte, copied in pieces: the compaction never holds it whole", async (t) => {
+  const { clock, stateDir } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const old = clock.now - 40 * DAY;
+  const finished = (at: number) => {
+    const log = handWrittenLog(stateDir);
+    const id = log.msg(at);
+    log.event("resolved", id, at, { resolution: "done", by: "codex:b" });
+    log.write();
+    return id;
+  };
+  finished(old);
+  // 128 MiB with no line end but the last, between two finished messages.
+  const LONG = 128 << 20;
+  const fd = openSync(join(stateDir, "mailbox.jsonl"), "a");
+  const piece = Buffer.alloc(1 << 20, 0x78);
+  for (let written = 0; written < LONG; written += piece.length) writeSync(fd, piece);
+  writeSync(fd, "\n");
+  closeSync(fd);
+  finished(old + 1000);
+  const run = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30" }));
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout) as { movedMessages: number; keptLines: number; liveBytesAfter: number; peakRssKiB: number };
+  assert.equal(result.movedMessages, 2);
+  assert.equal(result.keptLines, 1, "the long line, counted once");
+  assert.equal(result.liveBytesAfter, LONG + 1);
+  // Whole, it took twice its size (its pieces, then them joined): 256 MiB over the process's own.
+  assert.ok(result.peakRssKiB < 200 * 1024, `peak RSS ${Math.round(result.peakRssKiB / 1024)} MiB`);
+  const live = openSync(join(stateDir, "mailbox.jsonl"), "r");
+  try {
+    const read = Buffer.alloc(1 << 20);
+    for (let position = 0; position < LONG; position += read.length) {
+      readSync(live, read, 0, read.length, position);
+      assert.ok(read.equals(piece), `byte for byte at ${position}`);
+    }
+  } finally {
+    closeSync(live);
+  }
 });
 
 /** Old traffic, all finished, in 40 messages of 2 KB: past a 64 KiB compaction size. */

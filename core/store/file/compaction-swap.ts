@@ -4,6 +4,7 @@
 // (see compaction.ts for the steps, and why a kill -9 at any of them reads as before or after).
 import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync, readSync, rmSync } from "node:fs";
 import { writeAll } from "../../log/kept-files.js";
+import { MAX_LINE_BYTES } from "../../log/types.js";
 import { PeerpostError, ioError } from "../../common/errors.js";
 import { openStateFile, readStateFile, readStateFileIfAny, writeStateFileInPlace } from "../../security/trust.js";
 import { processStartTime } from "../../sessions/process-tree.js";
@@ -152,13 +153,27 @@ export function copyTail(source: number, start: number, fd: number): number {
   return position;
 }
 
-/** Calls `visit` with each whole line of the file open as `source` in [from, to) (a view, valid during the call); returns where the last one ends. */
-export function eachLine(source: number, from: number, to: number, buffer: Buffer, visit: (line: Buffer, offset: number) => void): number {
+/**
+ * Where eachLine sends a line too long to be a record, piece by piece as it is read, instead of holding it
+ * whole: such a line is corrupt (read-lines.ts), and a compaction keeps every corrupt line, byte for byte.
+ */
+export interface LongLineSink {
+  piece(bytes: Buffer): void;
+  end(): void;
+}
+
+/**
+ * Calls `visit` with each whole line of the file open as `source` in [from, to) (a view, valid during the
+ * call), and gives `long` the lines past MAX_LINE_BYTES in pieces; returns where the last line ends.
+ */
+export function eachLine(source: number, from: number, to: number, buffer: Buffer, visit: (line: Buffer, offset: number) => void, long: LongLineSink): number {
   let position = from;
   let lineStart = from;
   // A line that runs past the chunk read: its parts so far, joined once its end is read. Joined at every
-  // chunk instead, a line of 64 MiB took 22 s and 374 MB.
+  // chunk instead, a line of 64 MiB took 22 s and 374 MB. Past MAX_LINE_BYTES, `long` gets them instead.
   let parts: Buffer[] = [];
+  let partBytes = 0;
+  let streaming = false;
   while (position < to) {
     const read = readSync(source, buffer, 0, Math.min(buffer.length, to - position), position);
     if (read === 0) break;
@@ -168,13 +183,31 @@ export function eachLine(source: number, from: number, to: number, buffer: Buffe
       const newline = data.indexOf(0x0a, index);
       if (newline < 0) break;
       const end = data.subarray(index, newline + 1);
-      const line = parts.length > 0 ? Buffer.concat([...parts, end]) : end;
+      if (streaming) {
+        long.piece(end);
+        long.end();
+        lineStart += partBytes + end.length;
+      } else {
+        const line = parts.length > 0 ? Buffer.concat([...parts, end]) : end;
+        visit(line, lineStart);
+        lineStart += line.length;
+      }
       parts = [];
-      visit(line, lineStart);
-      lineStart += line.length;
+      partBytes = 0;
+      streaming = false;
       index = newline + 1;
     }
-    if (index < read) parts.push(Buffer.from(data.subarray(index)));
+    if (index < read) {
+      const rest = data.subarray(index);
+      partBytes += rest.length;
+      if (streaming) long.piece(rest);
+      else parts.push(Buffer.from(rest));
+      if (!streaming && partBytes > MAX_LINE_BYTES) {
+        streaming = true;
+        for (const part of parts) long.piece(part);
+        parts = [];
+      }
+    }
     position += read;
   }
   return lineStart;

@@ -39,11 +39,16 @@ class LineWriter {
 
   add(line: Buffer): void {
     this.lines++;
+    this.piece(line);
+  }
+
+  /** Bytes of a line given in pieces (eachLine's long lines): counted once whole, by `lines++`. */
+  piece(bytes: Buffer): void {
     if (this.fd === undefined) return;
-    if (this.length + line.length > this.buffer.length) this.flush();
-    if (line.length > this.buffer.length) return writeAll(this.fd, line);
-    line.copy(this.buffer, this.length);
-    this.length += line.length;
+    if (this.length + bytes.length > this.buffer.length) this.flush();
+    if (bytes.length > this.buffer.length) return writeAll(this.fd, bytes);
+    bytes.copy(this.buffer, this.length);
+    this.length += bytes.length;
   }
 
   flush(): void {
@@ -95,6 +100,8 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
     // In batches of lines: each batch's records are read again for where they go (corrupt lines have no
     // record and stay), then its bytes are copied line by line there.
     const buffer = Buffer.allocUnsafe(1024 * 1024);
+    // A line too long to be a record is corrupt, and stays: copied to the new file as it is read.
+    const long = { piece: (bytes: Buffer) => kept.piece(bytes), end: () => void kept.lines++ };
     let position = 0;
     const byRecord = typeof place === "function" ? place : undefined;
     if (!byRecord) {
@@ -102,7 +109,7 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
       const copied = eachLine(source, 0, end, buffer, (line, offset) => {
         const to = atOffset(offset, line);
         (to === "keep" ? kept : writers[to]).add(line);
-      });
+      }, long);
       if (copied !== end) throw changedUnder(log.path, copied);
       position = end;
     }
@@ -113,7 +120,7 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
         if (to !== "keep") away.set(entry.offset, writers[to]);
       }, { until: end, maxLines: BATCH_LINES }).next;
       // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
-      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (away.get(offset) ?? kept).add(line)) !== batchEnd) throw changedUnder(log.path, position);
+      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (away.get(offset) ?? kept).add(line), long) !== batchEnd) throw changedUnder(log.path, position);
       position = batchEnd;
     }
     moved.flush();
