@@ -17,8 +17,8 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
   const dir = join(work, "live-typing");
   mkdirSync(dir, { recursive: true });
   const load = (path) => import(join(root, ".build", path));
-  const [{ writeFakeTui, submittedLines }, { PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { codexInputLine }, { writeSwitches }, { recordTurn }, { liveNote }] = await Promise.all([
-    load("tests/helpers/fake-tui.js"), load("core/server/push.js"), load("core/live/tmux.js"), load("core/live/pty.js"), load("core/live/keystrokes.js"), load("plugins/codex/terminal.js"), load("core/wake/switches.js"), load("core/live/turns.js"), load("core/live/rules.js"),
+  const [{ writeFakeTui, submittedLines }, { PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { KeyRelay }, { codexInputLine }, { writeSwitches }, { recordTurn }, { liveNote }] = await Promise.all([
+    load("tests/helpers/fake-tui.js"), load("core/server/push.js"), load("core/live/tmux.js"), load("core/live/pty.js"), load("core/live/keystrokes.js"), load("core/live/key-relay.js"), load("plugins/codex/terminal.js"), load("core/wake/switches.js"), load("core/live/turns.js"), load("core/live/rules.js"),
   ]);
 
   const tui = writeFakeTui(dir);
@@ -50,6 +50,9 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
       await typeDirectly(liveNote({ from: "claude:bench-sender", id: "01J0000000000000000000000", anticipation: "reply" }));
       const directDone = (await nextSubmit(log, 2 * (i + 1) + 1)) - directAt;
       if (i >= 0) direct.push(directDone);
+      // And the hooks of the turn the person's own keys started (until its prompt hook runs, no request is typed).
+      recordTurn(stateDir, ADDRESS, "prompt", new Date().toISOString());
+      recordTurn(stateDir, ADDRESS, "stop", new Date(Date.now() + 1).toISOString());
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     await loop.stop();
@@ -72,15 +75,18 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
   } else console.error("  (no tmux: the tmux row is skipped)");
 
   const pty = createRequire(join(root, "package.json"))("@lydell/node-pty");
-  let terminal;
+  // The person's keys reach the TUI as under `peerpost run`: through its relay, which a delivery holds.
+  let relay;
   await row("pty", async (peerpost, log) => {
-    terminal = pty.spawn(process.execPath, [tui, log], { cols: 200, rows: 20 });
+    const terminal = pty.spawn(process.execPath, [tui, log], { cols: 200, rows: 20 });
     const paste = new PasteMode();
     terminal.onData((data) => paste.observe(data));
-    const wrapped = { pid: terminal.pid, write: (data) => terminal.write(data), bracketedPaste: () => paste.enabled };
-    return { transport: new PtyPush(peerpost, "codex", wrapped, new InputLine()), stop: () => terminal.kill() };
+    const input = new InputLine();
+    relay = new KeyRelay(input, (text) => terminal.write(text));
+    const wrapped = { pid: terminal.pid, write: (data) => terminal.write(data), bracketedPaste: () => paste.enabled, holdKeys: () => relay.hold() };
+    return { transport: new PtyPush(peerpost, "codex", wrapped, input), stop: () => terminal.kill() };
   }, async (line) => {
-    terminal.write(line);
-    terminal.write("\r");
+    relay.keys(Buffer.from(line));
+    relay.keys(Buffer.from("\r"));
   });
 }
