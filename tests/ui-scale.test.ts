@@ -5,11 +5,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { monotonicFactory } from "ulid";
 import { cli, registerSessions, request, startUi, uiEnv } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
 import type { UiState } from "../core/ui/types.js";
-import { RECENT_MESSAGES } from "../core/ui/recent.js";
+import { RECENT_MESSAGES, RecentMail } from "../core/ui/recent.js";
+import { onCleanup, tempDir } from "./helpers/temp.js";
+import { openPeerpost } from "../core/peerpost.js";
 
 const FILLER = RECENT_MESSAGES + 1000;
 
@@ -80,4 +83,27 @@ test("past a few thousand messages the page folds only the newest; filters, the 
   const { messageId } = JSON.parse(sent.stdout) as { messageId: string };
   await until(async () => (await state(ui.port, ui.token)).conversations[0]?.id === messageId, 10_000, "the new message first");
   assert.deepEqual((await state(ui.port, ui.token)).mine.map((message) => message.id).sort(), [old.request, messageId].sort());
+});
+
+test("a tail widened for show more is folded back to the first one a while after the last page that asked for more", async (t) => {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  writeMailbox(stateDir);
+  const peerpost = openPeerpost({ env: { HOME: home, PEERPOST_HOME: stateDir }, home });
+  onCleanup(t, () => peerpost.backend.close());
+  const recent = new RecentMail(peerpost.mailbox.log, 100, 1000);
+  const held = () => Object.keys(recent.view.state.messages).length;
+  const first = held();
+  assert.ok(first >= 100 && first < 200, `the first tail holds ${first}`);
+  assert.equal(recent.widen(), true);
+  assert.ok(held() >= 200, "widened");
+  // Pages that go on asking for more keep it.
+  for (let i = 0; i < 5; i++) {
+    await delay(100);
+    recent.keepWide();
+  }
+  assert.ok(held() >= 200, "still wide while pages ask for it");
+  await until(() => held() < 200, 10_000, "the first tail again");
+  assert.equal(held(), first);
+  assert.ok(recent.partial);
 });

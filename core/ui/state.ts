@@ -170,6 +170,7 @@ export class UiStateBuilder {
     let matches = filters.q ? this.source.search(filters.q) : undefined;
     let kept = this.keptThreads(threads, filters, keeps, matches);
     // "show more" past what the newest messages hold folds older ones too.
+    if (filters.limit > DEFAULT_LIMIT) this.source.recent.keepWide();
     while (filters.limit > DEFAULT_LIMIT && kept.length < filters.limit && selection.partial && this.source.recent.widen()) {
       selection = this.source.select(filters);
       ({ messages, threads } = this.grouped(selection));
