@@ -13,7 +13,7 @@ process.stdin.setRawMode(true);
 process.stdout.write("\\x1b[?2004h");
 process.stdin.on("data", (data) => {
   for (const char of data.toString("utf8").replace(/\\x1b\\[20[01]~/g, "")) {
-    if (char === "\\r") { if (line !== "") appendFileSync(log, Date.now() + " " + line + "\\n"); line = ""; }
+    if (char === "\\r") { if (line !== "") appendFileSync(log, (performance.timeOrigin + performance.now()).toFixed(3) + " " + line + "\\n"); line = ""; }
     else if (char === "\\x03") process.exit(0);
     else if (char === "\\x7f") line = line.slice(0, -1);
     else line += char;
@@ -30,7 +30,7 @@ export function writeFakeTui(dir: string): string {
   return path;
 }
 
-/** The lines the TUI took so far: when (ms since the epoch) and what. */
+/** The lines the TUI took so far: when (ms since the epoch, to the microsecond) and what. */
 export function submittedLines(log: string): Array<{ at: number; text: string }> {
   let text: string;
   try {
