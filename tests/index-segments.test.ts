@@ -1,5 +1,5 @@
 // The archive's index in segments (index-storage.ts, index-segment.ts): a compaction's moves are indexed
-// into one file, lookups halve their way through each segment, damage to a segment is found (on read,
+// into one file, lookups find their entries in each segment, damage to a segment is found (on read,
 // and by doctor for what no reader met) and the index rebuilt from the archive, an archive index left in
 // the old layout (a file per scope and bucket) is rebuilt into segments, a segment an extension that
 // died left unlisted is removed, and a start-over of the live log's index reuses its files.

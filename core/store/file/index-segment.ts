@@ -7,8 +7,8 @@
 //            the header and how many (2 × u32), their checksum (2 × u32); all little-endian.
 // Hash and checksum are the first 64 bits of SHA-1 (native: a lookup checks a few KiB of entries per
 // segment, which a hash in JavaScript took milliseconds to do in a short command's cold start).
-// A lookup reads the header, halves its way through the entries with one small read each, and reads the
-// bytes of the entry found. The name beside the text tells two names with one hash apart; the checksum
+// A lookup reads the header, the table's slots around where its hash should be (halving its way with one
+// small read each when it is not there), and the bytes of the entry found. The name beside the text tells two names with one hash apart; the checksum
 // finds damage (IndexDamage: the index is rebuilt from the log).
 import { closeSync, constants, fstatSync, fsyncSync, readSync, writeSync } from "node:fs";
 import { writeAll } from "../../log/kept-files.js";
