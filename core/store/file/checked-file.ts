@@ -22,7 +22,7 @@ export function checksum(bytes: Uint8Array, seed?: string): string {
   return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
 }
 
-/** `checksum`'s two lanes as unsigned numbers, for files that store them in binary (index-segment.ts). */
+/** `checksum`'s two lanes as unsigned numbers (a segment's bucket is picked by the first: index-storage.ts). */
 export function checksumLanes(bytes: Uint8Array, seed: readonly [number, number] = [0x811c9dc5, 0x9747b28c]): [number, number] {
   let [a, b] = seed;
   for (let i = 0; i < bytes.length; i++) {

@@ -10,7 +10,7 @@ import type { LogEntry } from "../../log/types.js";
 import { writeAll } from "../../log/kept-files.js";
 import { openEmptiedStateFile, openStateFile, writeStateFileInPlace } from "../../security/trust.js";
 import { PeerpostError } from "../../common/errors.js";
-import { archiveSize, copyTail, eachLine, fsyncPath, inode, recoverCompaction, writeMarker, type CompactionPaths, type Swap } from "./compaction-swap.js";
+import { archiveSize, copyTail, eachLine, fsyncPath, inode, recoverCompaction, writeMarker, type CompactionPaths, type LongLineSink, type Swap } from "./compaction-swap.js";
 
 export type CompactionFault = "after-marker" | "after-archive" | "after-rename" | "stop-after-marker";
 
@@ -30,7 +30,7 @@ function die(fault: CompactionFault | undefined, at: Exclude<CompactionFault, `s
 }
 
 /** Lines bound for one file, gathered into one buffer and written when it fills: no allocation per line. */
-class LineWriter {
+class LineWriter implements LongLineSink {
   private readonly buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
   private length = 0;
   lines = 0;
@@ -42,13 +42,17 @@ class LineWriter {
     this.piece(line);
   }
 
-  /** Bytes of a line given in pieces (eachLine's long lines): counted once whole, by `lines++`. */
+  /** Bytes of a line given in pieces (eachLine's long lines), counted once its `end` comes. */
   piece(bytes: Buffer): void {
     if (this.fd === undefined) return;
     if (this.length + bytes.length > this.buffer.length) this.flush();
     if (bytes.length > this.buffer.length) return writeAll(this.fd, bytes);
     bytes.copy(this.buffer, this.length);
     this.length += bytes.length;
+  }
+
+  end(): void {
+    this.lines++;
   }
 
   flush(): void {
@@ -98,10 +102,9 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
     const dropped = new LineWriter(undefined);
     const writers = { archive: moved, drop: dropped };
     // In batches of lines: each batch's records are read again for where they go (corrupt lines have no
-    // record and stay), then its bytes are copied line by line there.
+    // record and stay), then its bytes are copied line by line there. A line too long to be a record is
+    // corrupt, and stays: eachLine gives it to `kept` in pieces as it reads it.
     const buffer = Buffer.allocUnsafe(1024 * 1024);
-    // A line too long to be a record is corrupt, and stays: copied to the new file as it is read.
-    const long = { piece: (bytes: Buffer) => kept.piece(bytes), end: () => void kept.lines++ };
     let position = 0;
     const byRecord = typeof place === "function" ? place : undefined;
     if (!byRecord) {
@@ -109,7 +112,7 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
       const copied = eachLine(source, 0, end, buffer, (line, offset) => {
         const to = atOffset(offset, line);
         (to === "keep" ? kept : writers[to]).add(line);
-      }, long);
+      }, kept);
       if (copied !== end) throw changedUnder(log.path, copied);
       position = end;
     }
@@ -120,7 +123,7 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
         if (to !== "keep") away.set(entry.offset, writers[to]);
       }, { until: end, maxLines: BATCH_LINES }).next;
       // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
-      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (away.get(offset) ?? kept).add(line), long) !== batchEnd) throw changedUnder(log.path, position);
+      if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (away.get(offset) ?? kept).add(line), kept) !== batchEnd) throw changedUnder(log.path, position);
       position = batchEnd;
     }
     moved.flush();
