@@ -5,7 +5,7 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, closeSync, copyFileSync, cpSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { onCleanup, tempPeerpost, type TestPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
@@ -16,9 +16,8 @@ import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import type { PeerpostError } from "../core/common/errors.js";
 import { isAlive } from "../core/sessions/process-tree.js";
 import { fullSuiteOnly } from "./helpers/suite.js";
+import { committedLines, observe, openIds, traffic } from "./helpers/old-traffic.js";
 import { handWrittenLog } from "./helpers/hand-written-log.js";
-import { claimPaths, listClaims, releasePaths } from "../core/claims/claims.js";
-import { createTask, listTasks, updateTask } from "../core/tasks/tasks.js";
 
 const DAY = 86_400_000;
 
@@ -27,80 +26,6 @@ const ROUNDS: { name: string; env: Record<string, string> }[] = [
   { name: "", env: {} },
   { name: ", in rounds of one message", env: { PEERPOST_COMPACT_ROUND_MESSAGES: "1" } },
 ];
-
-/** Old traffic (resolved, declined, read fyi, expired, and open requests), then recent traffic. */
-async function traffic(peerpost: Peerpost, clock: { now: number }): Promise<string[]> {
-  const { mailbox } = peerpost;
-  const ids: string[] = [];
-  for (let i = 0; i < 60; i++) {
-    clock.now += 1000;
-    const [from, to] = i % 2 === 0 ? ["claude:a", "codex:b"] : ["codex:b", "claude:a"];
-    const kind = i % 5;
-    const { message } = await mailbox.send({
-      from, fromVerified: true, to, body: `old #${i}`,
-      anticipation: kind === 2 ? "fyi" : "reply",
-      ...(kind === 3 ? { replyBy: new Date(clock.now + 60_000).toISOString() } : {}),
-    });
-    ids.push(message.id);
-    if (kind === 0) ids.push((await mailbox.resolve({ id: message.id, by: to, resolution: "reply", text: `answer #${i}` })).reply!.id);
-    if (kind === 1) await mailbox.resolve({ id: message.id, by: to, resolution: "decline", text: "no" });
-    if (kind === 2) await mailbox.markRead(to, [message.id]);
-    // kind 4 stays an open request: it must never move.
-  }
-  await oldWork(peerpost, clock);
-  clock.now += 40 * DAY;
-  for (let i = 0; i < 5; i++) ids.push((await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: `new #${i}`, anticipation: "reply" })).message.id);
-  await claimPaths(peerpost, { holder: "claude:a", cwd: dirname(peerpost.stateDir.path), paths: ["src/standing.ts"] });
-  return ids;
-}
-
-/** Claims claimed and released or run out, and tasks finished, failed, and one still open with its dependency: lines compaction moves or keeps by their own rules. */
-async function oldWork(peerpost: Peerpost, clock: { now: number }): Promise<void> {
-  const cwd = dirname(peerpost.stateDir.path);
-  for (let i = 0; i < 10; i++) {
-    clock.now += 1000;
-    await claimPaths(peerpost, { holder: "claude:a", cwd, paths: [`src/${i}.ts`], ttl: "1h" });
-    if (i % 3 !== 0) await releasePaths(peerpost, { by: "claude:a", cwd, paths: [`src/${i}.ts`] });
-  }
-  const finish = async (title: string, status: "done" | "failed", after: string[] = []) => {
-    const task = await createTask(peerpost, { by: "claude:a", title, after });
-    await updateTask(peerpost, { id: task.id, by: "codex:b", status: "in_progress" });
-    return updateTask(peerpost, { id: task.id, by: "codex:b", status });
-  };
-  const done = await finish("done", "done");
-  await finish("after done", "done", [done.id]);
-  await finish("failed", "failed");
-  const waitedOn = await finish("waited on", "done");
-  await createTask(peerpost, { by: "claude:a", title: "open", after: [waitedOn.id] });
-}
-
-/** What a reader sees: each message's status, resolution and body, unread inboxes, and the tail from the start. */
-function observe(peerpost: Peerpost, ids: string[]): unknown {
-  const { mailbox } = peerpost;
-  const messages = ids.map((id) => {
-    const message = mailbox.find(id);
-    assert.ok(message, `message ${id} is found`);
-    return { id, status: mailbox.status(message), resolved: message.resolved ?? null, body: mailbox.body(message), thread: mailbox.thread(message.conversationId).map((m) => m.id) };
-  });
-  // Unread and still waiting on its recipient: what inboxes and hooks flag (finished messages may move out).
-  const unread = ["claude:a", "codex:b"].map((address) => mailbox.inbox(address).filter((entry) => !["replied", "declined", "done", "expired"].includes(entry.status)).map((entry) => entry.message.id));
-  return { messages, unread, lines: committedLines(peerpost), claims: listClaims(peerpost), tasks: listTasks(peerpost) };
-}
-
-/** Every record the archive (up to its committed end) and the live log hold, as sorted JSON lines. */
-function committedLines(peerpost: Peerpost): string[] {
-  const lines: string[] = [];
-  peerpost.mailbox.scanArchive(({ record }) => lines.push(JSON.stringify(record)));
-  peerpost.mailbox.log.scan(0, ({ record }) => lines.push(JSON.stringify(record)));
-  return lines.sort();
-}
-
-function openIds(peerpost: Peerpost, ids: string[]): string[] {
-  return ids.filter((id) => {
-    const message = peerpost.mailbox.find(id)!;
-    return !message.resolved && !(message.replyBy !== undefined && Date.parse(message.replyBy) < peerpost.config.now()) && !(message.anticipation === "fyi" && message.read);
-  });
-}
 
 /** The environment of a `peerpost` child on this test's state dir, at its clock's time now. */
 function cliEnv({ home, stateDir, clock }: TestPeerpost, extra: Record<string, string> = {}): Record<string, string> {

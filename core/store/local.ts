@@ -20,17 +20,19 @@ export interface SourceCompaction {
 export interface LocalStore<T> extends Store<T> {
   readonly log: JsonlLog<T>;
   /**
-   * Whether the local file is this log itself, which a compaction may rewrite (the file store), rather than
-   * derived data that rewriting would only desynchronise from its source (a database's mirror).
+   * Whether the local file is this log itself (the file store), rather than a database's mirror: a mirror
+   * may be compacted too, but it must keep its last line, where its sync resumes.
    */
   readonly rewritable: boolean;
-  /** Runs `work`, which rewrites the local file, under the log's exclusive lock; refused with `unsupported` where it is not rewritable. */
+  /**
+   * Runs `work`, which rewrites the local file, under the log's exclusive lock. A mirror is brought to its
+   * database's end first (no sync appends meanwhile), and `work` must keep its last line.
+   */
   rewrite<R>(work: () => R | Promise<R>): Promise<R>;
   /**
    * Where the local file mirrors a database: compacts the database's log by `plan` (in one transaction
-   * under the log's lock), brings the mirror to its end, then runs `rewriteMirror` under the mirror's lock,
-   * which may compact the mirror by the same rules as long as it keeps the mirror's last line (where its
-   * sync resumes). Absent where the local file is the log itself.
+   * under the log's lock), then rewrites the mirror with `rewriteMirror` (see `rewrite`), which may compact
+   * it by the same rules. Absent where the local file is the log itself.
    */
   compactSource?<R>(plan: CompactionPlan<T>, rewriteMirror: () => R): Promise<{ source: SourceCompaction; local: R }>;
 }

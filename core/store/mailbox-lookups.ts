@@ -4,7 +4,7 @@
 // its index) a one-off fold of everything answers instead, keeping only what matches.
 import { JsonlLog } from "../log/log.js";
 import type { LogOptions } from "../log/types.js";
-import { mailboxEvent, type MailboxEvent, type MsgEvent } from "../records/schemas.js";
+import type { MailboxEvent, MsgEvent } from "../records/schemas.js";
 import { applyEvent, byId, emptyState, idempotencySlot, type MailboxState, type MessageState } from "../mail/fold.js";
 import { FAR_BEHIND_BYTES, keptBy } from "../mail/view.js";
 import { indexScopes, slotKey } from "../mail/scopes.js";
@@ -43,7 +43,8 @@ export class MailboxLookups {
     archiveIndexDir: string,
     logOptions: LogOptions,
   ) {
-    this.archive = new JsonlLog(paths.archive, mailboxEvent, logOptions);
+    // Read as the live file is: a mirror's lines, archived by its compaction, still carry their seq.
+    this.archive = new JsonlLog(paths.archive, log.schema, logOptions);
     this.archiveIndex = new ScopeIndex(this.archive, archiveIndexDir, indexScopes, { segments: true });
   }
 

@@ -284,6 +284,15 @@ function cutArchive(paths: CompactionPaths, bytes: number): void {
 }
 
 /**
+ * Removes a log's archive with every file of its compactions (a mirror started over from another
+ * database); the caller holds the log's lock. The marker goes first: one left without its archive
+ * would have a recovery cut a file that is not there.
+ */
+export function removeArchive(paths: CompactionPaths): void {
+  for (const path of [paths.marker, paths.next, paths.old, paths.brought, paths.swap, paths.archive]) rmSync(path, { force: true });
+}
+
+/**
  * Finishes or undoes a compaction that died; the caller holds the log's lock. Before its rename: the
  * archive is cut back to its size before (only compaction writes it) and the new file dropped. After:
  * step 4 is done again. Idempotent.

@@ -34,6 +34,8 @@ export interface CompactionOptions {
   archivedTasks?: ((visit: (entry: { record: MailboxEvent }) => void) => void) | undefined;
   /** Most messages a round retires (its memory); a log with more takes more rounds. Default 1,000,000. */
   roundMessages?: number | undefined;
+  /** A database's mirror: its last line stays (its sync resumes after it), with the message it is about whole. */
+  keepLastLine?: boolean | undefined;
 }
 
 export interface CompactionResult {
@@ -190,6 +192,14 @@ class MovingMessages {
     this.dropped.set(replyId, requestId);
   }
 
+  /**
+   * Keeps the message with this id in the live log, with every message it goes with (a reply or a repeat
+   * the fold drops goes where its own goes: left alone in the live log, it would read as mail again).
+   */
+  keep(id: string): void {
+    for (let current: string | undefined = id; current !== undefined && !this.keptAnyway.has(current); current = this.dropped.get(current)) this.keptAnyway.add(current);
+  }
+
   /** Once every line is applied: whether the message with this id moves. */
   moves(id: string): boolean {
     this.stillFolded ??= new Set(Object.values(this.state.messages).filter((message) => movable(message, this.cutoff, this.now)).map((message) => message.id));
@@ -282,11 +292,16 @@ function compactRound(log: JsonlLog<MailboxEvent>, paths: CompactionPaths, optio
   const moving = new MovingMessages(cutoff, options.now, log.identity()?.size ?? 0, roundMessages);
   const work = new MovingWork(cutoff);
   options.archivedTasks?.((entry) => work.archived(entry.record));
+  let last: { offset: number; record: MailboxEvent } | undefined;
   const pass1 = log.scan(0, (entry) => {
     moving.apply(entry.record, entry.offset);
     work.apply(entry.record, entry.offset);
+    last = entry;
   });
   const end = pass1.next;
+  // A claim or task line kept alone reads as before: folds pass over a line about what they do not hold.
+  const keptLast = options.keepLastLine ? last : undefined;
+  if (keptLast && "id" in keptLast.record) moving.keep(keptLast.record.id);
   const round: Round = { movedMessages: moving.count(), movedClaimLines: 0, movedTasks: 0, movedLines: 0, keptLines: 0, stoppedAtHorizon: moving.horizon !== undefined };
   const workMoves = work.decide();
   round.movedClaimLines = work.movedClaimLines;
@@ -296,7 +311,7 @@ function compactRound(log: JsonlLog<MailboxEvent>, paths: CompactionPaths, optio
   const corrupt = new Set(pass1.corrupt.map((line) => line.offset));
   // Pass 2 copies each line's bytes as they are; its id is read again from them, not kept from pass 1.
   const place = (offset: number, line: Buffer) => {
-    if (corrupt.has(offset)) return "keep";
+    if (corrupt.has(offset) || offset === keptLast?.offset) return "keep";
     if (work.moves(offset)) return "archive";
     const id = idOf(line, log.schema, offset);
     return id !== undefined && moving.moves(id) ? "archive" : "keep";

@@ -1,7 +1,7 @@
 // When and how the live mailbox is compacted: a run on request (`peerpost compact`), a run the size
 // setting calls for (in this process, or handed to a detached one by a server), and the bring-over of
 // lines a compaction's file swap left in the old file (it died, or is finishing). The moves themselves
-// are compaction.ts's; the store decides whether its file may be rewritten at all (a mirror may not).
+// are compaction.ts's; a database's mirror is compacted as the log itself is, but keeps its last line.
 import { existsSync } from "node:fs";
 import type { LocalStore } from "../local.js";
 import type { LogOptions } from "../../log/types.js";
@@ -53,12 +53,12 @@ export class MailboxCompactor {
     this.calls = new CompactionCalls(this.paths, settings.now);
   }
 
-  /** Moves finished messages older than the retention to the archive, under the log's lock. */
+  /** Moves finished messages older than the retention to the archive, under the log's lock (a database's mirror: see LocalStore.rewrite). */
   compact(): Promise<CompactionResult> {
     this.compacting ??= this.store
       .rewrite(() => {
         const fault = this.fault?.startsWith("compact-") ? (this.fault.slice("compact-".length) as CompactionFault) : undefined;
-        return compactLog(this.store.log, { retentionMs: this.settings.retentionMs ?? 30 * DAY_MS, now: this.settings.now(), fault, archivedTasks: this.archivedTasks, roundMessages: this.settings.roundMessages });
+        return compactLog(this.store.log, { retentionMs: this.settings.retentionMs ?? 30 * DAY_MS, now: this.settings.now(), fault, archivedTasks: this.archivedTasks, roundMessages: this.settings.roundMessages, keepLastLine: !this.store.rewritable });
       })
       .then((result) => {
         this.afterCompaction();
@@ -75,20 +75,19 @@ export class MailboxCompactor {
   /** Past the size setting, calls for a compaction, not again too soon (compaction-calls.ts): a log of mail too young to move is not read whole at every send. */
   compactWhenLarge(end: number): void {
     const atBytes = this.compactAtBytes();
-    if (this.compacting || atBytes === undefined || end < atBytes) return;
+    if (this.compacting || end < atBytes) return;
     const identity = this.store.log.identity();
     if (identity) this.calls.callFor(identity, end, atBytes, () => this.compactLarge());
   }
 
-  /** The live log size past which peerpost compacts by itself; none where the store's file is not to be rewritten. */
-  private compactAtBytes(): number | undefined {
-    return this.store.rewritable ? (this.settings.compactAtBytes ?? 64 * 1024 * 1024) : undefined;
+  /** The live log size past which peerpost compacts by itself. */
+  private compactAtBytes(): number {
+    return this.settings.compactAtBytes ?? 64 * 1024 * 1024;
   }
 
   /** Whether the live log is past the size at which peerpost compacts it by itself. */
   pastCompactionSize(): boolean {
-    const atBytes = this.compactAtBytes();
-    return atBytes !== undefined && (this.store.log.identity()?.size ?? 0) >= atBytes;
+    return (this.store.log.identity()?.size ?? 0) >= this.compactAtBytes();
   }
 
   /**

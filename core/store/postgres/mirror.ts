@@ -19,6 +19,7 @@ import { markMirrorCurrent } from "./mirror-age.js";
 import type { CompactionPlan } from "../file/log-compaction.js";
 import type { SourceCompaction } from "../local.js";
 import { compactRows } from "./retention.js";
+import { compactionPaths, removeArchive } from "../file/compaction-swap.js";
 
 /** A mirror line: the record and the database seq it was read at. */
 type Mirrored<T> = T & { _seq: string };
@@ -145,24 +146,27 @@ export class MirroredStore<T> implements LocalStore<T> {
     return this.local.log;
   }
 
-  /** The mirror is derived data: rewriting it would only desynchronise it from the database. */
+  /** Derived data: a compaction of the mirror must keep its last line, where its sync resumes (see `rewrite`). */
   readonly rewritable = false;
 
-  async rewrite<R>(): Promise<R> {
-    throw new PeerpostError("unsupported", `Compaction moves records of the file store; the ${this.name} is in a shared PostgreSQL store.`, {
-      hint: "The mirror in the state dir is derived data: `peerpost compact` compacts the receipts and the sessions in the database, and their mirrors with them.",
-    });
+  /**
+   * Runs `work`, which compacts the mirror, under the mirror's lock, once the mirror is at the database's
+   * end: no sync appends meanwhile. The rows it moves to the mirror's archive stay in the database, and
+   * syncs go on after the last seq the mirror holds, so `work` keeps the last line.
+   */
+  async rewrite<R>(work: () => R | Promise<R>): Promise<R> {
+    await this.sync();
+    return this.local.log.exclusive(work);
   }
 
   /**
-   * Compacts the database's log by `plan` (retention.ts), then brings the mirror to the database's end and
-   * runs `rewriteMirror` under the mirror's lock (no sync appends meanwhile). Another machine's mirror
-   * follows when its own compaction runs; until then it reads the rows it holds, as before.
+   * Compacts the database's log by `plan` (retention.ts), then the mirror by `rewriteMirror` (see
+   * `rewrite`). Another machine's mirror follows when its own compaction runs; until then it reads the
+   * rows it holds, as before.
    */
   async compactSource<R>(plan: CompactionPlan<T>, rewriteMirror: () => R): Promise<{ source: SourceCompaction; local: R }> {
     const source = await compactRows(this.remote, plan);
-    await this.sync();
-    return { source, local: await this.local.log.exclusive(rewriteMirror) };
+    return { source, local: await this.rewrite(rewriteMirror) };
   }
 
   /**
@@ -229,6 +233,8 @@ export class MirroredStore<T> implements LocalStore<T> {
       const recorded = readRecordedStore(this.storePath);
       if (recorded === store) return false;
       if (recorded !== undefined) {
+        // Its archive holds the other database's rows too: gone with them.
+        removeArchive(compactionPaths(this.local.log.path));
         writeStateFile(this.local.log.path, "");
         rmSync(this.passedPath, { force: true });
       }
