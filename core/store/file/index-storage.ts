@@ -33,6 +33,11 @@ export interface Meta {
   corrupt: CorruptSummary;
   /** Segments only: the segment files, in log order, that together cover the log up to `covered`. */
   segments?: string[];
+  /**
+   * Random, new at each write: a reader that met a file its meta lists missing or damaged tells by it
+   * whether the index was rewritten under it meanwhile (a start-over can write the same meta again).
+   */
+  written?: string;
 }
 
 export interface IndexStorage {

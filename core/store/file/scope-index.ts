@@ -40,6 +40,8 @@ const BATCH_LINES = 500_000;
 export const EVERY_SCOPE = "*";
 /** A lock on extending untouched for this long was left by a process that died (a live one touches it after each batch). */
 const STALE_LOCK_MS = 30_000;
+/** What a read of the index answers when it met damage (withMeta). */
+const DAMAGED = Symbol("damaged");
 
 function touchLock(lockPath: string): void {
   try {
@@ -165,26 +167,15 @@ export class ScopeIndex<T> {
    * index is rebuilt at once and asked again.
    */
   lookup(scope: string, rebuildUpTo = 0): IndexedScope | undefined {
-    try {
-      return this.lookupChecked(scope);
-    } catch (error) {
-      if (!(error instanceof IndexDamage)) throw error;
-      this.damaged(error);
-    }
+    const found = this.withMeta((meta) => this.scopeLines(scope, meta));
+    if (found !== DAMAGED) return found;
     if ((this.log.identity()?.size ?? Infinity) > rebuildUpTo) return undefined;
     this.extend();
-    try {
-      return this.lookupChecked(scope);
-    } catch (error) {
-      if (!(error instanceof IndexDamage)) throw error;
-      this.damaged(error);
-      return undefined;
-    }
+    const again = this.withMeta((meta) => this.scopeLines(scope, meta));
+    return again === DAMAGED ? undefined : again;
   }
 
-  private lookupChecked(scope: string): IndexedScope | undefined {
-    const meta = this.meta();
-    if (!meta) return undefined;
+  private scopeLines(scope: string, meta: Meta): IndexedScope {
     const seen = new Set<number>();
     for (const name of scope === EVERY_SCOPE ? [scope] : [scope, EVERY_SCOPE]) {
       const text = this.storage.scopeText(name, meta);
@@ -201,19 +192,11 @@ export class ScopeIndex<T> {
    * undefined when it cannot tell (no valid index, or its bucket has a line that cannot be read).
    */
   message(id: string): IdEntry | null | undefined {
-    const meta = this.meta();
-    if (!meta) return undefined;
-    let bucket: Bucket;
-    try {
-      bucket = this.entriesOf(id, meta);
-    } catch (error) {
-      if (!(error instanceof IndexDamage)) throw error;
-      this.damaged(error);
-      return undefined;
-    }
-    const entry = bucket.entries.get(id)?.message;
-    if (entry && entry.o < meta.covered) return entry;
-    return bucket.damaged ? undefined : null;
+    const read = this.withMeta((meta) => ({ meta, bucket: this.entriesOf(id, meta) }));
+    if (read === undefined || read === DAMAGED) return undefined;
+    const entry = read.bucket.entries.get(id)?.message;
+    if (entry && entry.o < read.meta.covered) return entry;
+    return read.bucket.damaged ? undefined : null;
   }
 
   /**
@@ -221,18 +204,42 @@ export class ScopeIndex<T> {
    * order; undefined when there is no valid index or its bucket has a line that cannot be read.
    */
   linesAbout(key: string): { offsets: number[]; covered: number } | undefined {
-    const meta = this.meta();
-    if (!meta) return undefined;
-    const bucket = this.entriesOf(key, meta);
-    if (bucket.damaged) return undefined;
-    const entry = bucket.entries.get(key);
-    const offsets = new Set(entry?.lines.filter((offset) => offset < meta.covered));
-    if (entry?.message && entry.message.o < meta.covered) offsets.add(entry.message.o);
-    return { offsets: [...offsets].sort((a, b) => a - b), covered: meta.covered };
+    const read = this.withMeta((meta) => ({ meta, bucket: this.entriesOf(key, meta) }));
+    if (read === undefined || read === DAMAGED || read.bucket.damaged) return undefined;
+    const entry = read.bucket.entries.get(key);
+    const offsets = new Set(entry?.lines.filter((offset) => offset < read.meta.covered));
+    if (entry?.message && entry.message.o < read.meta.covered) offsets.add(entry.message.o);
+    return { offsets: [...offsets].sort((a, b) => a - b), covered: read.meta.covered };
   }
 
-  /** Notes the damage (for health and doctor) and voids the index: the next extension starts over from the log. */
-  private damaged(damage: IndexDamage): IndexDamageNote {
+  /**
+   * `read` on the index's meta: undefined when there is no valid index, DAMAGED when `read` met a file
+   * missing or disagreeing with its checksum (noted; the index is void). Unless the meta changed
+   * meanwhile: then an extension replaced the files that meta listed under the read (a start-over, the
+   * removal of merged segments), nothing is damaged, and `read` runs once more on the new meta.
+   */
+  private withMeta<R>(read: (meta: Meta) => R): R | undefined | typeof DAMAGED {
+    for (let attempt = 0; ; attempt++) {
+      const meta = this.meta();
+      if (!meta) return undefined;
+      try {
+        return read(meta);
+      } catch (error) {
+        if (!(error instanceof IndexDamage)) throw error;
+        if (this.damaged(error, meta)) return DAMAGED;
+        // Rewritten under two reads in a row: no index this time.
+        if (attempt > 0) return undefined;
+      }
+    }
+  }
+
+  /**
+   * Notes the damage (for health and doctor) and voids the index: the next extension starts over from the
+   * log. Not when the meta changed since `meta` was read from it: the files it listed were replaced
+   * under the reader (see withMeta), and the index on disk now is whole.
+   */
+  private damaged(damage: IndexDamage, meta?: Meta): IndexDamageNote | undefined {
+    if (meta && this.checked?.meta === meta && readStateFileIfAny(this.metaPath) !== this.checked.text) return undefined;
     const note = noteDamage(this.dir, damage);
     rmSync(this.metaPath, { force: true });
     return note;
@@ -247,7 +254,7 @@ export class ScopeIndex<T> {
   verifyAll(): IndexDamageNote[] {
     const meta = this.meta();
     if (!meta) return [];
-    return this.storage.verifyAll(meta).map((damage) => this.damaged(damage));
+    return this.storage.verifyAll(meta).flatMap((damage) => this.damaged(damage, meta) ?? []);
   }
 
   /**
@@ -321,7 +328,7 @@ export class ScopeIndex<T> {
       batch.add(entry.offset, id, scopes, about);
     }, { until: target, maxLines: BATCH_LINES });
     const stored = this.storage.write(batch, meta, meta.covered, result.next);
-    const next: Meta = { ...meta, ...stored, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt) };
+    const next: Meta = { ...meta, ...stored, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt), written: Math.random().toString(36).slice(2) };
     writeStateFile(this.metaPath, JSON.stringify(next));
     return next;
   }
