@@ -5,10 +5,41 @@
 //   and runs the hook's one scoped query, vs bare `node -e 0`: what any hook that connects pays.
 // - The real prompt hook with no server on the machine: reading a mirror found current within
 //   PEERPOST_MIRROR_TRUST_MS, and connecting (bound 0); the file store's; and with a server following.
+// - The mailbox's mirror compacted: a machine new to a store of old, finished mail copies it all (index-run),
+//   then `peerpost compact` moves it to the mirror's archive; the mirror's size after against before.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { generateMailbox } from "./mailbox-generator.mjs";
+
+/** Messages in the store whose mirror the compaction row compacts. */
+const MIRROR_MESSAGES = 50_000;
+
+/**
+ * A store of MIRROR_MESSAGES finished messages, a year old (migrated from a generated file store), mirrored
+ * by a machine new to it, whose `peerpost compact` then moves them to the mirror's archive.
+ */
+async function benchMirrorCompaction({ root, work, url, report, timeProcess }) {
+  console.error(`postgres: the mailbox's mirror on a new machine, ${MIRROR_MESSAGES} finished messages, before and after \`peerpost compact\``);
+  const cli = join(root, "dist/cli.mjs");
+  const source = join(work, "pg-mirror-source");
+  mkdirSync(join(source, "state"), { recursive: true, mode: 0o700 });
+  generateMailbox(join(source, "state", "mailbox.jsonl"), { messages: MIRROR_MESSAGES, pendingFor: "claude:bench-me", openCount: 100 });
+  const base = { PATH: process.env.PATH, PEERPOST_NOW: "2030-01-01T00:00:00Z", PEERPOST_COMPACT_AT_BYTES: String(2 ** 40) };
+  const migrated = timeProcess(process.execPath, [cli, "migrate", "--to", url], { env: { ...base, HOME: source, PEERPOST_HOME: join(source, "state") } });
+  if (migrated.status !== 0) throw new Error(`migrate failed: ${migrated.stdout}`);
+  const home = join(work, "pg-mirror-machine");
+  const env = { ...base, HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_STORE: url };
+  mkdirSync(home, { recursive: true });
+  const synced = timeProcess(process.execPath, [cli, "index-run"], { env });
+  const mirror = join(home, "state", "mirror-mailbox.jsonl");
+  if (synced.status !== 0 || !existsSync(mirror)) throw new Error(`index-run did not mirror the store: ${synced.stdout}`);
+  const before = statSync(mirror).size;
+  const run = timeProcess(process.execPath, [cli, "compact", "--json"], { env });
+  if (run.status !== 0) throw new Error(`compact failed: ${run.stdout}`);
+  report(`pg mailbox mirror (${MIRROR_MESSAGES} messages) bytes after compaction`, statSync(mirror).size, "bytes before", before, `(${(run.elapsed / 1000).toFixed(1)} s, peak RSS ${(run.rss / 1024).toFixed(0)} MB; the copy from the database took ${(synced.elapsed / 1000).toFixed(1)} s; the database keeps every row)`);
+}
 
 /**
  * The real UserPromptSubmit hook on a PostgreSQL store with one pending message, no server on the machine:
@@ -124,6 +155,7 @@ client.connect().then(() => client.query("SELECT seq, record::text FROM peerpost
     }
     report("pg hook floor (node + pg + connect + 1 query) ms", median(connect), "node -e 0 ms", median(base), "(target ≤ 2×)");
     await benchRealHook({ root, work, runs, url, report, median, timeProcess });
+    await benchMirrorCompaction({ root, work, url, report, timeProcess });
   } finally {
     if (cluster) clusters.stopCluster(cluster);
   }
