@@ -237,6 +237,18 @@ test("readers of the archive's index while another process starts it over again 
   assert.ok(mailbox.archiveIndex.message(m.first[0]!), "the index the last start-over wrote stands");
 });
 
+test("doctor names every damaged segment of the archive's index, not only the first it voids the index for", async (t) => {
+  const m = await twiceCompacted(t);
+  const { segments } = m.meta();
+  assert.equal(segments.length, 2);
+  // Both segments damaged (a failing disk, a sync tool).
+  for (const name of segments) segmentDamages["flipped byte"]!(join(m.indexDir, "segments", name), name === segments[0] ? m.first[0]! : m.second[0]!);
+  const doctor = await cli(m.env, "doctor", "--json");
+  const problems = (json(doctor).problems as Array<{ problem: string }>).map((entry) => entry.problem);
+  const named = segments.filter((name) => problems.some((problem) => problem.startsWith(`index file index/archive/segments/${name} does not match its checksum`)));
+  assert.deepEqual(named, segments, problems.join("\n"));
+});
+
 test("doctor checks every segment itself and names damage no reader met", async (t) => {
   const m = await twiceCompacted(t);
   const second = m.meta().segments[1]!;

@@ -149,3 +149,32 @@ test("past PEERPOST_COMPACT_AT_BYTES, the detached index-run compacts a PostgreS
   assert.deepEqual(reader.mailbox.inbox("claude:a", { unreadOnly: true }).map((entry) => entry.message.id), [message.id]);
   assert.equal(reader.mailbox.find(ids[100]!)?.read?.by, "claude:a", "an archived note is found, read");
 });
+
+test("a line committed while this machine's mirror is compacted, and moved to its archive before the writer reads it back, is acknowledged, not reported lost", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const laptop = tempPeerpost(t, { PEERPOST_STORE: url, PEERPOST_RETENTION_DAYS: "30" });
+  const { message } = await laptop.peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "claude:a", body: "an old note", anticipation: "fyi" });
+  await laptop.peerpost.mailbox.markRead("claude:a", [message.id]);
+  laptop.clock.now += 60 * DAY;
+  const devbox = tempPeerpost(t, { PEERPOST_STORE: url });
+  devbox.clock.now = laptop.clock.now;
+  const pusher = laptop.reopen();
+  const compactor = laptop.reopen();
+  // Between the pusher's commit and its sync after it (the race made certain): another machine writes, so
+  // the delivery line is no longer last, and a compaction here moves it with its old, read note.
+  const store = pusher.mailbox.store as unknown as { sync: (...args: unknown[]) => Promise<unknown> };
+  const sync = store.sync.bind(store);
+  let armed = true;
+  store.sync = async (...args: unknown[]) => {
+    if (armed && args.length === 0) {
+      armed = false;
+      await devbox.peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "claude:a", body: "new", anticipation: "reply" });
+      assert.equal((await compactor.mailbox.compact()).movedMessages, 1);
+    }
+    return sync(...args);
+  };
+  assert.equal(await pusher.mailbox.markDelivered("claude:a", message.id, "tmux"), true);
+  assert.equal(armed, false);
+  assert.equal(laptop.reopen().mailbox.find(message.id)?.delivered?.via, "tmux", "the delivery stands, in the mirror's archive");
+});

@@ -239,10 +239,19 @@ export class ScopeIndex<T> {
    * under the reader (see withMeta), and the index on disk now is whole.
    */
   private damaged(damage: IndexDamage, meta?: Meta): IndexDamageNote | undefined {
-    if (meta && this.checked?.meta === meta && readStateFileIfAny(this.metaPath) !== this.checked.text) return undefined;
-    const note = noteDamage(this.dir, damage);
+    return meta && this.movedOn(meta) ? undefined : this.voided([damage])[0];
+  }
+
+  /** Whether the meta on disk is no longer the one `meta` was read from. */
+  private movedOn(meta: Meta): boolean {
+    return this.checked?.meta === meta && readStateFileIfAny(this.metaPath) !== this.checked.text;
+  }
+
+  /** Notes each damage and voids the index, once for all of them (doctor may find several). */
+  private voided(damages: IndexDamage[]): IndexDamageNote[] {
+    const notes = damages.map((damage) => noteDamage(this.dir, damage));
     rmSync(this.metaPath, { force: true });
-    return note;
+    return notes;
   }
 
   /** Damage readers found in the last day, oldest first. */
@@ -254,7 +263,8 @@ export class ScopeIndex<T> {
   verifyAll(): IndexDamageNote[] {
     const meta = this.meta();
     if (!meta) return [];
-    return this.storage.verifyAll(meta).flatMap((damage) => this.damaged(damage, meta) ?? []);
+    const found = this.storage.verifyAll(meta);
+    return found.length === 0 || this.movedOn(meta) ? [] : this.voided(found);
   }
 
   /**

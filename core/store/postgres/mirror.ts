@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { PeerpostError } from "../../common/errors.js";
 import { logError } from "../../common/error-log.js";
 import { readStateFile, writeStateFile } from "../../security/trust.js";
-import type { LogOptions, RecordSchema } from "../../log/types.js";
+import type { LogEntry, LogOptions, RecordSchema } from "../../log/types.js";
 import { FileStore, toPosition, type ScopeFilter } from "../file/file-store.js";
 import type { LocalStore } from "../local.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";
 import type { PostgresDatabase, PostgresLog } from "./store.js";
-import type { JsonlLog } from "../../log/log.js";
+import { JsonlLog } from "../../log/log.js";
 import { markMirrorCurrent } from "./mirror-age.js";
 import type { CompactionPlan } from "../file/log-compaction.js";
 import type { SourceCompaction } from "../local.js";
@@ -128,7 +128,7 @@ export class MirroredStore<T> implements LocalStore<T> {
     private readonly stateDir: string,
     readonly name: string,
     private readonly schema: RecordSchema<T>,
-    logOptions: LogOptions,
+    private readonly logOptions: LogOptions,
     scopeFilter: ScopeFilter<T>,
   ) {
     this.local = new FileStore(stateDir, `mirror-${name}`, mirrorSchema(schema), logOptions, scopeFilter);
@@ -310,15 +310,30 @@ export class MirroredStore<T> implements LocalStore<T> {
     return committed.map(({ record }) => JSON.stringify(((parsed) => (parsed.success ? parsed.data : record))(this.schema.safeParse(record))));
   }
 
-  /** The committed records in a mirror swapped meanwhile: the last lines that hold them, read back from its end. */
+  /**
+   * The committed records in a mirror swapped meanwhile: the last lines that hold them, read back from its
+   * end. A compaction of the mirror may have moved the last of them to its archive (a line about mail
+   * done with, when newer rows came after it): those are found at the archive's end, and have no place in
+   * the live file but its end.
+   */
   private findAfterSwap(committed: StoredRecord<T>[]): StoredRecord<T>[] {
     const texts = this.committedTexts(committed);
     const found: StoredRecord<T>[] = [];
     let wanted = committed.length - 1;
-    this.local.log.scanBackward(undefined, (entry) => {
-      if (JSON.stringify(entry.record) === texts[wanted]) found[wanted--] = { position: toPosition(entry.offset), next: toPosition(entry.end), record: entry.record };
-      return wanted >= 0;
-    });
+    const lookIn = (log: JsonlLog<T>, place: (entry: LogEntry<T>) => Pick<StoredRecord<T>, "position" | "next">) =>
+      log.scanBackward(undefined, (entry) => {
+        if (JSON.stringify(entry.record) === texts[wanted]) found[wanted--] = { ...place(entry), record: entry.record };
+        return wanted >= 0;
+      });
+    const liveEnd = toPosition(lookIn(this.local.log, (entry) => ({ position: toPosition(entry.offset), next: toPosition(entry.end) })).end);
+    if (wanted >= 0) {
+      const archive = new JsonlLog(compactionPaths(this.local.log.path).archive, this.local.log.schema, this.logOptions);
+      try {
+        lookIn(archive, () => ({ position: liveEnd, next: liveEnd }));
+      } finally {
+        archive.close();
+      }
+    }
     if (wanted >= 0) throw this.notMirrored(committed);
     return found;
   }
