@@ -178,3 +178,24 @@ test("a line committed while this machine's mirror is compacted, and moved to it
   assert.equal(armed, false);
   assert.equal(laptop.reopen().mailbox.find(message.id)?.delivered?.via, "tmux", "the delivery stands, in the mirror's archive");
 });
+
+test("a start-over killed halfway, after the archive went, is done again when the mirror is pointed back at its database: no archived message is lost to it", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const other = await testDatabase(t);
+  const first = tempPeerpost(t, { PEERPOST_STORE: url, PEERPOST_RETENTION_DAYS: "30" });
+  const ids = await traffic(first.peerpost, first.clock);
+  assert.ok((await first.reopen().mailbox.compact()).movedMessages > 0);
+  const archived = ids.find((id) => mirrorLines(first.stateDir, "mirror-mailbox.archive.jsonl").some((line) => line.includes(`"id":"${id}"`)))!;
+  const before = observe(first.reopen(), ids);
+
+  const killed = await collect(spawn(process.execPath, [CLI, "index-run"], { env: { PATH: process.env.PATH, HOME: first.home, PEERPOST_HOME: first.stateDir, PEERPOST_STORE: other!, PEERPOST_FAULT: "start-over-after-archive" }, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(killed.signal, "SIGKILL", killed.stderr);
+  assert.equal(existsSync(join(first.stateDir, "mirror-mailbox.archive.jsonl")), false);
+
+  // Back on the first database: the mirror starts over from it and holds every message again.
+  const back = first.reopen();
+  await back.backend.sync();
+  assert.ok(back.mailbox.find(archived), "the archived message is found again");
+  assert.deepEqual(observe(first.reopen(), ids), before);
+});

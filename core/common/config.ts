@@ -50,10 +50,10 @@ const roleList = (): Parser<string[]> => (raw) => {
 
 /**
  * Fault points for crash tests: stop before an fsync, die mid-line, stop (SIGSTOP) between deciding and
- * writing, die at a compaction step; and for the bench, appends that skip their fsync, or wait 50 µs
+ * writing, die at a compaction step or halfway through a mirror's start-over; and for the bench, appends that skip their fsync, or wait 50 µs
  * instead of it (a group commit whose fsync cost nothing: the most one could reach).
  */
-export const FAULTS = ["pause-before-fsync", "partial-line", "stop-after-decide", "compact-after-marker", "compact-after-archive", "compact-after-rename", "compact-stop-after-marker", "skip-fsync", "wait-instead-of-fsync"] as const;
+export const FAULTS = ["pause-before-fsync", "partial-line", "stop-after-decide", "compact-after-marker", "compact-after-archive", "compact-after-rename", "compact-stop-after-marker", "start-over-after-archive", "skip-fsync", "wait-instead-of-fsync"] as const;
 export type Fault = (typeof FAULTS)[number];
 
 /** PEERPOST_STORE: `file` (the default) or a PostgreSQL URL. */

@@ -69,6 +69,9 @@ function readPassed(path: string): Passed | undefined {
   }
 }
 
+/** What a mirror's store record says while it starts over: no database's, so any database starts it over again. */
+const STARTING_OVER = "(starting over)";
+
 /** The database a mirror holds the rows of, as `startedOver` recorded it. */
 function readRecordedStore(path: string): string | undefined {
   try {
@@ -233,8 +236,12 @@ export class MirroredStore<T> implements LocalStore<T> {
       const recorded = readRecordedStore(this.storePath);
       if (recorded === store) return false;
       if (recorded !== undefined) {
+        // First a record of no database: a start-over killed halfway is done again by the next process,
+        // whichever database it is pointed at (back at the old one, its archive would be gone for good).
+        writeStateFile(this.storePath, JSON.stringify({ v: 1, store: STARTING_OVER }) + "\n");
         // Its archive holds the other database's rows too: gone with them.
         removeArchive(compactionPaths(this.local.log.path));
+        if (this.logOptions.fault === "start-over-after-archive") process.kill(process.pid, "SIGKILL");
         writeStateFile(this.local.log.path, "");
         rmSync(this.passedPath, { force: true });
       }
