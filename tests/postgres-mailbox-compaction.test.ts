@@ -11,7 +11,8 @@ import { spawn } from "node:child_process";
 import { tempPeerpost } from "./helpers/temp.js";
 import { NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
 import { collect, spawnFixture } from "./helpers/children.js";
-import { CLI } from "./helpers/mcp.js";
+import { CLI, connect } from "./helpers/mcp.js";
+import { until } from "./helpers/poll.js";
 import { observe, traffic } from "./helpers/old-traffic.js";
 import type { Peerpost } from "../core/peerpost.js";
 import type { CompactionResult } from "../core/store/file/compaction.js";
@@ -198,4 +199,25 @@ test("a start-over killed halfway, after the archive went, is done again when th
   await back.backend.sync();
   assert.ok(back.mailbox.find(archived), "the archived message is found again");
   assert.deepEqual(observe(first.reopen(), ids), before);
+});
+
+test("a running server on a machine that only receives has its mailbox mirror compacted once other machines' mail grows it past PEERPOST_COMPACT_AT_BYTES", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const laptop = tempPeerpost(t, { PEERPOST_STORE: url });
+  const devbox = tempPeerpost(t, { PEERPOST_STORE: url });
+  const env = { PATH: "/usr/bin:/bin", HOME: laptop.home, PEERPOST_HOME: laptop.stateDir, PEERPOST_STORE: url, PEERPOST_NOW: String(laptop.clock.now + 60 * DAY), PEERPOST_COMPACT_AT_BYTES: "65536" };
+  const session = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:a" });
+  assert.equal((await session.call("health")).ok, true);
+  // Another machine's notes, read there long ago: the server here follows them into its mirror.
+  const ids: string[] = [];
+  for (let i = 0; i < 200; i++) ids.push((await devbox.peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "grok:c", body: `an old note ${i} ${"x".repeat(300)}`, anticipation: "fyi" })).message.id);
+  await devbox.peerpost.mailbox.markRead("grok:c", ids);
+  devbox.clock.now += 60 * DAY;
+  const { message } = await devbox.peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "grok:c", body: "a new request", anticipation: "reply" });
+  await until(() => mirrorLines(laptop.stateDir, "mirror-mailbox.archive.jsonl").length === 400, 60_000, "the notes in the mirror's archive, moved by a detached run the server started");
+  assert.ok(statSync(join(laptop.stateDir, "mirror-mailbox.jsonl")).size < 65_536);
+  const reader = laptop.reopen();
+  assert.deepEqual(reader.mailbox.inbox("grok:c", { unreadOnly: true }).map((entry) => entry.message.id), [message.id]);
+  assert.equal((await session.call("health")).ok, true, "the server still answers");
 });

@@ -85,6 +85,11 @@ export class MailboxStore {
     this.compactor.compactElsewhere(start);
   }
 
+  /** Past the size setting, calls for a compaction (not again too soon: compaction-calls.ts). */
+  compactWhenLarge(): void {
+    this.compactor.compactWhenLarge(this.log.identity()?.size ?? 0);
+  }
+
   /** Whether the live log is past the size at which peerpost compacts it by itself. */
   pastCompactionSize(): boolean {
     return this.compactor.pastCompactionSize();
