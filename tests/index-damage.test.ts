@@ -114,3 +114,28 @@ for (const [kind, damage] of Object.entries(damages)) {
     assert.ok(problems.some((problem) => problem.startsWith(`index file index/mailbox/scopes/${fnv1a64(DAN)}.offs does not match its checksum`)), problems.join("\n"));
   });
 }
+
+test("doctor's check names a deleted offsets file even when another process extended the index during the check", async (t) => {
+  const m = await machine(t);
+  rmSync(m.offsets(BOB));
+  const checker = openPeerpost({ env: m.env, home: m.home });
+  const other = openPeerpost({ env: m.env, home: m.home });
+  t.after(() => Promise.all([checker.backend.close(), other.backend.close()]));
+  await other.mailbox.send({ from: ALICE, fromVerified: true, to: DAN, body: "one more", anticipation: "fyi" });
+  // The other process's reader extends the index on its way while the check reads the whole of it (made certain here).
+  const storage = (checker.mailbox.index as unknown as { storage: { verifyAll: (meta: unknown) => unknown[] } }).storage;
+  const verify = storage.verifyAll.bind(storage);
+  const meta = join(m.stateDir, "index", "mailbox", "meta.json");
+  const metas = new Set<string>();
+  storage.verifyAll = (current) => {
+    const found = verify(current);
+    other.mailbox.index.extend();
+    metas.add(readFileSync(meta, "utf8"));
+    return found;
+  };
+  metas.add(readFileSync(meta, "utf8"));
+  const notes = checker.mailbox.index.verifyAll();
+  assert.ok(metas.size >= 2, "the index was extended during the check");
+  assert.deepEqual(notes.map((note) => note.file), [`scopes/${fnv1a64(BOB)}.offs`]);
+  assert.equal(existsSync(meta), false, "the damaged index is void: the next extension starts over");
+});

@@ -221,3 +221,24 @@ test("a running server on a machine that only receives has its mailbox mirror co
   assert.deepEqual(reader.mailbox.inbox("grok:c", { unreadOnly: true }).map((entry) => entry.message.id), [message.id]);
   assert.equal((await session.call("health")).ok, true, "the server still answers");
 });
+
+test("a start-over forgets that the mirror was found current: a prompt hook does not trust the part copied so far, which would show read mail as unread", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const other = await testDatabase(t);
+  const laptop = tempPeerpost(t, { PEERPOST_STORE: url });
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) ids.push((await laptop.peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "claude:a", body: `note ${i}`, anticipation: "fyi" })).message.id);
+  await laptop.peerpost.mailbox.markRead("claude:a", ids);
+  await laptop.reopen().backend.sync();
+  assert.ok(existsSync(join(laptop.stateDir, "mirror-mailbox.current.json")), "found current just now");
+  const killed = await collect(spawn(process.execPath, [CLI, "index-run"], { env: { PATH: process.env.PATH, HOME: laptop.home, PEERPOST_HOME: laptop.stateDir, PEERPOST_STORE: other!, PEERPOST_FAULT: "start-over-after-archive" }, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(killed.signal, "SIGKILL", killed.stderr);
+
+  // Back on the first database, a session start's budgeted sync starts over and copies part of it (3 rows
+  // here, standing for a store larger than a batch); then a prompt hook within the trust bound.
+  assert.equal(await laptop.reopen().backend.sync({ budget: 3 }), false);
+  const prompt = laptop.reopen();
+  assert.equal(await prompt.backend.sync({ trust: "recent", only: ["mailbox"] }), true, "it synced to the end itself");
+  assert.deepEqual(prompt.mailbox.inbox("claude:a", { unreadOnly: true }), []);
+});

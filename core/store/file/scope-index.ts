@@ -261,10 +261,16 @@ export class ScopeIndex<T> {
 
   /** Checks every file of a valid index against its checksum (doctor: reads the whole index); damage found voids it, as a lookup's does. */
   verifyAll(): IndexDamageNote[] {
-    const meta = this.meta();
-    if (!meta) return [];
-    const found = this.storage.verifyAll(meta);
-    return found.length === 0 || this.movedOn(meta) ? [] : this.voided(found);
+    // Checked again on the new meta when the index was extended or started over meanwhile (see withMeta):
+    // an extension leaves a damaged file it did not touch as it was.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const meta = this.meta();
+      if (!meta) return [];
+      const found = this.storage.verifyAll(meta);
+      if (found.length === 0) return [];
+      if (!this.movedOn(meta)) return this.voided(found);
+    }
+    return [];
   }
 
   /**

@@ -3,6 +3,7 @@
 // every row committed before it started, so a mirror found current at T holds all mail sent before T. A
 // prompt hook that reads such a mirror without connecting for at most N ms after T shows every message
 // at the latest N ms after it was sent: that is the bound PEERPOST_MIRROR_TRUST_MS sets.
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { readStateFile, writeStateFile } from "../../security/trust.js";
 
@@ -25,6 +26,11 @@ export function markMirrorCurrent(stateDir: string, log: string, store: string, 
   } catch {
     // Hooks then connect, as they would without the record.
   }
+}
+
+/** Forgets that the mirror of `log` was found current: it is starting over, and holds only part of its database until a sync reaches the end again. */
+export function forgetMirrorCurrent(stateDir: string, log: string): void {
+  rmSync(currentPath(stateDir, log), { force: true });
 }
 
 /**

@@ -15,7 +15,7 @@ import type { LocalStore } from "../local.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";
 import type { PostgresDatabase, PostgresLog } from "./store.js";
 import { JsonlLog } from "../../log/log.js";
-import { markMirrorCurrent } from "./mirror-age.js";
+import { forgetMirrorCurrent, markMirrorCurrent } from "./mirror-age.js";
 import type { CompactionPlan } from "../file/log-compaction.js";
 import type { SourceCompaction } from "../local.js";
 import { compactRows } from "./retention.js";
@@ -239,6 +239,8 @@ export class MirroredStore<T> implements LocalStore<T> {
         // First a record of no database: a start-over killed halfway is done again by the next process,
         // whichever database it is pointed at (back at the old one, its archive would be gone for good).
         writeStateFile(this.storePath, JSON.stringify({ v: 1, store: STARTING_OVER }) + "\n");
+        // Hooks must not trust it until a sync reaches the database's end again: they would read part of it.
+        forgetMirrorCurrent(this.stateDir, this.name);
         // Its archive holds the other database's rows too: gone with them.
         removeArchive(compactionPaths(this.local.log.path));
         if (this.logOptions.fault === "start-over-after-archive") process.kill(process.pid, "SIGKILL");
