@@ -193,6 +193,13 @@ test("a start-over killed halfway, after the archive went, is done again when th
   const killed = await collect(spawn(process.execPath, [CLI, "index-run"], { env: { PATH: process.env.PATH, HOME: first.home, PEERPOST_HOME: first.stateDir, PEERPOST_STORE: other!, PEERPOST_FAULT: "start-over-after-archive" }, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(killed.signal, "SIGKILL", killed.stderr);
   assert.equal(existsSync(join(first.stateDir, "mirror-mailbox.archive.jsonl")), false);
+  // doctor and health say so, and how it is finished.
+  const cliEnv = { PATH: process.env.PATH, HOME: first.home, PEERPOST_HOME: first.stateDir, PEERPOST_STORE: url };
+  const doctor = await collect(spawn(process.execPath, [CLI, "doctor", "--json"], { env: cliEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  const problems = (JSON.parse(doctor.stdout) as { problems: Array<{ problem: string; fix: string }> }).problems;
+  assert.ok(problems.some((entry) => /mirror of the mailbox \(mirror-mailbox\.jsonl\) was left halfway through starting over/.test(entry.problem) && /index-run/.test(entry.fix)), JSON.stringify(problems));
+  const health = await collect(spawn(process.execPath, [CLI, "health", "--json"], { env: cliEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.ok((JSON.parse(health.stdout) as { warnings: Array<{ code: string }> }).warnings.some((warning) => warning.code === "mirror_starting_over"), health.stdout);
 
   // Back on the first database: the mirror starts over from it and holds every message again.
   const back = first.reopen();

@@ -20,6 +20,7 @@ import type { CompactionPlan } from "../file/log-compaction.js";
 import type { SourceCompaction } from "../local.js";
 import { compactRows } from "./retention.js";
 import { compactionPaths, removeArchive } from "../file/compaction-swap.js";
+import { STARTING_OVER, recordStore, recordedStore } from "./mirror-record.js";
 
 /** A mirror line: the record and the database seq it was read at. */
 type Mirrored<T> = T & { _seq: string };
@@ -69,19 +70,6 @@ function readPassed(path: string): Passed | undefined {
   }
 }
 
-/** What a mirror's store record says while it starts over: no database's, so any database starts it over again. */
-const STARTING_OVER = "(starting over)";
-
-/** The database a mirror holds the rows of, as `startedOver` recorded it. */
-function readRecordedStore(path: string): string | undefined {
-  try {
-    const value = JSON.parse(readStateFile(path)) as { store?: unknown };
-    return typeof value.store === "string" ? value.store : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The later of two seqs (decimal strings without leading zeros). */
 function laterSeq(a: string, b: string): string {
   if (a.length !== b.length) return a.length > b.length ? a : b;
@@ -120,7 +108,6 @@ export class MirroredStore<T> implements LocalStore<T> {
   private readonly local: FileStore<T>;
   private readonly remote: PostgresLog<T>;
   private readonly passedPath: string;
-  private readonly storePath: string;
   /** The database this process found the mirror to be of (checked once per process). */
   private checkedStore: string | undefined;
   /** When this process last recorded the mirror current (see caughtUp). */
@@ -136,7 +123,6 @@ export class MirroredStore<T> implements LocalStore<T> {
   ) {
     this.local = new FileStore(stateDir, `mirror-${name}`, mirrorSchema(schema), logOptions, scopeFilter);
     this.passedPath = join(stateDir, `mirror-${name}.passed.json`);
-    this.storePath = join(stateDir, `mirror-${name}.store.json`);
     this.remote = database.log(name, schema);
   }
 
@@ -227,18 +213,18 @@ export class MirroredStore<T> implements LocalStore<T> {
     const store = await this.database.store();
     if (this.checkedStore === store) return false;
     // The common case, without the lock (a hook must not load the lock's module for it).
-    if (readRecordedStore(this.storePath) === store) {
+    if (recordedStore(this.stateDir, this.name) === store) {
       this.checkedStore = store;
       return false;
     }
     const startOver = await this.local.log.exclusive(() => {
       // Under the mirror's lock: another process may have started it over already.
-      const recorded = readRecordedStore(this.storePath);
+      const recorded = recordedStore(this.stateDir, this.name);
       if (recorded === store) return false;
       if (recorded !== undefined) {
         // First a record of no database: a start-over killed halfway is done again by the next process,
         // whichever database it is pointed at (back at the old one, its archive would be gone for good).
-        writeStateFile(this.storePath, JSON.stringify({ v: 1, store: STARTING_OVER }) + "\n");
+        recordStore(this.stateDir, this.name, STARTING_OVER);
         // Hooks must not trust it until a sync reaches the database's end again: they would read part of it.
         forgetMirrorCurrent(this.stateDir, this.name);
         // Its archive holds the other database's rows too: gone with them.
@@ -247,7 +233,7 @@ export class MirroredStore<T> implements LocalStore<T> {
         writeStateFile(this.local.log.path, "");
         rmSync(this.passedPath, { force: true });
       }
-      writeStateFile(this.storePath, JSON.stringify({ v: 1, store }) + "\n");
+      recordStore(this.stateDir, this.name, store);
       return recorded !== undefined;
     });
     this.checkedStore = store;
