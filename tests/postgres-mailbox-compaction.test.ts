@@ -249,3 +249,28 @@ test("a start-over forgets that the mirror was found current: a prompt hook does
   assert.equal(await prompt.backend.sync({ trust: "recent", only: ["mailbox"] }), true, "it synced to the end itself");
   assert.deepEqual(prompt.mailbox.inbox("claude:a", { unreadOnly: true }), []);
 });
+
+test("a start-over that takes over the mirror's lock from a compaction still running refuses, and the mirror and its archive stay whole", { timeout: 120_000 }, async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const other = await testDatabase(t);
+  const laptop = tempPeerpost(t, { PEERPOST_STORE: url, PEERPOST_RETENTION_DAYS: "30" });
+  const ids = await traffic(laptop.peerpost, laptop.clock);
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: laptop.home, PEERPOST_HOME: laptop.stateDir, PEERPOST_NOW: String(laptop.clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_LOCK_STALE_MS: "2000" };
+  // A compaction of the mirror stops just after its marker, holding the lock, as a long one is busy past the stale time.
+  const compaction = spawn(process.execPath, [CLI, "compact", "--json"], { env: { ...env, PEERPOST_STORE: url, PEERPOST_FAULT: "compact-stop-after-marker" }, stdio: ["ignore", "pipe", "pipe"] });
+  const compacted = collect(compaction);
+  t.after(() => void (compaction.exitCode === null && compaction.kill("SIGKILL")));
+  await until(() => existsSync(`/proc/${compaction.pid}/stat`) && / T /.test(readFileSync(`/proc/${compaction.pid}/stat`, "utf8")), 30_000, "the compaction stopped after its marker");
+
+  // A process pointed at another database takes the stale lock over to start the mirror over: it must not pull the files from under the compaction.
+  const moved = tempPeerpost(t, { PEERPOST_STORE: other!, PEERPOST_HOME: laptop.stateDir, PEERPOST_LOCK_STALE_MS: "2000" });
+  await assert.rejects(moved.reopen().backend.sync(), (error: Error & { code?: string }) => error.code === "state_io_error" && /Another compaction of .*mirror-mailbox\.jsonl is still running/.test(error.message));
+  compaction.kill("SIGCONT");
+  const finished = await compacted;
+  assert.equal(finished.code, 0, finished.stdout.slice(0, 400) + finished.stderr);
+  const back = tempPeerpost(t, { PEERPOST_STORE: url, PEERPOST_HOME: laptop.stateDir });
+  const reader = back.reopen();
+  for (const id of ids) assert.ok(reader.mailbox.find(id), `${id} is found, in the mirror or its archive`);
+  assert.ok(mirrorLines(laptop.stateDir, "mirror-mailbox.archive.jsonl").length > 0);
+});

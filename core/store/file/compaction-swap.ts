@@ -104,6 +104,15 @@ function runningElsewhere(marker: Marker): boolean {
   return marker.pidStart === undefined || processStartTime(marker.pid) === marker.pidStart;
 }
 
+/** Refuses, while the compaction that wrote `marker` still runs in another process, to touch its files. */
+function refuseWhileRunning(paths: CompactionPaths, marker: Marker | undefined): void {
+  if (marker && runningElsewhere(marker))
+    throw new PeerpostError("state_io_error", `Another compaction of ${paths.live} is still running (process ${marker.pid}).`, {
+      details: { path: paths.live, marker: paths.marker, pid: marker.pid },
+      hint: "Let it finish; run `peerpost compact` again after it if need be. A large log takes a while to compact.",
+    });
+}
+
 /** The archive's size, or 0 when there is none; its path is looked at, not followed (a link there is refused when opened). */
 export function archiveSize(paths: CompactionPaths): number {
   try {
@@ -289,6 +298,8 @@ function cutArchive(paths: CompactionPaths, bytes: number): void {
  * would have a recovery cut a file that is not there.
  */
 export function removeArchive(paths: CompactionPaths): void {
+  // A compaction that outlived the lock still writes these files: not under it.
+  refuseWhileRunning(paths, readMarker(paths));
   for (const path of [paths.marker, paths.next, paths.old, paths.brought, paths.swap, paths.archive]) rmSync(path, { force: true });
 }
 
@@ -300,11 +311,7 @@ export function removeArchive(paths: CompactionPaths): void {
 export function recoverCompaction(paths: CompactionPaths): void {
   const marker = readMarker(paths);
   if (!marker) return;
-  if (runningElsewhere(marker))
-    throw new PeerpostError("state_io_error", `Another compaction of ${paths.live} is still running (process ${marker.pid}).`, {
-      details: { path: paths.live, marker: paths.marker, pid: marker.pid },
-      hint: "Let it finish; run `peerpost compact` again after it if need be. A large log takes a while to compact.",
-    });
+  refuseWhileRunning(paths, marker);
   try {
     if (inode(paths.live) === marker.liveIno) {
       if (archiveSize(paths) > marker.archiveBytes) cutArchive(paths, marker.archiveBytes);
