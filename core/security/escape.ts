@@ -33,10 +33,9 @@ function plainAscii(text: string, options: EscapeOptions): boolean {
 
 /** For text a model reads inside peerpost's envelope: markup and dangerous characters as `&#x…;` references. */
 export function escapeForModel(text: string, options: EscapeOptions = {}): string {
-  if (plainAscii(text, options)) return text.replace(/[&<>"']/g, (char) => MARKUP[char]!);
-  return text
-    .replace(/[&<>"']/g, (char) => MARKUP[char]!)
-    .replace(DANGEROUS, (char) => (keeps(char, options) ? char : `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`));
+  const marked = text.replace(/[&<>"']/g, (char) => MARKUP[char]!);
+  if (plainAscii(text, options)) return marked;
+  return marked.replace(DANGEROUS, (char) => (keeps(char, options) ? char : `&#x${char.codePointAt(0)!.toString(16).toUpperCase()};`));
 }
 
 /**

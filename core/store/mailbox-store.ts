@@ -75,7 +75,7 @@ export class MailboxStore {
     return this.compactor.paths;
   }
 
-  /** Moves finished messages older than the retention to the archive; `unsupported` where the store's file is derived data. */
+  /** Moves finished messages older than the retention to the archive (a database's mirror keeps its last line: LocalStore.rewrite). */
   compact(): Promise<CompactionResult> {
     return this.compactor.compact();
   }

@@ -1,15 +1,16 @@
 // One segment of an archive's index (scope-index.ts): what one extension indexed, as a single file
 // written whole and never changed, so indexing a compaction's moves costs one file, not one per scope
 // and per message (thousands of opens, which on some file systems took seconds).
-//   header   "PPSEG01\n", the entry count (u32), 4 bytes reserved, where the table starts (f64);
+//   header   "PPSEG02\n", the entry count (u32), 4 bytes reserved, where the table starts (f64);
 //   data     per entry, its name as a JSON string, a newline, then its text;
 //   table    per entry, sorted by the name's 64-bit hash: the hash (2 × u32), where its bytes start after
 //            the header and how many (2 × u32), their checksum (2 × u32); all little-endian.
 // Hash and checksum are the first 64 bits of SHA-1 (native: a lookup checks a few KiB of entries per
 // segment, which a hash in JavaScript took milliseconds to do in a short command's cold start).
 // A lookup reads the header, the table's slots around where its hash should be (halving its way with one
-// small read each when it is not there), and the bytes of the entry found. The name beside the text tells two names with one hash apart; the checksum
-// finds damage (IndexDamage: the index is rebuilt from the log).
+// small read each when it is not there), and the bytes of the entry found. The name beside the text
+// tells two names with one hash apart; the checksum finds damage (IndexDamage: the index is rebuilt from
+// the log).
 import { closeSync, constants, fstatSync, fsyncSync, readSync, writeSync } from "node:fs";
 import { writeAll } from "../../log/kept-files.js";
 import { openEmptiedStateFile, openStateFile } from "../../security/trust.js";
