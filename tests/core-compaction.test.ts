@@ -6,7 +6,7 @@ import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, closeSync, copyFileSync, cpSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { onCleanup, tempPeerpost, type TestPeerpost } from "./helpers/temp.js";
+import { cliEnv, onCleanup, tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { CLI, connect } from "./helpers/mcp.js";
@@ -26,11 +26,6 @@ const ROUNDS: { name: string; env: Record<string, string> }[] = [
   { name: "", env: {} },
   { name: ", in rounds of one message", env: { PEERPOST_COMPACT_ROUND_MESSAGES: "1" } },
 ];
-
-/** The environment of a `peerpost` child on this test's state dir, at its clock's time now. */
-function cliEnv({ home, stateDir, clock }: TestPeerpost, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), ...extra };
-}
 
 /** `peerpost tail --from-start --json` as a child: what it printed and warned so far, and the bodies of its msg lines matching `pattern`. */
 function liveTail(t: TestContext, env: Record<string, string>) {

@@ -271,7 +271,11 @@ test("an archive index in the old layout is rebuilt into segments, its scope and
   assert.equal(old.extend(), statSync(join(m.stateDir, "mailbox.archive.jsonl")).size);
   assert.ok(existsSync(join(m.indexDir, "scopes", `${fnv1a64("codex:b")}.offs`)));
   assert.equal(peerpost.mailbox.archiveIndexLags(), true, "an index of key files is no index of segments");
+  // Each status would start a detached index-run, which could hold the extension's lock when this test extends: held off by a run file of this process.
+  const runFile = join(m.stateDir, "index-run.pid");
+  writeFileSync(runFile, `${process.pid}\n`, { mode: 0o600 });
   for (const id of [...m.first, ...m.second]) assert.match(await statusOf(m.env, id), new RegExp(`^${id} done `), "read by a scan meanwhile");
+  rmSync(runFile);
   peerpost.mailbox.indexAll();
   assert.equal(peerpost.mailbox.archiveIndexLags(), false);
   assert.deepEqual(readdirSync(m.indexDir).sort(), ["meta.json", "segments"]);

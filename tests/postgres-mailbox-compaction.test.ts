@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
-import { tempPeerpost } from "./helpers/temp.js";
+import { cliEnv, tempPeerpost } from "./helpers/temp.js";
+import { cli } from "./helpers/cli.js";
 import { NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { CLI, connect } from "./helpers/mcp.js";
@@ -51,7 +52,7 @@ test("on PostgreSQL, peerpost compact moves this machine's finished old mail to 
   const lastLine = mirrorLines(laptop.stateDir).at(-1)!;
   assert.match(lastLine, /"type":"delivered"/);
 
-  const compacted = await collect(spawn(process.execPath, [CLI, "compact", "--json"], { env: { PATH: process.env.PATH, HOME: laptop.home, PEERPOST_HOME: laptop.stateDir, PEERPOST_STORE: url, PEERPOST_RETENTION_DAYS: "30", PEERPOST_NOW: String(laptop.clock.now) }, stdio: ["ignore", "pipe", "pipe"] }));
+  const compacted = await cli(cliEnv(laptop, { PEERPOST_STORE: url, PEERPOST_RETENTION_DAYS: "30" }), "compact", "--json");
   assert.equal(compacted.code, 0, compacted.stderr + compacted.stdout);
   const result = JSON.parse(compacted.stdout) as CompactionResult & { archive: string };
   assert.ok(result.movedMessages > 20 && result.movedTasks > 0 && result.movedClaimLines > 0, compacted.stdout);
@@ -142,7 +143,7 @@ test("past PEERPOST_COMPACT_AT_BYTES, the detached index-run compacts a PostgreS
   const mirrorBefore = statSync(join(laptop.stateDir, "mirror-mailbox.jsonl")).size;
   assert.ok(mirrorBefore > 65_536, `${mirrorBefore} bytes`);
 
-  const run = await collect(spawn(process.execPath, [CLI, "index-run"], { env: { PATH: process.env.PATH, HOME: laptop.home, PEERPOST_HOME: laptop.stateDir, PEERPOST_STORE: url, PEERPOST_COMPACT_AT_BYTES: "65536", PEERPOST_NOW: String(laptop.clock.now) }, stdio: ["ignore", "pipe", "pipe"] }));
+  const run = await cli(cliEnv(laptop, { PEERPOST_STORE: url, PEERPOST_COMPACT_AT_BYTES: "65536" }), "index-run");
   assert.equal(run.code, 0, run.stderr + run.stdout);
   assert.ok(statSync(join(laptop.stateDir, "mirror-mailbox.jsonl")).size < mirrorBefore / 20);
   assert.equal(mirrorLines(laptop.stateDir, "mirror-mailbox.archive.jsonl").length, 400, "every note with its read mark");
@@ -190,15 +191,15 @@ test("a start-over killed halfway, after the archive went, is done again when th
   const archived = ids.find((id) => mirrorLines(first.stateDir, "mirror-mailbox.archive.jsonl").some((line) => line.includes(`"id":"${id}"`)))!;
   const before = observe(first.reopen(), ids);
 
-  const killed = await collect(spawn(process.execPath, [CLI, "index-run"], { env: { PATH: process.env.PATH, HOME: first.home, PEERPOST_HOME: first.stateDir, PEERPOST_STORE: other!, PEERPOST_FAULT: "start-over-after-archive" }, stdio: ["ignore", "pipe", "pipe"] }));
+  const killed = await cli(cliEnv(first, { PEERPOST_STORE: other!, PEERPOST_FAULT: "start-over-after-archive" }), "index-run");
   assert.equal(killed.signal, "SIGKILL", killed.stderr);
   assert.equal(existsSync(join(first.stateDir, "mirror-mailbox.archive.jsonl")), false);
   // doctor and health say so, and how it is finished.
-  const cliEnv = { PATH: process.env.PATH, HOME: first.home, PEERPOST_HOME: first.stateDir, PEERPOST_STORE: url };
-  const doctor = await collect(spawn(process.execPath, [CLI, "doctor", "--json"], { env: cliEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  const env = cliEnv(first, { PEERPOST_STORE: url });
+  const doctor = await cli(env, "doctor", "--json");
   const problems = (JSON.parse(doctor.stdout) as { problems: Array<{ problem: string; fix: string }> }).problems;
   assert.ok(problems.some((entry) => /mirror of the mailbox \(mirror-mailbox\.jsonl\) was left halfway through starting over/.test(entry.problem) && /index-run/.test(entry.fix)), JSON.stringify(problems));
-  const health = await collect(spawn(process.execPath, [CLI, "health", "--json"], { env: cliEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  const health = await cli(env, "health", "--json");
   assert.ok((JSON.parse(health.stdout) as { warnings: Array<{ code: string }> }).warnings.some((warning) => warning.code === "mirror_starting_over"), health.stdout);
 
   // Back on the first database: the mirror starts over from it and holds every message again.
@@ -213,13 +214,15 @@ test("a running server on a machine that only receives has its mailbox mirror co
   if (!url) return t.skip(NO_POSTGRES);
   const laptop = tempPeerpost(t, { PEERPOST_STORE: url });
   const devbox = tempPeerpost(t, { PEERPOST_STORE: url });
-  const env = { PATH: "/usr/bin:/bin", HOME: laptop.home, PEERPOST_HOME: laptop.stateDir, PEERPOST_STORE: url, PEERPOST_NOW: String(laptop.clock.now + 60 * DAY), PEERPOST_COMPACT_AT_BYTES: "65536" };
-  const session = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:a" });
-  assert.equal((await session.call("health")).ok, true);
-  // Another machine's notes, read there long ago: the server here follows them into its mirror.
+  const env = cliEnv(laptop, { PEERPOST_STORE: url, PEERPOST_NOW: String(laptop.clock.now + 60 * DAY), PEERPOST_COMPACT_AT_BYTES: "65536" });
+  // Another machine's notes, read there long ago, all written before the server here copies them into its
+  // mirror: the mirror passes the size with mail it may move (a look while they still came in would find
+  // them unread, and call again only once the mirror grew by a quarter of the size).
   const ids: string[] = [];
   for (let i = 0; i < 200; i++) ids.push((await devbox.peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "grok:c", body: `an old note ${i} ${"x".repeat(300)}`, anticipation: "fyi" })).message.id);
   await devbox.peerpost.mailbox.markRead("grok:c", ids);
+  const session = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:a" });
+  assert.equal((await session.call("health")).ok, true);
   devbox.clock.now += 60 * DAY;
   const { message } = await devbox.peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "grok:c", body: "a new request", anticipation: "reply" });
   await until(() => mirrorLines(laptop.stateDir, "mirror-mailbox.archive.jsonl").length === 400, 60_000, "the notes in the mirror's archive, moved by a detached run the server started");
@@ -239,7 +242,7 @@ test("a start-over forgets that the mirror was found current: a prompt hook does
   await laptop.peerpost.mailbox.markRead("claude:a", ids);
   await laptop.reopen().backend.sync();
   assert.ok(existsSync(join(laptop.stateDir, "mirror-mailbox.current.json")), "found current just now");
-  const killed = await collect(spawn(process.execPath, [CLI, "index-run"], { env: { PATH: process.env.PATH, HOME: laptop.home, PEERPOST_HOME: laptop.stateDir, PEERPOST_STORE: other!, PEERPOST_FAULT: "start-over-after-archive" }, stdio: ["ignore", "pipe", "pipe"] }));
+  const killed = await cli(cliEnv(laptop, { PEERPOST_STORE: other!, PEERPOST_FAULT: "start-over-after-archive" }), "index-run");
   assert.equal(killed.signal, "SIGKILL", killed.stderr);
 
   // Back on the first database, a session start's budgeted sync starts over and copies part of it (3 rows
@@ -256,7 +259,7 @@ test("a start-over that takes over the mirror's lock from a compaction still run
   const other = await testDatabase(t);
   const laptop = tempPeerpost(t, { PEERPOST_STORE: url, PEERPOST_RETENTION_DAYS: "30" });
   const ids = await traffic(laptop.peerpost, laptop.clock);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: laptop.home, PEERPOST_HOME: laptop.stateDir, PEERPOST_NOW: String(laptop.clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_LOCK_STALE_MS: "2000" };
+  const env = cliEnv(laptop, { PEERPOST_RETENTION_DAYS: "30", PEERPOST_LOCK_STALE_MS: "2000" });
   // A compaction of the mirror stops just after its marker, holding the lock, as a long one is busy past the stale time.
   const compaction = spawn(process.execPath, [CLI, "compact", "--json"], { env: { ...env, PEERPOST_STORE: url, PEERPOST_FAULT: "compact-stop-after-marker" }, stdio: ["ignore", "pipe", "pipe"] });
   const compacted = collect(compaction);

@@ -71,3 +71,8 @@ export function tempPeerpost(t: TestContext, env: Record<string, string> = {}): 
   };
   return { peerpost: reopen(), home, stateDir, clock, reopen };
 }
+
+/** The environment of a `peerpost` child on this test's state dir, at its clock's time now. */
+export function cliEnv({ home, stateDir, clock }: TestPeerpost, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), ...extra };
+}
