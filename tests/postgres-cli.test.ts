@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { onCleanup, tempDir } from "./helpers/temp.js";
+import { cliEnv, onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
 import { collect, type Collected } from "./helpers/children.js";
 import { CLI } from "./helpers/mcp.js";
@@ -87,6 +87,30 @@ test("migrate run again after a compaction archived receipts copies none of them
   const keys = (await sql(url, "SELECT count(DISTINCT key)::int AS n, (SELECT version FROM peerpost_schema) AS v FROM peerpost_archive_receipts")) as { rows: Array<{ n: number; v: number }> };
   assert.deepEqual(keys.rows[0], { n: 2, v: SCHEMA_VERSION });
   assert.deepEqual(newcomer.receipts.query({}).receipts.map((receipt) => receipt.to).sort(), ["codex:bob", "codex:carol"], "reads see each archived receipt once");
+});
+
+test("migrate copies the mail a compaction of the file store archived, before the live mail; status then finds an archived message", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const fileStore = tempPeerpost(t);
+  const { message } = await fileStore.peerpost.mailbox.send({ from: "claude:alice", fromVerified: true, to: "codex:bob", body: "an old question", anticipation: "reply" });
+  await fileStore.peerpost.mailbox.resolve({ id: message.id, by: "codex:bob", resolution: "reply", text: "an old answer" });
+  fileStore.clock.now += 40 * 86_400_000;
+  await fileStore.peerpost.mailbox.send({ from: "claude:alice", fromVerified: true, to: "codex:bob", body: "a new one", anticipation: "reply" });
+  const compacted = await cli(cliEnv(fileStore), "compact", "--json");
+  assert.equal((JSON.parse(compacted.stdout) as { movedMessages: number }).movedMessages, 1, compacted.stdout + compacted.stderr);
+
+  const migrated = await cli(cliEnv(fileStore), "migrate", "--to", url, "--json");
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const bodies = (await sql(url, "SELECT record->>'body' AS body FROM peerpost_log_mailbox WHERE record->>'type' = 'msg' ORDER BY seq")) as { rows: Array<{ body: string }> };
+  assert.deepEqual(bodies.rows.map((row) => row.body), ["an old question", "an old answer", "a new one"], "the archive's mail first, in its order");
+  const onPostgres = await cli(cliEnv(fileStore, { PEERPOST_STORE: url }), "status", message.id, "--json");
+  assert.equal(onPostgres.code, 0, onPostgres.stdout + onPostgres.stderr);
+  assert.equal((JSON.parse(onPostgres.stdout) as { message: { status: string } }).message.status, "replied");
+  // Run again, nothing is new: archive and live file alike.
+  const again = await cli(cliEnv(fileStore), "migrate", "--to", url, "--json");
+  const mailbox = (JSON.parse(again.stdout) as { logs: Array<{ log: string; copied: number; alreadyThere: number }> }).logs.find((log) => log.log === "mailbox");
+  assert.deepEqual([mailbox?.copied, mailbox?.alreadyThere], [0, 4]);
 });
 
 async function rowCount(url: string, table: string): Promise<number> {

@@ -56,7 +56,7 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
     sync: async (options = {}) => {
       const chosen = mirrors.filter((mirror) => options.only === undefined || options.only.includes(mirror.name));
       const recent = () => chosen.every((mirror) => mirrorCurrentWithin(stateDir, mirror.name, database.display, config.mirrorTrustMs));
-      if (options.trust !== undefined && (isFollowed(stateDir) || (options.trust === "recent" && recent()))) return true;
+      if (options.trust !== undefined && (isFollowed(stateDir, database.display) || (options.trust === "recent" && recent()))) return true;
       const synced = await Promise.all(chosen.map((mirror) => mirror.sync(undefined, options.budget)));
       return synced.every((mirror) => mirror.caughtUp);
     },
@@ -66,12 +66,17 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       let listenings = 0;
       let listening = false;
       let retry: NodeJS.Timeout | undefined;
+      let marked = false;
+      const mark = (following: boolean) => {
+        marked = following;
+        markFollowing(stateDir, database.display, following);
+      };
       const current = (listenedAt: number) => listening && listenedAt === listenings;
       // Tried again with a growing delay while this LISTEN stays up (a busy lock, a brief database error).
       const catchUp = (listenedAt: number, retryMs: number): void => {
         if (!current(listenedAt)) return;
         void Promise.all(mirrors.map((mirror) => mirror.sync())).then(
-          () => current(listenedAt) && markFollowing(stateDir, true),
+          () => current(listenedAt) && mark(true),
           (error: unknown) => {
             if (!current(listenedAt)) return;
             if (retryMs === FIRST_CATCH_UP_RETRY_MS) logError(stateDir, "follow", error);
@@ -82,15 +87,24 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       database.onListening = (up) => {
         listening = up;
         clearTimeout(retry);
-        if (!up) return markFollowing(stateDir, false);
+        if (!up) return mark(false);
         catchUp(++listenings, FIRST_CATCH_UP_RETRY_MS);
       };
-      const stops = mirrors.map((mirror) => mirror.follow());
+      // A sync that failed while LISTEN stays up (the pool's connections refused, a password changed): the
+      // mirror may lag the database from now on, so hooks stop trusting it until a catch-up succeeds again.
+      // Unmarked already, a catch-up (or its retry) is under way.
+      const lagging = () => {
+        if (!listening || !marked) return;
+        mark(false);
+        clearTimeout(retry);
+        catchUp(listenings, FIRST_CATCH_UP_RETRY_MS);
+      };
+      const stops = mirrors.map((mirror) => mirror.follow(undefined, lagging));
       return () => {
         stops.forEach((stop) => stop());
         listening = false;
         clearTimeout(retry);
-        markFollowing(stateDir, false);
+        mark(false);
       };
     },
     close: (options) => database.close(options),

@@ -24,7 +24,7 @@ export const migrateCommand = defineCommand({
     const [{ openDatabase }, { copyFileStore }] = await Promise.all([import("../../store/postgres/open.js"), import("../../store/postgres/migrate.js")]);
     const database = openDatabase(to, "cli");
     try {
-      const copied = await copyFileStore(database, { mailbox: peerpost.mailbox.log, receipts: peerpost.receipts.log, sessions: peerpost.sessions.log }, peerpost.machine());
+      const copied = await copyFileStore(database, { mailbox: peerpost.mailbox.log, receipts: peerpost.receipts.log, sessions: peerpost.sessions.log, options: { lockStaleMs: peerpost.config.lockStaleMs, lockTimeoutMs: peerpost.config.lockTimeoutMs } }, peerpost.machine());
       if (json) printJson({ ok: true, from: peerpost.stateDir.path, to: maskStoreUrl(to), machine: peerpost.machine(), logs: copied });
       else
         process.stdout.write(

@@ -1,7 +1,8 @@
 // Which processes on this machine keep the PostgreSQL mirrors current (servers that LISTEN): one file
-// per process under followers/, present only while its LISTEN connection is up. A prompt hook that
+// per process under followers/, naming the store it follows, present only while its LISTEN connection is
+// up and its syncs succeed. A prompt hook that
 // sees a live follower reads the mirror as it is and never connects: the database stays off its path.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isAlive } from "../../sessions/process-tree.js";
 import { DIR_MODE, FILE_MODE } from "../../security/state-dir.js";
@@ -10,25 +11,33 @@ function followersDir(stateDir: string): string {
   return join(stateDir, "followers");
 }
 
-/** Marks (or unmarks) this process as keeping the mirrors current. Best effort: a hook then just connects. */
-export function markFollowing(stateDir: string, following: boolean): void {
+/** Marks (or unmarks) this process as keeping the mirrors of `store` (its masked URL) current. Best effort: a hook then just connects. */
+export function markFollowing(stateDir: string, store: string, following: boolean): void {
   const path = join(followersDir(stateDir), String(process.pid));
   try {
     if (!following) return rmSync(path, { force: true });
     mkdirSync(followersDir(stateDir), { recursive: true, mode: DIR_MODE });
-    writeFileSync(path, new Date().toISOString() + "\n", { mode: FILE_MODE });
+    writeFileSync(path, `${store}\n`, { mode: FILE_MODE });
   } catch {
     // Without the mark, hooks connect themselves.
   }
 }
 
-/** Whether a live process on this machine follows the database now (a dead one's mark is ignored). */
-export function isFollowed(stateDir: string): boolean {
+/** Whether a live process on this machine follows `store` now (a dead one's mark is ignored, and so is a follower of another store). */
+export function isFollowed(stateDir: string, store: string): boolean {
   let names: string[];
   try {
     names = readdirSync(followersDir(stateDir));
   } catch {
     return false;
   }
-  return names.some((name) => /^\d+$/.test(name) && isAlive(Number(name)));
+  return names.some((name) => /^\d+$/.test(name) && isAlive(Number(name)) && followedStore(join(followersDir(stateDir), name)) === store);
+}
+
+function followedStore(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8").trimEnd();
+  } catch {
+    return undefined;
+  }
 }

@@ -177,6 +177,9 @@ export class MirroredStore<T> implements LocalStore<T> {
       const wanted = Math.min(SYNC_BATCH, budget - taken);
       let batch: { rows: Mirrored<T>[]; unreadable: CorruptRecord[] } = { rows: [], unreadable: [] };
       await this.local.log.transact(async (end) => {
+        // Another process started the mirror over from another database since this one checked: this
+        // database's rows must not go after that one's (see startedOver), and the newer choice stands.
+        if (this.movedOn()) throw this.copiesAnother();
         const rows: Mirrored<T>[] = [];
         readAt = Date.now();
         const result = await read(this.mirroredThrough(end), (entry) => void rows.push({ ...entry.record, _seq: entry.position }), { maxRecords: wanted });
@@ -240,6 +243,19 @@ export class MirroredStore<T> implements LocalStore<T> {
     return startOver;
   }
 
+  /** Whether the mirror's record names another database than the one this process checked it against (read under the mirror's lock). */
+  private movedOn(): boolean {
+    const recorded = recordedStore(this.stateDir, this.name);
+    return this.checkedStore !== undefined && recorded !== undefined && recorded !== this.checkedStore;
+  }
+
+  private copiesAnother(): PeerpostError {
+    return new PeerpostError("state_io_error", `This machine's mirror of the ${this.name} log was started over from another database since this process opened ${this.database.display}; it copies nothing more from this one.`, {
+      details: { log: this.name, store: this.database.display },
+      hint: "Another peerpost process here uses another PEERPOST_STORE (or this database was dropped and made anew). Restart this process with the PEERPOST_STORE the others use.",
+    });
+  }
+
   /** The seq the mirror holds everything up to: its last line's, or the last unreadable row passed over right after it. */
   private mirroredThrough(end: number): string {
     const line = lastMirroredSeq(this.local.log.path, end);
@@ -288,10 +304,18 @@ export class MirroredStore<T> implements LocalStore<T> {
       return decide({ end: from, read: (start, visit, limits) => this.local.read(start, visit, limits) });
     });
     if (outcome.entries.length === 0) return { entries: [] };
-    await this.sync();
-    // A compaction of the mirror swapped its file since `from` was taken: `from` is no place in the new one.
-    if (this.mirrorFile() !== fromFile) return { entries: this.findAfterSwap(outcome.entries) };
-    return { entries: await this.locate(from, outcome.entries) };
+    // Committed: whatever fails from here on (the mirror's lock busy, the database gone) must not read as
+    // a failed write, or a caller that tries again stores the records twice.
+    let found: StoredRecord<T>[] | undefined;
+    try {
+      await this.sync();
+      // A compaction of the mirror swapped its file since `from` was taken: `from` is no place in the new one.
+      found = this.mirrorFile() !== fromFile ? this.findAfterSwap(outcome.entries) : await this.locate(from, outcome.entries);
+    } catch (error) {
+      throw this.notMirrored(outcome.entries, error);
+    }
+    if (!found) throw this.notMirrored(outcome.entries);
+    return { entries: found };
   }
 
   /** The mirror file's identity: a compaction's swap changes it. */
@@ -311,7 +335,7 @@ export class MirroredStore<T> implements LocalStore<T> {
    * done with, when newer rows came after it): those are found at the archive's end, and have no place in
    * the live file but its end.
    */
-  private findAfterSwap(committed: StoredRecord<T>[]): StoredRecord<T>[] {
+  private findAfterSwap(committed: StoredRecord<T>[]): StoredRecord<T>[] | undefined {
     const texts = this.committedTexts(committed);
     const found: StoredRecord<T>[] = [];
     let wanted = committed.length - 1;
@@ -329,17 +353,22 @@ export class MirroredStore<T> implements LocalStore<T> {
         archive.close();
       }
     }
-    if (wanted >= 0) throw this.notMirrored(committed);
-    return found;
+    return wanted >= 0 ? undefined : found;
   }
 
-  private notMirrored(committed: StoredRecord<T>[]): PeerpostError {
-    const hint = "They are stored in the database; the next sync brings them here. Run `peerpost doctor` if this repeats.";
-    return new PeerpostError("state_io_error", `The ${this.name} records just committed to PostgreSQL (seq ${committed[0]!.position}) are not in this machine's mirror.`, { details: { log: this.name, committed: committed.map((entry) => entry.position) }, hint });
+  /** Records committed to the database that this machine's mirror does not show yet (`cause`: why the sync after the commit failed). */
+  private notMirrored(committed: StoredRecord<T>[], cause?: unknown): PeerpostError {
+    const why = cause instanceof Error ? `: ${cause.message.replace(/\.$/, "")}` : "";
+    const hint = "They are stored in the database: do not write them again. The next sync brings them here; `peerpost doctor` checks the database and the mirror if this repeats.";
+    return new PeerpostError("state_io_error", `The ${this.name} records just committed to PostgreSQL (seq ${committed[0]!.position}) are not in this machine's mirror yet${why}.`, {
+      details: { log: this.name, stored: true, committed: committed.map((entry) => entry.position) },
+      hint,
+      cause,
+    });
   }
 
   /** Where the committed records landed: the first ones after `from` (the lock was held from then until they committed), checked to be them. */
-  private async locate(from: Position, committed: StoredRecord<T>[]): Promise<StoredRecord<T>[]> {
+  private async locate(from: Position, committed: StoredRecord<T>[]): Promise<StoredRecord<T>[] | undefined> {
     const found: StoredRecord<T>[] = [];
     await this.local.read(from, (entry) => void found.push(entry), { maxRecords: committed.length });
     const texts = this.committedTexts(committed);
@@ -378,8 +407,11 @@ export class MirroredStore<T> implements LocalStore<T> {
     };
   }
 
-  /** Keeps the mirror current: syncs on every NOTIFY and after every reconnection (failures wait for the next). */
-  follow(onSynced: () => void = () => undefined): () => void {
+  /**
+   * Keeps the mirror current: syncs on every NOTIFY and after every reconnection. A sync that fails waits
+   * for the next; `onFailed` hears of it (the mirror may now lag the database while LISTEN stays up).
+   */
+  follow(onSynced: () => void = () => undefined, onFailed: (error: unknown) => void = () => undefined): () => void {
     let running: Promise<void> = Promise.resolve();
     let again = false;
     let busy = false;
@@ -391,7 +423,7 @@ export class MirroredStore<T> implements LocalStore<T> {
       busy = true;
       running = this.sync()
         .then((synced) => void (synced.added > 0 && onSynced()))
-        .catch(() => undefined)
+        .catch(onFailed)
         .finally(() => {
           busy = false;
           if (again) {

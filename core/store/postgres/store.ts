@@ -73,7 +73,14 @@ export class PostgresDatabase {
   watch(log: string, callback: WatchCallback): () => void {
     if (!this.listener) {
       this.listener = new Listener(this.options);
-      this.listener.onConnection = (connected) => this.onListening?.(connected);
+      let listened = false;
+      this.listener.onConnection = (connected) => {
+        // Back after an outage: the database may have been dropped and made anew meanwhile (a restore, a
+        // new container), so which database this is gets checked again (mirrors start over from a new one).
+        if (connected && listened) this.ready = undefined;
+        listened ||= connected;
+        this.onListening?.(connected);
+      };
     }
     return this.listener.watch(notifyChannel(log), callback);
   }
