@@ -10,7 +10,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { monotonicFactory } from "ulid";
 import { onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
-import { collect, spawnFixture } from "./helpers/children.js";
+import { collect, spawnFixture, waitForOutput } from "./helpers/children.js";
 import { cli, json } from "./helpers/cli.js";
 import { heartbeats } from "./helpers/compacted-logs.js";
 import { CLI } from "./helpers/mcp.js";
@@ -136,4 +136,26 @@ test("a FIFO in place of the mailbox is refused as no regular file by every read
     outcomes[args[0]!] = result.signal ? "hung" : /regular file/.test(result.stderr + result.stdout) ? "refused" : `exit ${result.code}: ${(result.stdout + result.stderr).split("\n")[0]}`;
   }
   assert.deepEqual(outcomes, { health: "refused", inbox: "refused", tail: "refused" });
+});
+
+test("a compaction's marker killed amid a rewrite is the old one or the new one, never torn (else read as no marker: moved lines counted twice)", async (t) => {
+  const dir = tempDir(t);
+  const live = join(dir, "mailbox.jsonl");
+  const marker = `${live}.compacting.json`;
+  for (let run = 0; run < 40; run++) {
+    const child = spawnFixture("marker-writer", [live]);
+    await waitForOutput(child, "ready");
+    await sleep(run % 20);
+    child.kill("SIGKILL");
+    await collect(child);
+    const text = readFileSync(marker, "utf8");
+    const read = (() => {
+      try {
+        return JSON.parse(text) as { archiveBytes?: number };
+      } catch {
+        return undefined;
+      }
+    })();
+    assert.equal(read?.archiveBytes, 1000, `run ${run}: the marker reads ${JSON.stringify(text)}`);
+  }
 });

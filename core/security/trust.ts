@@ -215,9 +215,12 @@ export function writeStateFileInPlace(path: string, data: string | Buffer, optio
   }
 }
 
-/** Writes a small state file whole (0600): under a temporary name, renamed in, so a reader sees the old text or the new. */
-export function writeStateFile(path: string, text: string): void {
+/**
+ * Writes a small state file whole (0600): under a temporary name, renamed in, so a reader (or a process
+ * killed at any point) sees the old text or the new. `sync`: the text is on disk before the rename.
+ */
+export function writeStateFile(path: string, text: string, options: { sync?: boolean } = {}): void {
   const temporary = `${path}.${process.pid}.tmp`;
-  writeStateFileInPlace(temporary, text);
+  writeStateFileInPlace(temporary, text, options);
   renameSync(temporary, path);
 }

@@ -6,7 +6,8 @@ import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, o
 import { writeAll } from "../../log/kept-files.js";
 import { MAX_LINE_BYTES } from "../../log/types.js";
 import { PeerpostError, ioError } from "../../common/errors.js";
-import { openStateFile, readStateFile, readStateFileIfAny, writeStateFileInPlace } from "../../security/trust.js";
+import { dirname } from "node:path";
+import { openStateFile, readStateFile, readStateFileIfAny, writeStateFile } from "../../security/trust.js";
 import { processStartTime } from "../../sessions/process-tree.js";
 
 export interface Marker {
@@ -83,10 +84,15 @@ function readMarker(paths: CompactionPaths): Marker | undefined {
   }
 }
 
-/** Writes this process's marker in place and fsyncs it, never through a link. */
+/**
+ * Writes this process's marker durably, never through a link, and renamed in whole: rewritten in place, a
+ * kill between its truncation and its write left an empty marker, read as none, and the archive's moved
+ * lines then counted beside the old file's, and moved again.
+ */
 export function writeMarker(paths: CompactionPaths, marker: Omit<Marker, "pid" | "pidStart">): void {
   const start = processStartTime(process.pid);
-  writeStateFileInPlace(paths.marker, JSON.stringify({ ...marker, pid: process.pid, ...(start === undefined ? {} : { pidStart: start }) } satisfies Marker), { sync: true });
+  writeStateFile(paths.marker, JSON.stringify({ ...marker, pid: process.pid, ...(start === undefined ? {} : { pidStart: start }) } satisfies Marker), { sync: true });
+  fsyncPath(dirname(paths.marker));
 }
 
 /**
@@ -259,7 +265,7 @@ function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: nu
     } finally {
       closeSync(fd);
     }
-    writeStateFileInPlace(paths.brought, JSON.stringify({ v: 1, ino: oldIno, upTo } satisfies Brought), { sync: true });
+    writeStateFile(paths.brought, JSON.stringify({ v: 1, ino: oldIno, upTo } satisfies Brought), { sync: true });
   } catch (error) {
     if (error instanceof PeerpostError) throw error;
     throw ioError("finish the interrupted compaction of", paths.live, error);

@@ -1,6 +1,6 @@
 // Compaction of the file store's mailbox: messages that are resolved, expired, or read fyi, with their
 // last activity older than the retention, move with all their events from mailbox.jsonl into
-// mailbox.archive.jsonl. Open messages never move. Claims that ended and finished tasks move by rules of
+// mailbox.archive.jsonl. Open messages and role mail never move. Claims that ended and finished tasks move by rules of
 // their own (work-moves.ts). Crash-safe by a marker and an atomic rename:
 //   1. marker {archive size before, live file's inode};
 //   2. the moved lines appended to the archive, the kept lines written to a new file;
@@ -158,7 +158,7 @@ class MovingMessages {
     const message = this.state.messages[event.id];
     if (!message || !movable(message, this.cutoff, this.now)) return;
     if (this.horizon !== undefined && message.offset >= this.horizon) return this.leave(message);
-    // Role mail stays folded: a handover changes it without naming it. An id the table cannot hold stays folded too.
+    // Role mail stays folded, and stays in the live log (see `moves`). An id the table cannot hold stays folded.
     if (message.via !== undefined) return;
     if (this.horizon === undefined && this.room < this.maxRetired) {
       if (!this.retired.set(message.id, retiredEntry(message))) return;
@@ -202,7 +202,10 @@ class MovingMessages {
 
   /** Once every line is applied: whether the message with this id moves. */
   moves(id: string): boolean {
-    this.stillFolded ??= new Set(Object.values(this.state.messages).filter((message) => movable(message, this.cutoff, this.now)).map((message) => message.id));
+    // Role mail never moves: every fold applies the live log's role events to the mail before them, and a
+    // fold of the archive first would hand a moved message over by role events older than it; and the first
+    // role message of each holder carries the role's procedure, which the next one would carry again.
+    this.stillFolded ??= new Set(Object.values(this.state.messages).filter((message) => message.via === undefined && movable(message, this.cutoff, this.now)).map((message) => message.id));
     // Asked for every line of pass 2: the set that stops a cycle of dropped messages is made only when one is followed.
     let followed: Set<string> | undefined;
     for (let current: string | undefined = id; current !== undefined; current = this.dropped.get(current)) {
