@@ -46,12 +46,14 @@ export interface InboxEntry {
   status: MessageStatus;
 }
 
+export const BODY_TOO_LARGE_HINT = "Shorten it, or put the long content in a file both agents can read and send its path.";
+
 export function checkBody(body: string, field = "message"): void {
   const bytes = Buffer.byteLength(body, "utf8");
   if (bytes > MAX_BODY_BYTES)
     throw new PeerpostError("body_too_large", `The ${field} is ${bytes} bytes of UTF-8; the limit is ${MAX_BODY_BYTES}.`, {
       details: { field, bytes, limit: MAX_BODY_BYTES },
-      hint: "Shorten it, or put the long content in a file both agents can read and send its path.",
+      hint: BODY_TOO_LARGE_HINT,
     });
 }
 

@@ -2,6 +2,12 @@
 // output schemas. Kept apart from projection.ts, so a CLI command that only prints messages builds no zod schema.
 import { z } from "zod";
 
+/**
+ * A message id as a tool's argument: ids are 26 characters, so anything much longer is refused before it is
+ * looked up and echoed back in an error (an id of megabytes made an answer past the client's 10 MiB line).
+ */
+export const messageIdArgument = () => z.string().min(1).max(64);
+
 export const MESSAGE_STATUSES = ["queued", "delivered", "read", "replied", "declined", "done", "unresolved", "expired"] as const;
 
 export const messageFields = z.object({

@@ -1,5 +1,4 @@
 // peerpost send: one message from an address to another, as a person or a script.
-import { readFileSync } from "node:fs";
 import { ANTICIPATIONS, type Anticipation } from "../../records/schemas.js";
 import { receiptWarning } from "../../server/receipt.js";
 import type { Warning } from "../../server/results.js";
@@ -12,6 +11,9 @@ import { wakeDeps } from "../../../plugins/wakers.js";
 import { closest } from "../suggest.js";
 import { checkDirectCoordination } from "../../roles/enforcement.js";
 import { PeerpostError } from "../../common/errors.js";
+import { MAX_BODY_BYTES } from "../../records/record-values.js";
+import { readStdinUpTo } from "../stdin.js";
+import { BODY_TOO_LARGE_HINT } from "../../mail/messages.js";
 import type { Peerpost } from "../../peerpost.js";
 
 /**
@@ -29,6 +31,16 @@ async function withCloseAddress(peerpost: Peerpost, to: string): Promise<Recipie
     }
     throw error;
   }
+}
+
+/** The message `send -` reads: refused once stdin holds more than a message may, without reading the rest. */
+function messageOnStdin(): string {
+  const text = readStdinUpTo(MAX_BODY_BYTES);
+  if (text !== undefined) return text;
+  throw new PeerpostError("body_too_large", `The message on stdin is over the limit of ${MAX_BODY_BYTES} bytes of UTF-8.`, {
+    details: { field: "message", limit: MAX_BODY_BYTES },
+    hint: BODY_TOO_LARGE_HINT,
+  });
 }
 
 export const sendCommand = defineCommand({
@@ -55,7 +67,7 @@ export const sendCommand = defineCommand({
   async run({ flags, args, json, usageError }) {
     if (flags.to === undefined) throw usageError("needs --to ADDR (the recipient)");
     const to = addressFlag(flags.to, "--to");
-    const body = args.length === 1 && args[0] === "-" ? readFileSync(0, "utf8") : args.join(" ");
+    const body = args.length === 1 && args[0] === "-" ? messageOnStdin() : args.join(" ");
     if (body.length === 0) throw usageError("the message text is empty");
     const peerpost = await openStore();
     // A person sends as themselves (user:<name>) unless they say otherwise.

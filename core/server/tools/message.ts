@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { messageIdArgument } from "../message-fields.js";
 import { receiptOrigin } from "../adapter.js";
 import { recordReceipt } from "../receipt.js";
 import { defineTool } from "../tool.js";
@@ -21,7 +22,7 @@ const input = z
     waitForReply: z.boolean().optional().describe("Wait for the answer before returning (implies anticipation reply unless action)."),
     timeoutMs: z.number().int().min(0).max(600_000).optional().describe("With waitForReply: how long to wait, in ms (default 60000, at most 600000)."),
     replyBy: z.iso.datetime({ offset: true }).optional().describe("ISO time after which the request counts as expired."),
-    replyToMessageId: z.string().optional().describe("Id of the message this one answers or follows up; keeps the conversation and its hop count."),
+    replyToMessageId: messageIdArgument().optional().describe("Id of the message this one answers or follows up; keeps the conversation and its hop count."),
     idempotencyKey: z.string().min(1).max(200).optional().describe("Repeat a send safely: the same key returns the first message instead of sending again."),
     allowSelf: z.boolean().optional().describe("Allow sending to your own session (refused by default)."),
     settings: z

@@ -7,7 +7,7 @@ import { waitFor } from "../../mail/wait.js";
 import { renderReason } from "../../mail/envelope.js";
 import { byId, type MessageStatus } from "../../mail/fold.js";
 import { showMessage } from "../projection.js";
-import { MESSAGE_STATUSES, shownMessage } from "../message-fields.js";
+import { MESSAGE_STATUSES, shownMessage, messageIdArgument } from "../message-fields.js";
 import { isStale, staleNote } from "../../wake/stale.js";
 import { addressedMessage } from "../../mail/addressed.js";
 
@@ -25,7 +25,7 @@ type WaitResult = z.infer<typeof waitResultFields>;
 
 const input = z
   .object({
-    messageId: z.string().optional().describe("A message you sent: wait until it is answered, declined, done, unresolved or expired."),
+    messageId: messageIdArgument().optional().describe("A message you sent: wait until it is answered, declined, done, unresolved or expired."),
     from: z.string().regex(ADDRESS_PATTERN, "must be an exact address").optional().describe("Wait for the next new message from this address."),
     timeoutMs: z.number().int().min(0).max(600_000).optional().describe("How long to wait, in ms (default 60000, at most 600000). A timeout is not an error."),
   })

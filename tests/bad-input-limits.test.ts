@@ -1,0 +1,48 @@
+// Input too large to echo or to read whole: a message id of megabytes is refused by its schema (echoed
+// back four times, it made an answer past the client's 10 MiB line, and the session ended), and
+// `send -` stops reading stdin once it holds more than a message may.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { tempDir } from "./helpers/temp.js";
+import { CLI, connect } from "./helpers/mcp.js";
+import { collect } from "./helpers/children.js";
+import { openPeerpost } from "../core/peerpost.js";
+
+test("a message id of megabytes is refused with a small answer by every tool that takes one, and the session stays up", async (t) => {
+  const home = tempDir(t);
+  const alice = await connect(t, { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_ADDRESS: "claude:alice" });
+  // 3 MB: under the server's own 10 MiB request limit.
+  const huge = "x".repeat(3_000_000);
+  for (const [tool, args] of [
+    ["status", { messageId: huge }],
+    ["reply", { messageId: huge, resolution: "done" }],
+    ["wait", { messageId: huge, timeoutMs: 1 }],
+    ["message", { to: "claude:alice", allowSelf: true, message: "hi", replyToMessageId: huge }],
+  ] as const) {
+    const result = await alice.raw(tool, args);
+    assert.equal(result.isError, true, tool);
+    assert.equal((result.structuredContent as { error: { code: string } }).error.code, "invalid_arguments", tool);
+    assert.ok(JSON.stringify(result).length < 10_000, `${tool}: ${JSON.stringify(result).length} bytes`);
+  }
+  assert.equal((await alice.call("health")).ok, true, "the session is still connected");
+});
+
+test("send - refuses a body over the limit without reading all of stdin", async (t) => {
+  const home = tempDir(t);
+  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: join(home, "state") };
+  const store = openPeerpost({ env, home });
+  await store.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", source: "startup" });
+  // Stdin that never ends (`yes | peerpost send -`, a device).
+  const child = spawn("/bin/sh", ["-c", `exec "$0" "$1" send --to codex:bob --json - < /dev/zero`, process.execPath, CLI], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const result = await collect(child);
+  clearTimeout(timer);
+  assert.equal(result.signal, null, `killed after reading without bound: ${result.stderr.slice(0, 300)}`);
+  assert.equal(result.code, 1, result.stderr.slice(0, 300));
+  const error = (JSON.parse(result.stdout) as { error: { code: string; hint: string } }).error;
+  assert.equal(error.code, "body_too_large");
+  assert.match(error.hint, /put the long content in a file/);
+  assert.deepEqual(store.mailbox.inbox("codex:bob"), [], "nothing was sent");
+});
