@@ -46,3 +46,23 @@ test("send - refuses a body over the limit without reading all of stdin", async 
   assert.match(error.hint, /put the long content in a file/);
   assert.deepEqual(store.mailbox.inbox("codex:bob"), [], "nothing was sent");
 });
+
+test("read of an inbox of large messages answers within the client's line, and what it could not show stays unread for the next read", async (t) => {
+  const home = tempDir(t);
+  const base = { HOME: home, PEERPOST_HOME: join(home, "state") };
+  const alice = await connect(t, { ...base, PEERPOST_ADDRESS: "claude:alice" });
+  const bob = await connect(t, { ...base, PEERPOST_ADDRESS: "codex:bob" });
+  await bob.call("health");
+  // 20 messages (a read's default page) at the body limit, of quotes (as in code): each escapes to six times its size in its envelope.
+  const body = '"'.repeat(64 * 1024);
+  for (let i = 0; i < 20; i++) assert.equal((await alice.call("message", { to: "codex:bob", message: body })).ok, true);
+  const seen = new Set<string>();
+  for (let read = 0; read < 20 && seen.size < 20; read++) {
+    const page = (await bob.raw("read", {})).structuredContent as { messages: Array<{ id: string }>; count: number; remainingUnread: number; markedRead: number };
+    assert.ok(page.count >= 1 && page.count < 20, `read ${read} showed ${page.count}`);
+    assert.equal(page.markedRead, page.count, "only what it showed is marked read");
+    for (const message of page.messages) seen.add(message.id);
+    assert.equal(seen.size + page.remainingUnread, 20, "every message is shown or still unread");
+  }
+  assert.equal(seen.size, 20);
+});

@@ -20,6 +20,23 @@ const output = z.object({
   markedRead: z.number(),
 });
 
+/**
+ * JSON bytes of the messages one answer shows at most: the answer gives them twice (text and structured
+ * content), and 20 bodies at the limit, escaped in their envelopes, passed an MCP client's 10 MiB line (the
+ * session ended, and the messages were marked read unseen). The rest stay unread for the next read.
+ */
+const ANSWER_BYTES = 1024 * 1024;
+
+/** The oldest entries whose shown messages fit in one answer; the first always goes. */
+function withinAnswer<E>(entries: E[], shown: (entry: E) => unknown): E[] {
+  let bytes = 0;
+  for (let i = 0; i < entries.length; i++) {
+    bytes += JSON.stringify(shown(entries[i]!)).length;
+    if (i > 0 && bytes > ANSWER_BYTES) return entries.slice(0, i);
+  }
+  return entries;
+}
+
 export const readTool = defineTool({
   name: "read",
   description:
@@ -33,7 +50,7 @@ export const readTool = defineTool({
     const me = mailOwner(context, "read");
     const { mailbox } = context.peerpost;
     // Only the page's bodies are read from the log, once.
-    const shown = mailbox.inbox(me.address, { unreadOnly: args.unreadOnly ?? true, limit: args.limit ?? 20 });
+    const shown = withinAnswer(mailbox.inbox(me.address, { unreadOnly: args.unreadOnly ?? true, limit: args.limit ?? 20 }), (entry) => showMessage(mailbox, entry.message, entry.body));
     const marked = args.markRead === false ? [] : await mailbox.markRead(me.address, shown.map((entry) => entry.message.id));
     const view = mailbox.view(me.address);
     const messages = shown.map((entry) => showMessage(mailbox, view.state.messages[entry.message.id] ?? entry.message, entry.body));
