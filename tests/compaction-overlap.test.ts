@@ -9,7 +9,10 @@ import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync } from "node:fs
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { monotonicFactory } from "ulid";
-import { onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
+import { cliEnv, onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
+import { traffic } from "./helpers/old-traffic.js";
+import { findMessage } from "../core/mail/lookup.js";
+import type { MailboxLookups } from "../core/store/mailbox-lookups.js";
 import { collect, spawnFixture, waitForOutput } from "./helpers/children.js";
 import { cli, json } from "./helpers/cli.js";
 import { heartbeats } from "./helpers/compacted-logs.js";
@@ -158,4 +161,48 @@ test("a compaction's marker killed amid a rewrite is the old one or the new one,
     })();
     assert.equal(read?.archiveBytes, 1000, `run ${run}: the marker reads ${JSON.stringify(text)}`);
   }
+});
+
+test("a message acknowledged in the old file of a compaction killed after its rename is found by id, by `status` and by a lookup", async (t) => {
+  const tp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { peerpost, clock, reopen, stateDir } = tp;
+  await traffic(peerpost, clock);
+  const killed = await collect(spawnFixture("compactor", [stateDir], { PEERPOST_NOW: String(clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_FAULT: "compact-after-rename" }));
+  assert.equal(killed.signal, "SIGKILL", killed.stderr);
+  // A line a plain appender wrote into the old file after the compactor's last copy (it checked the path
+  // before the rename, so it does not write it again): acknowledged, and only in the old file.
+  const elsewhere = tempPeerpost(t);
+  const { message } = await elsewhere.peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "written to the old file", anticipation: "reply" });
+  appendFileSync(join(stateDir, "mailbox.jsonl.old"), readFileSync(join(elsewhere.stateDir, "mailbox.jsonl"), "utf8").trim().split("\n").at(-1)! + "\n");
+  const status = await cli(cliEnv(tp, { PEERPOST_RETENTION_DAYS: "30" }), "status", message.id, "--json");
+  assert.equal(status.code, 0, status.stdout);
+  assert.equal(reopen().mailbox.find(message.id)?.id, message.id);
+});
+
+test("a lookup by id whose reads a compaction cut across does not report the message it moved as missing", async (t) => {
+  const { peerpost, clock, reopen } = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  const { mailbox } = peerpost;
+  const { message } = await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "old", anticipation: "reply" });
+  await mailbox.resolve({ id: message.id, by: "codex:b", resolution: "done" });
+  for (let i = 0; i < 5; i++) await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: `other ${i}`, anticipation: "fyi" });
+  clock.now += 40 * DAY;
+  await mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "new", anticipation: "reply" });
+  mailbox.indexAll();
+  const lookups = (reopen().mailbox as unknown as { lookups: MailboxLookups }).lookups;
+  assert.equal(lookups.indexesAnswer(), true);
+  // The reader takes the store's generation and the extent of its reads of the message's lines...
+  const generation = lookups.storeGeneration();
+  const stale = lookups.messageLines()!;
+  // ...when another process compacts (and indexes, as every compaction does at its end).
+  assert.ok((await reopen().mailbox.compact()).movedMessages >= 1);
+  let asked = 0;
+  const raced = new Proxy(lookups, {
+    get(target, key) {
+      if (key === "storeGeneration") return () => (asked++ === 0 ? generation : target.storeGeneration());
+      if (key === "messageLines") return () => stale;
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  assert.equal(findMessage(raced, () => undefined, message.id)?.id, message.id, "found, not reported missing");
 });

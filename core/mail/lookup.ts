@@ -6,22 +6,32 @@
 import { byId, type MessageState } from "./fold.js";
 import type { MailboxLookups } from "../store/mailbox-lookups.js";
 
+/** What the indexes answer when they cannot tell (no index, or role mail its lines cannot decide). */
+const UNDECIDED = Symbol("undecided");
+
 /**
  * A message by id: from a view this process holds (`held`), else as its sender's fold sees it (the
  * indexes find the sender, and that fold drops what every view drops), else, when the indexes cannot
- * tell, by scanning the archive and the log.
+ * tell, or a compaction moved lines between the archive and the live log while they were read (the reads
+ * may have missed it in both), by scanning the archive and the log.
  */
 export function findMessage(lookups: MailboxLookups, held: (id: string) => MessageState | undefined, id: string): MessageState | undefined {
   const found = held(id);
   if (found) return found;
   const before = lookups.storeGeneration();
+  const answer = fromIndexes(lookups, id);
+  if (answer !== UNDECIDED && lookups.storeGeneration() === before) return answer;
+  return lookups.scanFor((message) => message.id === id)[0];
+}
+
+function fromIndexes(lookups: MailboxLookups, id: string): MessageState | undefined | typeof UNDECIDED {
   const sender = lookups.indexesAnswer() ? lookups.senderOf(id) : undefined;
-  // "No such message" holds only if no compaction moved lines between the indexes meanwhile.
-  if (sender === null && lookups.storeGeneration() === before) return undefined;
-  const seen = typeof sender === "string" ? lookups.messageLines()?.messageSeenBy(id, sender) : undefined;
+  if (sender === null) return undefined;
+  if (sender === undefined) return UNDECIDED;
+  const seen = lookups.messageLines()?.messageSeenBy(id, sender);
   if (seen) return seen.message;
-  const messages = typeof sender === "string" ? lookups.messagesOf(sender) : undefined;
-  return messages ? messages[id] : lookups.scanFor((message) => message.id === id)[0];
+  const messages = lookups.messagesOf(sender);
+  return messages ? messages[id] : UNDECIDED;
 }
 
 /**
@@ -31,10 +41,16 @@ export function findMessage(lookups: MailboxLookups, held: (id: string) => Messa
  * message is taken from its sender's fold. Without the indexes, a scan.
  */
 export function conversationOf(lookups: MailboxLookups, find: (id: string) => MessageState | undefined, conversationId: string): MessageState[] {
-  const scan = () => lookups.scanFor((message) => message.conversationId === conversationId);
-  if (!lookups.indexesAnswer()) return scan();
+  const before = lookups.storeGeneration();
+  const thread = lookups.indexesAnswer() ? threadFromIndexes(lookups, find, conversationId) : undefined;
+  // A compaction that moved lines while the indexes were read: the reads may have missed some in both.
+  if (thread && lookups.storeGeneration() === before) return thread;
+  return lookups.scanFor((message) => message.conversationId === conversationId);
+}
+
+function threadFromIndexes(lookups: MailboxLookups, find: (id: string) => MessageState | undefined, conversationId: string): MessageState[] | undefined {
   const first = find(conversationId);
-  if (!first) return scan();
+  if (!first) return undefined;
   const gathered = lookups.messageLines()?.conversation(conversationId, first);
   if (gathered) return gathered;
   const folds = new Map<string, Record<string, MessageState>>();
@@ -43,7 +59,7 @@ export function conversationOf(lookups: MailboxLookups, find: (id: string) => Me
   for (let address = pending.pop(); address !== undefined; address = pending.pop()) {
     if (folds.has(address)) continue;
     const messages = lookups.messagesOf(address);
-    if (!messages) return scan();
+    if (!messages) return undefined;
     folds.set(address, messages);
     for (const message of Object.values(messages)) {
       if (message.conversationId !== conversationId || members.has(message.id)) continue;

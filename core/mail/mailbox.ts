@@ -257,11 +257,13 @@ export class Mailbox extends MailboxStore {
 
   /** A message by id, whoever's it is: see lookup.ts. */
   find(id: string): MessageState | undefined {
+    this.broughtOver();
     return findMessage(this.lookups, (held) => this.heldMessage(held), id);
   }
 
   /** Every message of a conversation, oldest first. */
   thread(conversationId: string): MessageState[] {
+    this.broughtOver();
     return conversationOf(this.lookups, (id) => this.find(id), conversationId);
   }
 

@@ -96,7 +96,17 @@ export class MailboxStore {
   }
 
   scanArchive(visit: (entry: { offset: number; record: MailboxEvent }) => void): void {
+    this.broughtOver();
     this.lookups.scanArchive(visit);
+  }
+
+  /**
+   * Brings over the lines a compaction's swap left in the old file (it died past its rename), as a view's
+   * refresh does: a lookup reads the log and its indexes by path, through no view.
+   */
+  protected broughtOver(): void {
+    const identity = this.log.identity();
+    this.compactor.swapLeftLines(identity && `${identity.dev}:${identity.ino}`);
   }
 
   /** Visits the archive's committed records of an index scope (claims, tasks); `wanted` passes over lines that cannot be of it where the index cannot answer. */
