@@ -131,7 +131,8 @@ test("a message and its conversation read through their own lines exactly as thr
   lookupsOf(live).indexAll();
   assert.equal(assertSameAnswers(live, stateDir, "live, indexed"), 10, "every message but the role mail is decided from its own lines");
 
-  assert.ok((await reopen().mailbox.compact()).movedMessages >= 8);
+  // Role mail stays in the live log (compaction.ts).
+  assert.ok((await reopen().mailbox.compact()).movedMessages >= 7);
   const archived = reopen().mailbox;
   assert.equal(assertSameAnswers(archived, stateDir, "archived"), 10);
   assert.equal(findMessage(lookupsOf(archived), () => undefined, lost), undefined, "the reply of the losing resolution is no mail");

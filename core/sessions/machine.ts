@@ -1,12 +1,12 @@
 // This machine's id: made once per state dir and kept in it, so sessions from several machines that share
 // one store (PostgreSQL) can be told apart. Liveness (a pid), push, wakes and hooks only ever act for
 // sessions of their own machine: a pid on another machine means nothing here.
-import { readFileSync, writeFileSync } from "node:fs";
+import { linkSync, renameSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
-import { ioError } from "../common/errors.js";
-import { FILE_MODE } from "../security/state-dir.js";
+import { PeerpostError, ioError } from "../common/errors.js";
+import { readStateFileIfAny, writeStateFileInPlace } from "../security/trust.js";
 
 /** Loaded only when an id is made (once per state dir): node:crypto costs every hook ~8 ms to load. */
 function randomHex(bytes: number): string {
@@ -20,28 +20,55 @@ export function machineIdPath(stateDir: string): string {
   return join(stateDir, "machine-id");
 }
 
-/** Reads the state dir's machine id, creating it (host name + random suffix) on first use. */
+/**
+ * Reads the state dir's machine id, creating it (host name + random suffix) on first use. A link, a FIFO
+ * or another user's file in its place is refused (trust.ts). A damaged one (emptied, edited) is set aside
+ * as machine-id.damaged and made anew, once: every process then reads the same new id, not one of its own.
+ */
 export function machineId(stateDir: string): string {
   const path = machineIdPath(stateDir);
-  const existing = readId(path);
-  if (existing !== undefined) return existing;
-  const name = hostname().toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "machine";
-  const id = `${name}.${randomHex(4)}`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const text = readStateFileIfAny(path);
+    if (text !== undefined) {
+      const existing = text.trim();
+      if (MACHINE_PATTERN.test(existing)) return existing;
+      if (!setAside(path)) continue;
+    }
+    const made = createId(path);
+    if (made !== undefined) return made;
+  }
+  throw ioError("create", path, new Error("other processes kept replacing it"));
+}
+
+/** Moves a damaged id away; false when another process moved it first (it makes the new one). */
+function setAside(path: string): boolean {
   try {
-    // "wx": two processes creating it at once keep the first one's id.
-    writeFileSync(path, id + "\n", { mode: FILE_MODE, flag: "wx" });
-    return id;
+    renameSync(path, `${path}.damaged`);
+    return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw ioError("create", path, error);
-    return readId(path) ?? id;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw ioError("set aside", path, error);
   }
 }
 
-function readId(path: string): string | undefined {
+/**
+ * A new id, written whole under a temporary name and linked in only where no id is: two processes making
+ * one at once keep the first one's (undefined for the other, which reads it). Never an empty file, as
+ * creating it and then writing it left when killed in between.
+ */
+function createId(path: string): string | undefined {
+  const name = hostname().toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "machine";
+  const id = `${name}.${randomHex(4)}`;
+  const temporary = `${path}.${process.pid}.tmp`;
   try {
-    const id = readFileSync(path, "utf8").trim();
-    return MACHINE_PATTERN.test(id) ? id : undefined;
-  } catch {
-    return undefined;
+    writeStateFileInPlace(temporary, id + "\n", { sync: true });
+    linkSync(temporary, path);
+    return id;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return undefined;
+    if (error instanceof PeerpostError) throw error;
+    throw ioError("create", path, error);
+  } finally {
+    rmSync(temporary, { force: true });
   }
 }

@@ -6,7 +6,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE } from "../security/state-dir.js";
-import { writeStateFile } from "../security/trust.js";
+import { readStateFile, writeStateFile } from "../security/trust.js";
 
 /** Names kept exactly, and prefixes kept whole: what a headless host run reads, nothing session-bound. */
 const KEEP_NAMES = ["HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ENABLE_TOOL_SEARCH", "IS_SANDBOX", "GH_TOKEN", "GITHUB_TOKEN"];
@@ -55,7 +55,8 @@ export function captureHostEnv(stateDir: string, address: string, hostPid: numbe
 
 export function loadHostEnv(stateDir: string, address: string): Record<string, string> | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(envFile(stateDir, address), "utf8")) as { v?: number; env?: Record<string, unknown> };
+    // Never through a link nor from a FIFO (trust.ts): refused, it is as if none was captured.
+    const parsed = JSON.parse(readStateFile(envFile(stateDir, address))) as { v?: number; env?: Record<string, unknown> };
     if (parsed.v !== 1 || typeof parsed.env !== "object" || parsed.env === null) return undefined;
     return Object.fromEntries(Object.entries(parsed.env).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
   } catch {

@@ -3,10 +3,10 @@
 // in the state dir (overrides.json, 0600), like the wake switches: a policy is keyed by an address or
 // role:<name>; each setting names the senders it allows ("*" for anyone, an address, or role:<name> for
 // its holder). An allowed change persists: every later wake of the session runs with it.
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { PeerpostError, ioError } from "../common/errors.js";
-import { writeStateFile } from "../security/trust.js";
+import { readStateFileIfAny, writeStateFile } from "../security/trust.js";
 import { roleState, rolesOf } from "../roles/roles.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionEntry } from "../sessions/registry.js";
@@ -32,9 +32,11 @@ interface OverridesFile {
 
 const overridesPath = (stateDir: string) => join(stateDir, "overrides.json");
 
+/** The overrides as set; none where the file is missing or unreadable as JSON. A link, a FIFO or another user's file in its place is refused (trust.ts). */
 export function readOverrides(stateDir: string): OverridesFile {
+  const text = readStateFileIfAny(overridesPath(stateDir));
   try {
-    const parsed = JSON.parse(readFileSync(overridesPath(stateDir), "utf8")) as Partial<OverridesFile>;
+    const parsed = JSON.parse(text ?? "{}") as Partial<OverridesFile>;
     return { policies: parsed.policies ?? {}, sessions: parsed.sessions ?? {} };
   } catch {
     return { policies: {}, sessions: {} };

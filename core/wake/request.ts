@@ -7,7 +7,8 @@ import { byId, expectsResolution, type MessageState } from "../mail/fold.js";
 import { idFactory } from "../common/ids.js";
 import { isSameProcess } from "../sessions/process-tree.js";
 import type { Warning } from "../server/results.js";
-import { readSwitches, wakeSetting } from "./switches.js";
+import { readSwitches, wakeSetting, type Switches } from "./switches.js";
+import { toErrorValue } from "../common/errors.js";
 import { isStale } from "./stale.js";
 import { sessionLiveness } from "./liveness.js";
 import type { WakeDeps } from "./waker.js";
@@ -104,7 +105,14 @@ export function startRunner(peerpost: Peerpost, deps: WakeDeps, claimId: string)
 export async function requestWake(peerpost: Peerpost, address: string, deps: WakeDeps, start: (claimId: string) => void | Promise<void> = (id) => startRunner(peerpost, deps, id)): Promise<WakeDecision> {
   const entry = peerpost.sessions.get(address);
   if (!entry) return { outcome: "unknown" };
-  if (!wakeSetting(readSwitches(peerpost.stateDir.path), entry).on) return { outcome: "off" };
+  let switches: Switches;
+  try {
+    switches = readSwitches(peerpost.stateDir.path);
+  } catch (error) {
+    // Asked after the send: the message is stored, and a switches file that cannot be trusted only stops the wake.
+    return { outcome: "unsure", warning: { code: "wake_unsure", message: `peerpost does not wake ${address}: ${toErrorValue(error).message} The message waits for its next prompt or read.` } };
+  }
+  if (!wakeSetting(switches, entry).on) return { outcome: "off" };
   if (entry.alive) return { outcome: "alive" };
   // A session of another machine (a shared store) is resumed only there, never here.
   if (!entry.local)

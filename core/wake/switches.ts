@@ -2,9 +2,8 @@
 // sessions, a host, or one address; the most specific rule that is set decides. Turning a wake rule off
 // turns off everything it covers (narrower rules that were on are cleared); turning one on keeps the
 // narrower rules that say off, as exceptions, and names them.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeStateFile } from "../security/trust.js";
+import { readStateFileIfAny, writeStateFile } from "../security/trust.js";
 import { ioError } from "../common/errors.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 
@@ -24,9 +23,14 @@ export function switchFile(stateDir: string): string {
   return join(stateDir, "wake.json");
 }
 
+/**
+ * The switches as set; none set where the file is missing or unreadable as JSON. A link, a FIFO or another
+ * user's file in its place is refused with a code (trust.ts), never followed or waited on.
+ */
 export function readSwitches(stateDir: string): Switches {
+  const text = readStateFileIfAny(switchFile(stateDir));
   try {
-    const parsed = JSON.parse(readFileSync(switchFile(stateDir), "utf8")) as { v?: number; wake?: Record<string, unknown>; launch?: unknown; push?: Record<string, unknown> };
+    const parsed = JSON.parse(text ?? "{}") as { v?: number; wake?: Record<string, unknown>; launch?: unknown; push?: Record<string, unknown> };
     const push: Record<string, Record<string, boolean>> = {};
     for (const [transport, rules] of Object.entries(parsed.push ?? {})) if (typeof rules === "object" && rules !== null) push[transport] = booleans(rules as Record<string, unknown>);
     return { wake: booleans(parsed.wake ?? {}), launch: parsed.launch === true, push };

@@ -13,7 +13,7 @@ import { marketplaceSource } from "../source.js";
 import { stateLines, storeLine } from "../health-lines.js";
 import { visible } from "../../security/visible.js";
 import { wakeReport } from "../../wake/report.js";
-import { readSwitches, rulesOn, wakeSetting } from "../../wake/switches.js";
+import { readSwitches, rulesOn, wakeSetting, type Switches } from "../../wake/switches.js";
 import type { SessionHost } from "../../records/schemas.js";
 import { liveLines, liveReport } from "../live-report.js";
 
@@ -62,6 +62,12 @@ function hostLine(host: HostReport): string {
   return `  ${name} set up: plugin${host.pluginVersion ? ` ${host.pluginVersion}` : ""}; hooks: ${host.hooks}; push: ${host.push}`;
 }
 
+/** A failure as a problem doctor lists, with its hint as the fix. */
+function problemOf(error: unknown): { problem: string; fix: string } {
+  const value = toErrorValue(error, "cli");
+  return { problem: `${value.code}: ${value.message}`, fix: value.hint ?? "See the error above." };
+}
+
 export const doctorCommand = defineCommand({
   name: "doctor",
   summary: "check the state dir and each host's set-up, with a fix for every problem",
@@ -82,14 +88,18 @@ export const doctorCommand = defineCommand({
       store = await inspectStore(opened.config, opened.stateDir.path, opened.machine());
       problems.push(...storeProblems(store));
     } catch (error) {
-      const value = toErrorValue(error, "cli");
-      problems.push({ problem: `${value.code}: ${value.message}`, fix: value.hint ?? "See the error above." });
+      problems.push(problemOf(error));
     }
     const hosts = inspectHosts(marketplaceSource());
     for (const host of hosts) for (const fix of host.fixes) problems.push({ problem: `${host.host}: needs attention`, fix });
     // The wake set-up per host: the switch as a host-wide rule sets it, and whether the CLI a wake runs is there.
     const peerpost = state ? opened : undefined;
-    const switches = peerpost ? readSwitches(peerpost.stateDir.path) : { wake: {}, launch: false, push: {} };
+    let switches: Switches = { wake: {}, launch: false, push: {} };
+    try {
+      if (peerpost) switches = readSwitches(peerpost.stateDir.path);
+    } catch (error) {
+      problems.push(problemOf(error));
+    }
     const wake = hosts.map((host) => ({ host: host.host, ...wakeSetting(switches, { address: "", host: host.host as SessionHost }) }));
     for (const entry of wake) {
       const host = hosts.find((candidate) => candidate.host === entry.host);

@@ -1,0 +1,59 @@
+// State files that are no plain file of this user's: a FIFO in place of wake.json, machine-id or
+// overrides.json is refused with a code, never waited on (a plain read blocked every command, and the
+// server's event loop); and a damaged machine-id is set aside and made anew once, so every process of the
+// machine keeps one id.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "./helpers/temp.js";
+import { CLI } from "./helpers/mcp.js";
+import { collect } from "./helpers/children.js";
+import { cli, json } from "./helpers/cli.js";
+import { openPeerpost } from "../core/peerpost.js";
+
+/** The CLI, killed after `ms`: a hang is a failure, not a stuck suite. */
+async function cliWithin(ms: number, env: Record<string, string>, ...args: string[]) {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: "/usr/bin:/bin", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const timer = setTimeout(() => child.kill("SIGKILL"), ms);
+  const result = await collect(child);
+  clearTimeout(timer);
+  return result;
+}
+
+for (const file of ["wake.json", "machine-id", "overrides.json"])
+  test(`a FIFO in place of ${file} is refused with a code, not waited on`, async (t) => {
+    const home = tempDir(t);
+    const stateDir = join(home, "state");
+    const env = { HOME: home, PEERPOST_HOME: stateDir };
+    const store = openPeerpost({ env, home });
+    await store.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", source: "startup" });
+    rmSync(join(stateDir, file), { force: true });
+    execFileSync("mkfifo", [join(stateDir, file)]);
+    const refused = new Set<string>();
+    for (const args of [["wake", "--json"], ["send", "--to", "codex:bob", "--anticipation", "reply", "--json", "hi"], ["override-policy", "codex:bob", "--json"]]) {
+      const result = await cliWithin(15_000, env, ...args);
+      assert.equal(result.signal, null, `peerpost ${args.join(" ")} hung on the FIFO ${file}`);
+      if (result.code === 0) continue;
+      const error = (JSON.parse(result.stdout) as { error: { code: string; hint?: string } }).error;
+      assert.ok(["permission_denied", "state_io_error"].includes(error.code) && error.hint, `peerpost ${args.join(" ")}: ${result.stdout}`);
+      refused.add(args[0]!);
+    }
+    assert.ok(refused.size > 0, `no command read ${file}`);
+  });
+
+test("a damaged machine-id is set aside and made anew once: every process then has the same id", async (t) => {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  const env = { HOME: home, PEERPOST_HOME: stateDir };
+  const machineOf = async () => (json(await cli(env, "health", "--json")).store as { machine: string }).machine;
+  const first = await machineOf();
+  // What a process killed between creating the file and writing its id left behind.
+  writeFileSync(join(stateDir, "machine-id"), "");
+  const machines = await Promise.all([machineOf(), machineOf(), machineOf()]);
+  assert.equal(new Set(machines).size, 1, `each process a machine of its own: ${machines.join(", ")} (was ${first})`);
+  assert.equal(await machineOf(), machines[0]);
+  assert.equal(readFileSync(join(stateDir, "machine-id"), "utf8").trim(), machines[0]);
+  assert.ok(existsSync(join(stateDir, "machine-id.damaged")));
+});
