@@ -66,3 +66,18 @@ test("read of an inbox of large messages answers within the client's line, and w
   }
   assert.equal(seen.size, 20);
 });
+
+test("an argument named as an object's own method (toString) is an unknown argument, and an empty idempotency key is refused by the CLI as by the tool", async (t) => {
+  const home = tempDir(t);
+  const env = { PATH: "/usr/bin:/bin", HOME: home, PEERPOST_HOME: join(home, "state") };
+  const alice = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:alice" });
+  const result = await alice.raw("health", { toString: 1 });
+  assert.equal(result.isError, true, JSON.stringify(result.structuredContent));
+  assert.match(JSON.stringify(result.structuredContent), /Unknown argument: toString/);
+  const store = openPeerpost({ env, home });
+  await store.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", source: "startup" });
+  const sent = await collect(spawn(process.execPath, [CLI, "send", "--to", "codex:bob", "--idempotency-key", "", "--json", "hi"], { env, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(sent.code, 1, sent.stdout + sent.stderr);
+  assert.equal((JSON.parse(sent.stdout) as { error: { code: string } }).error.code, "invalid_arguments");
+  assert.deepEqual(store.mailbox.inbox("codex:bob"), []);
+});

@@ -206,3 +206,21 @@ test("a lookup by id whose reads a compaction cut across does not report the mes
   });
   assert.equal(findMessage(raced, () => undefined, message.id)?.id, message.id, "found, not reported missing");
 });
+
+test("a registration written into the old file of a compaction killed after its rename is not replayed after a newer one", async (t) => {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t);
+  await heartbeats(peerpost, clock);
+  const register = (name: string) => peerpost.sessions.register({ host: "claude-code", address: "claude:s1", sessionId: "s1", source: "cli", name });
+  // This process, a long-lived server, keeps its descriptor on the file the compaction replaces.
+  await register("zero");
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_LOCK_STALE_MS: "2000" };
+  const killed = await collect(spawnFixture("log-compactor", [stateDir, "sessions"], { ...env, PEERPOST_FAULT: "compact-after-rename" }));
+  assert.equal(killed.signal, "SIGKILL");
+  // Written into the old file, found replaced, written again into the new one; then a newer registration.
+  await register("one");
+  await register("two");
+  const agents = json(await cli(env, "agents", "--all", "--json")) as { sessions: Array<{ address: string; name?: string }> };
+  const recorded = readFileSync(join(stateDir, "sessions.jsonl"), "utf8").split("\n").filter((line) => line.includes('"claude:s1"')).map((line) => (JSON.parse(line) as { name?: string }).name);
+  assert.equal(agents.sessions.find((session) => session.address === "claude:s1")?.name, "two", `the registry's lines for claude:s1 end: ${recorded.slice(-4).join(", ")}`);
+  assert.deepEqual(recorded.slice(-2), ["one", "two"]);
+});

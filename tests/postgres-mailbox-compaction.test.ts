@@ -225,8 +225,12 @@ test("a running server on a machine that only receives has its mailbox mirror co
   assert.equal((await session.call("health")).ok, true);
   devbox.clock.now += 60 * DAY;
   const { message } = await devbox.peerpost.mailbox.send({ from: "codex:b", fromVerified: true, to: "grok:c", body: "a new request", anticipation: "reply" });
-  await until(() => mirrorLines(laptop.stateDir, "mirror-mailbox.archive.jsonl").length === 400, 60_000, "the notes in the mirror's archive, moved by a detached run the server started");
-  assert.ok(statSync(join(laptop.stateDir, "mirror-mailbox.jsonl")).size < 65_536);
+  // The archive is written before the new live file is renamed in: both are waited for.
+  await until(
+    () => mirrorLines(laptop.stateDir, "mirror-mailbox.archive.jsonl").length === 400 && statSync(join(laptop.stateDir, "mirror-mailbox.jsonl")).size < 65_536,
+    60_000,
+    "the notes in the mirror's archive and out of its live file, moved by a detached run the server started",
+  );
   const reader = laptop.reopen();
   assert.deepEqual(reader.mailbox.inbox("grok:c", { unreadOnly: true }).map((entry) => entry.message.id), [message.id]);
   assert.equal((await session.call("health")).ok, true, "the server still answers");

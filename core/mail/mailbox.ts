@@ -72,8 +72,13 @@ export class Mailbox extends MailboxStore {
         details: { field: "to", value: input.to },
         hint: HINTS.selfSend,
       });
-    const newId = await idFactory();
     const key = input.idempotencyKey;
+    if (key !== undefined && (key.length === 0 || key.length > 200))
+      throw new PeerpostError("invalid_arguments", `An idempotency key is 1 to 200 characters; this one has ${key.length}.`, {
+        details: { field: "idempotencyKey", length: key.length },
+        hint: "Pass a short key that names this send (a task id, a hash of its content), or none.",
+      });
+    const newId = await idFactory();
     if (key === undefined) {
       const view = this.view(input.from);
       const event = this.newMessage(view, input, newId);

@@ -29,7 +29,8 @@ export function parseArguments<Schema extends z.ZodObject>(schema: Schema, jsonS
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new PeerpostError("invalid_arguments", "Arguments must be an object.", { details: { fields: [] }, hint: "Pass the arguments as a JSON object with the fields the tool lists." });
   const known = jsonSchema.properties ?? {};
-  const unknown = Object.keys(raw as Record<string, unknown>).filter((key) => !(key in known));
+  // Own properties only: `__proto__` or `toString` are no argument of any tool.
+  const unknown = Object.keys(raw as Record<string, unknown>).filter((key) => !Object.hasOwn(known, key));
   if (unknown.length > 0)
     throw new PeerpostError("invalid_arguments", `Unknown argument${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}.`, {
       details: { fields: unknown.map((field) => ({ field, problem: "unknown field" })), allowed: Object.keys(known) },

@@ -155,8 +155,9 @@ export function fsyncPath(path: string): void {
 }
 
 /** Appends the bytes of the file open as `source` from `start` to its end to the file open as `fd`; returns the end copied to. */
-export function copyTail(source: number, start: number, fd: number): number {
+export function copyTail(source: number, start: number, fd: number, wanted?: (line: string) => boolean): number {
   const end = fstatSync(source).size;
+  if (wanted) return copyWantedLines(source, start, end, fd, wanted);
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   let position = start;
   while (position < end) {
@@ -166,6 +167,25 @@ export function copyTail(source: number, start: number, fd: number): number {
     position += read;
   }
   return position;
+}
+
+/** copyTail, but only the whole lines `wanted` takes (each with its newline, as latin1); a last line without its newline goes as it is. */
+function copyWantedLines(source: number, start: number, end: number, fd: number, wanted: (line: string) => boolean): number {
+  const bytes = Buffer.allocUnsafe(end - start);
+  let read = 0;
+  while (read < bytes.length) {
+    const got = readSync(source, bytes, read, bytes.length - read, start + read);
+    if (got === 0) break;
+    read += got;
+  }
+  const kept: Buffer[] = [];
+  let lineStart = 0;
+  for (let newline = bytes.indexOf(0x0a); newline >= 0 && newline < read; lineStart = newline + 1, newline = bytes.indexOf(0x0a, lineStart)) {
+    if (wanted(bytes.toString("latin1", lineStart, newline + 1))) kept.push(bytes.subarray(lineStart, newline + 1));
+  }
+  if (lineStart < read) kept.push(bytes.subarray(lineStart, read));
+  if (kept.length > 0) writeAll(fd, Buffer.concat(kept));
+  return start + read;
 }
 
 /**
@@ -238,6 +258,34 @@ function broughtUpTo(paths: CompactionPaths, oldIno: number): number {
   }
 }
 
+/** Past this many bytes in the old tail or appended since a swap, step 4 copies the old tail whole: a line there twice is only a duplicate. */
+const MAX_COMPARED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The lines the live file (`fd`) got since the swap from the old file with this inode, or undefined when
+ * that is not known (no swap record) or too much to compare. A plain appender that found its file
+ * replaced wrote its lines again there: copied once more from the old tail, after lines appended since,
+ * they would replay an older record where the latest one wins (the sessions registry).
+ */
+function linesSinceSwap(paths: CompactionPaths, oldIno: number, fd: number): Set<string> | undefined {
+  const swap = readSwap(paths);
+  if (!swap || swap.fromIno !== oldIno) return undefined;
+  const since = swap.keptBytes + (swap.copiedUpTo - swap.end);
+  const size = fstatSync(fd).size;
+  if (since < 0 || since > size || size - since > MAX_COMPARED_BYTES) return undefined;
+  const bytes = Buffer.allocUnsafe(size - since);
+  let read = 0;
+  while (read < bytes.length) {
+    const got = readSync(fd, bytes, read, bytes.length - read, since + read);
+    if (got === 0) break;
+    read += got;
+  }
+  const lines = new Set<string>();
+  let start = 0;
+  for (let end = bytes.indexOf(0x0a); end >= 0 && end < read; start = end + 1, end = bytes.indexOf(0x0a, start)) lines.add(bytes.toString("latin1", start, end + 1));
+  return lines;
+}
+
 /**
  * Step 4 of a compaction renamed in: what the old file got past `copiedUpTo` (and past what a reader
  * brought over before), appended to the live file.
@@ -257,10 +305,11 @@ function bringOverOldTail(paths: CompactionPaths, oldIno: number, copiedUpTo: nu
     const old = fstatSync(source);
     const from = Math.max(copiedUpTo, broughtUpTo(paths, oldIno));
     if (old.ino !== oldIno || old.size <= from) return;
-    const fd = openStateFile(paths.live, constants.O_WRONLY | constants.O_APPEND);
+    const fd = openStateFile(paths.live, constants.O_RDWR | constants.O_APPEND);
     let upTo: number;
     try {
-      upTo = copyTail(source, from, fd);
+      const appended = old.size - from <= MAX_COMPARED_BYTES ? linesSinceSwap(paths, oldIno, fd) : undefined;
+      upTo = appended ? copyTail(source, from, fd, (line) => !appended.has(line)) : copyTail(source, from, fd);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
