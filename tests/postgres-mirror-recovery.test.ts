@@ -4,11 +4,13 @@
 // never reads as failed-and-not-stored, and hooks stop trusting a mirror nobody keeps current.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { connect } from "./helpers/mcp.js";
-import { runHook } from "./helpers/hooks.js";
+import { hookBundle, runHook } from "./helpers/hooks.js";
+import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { NO_POSTGRES, clusterScript, sql, testCluster, testDatabase } from "./helpers/postgres.js";
 import { openPeerpost } from "../core/peerpost.js";
@@ -153,4 +155,26 @@ test("a server whose syncs fail while its LISTEN stays up stops telling hooks to
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const hook = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, { ...env, PEERPOST_STORE: newUrl });
   assert.match(hook.stdout, /2 new messages/, hook.stdout + hook.stderr);
+});
+
+test("a prompt hook is not held by a FIFO among the followers' marks: it is no follower, and the hook connects", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const laptop = machine(t, url);
+  // Not trusting the mirror for its age either: the hook connects unless a follower vouches for it.
+  const env = { ...laptop.env, PATH: process.env.PATH ?? "", PEERPOST_MIRROR_TRUST_MS: "1" };
+  const started = await runHook("claude-code", "session-start", { session_id: "me", cwd: laptop.home, hook_event_name: "SessionStart", source: "startup" }, env);
+  assert.equal(started.code, 0, started.stderr);
+  await sendFrom(t, url, "codex:elsewhere", "for the hook", "claude:me");
+  mkdirSync(join(laptop.stateDir, "followers"), { recursive: true, mode: 0o700 });
+  // A live pid's mark that is a FIFO: a plain read of it waited for a writer, past the hook's own deadline.
+  execFileSync("mkfifo", [join(laptop.stateDir, "followers", String(process.pid))]);
+  const child = spawn(process.execPath, [hookBundle("claude-code"), "user-prompt"], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const done = collect(child);
+  child.stdin.end(JSON.stringify({ session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }));
+  const prompted = await done;
+  clearTimeout(timer);
+  assert.equal(prompted.signal, null, "the prompt hook hung on the FIFO");
+  assert.match(prompted.stdout, /1 new message/, prompted.stdout + prompted.stderr);
 });

@@ -4,14 +4,16 @@
 // machine keeps one id.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { CLI } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { cli, json } from "./helpers/cli.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { machineId } from "../core/sessions/machine.js";
 
 /** The CLI, killed after `ms`: a hang is a failure, not a stuck suite. */
 async function cliWithin(ms: number, env: Record<string, string>, ...args: string[]) {
@@ -56,4 +58,53 @@ test("a damaged machine-id is set aside and made anew once: every process then h
   assert.equal(await machineOf(), machines[0]);
   assert.equal(readFileSync(join(stateDir, "machine-id"), "utf8").trim(), machines[0]);
   assert.ok(existsSync(join(stateDir, "machine-id.damaged")));
+});
+
+test("two processes that find machine-id damaged at once end with one id: the later repair reads it again under the lock", async (t) => {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PATH: "/usr/bin:/bin" };
+  openPeerpost({ env, home });
+  const path = join(stateDir, "machine-id");
+  writeFileSync(path, "", { mode: 0o600 });
+  // This process has read the damaged id; as it goes for the repair's lock, another process does the whole repair.
+  const fs = createRequire(import.meta.url)("node:fs") as typeof import("node:fs");
+  const mkdir = fs.mkdirSync;
+  let other: string | undefined;
+  fs.mkdirSync = ((dir: string, options?: unknown) => {
+    if (dir === `${path}.repairing` && other === undefined) other = (JSON.parse(execFileSync(process.execPath, [CLI, "health", "--json"], { env, encoding: "utf8" })) as { store: { machine: string } }).store.machine;
+    return mkdir(dir, options as Parameters<typeof mkdir>[1]);
+  }) as typeof fs.mkdirSync;
+  syncBuiltinESMExports();
+  t.after(() => {
+    fs.mkdirSync = mkdir;
+    syncBuiltinESMExports();
+  });
+  const mine = machineId(stateDir);
+  assert.ok(other, "the other process repaired it");
+  assert.equal(mine, other, `the other process made ${other} and keeps it; this one made ${mine}`);
+  assert.equal(readFileSync(path, "utf8").trim(), mine);
+});
+
+test("a FIFO in place of wake.json or overrides.json only skips a wake: the stored send is no failure, and doctor --json lists the problem", async (t) => {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  const project = join(home, "project");
+  mkdirSync(project);
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_USER: "ana" };
+  const store = openPeerpost({ env, home });
+  // A dormant session (its host process has ended) that a wake would resume.
+  await store.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });
+  assert.equal((await cli(env, "wake", "on", "all")).code, 0);
+  execFileSync("mkfifo", [join(stateDir, "overrides.json")]);
+  const sent = await cliWithin(15_000, env, "send", "--to", "codex:bob", "--anticipation", "reply", "--json", "hi");
+  assert.equal(sent.code, 0, sent.stdout + sent.stderr);
+  assert.match(sent.stdout, /wake_unsure.*overrides\.json/s);
+  assert.equal(store.mailbox.inbox("codex:bob").length, 1, "stored once");
+  rmSync(join(stateDir, "overrides.json"));
+  rmSync(join(stateDir, "wake.json"));
+  execFileSync("mkfifo", [join(stateDir, "wake.json")]);
+  const doctor = json(await cliWithin(15_000, env, "doctor", "--json")) as { problems?: Array<{ problem: string }>; wake?: { switchesError?: { code: string } } };
+  assert.ok(doctor.problems?.some((entry) => /wake\.json/.test(entry.problem)), JSON.stringify(doctor).slice(0, 400));
+  assert.ok(doctor.wake?.switchesError?.code);
 });

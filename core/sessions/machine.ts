@@ -1,12 +1,13 @@
 // This machine's id: made once per state dir and kept in it, so sessions from several machines that share
 // one store (PostgreSQL) can be told apart. Liveness (a pid), push, wakes and hooks only ever act for
 // sessions of their own machine: a pid on another machine means nothing here.
-import { linkSync, renameSync, rmSync } from "node:fs";
+import { linkSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { PeerpostError, ioError } from "../common/errors.js";
 import { readStateFileIfAny, writeStateFileInPlace } from "../security/trust.js";
+import { DIR_MODE } from "../security/state-dir.js";
 
 /** Loaded only when an id is made (once per state dir): node:crypto costs every hook ~8 ms to load. */
 function randomHex(bytes: number): string {
@@ -23,31 +24,52 @@ export function machineIdPath(stateDir: string): string {
 /**
  * Reads the state dir's machine id, creating it (host name + random suffix) on first use. A link, a FIFO
  * or another user's file in its place is refused (trust.ts). A damaged one (emptied, edited) is set aside
- * as machine-id.damaged and made anew, once: every process then reads the same new id, not one of its own.
+ * as machine-id.damaged and made anew, once, under a lock: every process then reads the same new id, not
+ * one of its own.
  */
 export function machineId(stateDir: string): string {
   const path = machineIdPath(stateDir);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const text = readStateFileIfAny(path);
-    if (text !== undefined) {
-      const existing = text.trim();
-      if (MACHINE_PATTERN.test(existing)) return existing;
-      if (!setAside(path)) continue;
-    }
-    const made = createId(path);
-    if (made !== undefined) return made;
-  }
-  throw ioError("create", path, new Error("other processes kept replacing it"));
+  const text = readStateFileIfAny(path);
+  if (text === undefined) return createId(path) ?? validId(path);
+  const existing = text.trim();
+  return MACHINE_PATTERN.test(existing) ? existing : repaired(path);
 }
 
-/** Moves a damaged id away; false when another process moved it first (it makes the new one). */
-function setAside(path: string): boolean {
+/** The id in the file, which another process just wrote whole. */
+function validId(path: string): string {
+  const id = readStateFileIfAny(path)?.trim();
+  if (id !== undefined && MACHINE_PATTERN.test(id)) return id;
+  throw ioError("read", path, new Error("another process replaced it as it was made"));
+}
+
+/** How long a repair may hold its lock before another process takes it as left by one that died. */
+const REPAIR_STALE_MS = 10_000;
+
+/**
+ * A damaged id replaced under a lock (a dir: made or not, atomically), and read again under it: a process
+ * that found it damaged after another one repaired it sets no good id aside.
+ */
+function repaired(path: string): string {
+  const lock = `${path}.repairing`;
+  for (let waited = 0; ; waited += 5) {
+    try {
+      mkdirSync(lock, { mode: DIR_MODE });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || waited > 2 * REPAIR_STALE_MS) throw ioError("lock", path, error);
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > REPAIR_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
   try {
-    renameSync(path, `${path}.damaged`);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw ioError("set aside", path, error);
+    const text = readStateFileIfAny(path);
+    const existing = text?.trim();
+    if (existing !== undefined && MACHINE_PATTERN.test(existing)) return existing;
+    if (text !== undefined) renameSync(path, `${path}.damaged`);
+    return createId(path) ?? validId(path);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
   }
 }
 

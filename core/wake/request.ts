@@ -99,6 +99,14 @@ export function startRunner(peerpost: Peerpost, deps: WakeDeps, claimId: string)
 }
 
 /**
+ * A state file the wake reads (wake.json, overrides.json) refused (trust.ts): asked after the send, so the
+ * message is stored, and only its wake is skipped, with a warning that says why.
+ */
+function unreadable(address: string, error: unknown): WakeDecision {
+  return { outcome: "unsure", warning: { code: "wake_unsure", message: `peerpost does not wake ${address}: ${toErrorValue(error).message} The message waits for its next prompt or read.` } };
+}
+
+/**
  * Wakes `address` if it should be: called after a send. `start` runs the claimed wake (by default a
  * detached runner); a wake runner that finds more mail after its turn passes itself.
  */
@@ -109,8 +117,7 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
   try {
     switches = readSwitches(peerpost.stateDir.path);
   } catch (error) {
-    // Asked after the send: the message is stored, and a switches file that cannot be trusted only stops the wake.
-    return { outcome: "unsure", warning: { code: "wake_unsure", message: `peerpost does not wake ${address}: ${toErrorValue(error).message} The message waits for its next prompt or read.` } };
+    return unreadable(address, error);
   }
   if (!wakeSetting(switches, entry).on) return { outcome: "off" };
   if (entry.alive) return { outcome: "alive" };
@@ -128,7 +135,12 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
   if (candidates.length === 0) return { outcome: "nothing" };
   let decision: WakeDecision = { outcome: "nothing" };
   // Settings a message changed for this session (overrides.ts) go with every later wake.
-  const overrides = sessionOverrides(peerpost.stateDir.path, address);
+  let overrides: ReturnType<typeof sessionOverrides>;
+  try {
+    overrides = sessionOverrides(peerpost.stateDir.path, address);
+  } catch (error) {
+    return unreadable(address, error);
+  }
   const newId = await idFactory();
   await peerpost.wakes.decide((fold) => {
     const now = peerpost.config.now();

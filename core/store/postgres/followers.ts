@@ -2,10 +2,11 @@
 // per process under followers/, naming the store it follows, present only while its LISTEN connection is
 // up and its syncs succeed. A prompt hook that
 // sees a live follower reads the mirror as it is and never connects: the database stays off its path.
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isAlive } from "../../sessions/process-tree.js";
 import { DIR_MODE, FILE_MODE } from "../../security/state-dir.js";
+import { readStateFile } from "../../security/trust.js";
 
 function followersDir(stateDir: string): string {
   return join(stateDir, "followers");
@@ -34,9 +35,10 @@ export function isFollowed(stateDir: string, store: string): boolean {
   return names.some((name) => /^\d+$/.test(name) && isAlive(Number(name)) && followedStore(join(followersDir(stateDir), name)) === store);
 }
 
+/** The store a mark names; undefined for one that cannot be read, or is no plain file of this user's (never waited on: trust.ts). */
 function followedStore(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8").trimEnd();
+    return readStateFile(path).trimEnd();
   } catch {
     return undefined;
   }

@@ -76,13 +76,30 @@ export class PostgresDatabase {
       let listened = false;
       this.listener.onConnection = (connected) => {
         // Back after an outage: the database may have been dropped and made anew meanwhile (a restore, a
-        // new container), so which database this is gets checked again (mirrors start over from a new one).
-        if (connected && listened) this.ready = undefined;
+        // new container), so which database this is gets checked again (mirrors start over from a new
+        // one) before the mirrors catch up.
+        if (connected && listened) return void this.recheck().finally(() => this.listener?.connected && this.onListening?.(true));
         listened ||= connected;
         this.onListening?.(connected);
       };
     }
     return this.listener.watch(notifyChannel(log), callback);
+  }
+
+  /**
+   * Checks again which database this is. Callers keep the last answer until the new one is in: one inside
+   * a transaction must not wait for a connection of its own pool, which others may hold waiting for it.
+   */
+  private async recheck(): Promise<void> {
+    const pool = this.pool;
+    if (!pool) return;
+    const fresh = ensureSchema(pool);
+    try {
+      await fresh;
+      if (this.pool === pool) this.ready = fresh;
+    } catch {
+      // Unreachable again: the next reconnection checks.
+    }
   }
 
   /** For health and doctor: does it answer, and with which schema (never migrates). */
