@@ -3,10 +3,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cliEnv, onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
-import { collect, type Collected } from "./helpers/children.js";
+import { collect, spawnFixture, type Collected } from "./helpers/children.js";
+import { traffic } from "./helpers/old-traffic.js";
 import { CLI } from "./helpers/mcp.js";
 import { ulid } from "ulid";
 import { openPeerpost } from "../core/peerpost.js";
@@ -111,6 +113,23 @@ test("migrate copies the mail a compaction of the file store archived, before th
   const again = await cli(cliEnv(fileStore), "migrate", "--to", url, "--json");
   const mailbox = (JSON.parse(again.stdout) as { logs: Array<{ log: string; copied: number; alreadyThere: number }> }).logs.find((log) => log.log === "mailbox");
   assert.deepEqual([mailbox?.copied, mailbox?.alreadyThere], [0, 4]);
+});
+
+test("migrate brings over first what a compaction killed after its swap left in the old file", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const fileStore = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30" });
+  await traffic(fileStore.peerpost, fileStore.clock);
+  const killed = await collect(spawnFixture("compactor", [fileStore.stateDir], { PEERPOST_NOW: String(fileStore.clock.now), PEERPOST_RETENTION_DAYS: "30", PEERPOST_FAULT: "compact-after-rename" }));
+  assert.equal(killed.signal, "SIGKILL", killed.stderr);
+  // Acknowledged in the old file after the compactor's last copy, and only there.
+  const elsewhere = tempPeerpost(t);
+  const { message } = await elsewhere.peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: "written to the old file", anticipation: "reply" });
+  appendFileSync(join(fileStore.stateDir, "mailbox.jsonl.old"), readFileSync(join(elsewhere.stateDir, "mailbox.jsonl"), "utf8").trim().split("\n").at(-1)! + "\n");
+  const migrated = await cli(cliEnv(fileStore), "migrate", "--to", url, "--json");
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const rows = (await sql(url, `SELECT count(*)::int AS n FROM peerpost_log_mailbox WHERE record->>'id' = '${message.id}'`)) as { rows: Array<{ n: number }> };
+  assert.equal(rows.rows[0]!.n, 1);
 });
 
 async function rowCount(url: string, table: string): Promise<number> {

@@ -1,6 +1,6 @@
 // Compaction of the file store's mailbox: messages that are resolved, expired, or read fyi, with their
 // last activity older than the retention, move with all their events from mailbox.jsonl into
-// mailbox.archive.jsonl. Open messages and role mail never move. Claims that ended and finished tasks move by rules of
+// mailbox.archive.jsonl. Open messages never move, nor role mail that a role event could still change. Claims that ended and finished tasks move by rules of
 // their own (work-moves.ts). Crash-safe by a marker and an atomic rename:
 //   1. marker {archive size before, live file's inode};
 //   2. the moved lines appended to the archive, the kept lines written to a new file;
@@ -14,7 +14,7 @@ import { type JsonlLog } from "../../log/log.js";
 import { parseLine } from "../../log/read-lines.js";
 import type { RecordSchema } from "../../log/types.js";
 import type { MailboxEvent } from "../../records/schemas.js";
-import { applyEvent, emptyState, idempotencySlot, type MessageState } from "../../mail/fold.js";
+import { applyEvent, emptyState, expectsResolution, idempotencySlot, type MessageState } from "../../mail/fold.js";
 import { UlidTable, hash32, type UlidEntry } from "./ulid-table.js";
 import { archiveSize, compactionPaths, recoverCompaction, type CompactionPaths } from "./compaction-swap.js";
 import { moveLines, type CompactionFault } from "./line-moves.js";
@@ -60,6 +60,17 @@ function lastActivity(message: MessageState): number {
 function movable(message: MessageState, cutoff: number, now: number): boolean {
   const done = Boolean(message.resolved) || (message.replyBy !== undefined && Date.parse(message.replyBy) < now) || (message.anticipation === "fyi" && message.read !== undefined);
   return done && lastActivity(message) < cutoff;
+}
+
+/**
+ * Role mail that reads the same in a fold of the archive first, where every role event of the live log
+ * comes after it, as in the live log's fold: handed over never (a handover's role event would stay live,
+ * and the resolution by the new holder would not count before it), resolved or fyi a holder has (a role
+ * event hands neither over), and carrying no procedure (the first role message of each holder carries the
+ * role's procedure: moved, the holder's next one would carry it again). Other role mail stays.
+ */
+function settledRoleMail(message: MessageState): boolean {
+  return !message.handovers?.length && message.procedure === undefined && message.to !== message.via && (message.resolved !== undefined || !expectsResolution(message));
 }
 
 /**
@@ -156,9 +167,12 @@ class MovingMessages {
     }
     applyEvent(this.state, event, offset, () => true);
     const message = this.state.messages[event.id];
+    // Role mail the fold gave another recipient than its line names (the role moved as it was sent): a
+    // fold of the archive first would not, so it stays.
+    if (event.type === "msg" && message?.via !== undefined && message.to !== event.to) this.keep(event.id);
     if (!message || !movable(message, this.cutoff, this.now)) return;
     if (this.horizon !== undefined && message.offset >= this.horizon) return this.leave(message);
-    // Role mail stays folded, and stays in the live log (see `moves`). An id the table cannot hold stays folded.
+    // Role mail stays folded, and moves only once settled (see `moves`). An id the table cannot hold stays folded.
     if (message.via !== undefined) return;
     if (this.horizon === undefined && this.room < this.maxRetired) {
       if (!this.retired.set(message.id, retiredEntry(message))) return;
@@ -202,10 +216,7 @@ class MovingMessages {
 
   /** Once every line is applied: whether the message with this id moves. */
   moves(id: string): boolean {
-    // Role mail never moves: every fold applies the live log's role events to the mail before them, and a
-    // fold of the archive first would hand a moved message over by role events older than it; and the first
-    // role message of each holder carries the role's procedure, which the next one would carry again.
-    this.stillFolded ??= new Set(Object.values(this.state.messages).filter((message) => message.via === undefined && movable(message, this.cutoff, this.now)).map((message) => message.id));
+    this.stillFolded ??= new Set(Object.values(this.state.messages).filter((message) => movable(message, this.cutoff, this.now) && (message.via === undefined || settledRoleMail(message))).map((message) => message.id));
     // Asked for every line of pass 2: the set that stops a cycle of dropped messages is made only when one is followed.
     let followed: Set<string> | undefined;
     for (let current: string | undefined = id; current !== undefined; current = this.dropped.get(current)) {

@@ -4,7 +4,7 @@
 // scoped read needs.
 import { createHash } from "node:crypto";
 import { JsonlLog } from "../../log/log.js";
-import { committedArchiveBytes, compactionPaths } from "../file/compaction-swap.js";
+import { committedArchiveBytes, compactionPaths, finishRenamedCompaction } from "../file/compaction-swap.js";
 import type { LogOptions, RecordSchema } from "../../log/types.js";
 import type { MailboxEvent, ReceiptRecord, SessionRecord } from "../../records/schemas.js";
 import type { KeyedItem, PostgresDatabase } from "./store.js";
@@ -55,9 +55,11 @@ function mailboxScopes(): (record: MailboxEvent) => string[] {
  * committed end (a compaction under way may still cut what it appended).
  */
 function withArchive<T>(live: JsonlLog<T>, logOptions: LogOptions): { records: T[]; corrupt: number } {
+  const paths = compactionPaths(live.path);
+  // Lines a compaction killed after its swap left in the old file, brought over first, as readers do.
+  finishRenamedCompaction(paths);
   const liveRecords: T[] = [];
   const liveScan = live.scan(0, (entry) => void liveRecords.push(entry.record));
-  const paths = compactionPaths(live.path);
   const archive = new JsonlLog(paths.archive, live.schema, logOptions);
   const records: T[] = [];
   try {
