@@ -2,8 +2,8 @@
 // through the host's own deny answer, with one line the model reads (who, until when, how to ask).
 // Shared claims and the session's own pass. It reads only the claims' lines of the log (through the
 // per-address index), and like every hook it allows the call and logs why on any failure of its own.
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { readlinkSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
+import { readlinkSync, realpathSync, statSync } from "node:fs";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/common/address.js";
 import { readClaims } from "../core/claims/claims.js";
@@ -21,17 +21,32 @@ import type { HookProgram } from "./run.js";
  * changes or creates (claims are stored resolved the same way, claims/paths.ts).
  */
 function realPaths(path: string, hops = 0): string[] {
-  for (let dir = dirname(path); ; dir = dirname(dir)) {
-    let realDir: string;
-    try {
-      realDir = realpathSync(dir);
-    } catch {
-      if (dirname(dir) === dir) return [path];
-      continue;
-    }
-    const inRealDir = join(realDir, relative(dir, path));
-    return [inRealDir, ...linkTarget(inRealDir, hops)];
+  const dir = deepestExisting(path);
+  let realDir: string;
+  try {
+    realDir = realpathSync(dir);
+  } catch {
+    return [path];
   }
+  const inRealDir = join(realDir, relative(dir, path));
+  return [inRealDir, ...linkTarget(inRealDir, hops)];
+}
+
+/**
+ * The deepest directory above `path` that exists, found from the root down: a path of thousands of
+ * directories that do not exist costs one look past the last that does, not a look (and a copy of the
+ * whole path) at each level up.
+ */
+function deepestExisting(path: string): string {
+  const root = parse(path).root;
+  const parts = dirname(path).slice(root.length).split(sep).filter((part) => part !== "");
+  let dir = root;
+  for (const part of parts) {
+    const next = join(dir, part);
+    if (!statSync(next, { throwIfNoEntry: false })?.isDirectory()) return dir;
+    dir = next;
+  }
+  return dir;
 }
 
 /** Where a symlink leads, followed even when its target does not exist yet (a write creates it); none for a file that is no link. */
@@ -46,14 +61,17 @@ function linkTarget(path: string, hops: number): string[] {
   return hops >= 40 ? [] : realPaths(resolve(dirname(path), target), hops + 1);
 }
 
-/** Every directory above a path, nearest first, up to the root. */
+/** Every existing directory above a path, nearest first, up to the root: a claim was made from one. */
 function directoriesAbove(path: string): string[] {
   const dirs: string[] = [];
-  for (let dir = dirname(path); ; dir = dirname(dir)) {
+  for (let dir = deepestExisting(path); ; dir = dirname(dir)) {
     dirs.push(dir);
     if (dirname(dir) === dir) return dirs;
   }
 }
+
+/** Longer than this, no system writes a path (Linux's PATH_MAX): no claim can concern it. */
+const MAX_PATH_BYTES = 4096;
 
 export interface Blocked {
   path: string;
@@ -63,9 +81,11 @@ export interface Blocked {
 /** The first claim of another live holder that keeps `editor` out of one of `paths`. */
 export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, paths: readonly string[]): Blocked | undefined {
   const now = peerpost.config.now();
-  const wanted = paths.flatMap((path) =>
+  const writable = paths.filter((path) => Buffer.byteLength(path, "utf8") < MAX_PATH_BYTES);
+  const wanted = writable.flatMap((path) =>
     realPaths(isAbsolute(path) ? path : resolve(cwd, path)).flatMap((absolute) => {
-      const tops = gitTopsOf(dirname(absolute));
+      // A directory that does not exist holds no `.git`: the walk up starts at the deepest that does.
+      const tops = gitTopsOf(deepestExisting(absolute));
       // Outside git a claim's repository is the directory it was made from: any directory above the file.
       return (tops.length === 0 ? directoriesAbove(absolute) : tops).flatMap((repo) => {
         const inRepo = relative(repo, absolute).split(sep).join("/");

@@ -5,6 +5,7 @@ import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, re
 import { resolveStateDirPath } from "../core/security/state-dir.js";
 import { logError } from "../core/common/error-log.js";
 import type { HookDialect, HookEvent, HookInput } from "./dialect.js";
+import { EDIT_EVENTS } from "./programs.js";
 
 /** What a hook prints, if anything. */
 export interface HookOutcome {
@@ -19,8 +20,14 @@ export interface HookProgram {
 /** A hook that has not answered by then gives up silently rather than hold the prompt. */
 const DEADLINE_MS = 5000;
 
-/** Stdin larger than this is not a hook event; the hook gives up on it. */
+/** Stdin larger than this is not a hook event; the hook gives up on it, and logs why. */
 const MAX_STDIN_BYTES = 1024 * 1024;
+/** An edit event carries the text the tool writes (a generated file, a lockfile): checked up to this size. */
+const MAX_EDIT_EVENT_BYTES = 64 * 1024 * 1024;
+
+/** What readStdin gives for stdin past the limit: not read further. */
+const TOO_LARGE = Symbol("too large");
+type Stdin = string | typeof TOO_LARGE;
 
 /** True once the text read so far is one whole JSON value: a host may leave stdin open after it. */
 function isWholeJson(text: string): boolean {
@@ -39,30 +46,42 @@ function isWholeJson(text: string): boolean {
  * still fires when the host leaves stdin open, and reading stops as soon as one whole JSON value is in.
  * A terminal (or no stdin) gives nothing.
  */
-function readStdin(): Promise<string> {
+function readStdin(limit: number): Promise<Stdin> {
   let stat;
   try {
     stat = fstatSync(0);
   } catch {
     return Promise.resolve("");
   }
-  if (stat.isFile()) return Promise.resolve(readFileSync(0, "utf8"));
-  if (stat.isSocket()) return readSocket();
+  if (stat.isFile()) return Promise.resolve(stat.size > limit ? TOO_LARGE : readFileSync(0, "utf8"));
+  if (stat.isSocket()) return readSocket(limit);
   if (!stat.isFIFO()) return Promise.resolve("");
   const fd = reopenNonBlocking();
-  return fd === undefined ? readStream(new EventBytes()) : pollPipe(fd);
+  return fd === undefined ? readStream(new EventBytes(limit)) : pollPipe(fd, limit);
 }
 
-/** The event's bytes as they come, decoded whole each time: a character split between two reads is never cut in two. */
+const CLOSING_BRACE = 0x7d;
+
+/** The last byte of `chunk` that is no JSON whitespace, or undefined. */
+function lastNonSpace(chunk: Buffer): number | undefined {
+  for (let i = chunk.length - 1; i >= 0; i--) if (![0x20, 0x09, 0x0a, 0x0d].includes(chunk[i]!)) return chunk[i];
+  return undefined;
+}
+
+/** The event's bytes as they come, decoded whole when one may end there: a character split between two reads is never cut in two. */
 class EventBytes {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
 
-  /** Adds a read's bytes (a copy of them): the event's text once it is one whole JSON value, "" past the limit, else undefined. */
-  add(chunk: Buffer): string | undefined {
+  constructor(private readonly limit: number) {}
+
+  /** Adds a read's bytes (a copy of them): the event's text once it is one whole JSON value, TOO_LARGE past the limit, else undefined. */
+  add(chunk: Buffer): Stdin | undefined {
     this.chunks.push(Buffer.from(chunk));
     this.bytes += chunk.length;
-    if (this.bytes > MAX_STDIN_BYTES) return "";
+    if (this.bytes > this.limit) return TOO_LARGE;
+    // Decoded and parsed only after a read that ends an object: an event in many reads costs each read its own bytes.
+    if (lastNonSpace(chunk) !== CLOSING_BRACE) return undefined;
     const text = this.text();
     return isWholeJson(text) ? text : undefined;
   }
@@ -86,11 +105,11 @@ function reopenNonBlocking(): number | undefined {
 }
 
 /** Reads what the pipe has, then looks again every millisecond until one whole JSON value or end-of-file. */
-function pollPipe(fd: number): Promise<string> {
-  const event = new EventBytes();
+function pollPipe(fd: number, limit: number): Promise<Stdin> {
+  const event = new EventBytes(limit);
   const buffer = Buffer.allocUnsafe(64 * 1024);
   return new Promise((resolve) => {
-    const finish = (text: string) => {
+    const finish = (text: Stdin) => {
       closeSync(fd);
       resolve(text);
     };
@@ -120,7 +139,7 @@ function pollPipe(fd: number): Promise<string> {
  * read returns it. Only the rest of an event that came in parts is read through process.stdin, under the
  * deadline. A host that started a hook and never wrote to it would hold it until the host's own timeout.
  */
-function readSocket(): Promise<string> {
+function readSocket(limit: number): Promise<Stdin> {
   const buffer = Buffer.allocUnsafe(64 * 1024);
   let count: number;
   try {
@@ -129,16 +148,16 @@ function readSocket(): Promise<string> {
     return Promise.resolve("");
   }
   if (count === 0) return Promise.resolve("");
-  const event = new EventBytes();
+  const event = new EventBytes(limit);
   const whole = event.add(buffer.subarray(0, count));
   return whole !== undefined ? Promise.resolve(whole) : readStream(event);
 }
 
 /** The rest of stdin after the bytes already read, through process.stdin (a stream, so the deadline still fires). */
-function readStream(event: EventBytes): Promise<string> {
+function readStream(event: EventBytes): Promise<Stdin> {
   return new Promise((resolve) => {
     const stdin = process.stdin;
-    const finish = (result: string) => {
+    const finish = (result: Stdin) => {
       // Destroyed, not paused: an open stdin handle would keep the hook alive until the deadline.
       stdin.removeAllListeners("data").removeAllListeners("end");
       stdin.destroy();
@@ -170,7 +189,10 @@ export async function runHook(dialect: HookDialect, program: HookProgram, argv: 
   const event = argv[0] as HookEvent;
   try {
     if (!program.events.includes(event)) throw new Error(`unknown hook event ${JSON.stringify(argv[0])}`);
-    const raw = await readStdin();
+    const limit = EDIT_EVENTS.includes(event) ? MAX_EDIT_EVENT_BYTES : MAX_STDIN_BYTES;
+    const raw = await readStdin(limit);
+    // An edit hook that cannot read its event lets the edit run (as on any failure of its own): said in the log.
+    if (raw === TOO_LARGE) return report(`${dialect.host} ${event}`, new Error(`hook stdin is over ${limit} bytes; not read`));
     if (raw.trim() === "") return;
     let parsed: unknown;
     try {

@@ -3,10 +3,10 @@
 // dir (turns/<address>.json, 0600): this machine's live transports are its only readers, and the newest
 // time of each kind is all they need, so a plain overwrite is exact. Hooks write it only for a session
 // in a terminal peerpost may type into, so other sessions cost their hooks no write.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DIR_MODE } from "../security/state-dir.js";
-import { writeStateFile } from "../security/trust.js";
+import { readStateFile, writeStateFile } from "../security/trust.js";
 
 export interface TurnState {
   /** When the last turn started (a prompt was submitted, or typed by peerpost). */
@@ -21,7 +21,8 @@ function turnFile(stateDir: string, address: string): string {
 
 export function readTurn(stateDir: string, address: string): TurnState {
   try {
-    const parsed = JSON.parse(readFileSync(turnFile(stateDir, address), "utf8")) as { v?: number; prompt?: unknown; stop?: unknown };
+    // Never through a link nor from a FIFO (trust.ts): a hook that waited on one would hold the host's prompt.
+    const parsed = JSON.parse(readStateFile(turnFile(stateDir, address))) as { v?: number; prompt?: unknown; stop?: unknown };
     const turn: TurnState = {};
     if (typeof parsed.prompt === "string") turn.prompt = parsed.prompt;
     if (typeof parsed.stop === "string") turn.stop = parsed.stop;

@@ -24,6 +24,21 @@ const MOVE_TO = "*** Move to: ";
 const END_OF_FILE = "*** End of File";
 
 /**
+ * A line trimmed as Codex's parser trims it (Rust's str::trim: Unicode White_Space, which takes U+0085
+ * NEXT LINE too, where JavaScript's trim does not). JavaScript's other spaces go as well: the hook then
+ * reads at worst a header Codex would refuse.
+ */
+function codexTrim(text: string): string {
+  // By hand, not /\s+$/: that pattern backtracks over a long run of spaces inside a line.
+  const space = (char: string) => char === "\u0085" || /\s/.test(char);
+  let start = 0;
+  let end = text.length;
+  while (start < end && space(text[start]!)) start++;
+  while (end > start && space(text[end - 1]!)) end--;
+  return text.slice(start, end);
+}
+
+/**
  * The files an apply_patch text adds, updates, deletes or moves to, read as Codex reads it
  * (codex-rs/apply-patch/src/parser.rs): a hunk's header trimmed, an Add hunk's `+` lines, an Update
  * hunk's `*** Move to:` line and its change lines, so a context line that quotes a header names nothing.
@@ -31,7 +46,7 @@ const END_OF_FILE = "*** End of File";
  * refuses at worst what Codex would not apply.
  */
 export function applyPatchPaths(patch: string): string[] {
-  return hunkPaths(patch) ?? patch.split("\n").flatMap((line) => headerPath(line.trim()) ?? []);
+  return hunkPaths(patch) ?? patch.split("\n").flatMap((line) => headerPath(codexTrim(line)) ?? []);
 }
 
 function headerPath(header: string): string | undefined {
@@ -41,17 +56,17 @@ function headerPath(header: string): string | undefined {
 
 /** Between `*** Begin Patch` and `*** End Patch` (also inside a quoted heredoc, as Codex allows). */
 function patchBody(lines: string[]): string[] | undefined {
-  const bounded = (inner: string[]) => (inner.length >= 2 && inner[0]!.trim() === "*** Begin Patch" && inner.at(-1)!.trim() === "*** End Patch" ? inner.slice(1, -1) : undefined);
+  const bounded = (inner: string[]) => (inner.length >= 2 && codexTrim(inner[0]!) === "*** Begin Patch" && codexTrim(inner.at(-1)!) === "*** End Patch" ? inner.slice(1, -1) : undefined);
   const heredoc = lines.length >= 4 && ["<<EOF", "<<'EOF'", '<<"EOF"'].includes(lines[0]!) && lines.at(-1)!.endsWith("EOF");
   return bounded(lines) ?? (heredoc ? bounded(lines.slice(1, -1)) : undefined);
 }
 
 function hunkPaths(patch: string): string[] | undefined {
-  const body = patchBody(patch.trim().split("\n").map((line) => line.replace(/\r$/, "")));
+  const body = patchBody(codexTrim(patch).split("\n").map((line) => line.replace(/\r$/, "")));
   if (!body) return undefined;
   const paths: string[] = [];
   for (let i = 0; i < body.length; ) {
-    const header = body[i++]!.trim();
+    const header = codexTrim(body[i++]!);
     if (header.startsWith(ADD_FILE)) {
       paths.push(header.slice(ADD_FILE.length));
       while (i < body.length && body[i]!.startsWith("+")) i++;
@@ -60,7 +75,7 @@ function hunkPaths(patch: string): string[] | undefined {
       paths.push(header.slice(UPDATE_FILE.length));
       if (i < body.length && body[i]!.startsWith(MOVE_TO)) paths.push(body[i++]!.slice(MOVE_TO.length));
       // Its chunks: change lines (" ", "+", "-"), "@@" context lines, blank lines, up to the next header.
-      while (i < body.length && (body[i] === END_OF_FILE || body[i]!.trim() === "" || /^[ +\-]|^@@/.test(body[i]!))) i++;
+      while (i < body.length && (body[i] === END_OF_FILE || codexTrim(body[i]!) === "" || /^[ +\-]|^@@/.test(body[i]!))) i++;
     } else return undefined;
   }
   return paths;

@@ -8,10 +8,22 @@ import { openPeerpost } from "../../peerpost.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 
+/** The guard's own failure: said on stderr, and the commit or push goes through (0). */
+function letThrough(hook: GuardedHook, error: unknown): number {
+  process.stderr.write(`peerpost guard: could not check the claims (${error instanceof Error ? error.message : String(error)}); letting the ${GUARDED_ACTION[hook].what} through.\n`);
+  return 0;
+}
+
 /** The hook's check: exit 1 with the holders named, 0 otherwise; its own failure lets the commit through, said on stderr. */
 async function check(hook: GuardedHook, remote: string | undefined): Promise<number> {
   if (hook === "prepare-commit-msg" && personsOwnCommit()) return 0;
-  const peerpost = openPeerpost({ create: false });
+  let peerpost: ReturnType<typeof openPeerpost>;
+  try {
+    peerpost = openPeerpost({ create: false });
+  } catch (error) {
+    // Its settings or its state dir refused (a bad variable, an unsafe mode): a failure of its own, as below.
+    return letThrough(hook, error);
+  }
   if (!peerpost || peerpost.config.guard === "off") return 0;
   try {
     await peerpost.backend.sync({ only: ["mailbox"] });
@@ -22,8 +34,7 @@ async function check(hook: GuardedHook, remote: string | undefined): Promise<num
     return 1;
   } catch (error) {
     logError(peerpost.stateDir.path, `guard ${hook}`, error);
-    process.stderr.write(`peerpost guard: could not check the claims (${error instanceof Error ? error.message : String(error)}); letting the ${GUARDED_ACTION[hook].what} through.\n`);
-    return 0;
+    return letThrough(hook, error);
   } finally {
     await peerpost.backend.close({ wait: false });
   }
