@@ -36,8 +36,16 @@ interface Stream {
   sent: BuiltState | undefined;
 }
 
+/** Streams served at once: a browser opens at most six connections to one origin, and the page keeps one. */
+export const MAX_STREAMS = 12;
+
 export class LiveStreams {
   private readonly streams = new Set<Stream>();
+
+  /** Whether another stream may open. */
+  get full(): boolean {
+    return this.streams.size >= MAX_STREAMS;
+  }
 
   constructor(
     /** The current state for a filter set (built once per change for each distinct set). */

@@ -183,6 +183,7 @@ export class UiServer {
     const refusal = this.guard!.check({ method: request.method ?? "GET", headers: request.headers, url });
     if (refusal) {
       request.resume();
+      if (isApi(url.pathname, request.method)) return this.sendJson(response, refusal.status, { ok: false, error: { code: refusal.status === 405 || refusal.status === 415 ? "invalid_arguments" : "permission_denied", message: refusal.reason } });
       return this.send(response, refusal.status, "text/plain; charset=utf-8", `${refusal.status} ${refusal.reason}\n`);
     }
     try {
@@ -234,6 +235,7 @@ export class UiServer {
   /** A page's stream of deltas for its filters, from the state it holds (`since`: that state's serial). */
   private async events(params: URLSearchParams, response: ServerResponse): Promise<void> {
     const filters = parseFilters(params);
+    if (this.streams.full) return this.sendJson(response, 503, { ok: false, error: { code: "unsupported", message: "Too many live pages are open; close some tabs.", hint: "Each open page of peerpost ui keeps one stream." } });
     await this.sync();
     const held = this.built.get(JSON.stringify(filters));
     this.streams.open(response, filters, held !== undefined && String(held.serial) === params.get("since") ? held : undefined);
@@ -243,10 +245,15 @@ export class UiServer {
     const act = this.writeAt(path);
     if (!act) {
       request.resume();
-      return this.send(response, 404, "text/plain; charset=utf-8", "404 not found\n");
+      return this.sendJson(response, 404, { ok: false, error: { code: "not_found", message: `No write at ${path}.` } });
     }
     const raw = await readBody(request);
-    if (raw === undefined) return this.sendJson(response, 413, { ok: false, error: { code: "body_too_large", message: `A request body is limited to ${MAX_WRITE_BYTES} bytes.` } });
+    if (raw === undefined) {
+      // Cut off: answer now, then close the connection rather than read the rest.
+      response.shouldKeepAlive = false;
+      response.on("finish", () => request.socket.destroySoon());
+      return this.sendJson(response, 413, { ok: false, error: { code: "body_too_large", message: `A request body is limited to ${MAX_WRITE_BYTES} bytes.` } });
+    }
     let input: unknown;
     try {
       input = JSON.parse(raw);
@@ -275,16 +282,26 @@ export class UiServer {
   }
 }
 
+/** Whether a request is the page's fetch or stream (answered as JSON), not a navigation. */
+function isApi(path: string, method: string | undefined): boolean {
+  return method === "POST" || path.startsWith("/api/") || path === "/events";
+}
+
 /** The request body as text, or undefined when it is over the limit. */
 function readBody(request: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
+    if (Number(request.headers["content-length"] ?? 0) > MAX_WRITE_BYTES) return resolve(undefined);
     const chunks: Buffer[] = [];
     let size = 0;
-    request.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_WRITE_BYTES) chunks.push(chunk);
-    });
-    request.on("end", () => resolve(size > MAX_WRITE_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")));
+      if (size <= MAX_WRITE_BYTES) return void chunks.push(chunk);
+      request.off("data", onData);
+      request.pause();
+      resolve(undefined);
+    };
+    request.on("data", onData);
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     request.on("error", reject);
   });
 }
