@@ -43,7 +43,14 @@ function deepestExisting(path: string): string {
   let dir = root;
   for (const part of parts) {
     const next = join(dir, part);
-    if (!statSync(next, { throwIfNoEntry: false })?.isDirectory()) return dir;
+    let isDir: boolean;
+    try {
+      isDir = statSync(next, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    } catch {
+      // ENAMETOOLONG, ELOOP, EACCES: nothing below can be written through it; one path's failure never drops the others' checks.
+      isDir = false;
+    }
+    if (!isDir) return dir;
     dir = next;
   }
   return dir;
@@ -81,7 +88,8 @@ export interface Blocked {
 /** The first claim of another live holder that keeps `editor` out of one of `paths`. */
 export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, paths: readonly string[]): Blocked | undefined {
   const now = peerpost.config.now();
-  const writable = paths.filter((path) => Buffer.byteLength(path, "utf8") < MAX_PATH_BYTES);
+  // Measured as the host writes it: resolved, its `..` dropped (Codex normalizes a patch path so).
+  const writable = paths.filter((path) => Buffer.byteLength(resolve(cwd, path), "utf8") < MAX_PATH_BYTES);
   const wanted = writable.flatMap((path) =>
     realPaths(isAbsolute(path) ? path : resolve(cwd, path)).flatMap((absolute) => {
       // A directory that does not exist holds no `.git`: the walk up starts at the deepest that does.

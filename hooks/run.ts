@@ -60,18 +60,19 @@ function readStdin(limit: number): Promise<Stdin> {
   return fd === undefined ? readStream(new EventBytes(limit)) : pollPipe(fd, limit);
 }
 
-const CLOSING_BRACE = 0x7d;
+const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] = ['"', "\\", "{", "}", "[", "]"].map((char) => char.charCodeAt(0));
 
-/** The last byte of `chunk` that is no JSON whitespace, or undefined. */
-function lastNonSpace(chunk: Buffer): number | undefined {
-  for (let i = chunk.length - 1; i >= 0; i--) if (![0x20, 0x09, 0x0a, 0x0d].includes(chunk[i]!)) return chunk[i];
-  return undefined;
-}
-
-/** The event's bytes as they come, decoded whole when one may end there: a character split between two reads is never cut in two. */
+/**
+ * The event's bytes as they come. A scan that carries its state from read to read (inside a string, after a
+ * backslash, nesting depth) says when the top-level value closes; only then is the text decoded and
+ * parsed: a large event in many reads is parsed once, not after every read that ends in a brace.
+ */
 class EventBytes {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
 
   constructor(private readonly limit: number) {}
 
@@ -80,8 +81,18 @@ class EventBytes {
     this.chunks.push(Buffer.from(chunk));
     this.bytes += chunk.length;
     if (this.bytes > this.limit) return TOO_LARGE;
-    // Decoded and parsed only after a read that ends an object: an event in many reads costs each read its own bytes.
-    if (lastNonSpace(chunk) !== CLOSING_BRACE) return undefined;
+    let closed = false;
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (byte === BACKSLASH) this.escaped = true;
+        else if (byte === QUOTE) this.inString = false;
+      } else if (byte === QUOTE) this.inString = true;
+      else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.depth++;
+      else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --this.depth === 0) closed = true;
+    }
+    if (!closed) return undefined;
     const text = this.text();
     return isWholeJson(text) ? text : undefined;
   }

@@ -4,7 +4,7 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hookBundle, runHook } from "./helpers/hooks.js";
 import { collect } from "./helpers/children.js";
@@ -134,4 +134,29 @@ test("the git guard lets a commit touching no claim through when peerpost itself
     { badVariable: 0, unsafeStateDir: 0 },
     `unclaimed commits refused:\n${badVariable.stderr}\n${unsafe.stderr}`,
   );
+});
+
+// A large event is parsed once, when its top-level value closes, not after every read that ends in a brace:
+// a 48 MiB write of brace-heavy text into a claim was let through at the deadline.
+test("a 48 MiB Write of brace-heavy text into another session's exclusive claim is refused within the deadline", async (t) => {
+  const { repo, env } = await held(t);
+  const content = "  }\n".repeat((48 * 1024 * 1024) / 5);
+  const result = await timedHook(t, "claude-code", "pre-tool", { session_id: "editor", cwd: repo, tool_name: "Write", tool_input: { file_path: join(repo, "src/a.ts"), content } }, env);
+  assert.equal(result.code, 0);
+  assert.ok(denied(result.stdout), `let through after ${result.ms} ms`);
+});
+
+// One path the system refuses to look up (a name past NAME_MAX, a symlink loop) never drops the other paths'
+// checks; and a path is measured against PATH_MAX as the host writes it (Codex drops `..` by text).
+test("codex: a claimed file in a patch is refused whatever its other paths are, and a long path that normalizes to it is checked", async (t) => {
+  const { repo, env } = await held(t);
+  symlinkSync("loop", join(repo, "loop"));
+  for (const other of [`${"n".repeat(300)}/x.ts`, "loop/x.ts"]) {
+    const patch = `*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** Add File: ${other}\n+x\n*** End Patch\n`;
+    const { stdout } = await runHook("codex", "pre-tool", codexPatch(repo, patch), env);
+    assert.ok(denied(stdout), `with ${other.slice(0, 20)}…: let through`);
+  }
+  const long = `${"x/../".repeat(1200)}src/a.ts`;
+  const { stdout } = await runHook("codex", "pre-tool", codexPatch(repo, `*** Begin Patch\n*** Update File: ${long}\n@@\n-a\n+b\n*** End Patch\n`), env);
+  assert.ok(denied(stdout), "a 6 KB path naming src/a.ts: let through");
 });

@@ -42,8 +42,11 @@ function validId(path: string): string {
   throw ioError("read", path, new Error("another process replaced it as it was made"));
 }
 
-/** How long a repair may hold its lock before another process takes it as left by one that died. */
-const REPAIR_STALE_MS = 10_000;
+/**
+ * How long a repair may hold its lock before another process takes it as left by one that died: a repair
+ * takes microseconds, and a hook that waits may not wait past its own deadline (its timer cannot fire meanwhile).
+ */
+const REPAIR_STALE_MS = 1000;
 
 /**
  * A damaged id replaced under a lock (a dir: made or not, atomically), and read again under it: a process

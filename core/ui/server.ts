@@ -235,8 +235,8 @@ export class UiServer {
   /** A page's stream of deltas for its filters, from the state it holds (`since`: that state's serial). */
   private async events(params: URLSearchParams, response: ServerResponse): Promise<void> {
     const filters = parseFilters(params);
-    if (this.streams.full) return this.sendJson(response, 503, { ok: false, error: { code: "unsupported", message: "Too many live pages are open; close some tabs.", hint: "Each open page of peerpost ui keeps one stream." } });
     await this.sync();
+    if (this.streams.full) return this.sendJson(response, 503, { ok: false, error: { code: "unsupported", message: "Too many live pages are open; close some tabs.", hint: "Each open page of peerpost ui keeps one stream." } });
     const held = this.built.get(JSON.stringify(filters));
     this.streams.open(response, filters, held !== undefined && String(held.serial) === params.get("since") ? held : undefined);
   }

@@ -162,7 +162,11 @@ export class MirroredStore<T> implements LocalStore<T> {
    * Brings the mirror up to the database's end, reading at most `budget` rows. Inside a transaction,
    * `read` is the transaction's own (a pool of one connection must not wait on itself).
    */
-  async sync(read: DecideContext<T>["read"] = (from, visit, limits) => this.remote.read(from, visit, limits), budget = Infinity): Promise<Synced> {
+  async sync(inTransaction?: DecideContext<T>["read"], budget = Infinity): Promise<Synced> {
+    // After a reconnection, which database this is is checked again first (store.ts); not inside a
+    // transaction, which must not wait on a connection of its own pool.
+    if (!inTransaction) await this.database.rechecked();
+    const read = inTransaction ?? ((from, visit, limits) => this.remote.read(from, visit, limits));
     let added = 0;
     let taken = 0;
     for (;;) {

@@ -31,6 +31,7 @@ export interface Reachability {
 export class PostgresDatabase {
   private pool: Pool | undefined;
   private ready: Promise<SchemaState> | undefined;
+  private rechecking: Promise<void> | undefined;
   private listener: Listener | undefined;
   readonly display: string;
 
@@ -90,16 +91,23 @@ export class PostgresDatabase {
    * Checks again which database this is. Callers keep the last answer until the new one is in: one inside
    * a transaction must not wait for a connection of its own pool, which others may hold waiting for it.
    */
-  private async recheck(): Promise<void> {
+  private recheck(): Promise<void> {
     const pool = this.pool;
-    if (!pool) return;
+    if (!pool) return Promise.resolve();
     const fresh = ensureSchema(pool);
-    try {
-      await fresh;
-      if (this.pool === pool) this.ready = fresh;
-    } catch {
-      // Unreachable again: the next reconnection checks.
-    }
+    const done = fresh.then(
+      () => {
+        if (this.pool === pool) this.ready = fresh;
+      },
+      () => undefined, // Unreachable again: the next reconnection checks.
+    );
+    this.rechecking = done.finally(() => (this.rechecking = undefined));
+    return this.rechecking;
+  }
+
+  /** Resolves once a check begun at a reconnection (if any) is in: a mirror's sync waits for it (see recheck). */
+  rechecked(): Promise<void> {
+    return this.rechecking ?? Promise.resolve();
   }
 
   /** For health and doctor: does it answer, and with which schema (never migrates). */
