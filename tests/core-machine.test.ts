@@ -6,7 +6,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempPeerpost } from "./helpers/temp.js";
 import { machineId } from "../core/sessions/machine.js";
-import { writeSwitches } from "../core/wake/switches.js";
+import { updateSwitches } from "../core/wake/switches.js";
 import { requestWake } from "../core/wake/request.js";
 import type { WakeDeps } from "../core/wake/waker.js";
 
@@ -44,7 +44,7 @@ test("a send never wakes a session of another machine, even with waking on for i
   const { peerpost, stateDir } = tempPeerpost(t);
   const foreign = { v: 1, type: "session", at: "2026-01-01T00:00:00.000Z", host: "codex", address: "codex:there", sessionId: "there", hostPid: 999_999, writerPid: 1, cwd: "/work", source: "server", roles: [], machine: "devbox.0badc0de" };
   appendFileSync(join(stateDir, "sessions.jsonl"), JSON.stringify(foreign) + "\n", { mode: 0o600 });
-  writeSwitches(stateDir, { wake: { all: true }, launch: false, push: {} });
+  updateSwitches(stateDir, (switches) => void (switches.wake = { all: true }));
   let started = false;
   const decision = await requestWake(peerpost, "codex:there", { wakers: { codex: {} } as unknown as WakeDeps["wakers"], runnerEntry: "/nonexistent" }, () => void (started = true));
   assert.equal(decision.outcome, "unsupported");

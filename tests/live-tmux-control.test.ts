@@ -14,7 +14,7 @@ import { TmuxCommandUnsure, controlClientFor } from "../core/live/tmux-control.j
 import { codexInputLine } from "../plugins/codex/terminal.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { PushLoop } from "../core/server/push.js";
-import { writeSwitches } from "../core/wake/switches.js";
+import { updateSwitches } from "../core/wake/switches.js";
 import { recordTurn } from "../core/live/turns.js";
 import { liveNote } from "../core/live/rules.js";
 
@@ -72,7 +72,7 @@ test("a request is typed into an idle TUI through the control client, and the ne
   const stateDir = join(scratch, "state");
   const peerpost = openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: scratch });
   onCleanup(t, () => peerpost.backend.close());
-  writeSwitches(stateDir, { wake: {}, launch: false, push: { tmux: { all: true } } });
+  updateSwitches(stateDir, (switches) => void (switches.push = { tmux: { all: true } }));
   await server.inputShows(codexInputLine, "");
   const address = "codex:typed-into";
   const loop = new PushLoop(peerpost, new TmuxPush(peerpost, "codex", server.pane(), codexInputLine), "codex");

@@ -72,7 +72,7 @@ test("two processes that find machine-id damaged at once end with one id: the la
   const mkdir = fs.mkdirSync;
   let other: string | undefined;
   fs.mkdirSync = ((dir: string, options?: unknown) => {
-    if (dir === `${path}.repairing` && other === undefined) other = (JSON.parse(execFileSync(process.execPath, [CLI, "health", "--json"], { env, encoding: "utf8" })) as { store: { machine: string } }).store.machine;
+    if (dir === `${path}.updating` && other === undefined) other = (JSON.parse(execFileSync(process.execPath, [CLI, "health", "--json"], { env, encoding: "utf8" })) as { store: { machine: string } }).store.machine;
     return mkdir(dir, options as Parameters<typeof mkdir>[1]);
   }) as typeof fs.mkdirSync;
   syncBuiltinESMExports();

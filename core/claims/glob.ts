@@ -4,8 +4,11 @@
 // directory is claimed as `dir/**` (paths.ts). Overlap is decided exactly, on the patterns' tokens (an
 // intersection of two regular languages), never by trying sample paths.
 
-/** One token of a pattern: a literal character, or a wildcard. */
-type Token = { kind: "char"; char: string } | { kind: "one" } | { kind: "star" } | { kind: "globstar" };
+/**
+ * One token of a pattern: a literal character, or a wildcard; or before a leading-segment `**\/`, a fork
+ * that also goes on past it (`to`: the index after its `/`), so that `**\/` matches no directory too.
+ */
+type Token = { kind: "char"; char: string } | { kind: "one" } | { kind: "star" } | { kind: "globstar" } | { kind: "skip"; to: number };
 
 export interface MatchOptions {
   /** Compare letters without case (file systems that fold case: macOS, Windows). */
@@ -43,6 +46,7 @@ function tokens(pattern: string, literal: boolean): Token[] {
     if (literal || (char !== "*" && char !== "?")) out.push({ kind: "char", char });
     else if (char === "?") out.push({ kind: "one" });
     else if (pattern[i + 1] === "*") {
+      if (pattern[i + 2] === "/" && (i === 0 || pattern[i - 1] === "/")) out.push({ kind: "skip", to: out.length + 3 });
       out.push({ kind: "globstar" });
       i++;
     } else out.push({ kind: "star" });
@@ -50,27 +54,9 @@ function tokens(pattern: string, literal: boolean): Token[] {
   return out;
 }
 
-/** At most this many `**\/` in a pattern are read as "any directories, or none" (each doubles the work). */
-const MAX_OPTIONAL_DIRS = 8;
-
-/** The pattern with each leading-segment `**\/` kept and dropped: `**\/*.md` covers README.md too. */
-function variants(pattern: string): string[] {
-  let out = [pattern];
-  let count = 0;
-  for (let at = pattern.indexOf("**/"); at >= 0 && count < MAX_OPTIONAL_DIRS; at = pattern.indexOf("**/", at + 3)) {
-    if (at > 0 && pattern[at - 1] !== "/") continue;
-    count++;
-    out = out.flatMap((variant) => {
-      const shift = variant.length - pattern.length;
-      return [variant, variant.slice(0, at + shift) + variant.slice(at + shift + 3)];
-    });
-  }
-  return [...new Set(out)];
-}
-
-/** The token lists of a pattern's variants (the empty pattern, the repository's root, covers everything). */
-function covering(pattern: string): Token[][] {
-  return variants(pattern).map((variant) => (variant === "" ? [{ kind: "globstar" }] : tokens(variant, false)));
+/** A pattern's tokens (the empty pattern, the repository's root, covers everything). */
+function covering(pattern: string): Token[] {
+  return pattern === "" ? [{ kind: "globstar" }] : tokens(pattern, false);
 }
 
 function isStar(token: Token | undefined): boolean {
@@ -102,6 +88,15 @@ function intersects(a: Token[], b: Token[], ignoreCase: boolean): boolean {
     seen.add(key);
     const x = a[i];
     const y = b[j];
+    // A leading-segment `**/`: into it, or past it (no directory at all).
+    if (x?.kind === "skip") {
+      pending.push([i + 1, j], [x.to, j]);
+      continue;
+    }
+    if (y?.kind === "skip") {
+      pending.push([i, j + 1], [i, y.to]);
+      continue;
+    }
     // A star may match nothing.
     if (isStar(x)) pending.push([i + 1, j]);
     if (isStar(y)) pending.push([i, j + 1]);
@@ -142,7 +137,7 @@ function headsDiffer(a: string, aHead: number, b: string, bHead: number, ignoreC
 /** Whether two normalised patterns cover a path in common. */
 export function patternsOverlap(a: string, b: string, options: MatchOptions = {}): boolean {
   if (headsDiffer(a, headLength(a), b, headLength(b), options.ignoreCase ?? false)) return false;
-  return anyIntersect(covering(a), covering(b), options);
+  return intersects(covering(a), covering(b), options.ignoreCase ?? false);
 }
 
 /** Whether a normalised pattern covers a repository-relative path (the path's characters are all literal). */
@@ -150,10 +145,7 @@ export function patternCovers(pattern: string, path: string, options: MatchOptio
   // The path's own `*` and `?` are characters: its head runs to its end.
   const normal = normalisePattern(path);
   if (headsDiffer(pattern, headLength(pattern), normal, normal.length, options.ignoreCase ?? false)) return false;
-  return anyIntersect(covering(pattern), [tokens(normal, true)], options);
+  return intersects(covering(pattern), tokens(normal, true), options.ignoreCase ?? false);
 }
 
-function anyIntersect(left: Token[][], right: Token[][], options: MatchOptions): boolean {
-  const ignoreCase = options.ignoreCase ?? false;
-  return left.some((a) => right.some((b) => intersects(a, b, ignoreCase)));
-}
+

@@ -6,7 +6,7 @@ import { openPeerpost } from "../peerpost.js";
 import { parseAddress } from "../common/address.js";
 import { userAddress } from "../sessions/user.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
-import { readSwitches, rulesOn, writeSwitches } from "../wake/switches.js";
+import { rulesOn, updateSwitches } from "../wake/switches.js";
 import { launchSession } from "../wake/launch.js";
 import type { WakeDeps } from "../wake/waker.js";
 import type { FlagValues, Flags } from "./command.js";
@@ -17,9 +17,10 @@ const stringFlag = (value: unknown): string | undefined => (typeof value === "st
 export async function launchCommand(args: string[], flags: FlagValues<Flags>, json: boolean, deps: WakeDeps): Promise<void> {
   const peerpost = openPeerpost({});
   if (flags.host === undefined && (args[0] === "on" || args[0] === "off") && args.length === 1) {
-    const switches = readSwitches(peerpost.stateDir.path);
-    switches.launch = args[0] === "on";
-    writeSwitches(peerpost.stateDir.path, switches);
+    const switches = updateSwitches(peerpost.stateDir.path, (switches) => {
+      switches.launch = args[0] === "on";
+      return switches;
+    });
     // Launching and waking are separate switches: turning launching off says whether waking still runs sessions.
     const waking = rulesOn(switches);
     if (json) printJson({ ok: true, launch: switches.launch, wakeOn: waking ?? null });

@@ -3,7 +3,7 @@
 import { openPeerpost } from "../peerpost.js";
 import { parseAddress } from "../common/address.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
-import { PUSH_DEFAULTS, pushSetting, readSwitches, writeSwitches } from "../wake/switches.js";
+import { PUSH_DEFAULTS, pushSetting, readSwitches, updateSwitches } from "../wake/switches.js";
 import { printJson, table, UsageError } from "./output.js";
 
 export const PUSH_TRANSPORTS = Object.keys(PUSH_DEFAULTS);
@@ -16,11 +16,14 @@ function checkTarget(target: string | undefined): string {
 export function pushCommand(args: string[], json: boolean): void {
   const peerpost = openPeerpost({});
   const [action, transport, target] = args;
-  const switches = readSwitches(peerpost.stateDir.path);
+  let switches = readSwitches(peerpost.stateDir.path);
   if (action !== undefined) {
     if ((action !== "on" && action !== "off") || transport === undefined || !PUSH_TRANSPORTS.includes(transport)) throw new UsageError(`usage: peerpost push [on|off ${PUSH_TRANSPORTS.join("|")} [all|HOST|ADDR]]`);
-    (switches.push[transport] ??= {})[checkTarget(target)] = action === "on";
-    writeSwitches(peerpost.stateDir.path, switches);
+    const rule = checkTarget(target);
+    switches = updateSwitches(peerpost.stateDir.path, (changed) => {
+      (changed.push[transport] ??= {})[rule] = action === "on";
+      return changed;
+    });
   }
   const sessions = peerpost.sessions.list({ includeDead: false }).map((session) => ({
     address: session.address,

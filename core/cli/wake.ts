@@ -2,7 +2,7 @@
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { parseAddress } from "../common/address.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
-import { readSwitches, setWakeRule, wakeSetting, writeSwitches, type WakeRuleChange } from "../wake/switches.js";
+import { readSwitches, setWakeRule, updateSwitches, wakeSetting, type WakeRuleChange } from "../wake/switches.js";
 import { describeRun } from "../wake/describe.js";
 import { printJson, table, UsageError } from "./output.js";
 
@@ -32,10 +32,9 @@ export function wakeCommand(args: string[], json: boolean): void {
   let change: WakeRuleChange | undefined;
   if (action !== undefined) {
     if (action !== "on" && action !== "off") throw new UsageError("usage: peerpost wake [on|off all|HOST|ADDR]");
-    const switches = readSwitches(peerpost.stateDir.path);
     const hosts = new Map(peerpost.sessions.list({ includeDead: true }).map((session) => [session.address, session.host]));
-    change = setWakeRule(switches, checkTarget(target), action === "on", (address) => hosts.get(address));
-    writeSwitches(peerpost.stateDir.path, switches);
+    const rule = checkTarget(target);
+    change = updateSwitches(peerpost.stateDir.path, (switches) => setWakeRule(switches, rule, action === "on", (address) => hosts.get(address)));
   }
   const listed = wakeList(peerpost);
   if (json) return printJson({ ok: true, ...listed, ...change });

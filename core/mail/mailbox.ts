@@ -27,8 +27,10 @@ export interface MailboxSettings extends ReminderSettings, CompactionSettings {
 /**
  * The request a message without replyToMessageId answers, for the hop count: the newest open reply or
  * action request from the recipient that the sender has read (the turn that got a request answers it).
+ * Never a note to oneself (a task's opening note): each opens its own conversation.
  */
 function answeredRequest(view: MailboxView, input: SendInput): MessageState | undefined {
+  if (input.from === input.to) return undefined;
   let found: MessageState | undefined;
   for (const message of view.openRequests())
     if (message.to === input.from && message.from === input.to && message.read && (!found || byId(found, message) < 0)) found = message;

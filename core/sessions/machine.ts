@@ -1,13 +1,13 @@
 // This machine's id: made once per state dir and kept in it, so sessions from several machines that share
 // one store (PostgreSQL) can be told apart. Liveness (a pid), push, wakes and hooks only ever act for
 // sessions of their own machine: a pid on another machine means nothing here.
-import { linkSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { linkSync, renameSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { PeerpostError, ioError } from "../common/errors.js";
 import { readStateFileIfAny, writeStateFileInPlace } from "../security/trust.js";
-import { DIR_MODE } from "../security/state-dir.js";
+import { withFileLock } from "../security/file-lock.js";
 
 /** Loaded only when an id is made (once per state dir): node:crypto costs every hook ~8 ms to load. */
 function randomHex(bytes: number): string {
@@ -43,37 +43,17 @@ function validId(path: string): string {
 }
 
 /**
- * How long a repair may hold its lock before another process takes it as left by one that died: a repair
- * takes microseconds, and a hook that waits may not wait past its own deadline (its timer cannot fire meanwhile).
- */
-const REPAIR_STALE_MS = 1000;
-
-/**
- * A damaged id replaced under a lock (a dir: made or not, atomically), and read again under it: a process
- * that found it damaged after another one repaired it sets no good id aside.
+ * A damaged id replaced under a lock, and read again under it: a process that found it damaged after
+ * another one repaired it sets no good id aside.
  */
 function repaired(path: string): string {
-  const lock = `${path}.repairing`;
-  for (let waited = 0; ; waited += 5) {
-    try {
-      mkdirSync(lock, { mode: DIR_MODE });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || waited > 2 * REPAIR_STALE_MS) throw ioError("lock", path, error);
-      const held = statSync(lock, { throwIfNoEntry: false });
-      if (held && Date.now() - held.mtimeMs > REPAIR_STALE_MS) rmSync(lock, { recursive: true, force: true });
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-    }
-  }
-  try {
+  return withFileLock(path, () => {
     const text = readStateFileIfAny(path);
     const existing = text?.trim();
     if (existing !== undefined && MACHINE_PATTERN.test(existing)) return existing;
     if (text !== undefined) renameSync(path, `${path}.damaged`);
     return createId(path) ?? validId(path);
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  });
 }
 
 /**

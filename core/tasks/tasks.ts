@@ -46,7 +46,8 @@ export async function createTask(peerpost: Peerpost, input: NewTask): Promise<Ta
   const body = input.body ?? "";
   checkBody(body, "task body");
   const after = [...new Set(input.after ?? [])];
-  for (const id of after) findTask(peerpost, id);
+  // Before anything is written: a new task closes no cycle.
+  checkDependencies(tasksState(peerpost), after, () => false);
   // The conversation's first message: the creator's own note, marked read so it never nags.
   const { message } = await peerpost.mailbox.send({ from: input.by, fromVerified: false, to: input.by, body: `Task: ${title}\n\n${body}`.trimEnd(), anticipation: "reply", allowSelf: true });
   await peerpost.mailbox.markRead(input.by, [message.id]);
@@ -99,18 +100,30 @@ export async function updateTask(peerpost: Peerpost, update: TaskUpdate): Promis
 function refuseUpdate(state: TasksState, task: TaskState, update: TaskUpdate): void {
   const details = { taskId: task.id, status: task.status, takenBy: task.takenBy ?? null };
   if (isFinal(task.status)) throw new PeerpostError("invalid_arguments", `Task ${task.id} is already ${task.status}.`, { details, hint: "Create a new task for more work." });
+  // Dependencies first, whatever the update: each must be a task, and none may close a cycle.
+  checkDependencies(state, update.after ?? [], (dependency) => wouldCycle(state, task.id, dependency), details);
   if (update.status === "in_progress" && task.takenBy === undefined) {
-    const open = openDependencies(state, task);
+    // A task is taken only once what it waits on is done, the dependencies this update adds included.
+    const open = [...new Set([...openDependencies(state, task), ...(update.after ?? []).filter((dependency) => state.tasks[dependency]!.status !== "done")])];
     if (open.length > 0) throw new PeerpostError("task_blocked", `Task ${task.id} waits on ${open.join(", ")}, not done yet.`, { details: { ...details, waitingOn: open }, hint: "Take it once they are done: whoever waits for it is told (task_unblocked)." });
     return;
   }
   if (update.status === "in_progress" && task.takenBy !== update.by) throw new PeerpostError("claim_conflict", `Task ${task.id} is taken by ${task.takenBy}.`, { details, hint: "Pick another task from `peerpost task list`." });
   const mayUpdate = update.by === task.takenBy || (task.takenBy === undefined && update.by === task.by && update.status === "blocked");
   if (!mayUpdate) throw new PeerpostError("permission_denied", `Only ${task.takenBy ?? "the task's taker"} moves task ${task.id} on.`, { details, hint: "Take the task first (task claim), or ask its taker." });
-  for (const dependency of update.after ?? []) {
+}
+
+/** The most tasks one task waits on (the record's own limit). */
+const MAX_DEPENDENCIES = 100;
+
+/** Refuses a list of dependencies with more than the limit, an id that is no task, or one that would close a cycle. */
+function checkDependencies(state: TasksState, after: readonly string[], closesCycle: (dependency: string) => boolean, details: Record<string, unknown> = {}): void {
+  if (after.length > MAX_DEPENDENCIES)
+    throw new PeerpostError("invalid_arguments", `A task waits on at most ${MAX_DEPENDENCIES} tasks; this names ${after.length}.`, { details: { ...details, field: "after", count: after.length }, hint: "Group the work: make one task wait on a few that each wait on others." });
+  for (const dependency of after) {
     if (!state.tasks[dependency]) throw unknownTask(dependency);
-    if (wouldCycle(state, task.id, dependency))
-      throw new PeerpostError("invalid_arguments", `Task ${task.id} waiting on ${dependency} would close a cycle.`, { details: { ...details, field: "after", dependency, reason: "cycle" }, hint: "A task cannot wait on itself or on a task that waits on it." });
+    if (closesCycle(dependency))
+      throw new PeerpostError("invalid_arguments", `Waiting on ${dependency} would close a cycle.`, { details: { ...details, field: "after", dependency, reason: "cycle" }, hint: "A task cannot wait on itself or on a task that waits on it." });
   }
 }
 

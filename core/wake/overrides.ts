@@ -6,7 +6,9 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { PeerpostError, ioError } from "../common/errors.js";
+import { parseAddress } from "../common/address.js";
 import { readStateFileIfAny, writeStateFile } from "../security/trust.js";
+import { withFileLock } from "../security/file-lock.js";
 import { roleState, rolesOf } from "../roles/roles.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionEntry } from "../sessions/registry.js";
@@ -43,13 +45,19 @@ export function readOverrides(stateDir: string): OverridesFile {
   }
 }
 
-function writeOverrides(stateDir: string, file: OverridesFile): void {
+/** Changes the overrides as `change` does, read and written under a lock: changes made at once each stay. */
+function updateOverrides<R>(stateDir: string, change: (file: OverridesFile) => R): R {
   const path = overridesPath(stateDir);
-  try {
-    writeStateFile(path, JSON.stringify({ v: 1, ...file }, null, 2) + "\n");
-  } catch (error) {
-    throw ioError("write", path, error);
-  }
+  return withFileLock(path, () => {
+    const file = readOverrides(stateDir);
+    const result = change(file);
+    try {
+      writeStateFile(path, JSON.stringify({ v: 1, ...file }, null, 2) + "\n");
+    } catch (error) {
+      throw ioError("write", path, error);
+    }
+    return result;
+  });
 }
 
 function heldRoles(peerpost: Peerpost, address: string): string[] {
@@ -67,12 +75,24 @@ export function setOverridePolicy(peerpost: Peerpost, caller: string, target: st
       details: { reason: "not_own_target", target },
       hint: `Use target ${caller}${heldRoles(peerpost, caller).map((role) => ` or ${role}`).join("")}.`,
     });
-  const file = readOverrides(peerpost.stateDir.path);
-  const policy = { ...file.policies[target] };
-  for (const setting of OVERRIDE_SETTINGS) if (change[setting] !== undefined) policy[setting] = [...new Set(change[setting])].sort();
-  file.policies[target] = policy;
-  writeOverrides(peerpost.stateDir.path, file);
-  return policy;
+  for (const setting of OVERRIDE_SETTINGS) checkSenders(change[setting], setting);
+  return updateOverrides(peerpost.stateDir.path, (file) => {
+    const policy = { ...file.policies[target] };
+    for (const setting of OVERRIDE_SETTINGS) if (change[setting] !== undefined) policy[setting] = [...new Set(change[setting])].sort();
+    file.policies[target] = policy;
+    return policy;
+  });
+}
+
+/** The most senders one setting names. */
+const MAX_SENDERS = 64;
+
+/** Senders are `*` or addresses (role:<name> included), as the command line and the tool both take them. */
+function checkSenders(senders: readonly string[] | undefined, setting: string): void {
+  if (senders === undefined) return;
+  if (senders.length > MAX_SENDERS)
+    throw new PeerpostError("invalid_arguments", `${setting}: at most ${MAX_SENDERS} senders; this names ${senders.length}.`, { details: { field: setting, count: senders.length }, hint: "Name a role (role:<name>) for a group of senders, or * for anyone." });
+  for (const sender of senders) if (sender !== "*") parseAddress(sender, setting);
 }
 
 export interface OverridePlan {
@@ -149,11 +169,11 @@ function expectedCost(address: string, change: OverridePlan["change"], lastInput
 
 /** Stores an allowed change (after its message was stored): later wakes of the session run with it. */
 export function persistOverride(peerpost: Peerpost, plan: OverridePlan, by: string): SessionOverrides {
-  const file = readOverrides(peerpost.stateDir.path);
-  const merged: SessionOverrides = { ...file.sessions[plan.address], ...plan.change, workspace: plan.workspace, by, at: new Date(peerpost.config.now()).toISOString() };
-  file.sessions[plan.address] = merged;
-  writeOverrides(peerpost.stateDir.path, file);
-  return merged;
+  return updateOverrides(peerpost.stateDir.path, (file) => {
+    const merged: SessionOverrides = { ...file.sessions[plan.address], ...plan.change, workspace: plan.workspace, by, at: new Date(peerpost.config.now()).toISOString() };
+    file.sessions[plan.address] = merged;
+    return merged;
+  });
 }
 
 /** The persisted settings a wake of `address` runs with. */

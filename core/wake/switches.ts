@@ -4,6 +4,7 @@
 // narrower rules that say off, as exceptions, and names them.
 import { join } from "node:path";
 import { readStateFileIfAny, writeStateFile } from "../security/trust.js";
+import { withFileLock } from "../security/file-lock.js";
 import { ioError } from "../common/errors.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 
@@ -45,13 +46,22 @@ function booleans(rules: Record<string, unknown>): Record<string, boolean> {
   return kept;
 }
 
-export function writeSwitches(stateDir: string, switches: Switches): void {
+/**
+ * Changes the switches as `change` does to them, read and written under a lock: two commands at once
+ * (`wake off A`, `wake off B`) each keep their change. Returns what `change` returns.
+ */
+export function updateSwitches<R>(stateDir: string, change: (switches: Switches) => R): R {
   const path = switchFile(stateDir);
-  try {
-    writeStateFile(path, JSON.stringify({ v: 1, ...switches }, null, 2) + "\n");
-  } catch (error) {
-    throw ioError("write", path, error);
-  }
+  return withFileLock(path, () => {
+    const switches = readSwitches(stateDir);
+    const result = change(switches);
+    try {
+      writeStateFile(path, JSON.stringify({ v: 1, ...switches }, null, 2) + "\n");
+    } catch (error) {
+      throw ioError("write", path, error);
+    }
+    return result;
+  });
 }
 
 /** Whether waking is on for this session, and which rule said so. */

@@ -55,10 +55,10 @@ function showTask(peerpost: Peerpost, task: TaskState, json: boolean): number {
     return 0;
   }
   const lines = [
-    `Task ${task.id}: ${task.title}`,
+    `Task ${task.id}: ${visible(task.title)}`,
     `  status ${task.status}${task.takenBy ? `, taken by ${task.takenBy}` : ""}; created by ${task.by} at ${task.at}${task.assignee ? ` for ${task.assignee}` : ""}`,
     ...task.after.map((dependency) => `  after ${dependency} (${state.tasks[dependency]?.status ?? "unknown"})`),
-    ...(task.note !== undefined ? [`  note: ${task.note}`] : []),
+    ...(task.note !== undefined ? [`  note: ${visible(task.note, true)}`] : []),
     `  conversation: peerpost status ${task.messageId}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -5,11 +5,13 @@ import type { TaskState } from "../../tasks/fold.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";
 import { addressFlag, addressOrMine, openStore } from "../store.js";
+import { visible } from "../../security/visible.js";
 
 const ACTIONS = ["add", "list", "claim", "done", "fail", "block"] as const;
 
+/** One line for a person: the title, which any agent wrote, with what could rewrite the screen made visible. */
 function describe(task: TaskState): string {
-  return `task ${task.id} ${task.status}${task.takenBy ? ` (taken by ${task.takenBy})` : ""}: ${task.title}${task.after.length > 0 ? `, after ${task.after.join(", ")}` : ""}`;
+  return `task ${task.id} ${task.status}${task.takenBy ? ` (taken by ${task.takenBy})` : ""}: ${visible(task.title)}${task.after.length > 0 ? `, after ${task.after.join(", ")}` : ""}`;
 }
 
 export const taskCommand = defineCommand({

@@ -1,0 +1,31 @@
+// A lock for the read-change-write of a small state file (wake.json, overrides.json, a damaged machine-id):
+// a directory beside it, made or not at once. Taken for microseconds, so a process waits for it, never long:
+// one left by a process that died is taken over after STALE_MS, sooner than a hook's deadline, whose timer
+// cannot fire while this waits.
+import { mkdirSync, rmSync, statSync } from "node:fs";
+import { ioError } from "../common/errors.js";
+import { DIR_MODE } from "./state-dir.js";
+
+const STALE_MS = 1000;
+const WAIT_MS = 2;
+
+/** Runs `work` holding the lock on `path`; throws state_io_error when it cannot be had in twice STALE_MS. */
+export function withFileLock<T>(path: string, work: () => T): T {
+  const lock = `${path}.updating`;
+  for (let waited = 0; ; waited += WAIT_MS) {
+    try {
+      mkdirSync(lock, { mode: DIR_MODE });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || waited > 2 * STALE_MS) throw ioError("lock", path, error);
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > STALE_MS) rmSync(lock, { recursive: true, force: true });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAIT_MS);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
