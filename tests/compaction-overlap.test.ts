@@ -3,7 +3,7 @@
 // cannot renew its lock: past PEERPOST_LOCK_STALE_MS another process takes the lock over. A second
 // compaction must then leave the running one's files alone, and every archived message must stay
 // readable. A reader whose read a swap cut across reads again. A FIFO in place of a log is refused at once, not waited on.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { execFileSync, spawn } from "node:child_process";
@@ -20,6 +20,21 @@ import { CLI } from "./helpers/mcp.js";
 
 const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A session registered by this process (a long-lived server, which keeps its descriptor on the file the
+ * compaction replaces), then a compaction of the registry killed after its rename.
+ */
+async function registryCompactionKilledAfterRename(t: TestContext) {
+  const { peerpost, clock, stateDir, home } = tempPeerpost(t);
+  await heartbeats(peerpost, clock);
+  const register = (name: string) => peerpost.sessions.register({ host: "claude-code", address: "claude:s1", sessionId: "s1", source: "cli", name });
+  await register("zero");
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_LOCK_STALE_MS: "2000" };
+  const killed = await collect(spawnFixture("log-compactor", [stateDir, "sessions"], { ...env, PEERPOST_FAULT: "compact-after-rename" }));
+  assert.equal(killed.signal, "SIGKILL");
+  return { register, env, stateDir };
+}
 
 test("a compaction that took over a stale lock from a running one refuses, and no archived message is lost", { timeout: 180_000 }, async (t) => {
   const { peerpost, clock, stateDir, home } = tempPeerpost(t);
@@ -51,14 +66,7 @@ test("a compaction that took over a stale lock from a running one refuses, and n
 });
 
 test("the old tail of a compaction killed after its rename is brought over once, not again by every new process after newer records", async (t) => {
-  const { peerpost, clock, stateDir, home } = tempPeerpost(t);
-  await heartbeats(peerpost, clock);
-  const register = (name: string) => peerpost.sessions.register({ host: "claude-code", address: "claude:s1", sessionId: "s1", source: "cli", name });
-  // This process, a long-lived server, keeps its descriptor on the file the compaction replaces.
-  await register("zero");
-  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_LOCK_STALE_MS: "2000" };
-  const killed = await collect(spawnFixture("log-compactor", [stateDir, "sessions"], { ...env, PEERPOST_FAULT: "compact-after-rename" }));
-  assert.equal(killed.signal, "SIGKILL");
+  const { register, env, stateDir } = await registryCompactionKilledAfterRename(t);
   await register("one");
   assert.equal((await cli(env, "name", "claude:s1", "two")).code, 0);
   const names: string[] = [];
@@ -208,14 +216,7 @@ test("a lookup by id whose reads a compaction cut across does not report the mes
 });
 
 test("a registration written into the old file of a compaction killed after its rename is not replayed after a newer one", async (t) => {
-  const { peerpost, clock, stateDir, home } = tempPeerpost(t);
-  await heartbeats(peerpost, clock);
-  const register = (name: string) => peerpost.sessions.register({ host: "claude-code", address: "claude:s1", sessionId: "s1", source: "cli", name });
-  // This process, a long-lived server, keeps its descriptor on the file the compaction replaces.
-  await register("zero");
-  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now), PEERPOST_LOCK_STALE_MS: "2000" };
-  const killed = await collect(spawnFixture("log-compactor", [stateDir, "sessions"], { ...env, PEERPOST_FAULT: "compact-after-rename" }));
-  assert.equal(killed.signal, "SIGKILL");
+  const { register, env, stateDir } = await registryCompactionKilledAfterRename(t);
   // Written into the old file, found replaced, written again into the new one; then a newer registration.
   await register("one");
   await register("two");

@@ -5,6 +5,7 @@
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { ioError } from "../common/errors.js";
 import { DIR_MODE } from "./state-dir.js";
+import { writeStateFile } from "./trust.js";
 
 const STALE_MS = 1000;
 const WAIT_MS = 2;
@@ -28,4 +29,18 @@ export function withFileLock<T>(path: string, work: () => T): T {
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/** Reads a small JSON state file's value (`read`), lets `change` alter it, and writes it back whole, all under the lock; returns what `change` returns. */
+export function updateJsonFile<V extends object, R>(path: string, read: () => V, change: (value: V) => R): R {
+  return withFileLock(path, () => {
+    const value = read();
+    const result = change(value);
+    try {
+      writeStateFile(path, JSON.stringify({ v: 1, ...value }, null, 2) + "\n");
+    } catch (error) {
+      throw ioError("write", path, error);
+    }
+    return result;
+  });
 }

@@ -5,10 +5,10 @@
 // its holder). An allowed change persists: every later wake of the session runs with it.
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
-import { PeerpostError, ioError } from "../common/errors.js";
+import { PeerpostError } from "../common/errors.js";
 import { parseAddress } from "../common/address.js";
-import { readStateFileIfAny, writeStateFile } from "../security/trust.js";
-import { withFileLock } from "../security/file-lock.js";
+import { readStateFileIfAny } from "../security/trust.js";
+import { updateJsonFile } from "../security/file-lock.js";
 import { roleState, rolesOf } from "../roles/roles.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionEntry } from "../sessions/registry.js";
@@ -47,17 +47,7 @@ export function readOverrides(stateDir: string): OverridesFile {
 
 /** Changes the overrides as `change` does, read and written under a lock: changes made at once each stay. */
 function updateOverrides<R>(stateDir: string, change: (file: OverridesFile) => R): R {
-  const path = overridesPath(stateDir);
-  return withFileLock(path, () => {
-    const file = readOverrides(stateDir);
-    const result = change(file);
-    try {
-      writeStateFile(path, JSON.stringify({ v: 1, ...file }, null, 2) + "\n");
-    } catch (error) {
-      throw ioError("write", path, error);
-    }
-    return result;
-  });
+  return updateJsonFile(overridesPath(stateDir), () => readOverrides(stateDir), change);
 }
 
 function heldRoles(peerpost: Peerpost, address: string): string[] {

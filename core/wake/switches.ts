@@ -3,9 +3,8 @@
 // turns off everything it covers (narrower rules that were on are cleared); turning one on keeps the
 // narrower rules that say off, as exceptions, and names them.
 import { join } from "node:path";
-import { readStateFileIfAny, writeStateFile } from "../security/trust.js";
-import { withFileLock } from "../security/file-lock.js";
-import { ioError } from "../common/errors.js";
+import { readStateFileIfAny } from "../security/trust.js";
+import { updateJsonFile } from "../security/file-lock.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 
 export interface Switches {
@@ -51,17 +50,7 @@ function booleans(rules: Record<string, unknown>): Record<string, boolean> {
  * (`wake off A`, `wake off B`) each keep their change. Returns what `change` returns.
  */
 export function updateSwitches<R>(stateDir: string, change: (switches: Switches) => R): R {
-  const path = switchFile(stateDir);
-  return withFileLock(path, () => {
-    const switches = readSwitches(stateDir);
-    const result = change(switches);
-    try {
-      writeStateFile(path, JSON.stringify({ v: 1, ...switches }, null, 2) + "\n");
-    } catch (error) {
-      throw ioError("write", path, error);
-    }
-    return result;
-  });
+  return updateJsonFile(switchFile(stateDir), () => readSwitches(stateDir), change);
 }
 
 /** Whether waking is on for this session, and which rule said so. */

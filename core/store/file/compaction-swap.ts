@@ -169,15 +169,22 @@ export function copyTail(source: number, start: number, fd: number, wanted?: (li
   return position;
 }
 
-/** copyTail, but only the whole lines `wanted` takes (each with its newline, as latin1); a last line without its newline goes as it is. */
-function copyWantedLines(source: number, start: number, end: number, fd: number, wanted: (line: string) => boolean): number {
-  const bytes = Buffer.allocUnsafe(end - start);
+/** Up to `length` bytes of `fd` from `start` (fewer where the file ends sooner). */
+function readRange(fd: number, start: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
   let read = 0;
-  while (read < bytes.length) {
-    const got = readSync(source, bytes, read, bytes.length - read, start + read);
+  while (read < length) {
+    const got = readSync(fd, bytes, read, length - read, start + read);
     if (got === 0) break;
     read += got;
   }
+  return bytes.subarray(0, read);
+}
+
+/** copyTail, but only the whole lines `wanted` takes (each with its newline, as latin1); a last line without its newline goes as it is. */
+function copyWantedLines(source: number, start: number, end: number, fd: number, wanted: (line: string) => boolean): number {
+  const bytes = readRange(source, start, end - start);
+  const read = bytes.length;
   const kept: Buffer[] = [];
   let lineStart = 0;
   for (let newline = bytes.indexOf(0x0a); newline >= 0 && newline < read; lineStart = newline + 1, newline = bytes.indexOf(0x0a, lineStart)) {
@@ -273,13 +280,8 @@ function linesSinceSwap(paths: CompactionPaths, oldIno: number, fd: number): Set
   const since = swap.keptBytes + (swap.copiedUpTo - swap.end);
   const size = fstatSync(fd).size;
   if (since < 0 || since > size || size - since > MAX_COMPARED_BYTES) return undefined;
-  const bytes = Buffer.allocUnsafe(size - since);
-  let read = 0;
-  while (read < bytes.length) {
-    const got = readSync(fd, bytes, read, bytes.length - read, since + read);
-    if (got === 0) break;
-    read += got;
-  }
+  const bytes = readRange(fd, since, size - since);
+  const read = bytes.length;
   const lines = new Set<string>();
   let start = 0;
   for (let end = bytes.indexOf(0x0a); end >= 0 && end < read; start = end + 1, end = bytes.indexOf(0x0a, start)) lines.add(bytes.toString("latin1", start, end + 1));
