@@ -2,7 +2,7 @@
 // a directory beside it, made or not at once. Taken for microseconds, so a process waits for it, never long:
 // one left by a process that died is taken over after STALE_MS, sooner than a hook's deadline, whose timer
 // cannot fire while this waits.
-import { mkdirSync, rmSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, rmSync, type Stats } from "node:fs";
 import { ioError } from "../common/errors.js";
 import { DIR_MODE } from "./state-dir.js";
 import { writeStateFile } from "./trust.js";
@@ -19,8 +19,9 @@ export function withFileLock<T>(path: string, work: () => T): T {
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || waited > 2 * STALE_MS) throw ioError("lock", path, error);
-      const held = statSync(lock, { throwIfNoEntry: false });
-      if (held && Date.now() - held.mtimeMs > STALE_MS) rmSync(lock, { recursive: true, force: true });
+      // Never through a link: anything but a directory there is no lock of ours, and goes at once.
+      const held = lstatSync(lock, { throwIfNoEntry: false });
+      if (held && (!held.isDirectory() || Math.abs(Date.now() - held.mtimeMs) > STALE_MS)) breakStale(lock, held);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAIT_MS);
     }
   }
@@ -28,6 +29,28 @@ export function withFileLock<T>(path: string, work: () => T): T {
     return work();
   } finally {
     rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes a lock judged stale, only if it is still that one: waiters check again and remove it one at a
+ * time, under a second lock, so one that judged the old lock stale never removes the lock another took since.
+ */
+function breakStale(lock: string, held: Stats): void {
+  const breaker = `${lock}.breaking`;
+  try {
+    mkdirSync(breaker, { mode: DIR_MODE });
+  } catch {
+    // Another waiter is at it; one left by a process killed in those microseconds is cleared after a while.
+    const left = lstatSync(breaker, { throwIfNoEntry: false });
+    if (left && Math.abs(Date.now() - left.mtimeMs) > 2 * STALE_MS) rmSync(breaker, { recursive: true, force: true });
+    return;
+  }
+  try {
+    const again = lstatSync(lock, { throwIfNoEntry: false });
+    if (again && again.ino === held.ino && again.mtimeMs === held.mtimeMs) rmSync(lock, { recursive: true, force: true });
+  } finally {
+    rmSync(breaker, { recursive: true, force: true });
   }
 }
 
