@@ -89,3 +89,23 @@ test("a link in place of the lock is no lock: an update goes on, and what it poi
   assert.equal((JSON.parse(readFileSync(join(stateDir, "wake.json"), "utf8")) as { launch: boolean }).launch, true);
   assert.equal(readFileSync(join(elsewhere, "kept"), "utf8"), "kept");
 });
+
+test("a holder stopped past the stale time and taken over releases nothing of the lock another holds now", async (t) => {
+  const stateDir = tempDir(t);
+  const lock = join(stateDir, "wake.json.updating");
+  const inside = join(stateDir, "other-inside");
+  const module = pathToFileURL(join(import.meta.dirname, "../core/wake/switches.js")).href;
+  const script = `import { updateSwitches } from ${JSON.stringify(module)}; import { writeFileSync, rmSync } from "node:fs";
+    updateSwitches(${JSON.stringify(stateDir)}, () => { writeFileSync(${JSON.stringify(inside)}, ""); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000); rmSync(${JSON.stringify(inside)}); });`;
+  let other: ReturnType<typeof spawn> | undefined;
+  updateSwitches(stateDir, () => {
+    // This holder stalls (as if stopped) until its lock looks stale; another process takes it over meanwhile.
+    const old = new Date(Date.now() - 5000);
+    utimesSync(lock, old, old);
+    other = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "inherit" });
+    for (let waited = 0; !existsSync(inside) && waited < 10_000; waited += 5) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+  });
+  const stillHeld = existsSync(inside) && existsSync(lock);
+  await new Promise((resolve) => other!.on("exit", resolve));
+  assert.equal(stillHeld, true, "this holder's release removed the lock the other process held");
+});

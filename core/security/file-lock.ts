@@ -2,9 +2,10 @@
 // a directory beside it, made or not at once. Taken for microseconds, so a process waits for it, never long:
 // one left by a process that died is taken over after STALE_MS, sooner than a hook's deadline, whose timer
 // cannot fire while this waits.
-import { lstatSync, mkdirSync, rmSync, type Stats } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import { join } from "node:path";
 import { ioError } from "../common/errors.js";
-import { DIR_MODE } from "./state-dir.js";
+import { DIR_MODE, FILE_MODE } from "./state-dir.js";
 import { writeStateFile } from "./trust.js";
 
 const STALE_MS = 1000;
@@ -13,9 +14,11 @@ const WAIT_MS = 2;
 /** Runs `work` holding the lock on `path`; throws state_io_error when it cannot be had in twice STALE_MS. */
 export function withFileLock<T>(path: string, work: () => T): T {
   const lock = `${path}.updating`;
+  const owner = `${process.pid}.${Math.random().toString(36).slice(2)}`;
   for (let waited = 0; ; waited += WAIT_MS) {
     try {
       mkdirSync(lock, { mode: DIR_MODE });
+      writeFileSync(join(lock, "owner"), owner, { mode: FILE_MODE });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || waited > 2 * STALE_MS) throw ioError("lock", path, error);
@@ -28,7 +31,16 @@ export function withFileLock<T>(path: string, work: () => T): T {
   try {
     return work();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    // Only its own: a holder stopped past STALE_MS (SIGSTOP) was taken over, and the lock there is another's.
+    if (ownerOf(lock) === owner) rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function ownerOf(lock: string): string | undefined {
+  try {
+    return readFileSync(join(lock, "owner"), "utf8");
+  } catch {
+    return undefined;
   }
 }
 
