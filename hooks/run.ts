@@ -29,16 +29,6 @@ const MAX_EDIT_EVENT_BYTES = 64 * 1024 * 1024;
 const TOO_LARGE = Symbol("too large");
 type Stdin = string | typeof TOO_LARGE;
 
-/** True once the text read so far is one whole JSON value: a host may leave stdin open after it. */
-function isWholeJson(text: string): boolean {
-  if (!text.trimEnd().endsWith("}")) return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Hosts pipe the event JSON and usually close stdin. A file is read at once; a pipe, FIFO or socket is
@@ -64,8 +54,8 @@ const [QUOTE, BACKSLASH, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET] =
 
 /**
  * The event's bytes as they come. A scan that carries its state from read to read (inside a string, after a
- * backslash, nesting depth) says when the top-level value closes; only then is the text decoded and
- * parsed: a large event in many reads is parsed once, not after every read that ends in a brace.
+ * backslash, nesting depth) says when the top-level value closes; only then is the text decoded, and
+ * parsed once: a large event in many reads is not parsed after every read that ends in a brace.
  */
 class EventBytes {
   private readonly chunks: Buffer[] = [];
@@ -76,7 +66,7 @@ class EventBytes {
 
   constructor(private readonly limit: number) {}
 
-  /** Adds a read's bytes (a copy of them): the event's text once it is one whole JSON value, TOO_LARGE past the limit, else undefined. */
+  /** Adds a read's bytes (a copy of them): the event's text once its top-level value closed, TOO_LARGE past the limit, else undefined. */
   add(chunk: Buffer): Stdin | undefined {
     this.chunks.push(Buffer.from(chunk));
     this.bytes += chunk.length;
@@ -92,9 +82,9 @@ class EventBytes {
       else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.depth++;
       else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --this.depth === 0) closed = true;
     }
-    if (!closed) return undefined;
-    const text = this.text();
-    return isWholeJson(text) ? text : undefined;
+    // Closed, the value is whole (a host may leave stdin open after it): runHook parses it, once. Had it
+    // been no valid JSON, no more bytes could have made it one.
+    return closed ? this.text() : undefined;
   }
 
   /** All the bytes read, as text (at end-of-file). */

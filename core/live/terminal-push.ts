@@ -4,7 +4,7 @@ import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
 import type { Identity, PushTransport } from "../server/adapter.js";
 import type { SessionHost } from "../records/schemas.js";
-import { readSwitches, pushSetting, type Switches } from "../wake/switches.js";
+import { pushSetting, switchesOrRefusal } from "../wake/switches.js";
 import { toErrorValue } from "../common/errors.js";
 import { busyRefusal } from "./rules.js";
 
@@ -33,12 +33,8 @@ export abstract class TerminalPush implements PushTransport {
 
   availability(): { available: boolean; reason: string } {
     if (this.address === undefined) return { available: false, reason: "no session known yet" };
-    let switches: Switches;
-    try {
-      switches = readSwitches(this.peerpost.stateDir.path);
-    } catch (error) {
-      return { available: false, reason: `${this.where()}, but the switches cannot be read: ${toErrorValue(error).message}` };
-    }
+    const { switches, refusal } = switchesOrRefusal(this.peerpost.stateDir.path);
+    if (refusal !== undefined) return { available: false, reason: `${this.where()}, but the switches cannot be read: ${toErrorValue(refusal).message}` };
     const setting = pushSetting(switches, this.name, { address: this.address, host: this.host });
     return setting.on
       ? { available: true, reason: `${this.where()}; requests are typed there when the session is idle and its input line is empty` }

@@ -30,15 +30,19 @@ export function machineIdPath(stateDir: string): string {
 export function machineId(stateDir: string): string {
   const path = machineIdPath(stateDir);
   const text = readStateFileIfAny(path);
-  if (text === undefined) return createId(path) ?? validId(path);
-  const existing = text.trim();
-  return MACHINE_PATTERN.test(existing) ? existing : repaired(path);
+  return idIn(text) ?? (text === undefined ? (createId(path) ?? validId(path)) : repaired(path));
+}
+
+/** The id a machine-id file's text holds, or undefined when it holds none (missing, emptied, edited). */
+function idIn(text: string | undefined): string | undefined {
+  const id = text?.trim();
+  return id !== undefined && MACHINE_PATTERN.test(id) ? id : undefined;
 }
 
 /** The id in the file, which another process just wrote whole. */
 function validId(path: string): string {
-  const id = readStateFileIfAny(path)?.trim();
-  if (id !== undefined && MACHINE_PATTERN.test(id)) return id;
+  const id = idIn(readStateFileIfAny(path));
+  if (id !== undefined) return id;
   throw ioError("read", path, new Error("another process replaced it as it was made"));
 }
 
@@ -49,8 +53,8 @@ function validId(path: string): string {
 function repaired(path: string): string {
   return withFileLock(path, () => {
     const text = readStateFileIfAny(path);
-    const existing = text?.trim();
-    if (existing !== undefined && MACHINE_PATTERN.test(existing)) return existing;
+    const existing = idIn(text);
+    if (existing !== undefined) return existing;
     if (text !== undefined) renameSync(path, `${path}.damaged`);
     return createId(path) ?? validId(path);
   });

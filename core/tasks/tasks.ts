@@ -101,10 +101,11 @@ function refuseUpdate(state: TasksState, task: TaskState, update: TaskUpdate): v
   const details = { taskId: task.id, status: task.status, takenBy: task.takenBy ?? null };
   if (isFinal(task.status)) throw new PeerpostError("invalid_arguments", `Task ${task.id} is already ${task.status}.`, { details, hint: "Create a new task for more work." });
   // Dependencies first, whatever the update: each must be a task, and none may close a cycle.
-  checkDependencies(state, [...new Set(update.after ?? [])], (dependency) => wouldCycle(state, task.id, dependency), details);
+  const after = [...new Set(update.after ?? [])];
+  checkDependencies(state, after, (dependency) => wouldCycle(state, task.id, dependency), details);
   if (update.status === "in_progress" && task.takenBy === undefined) {
     // A task is taken only once what it waits on is done, the dependencies this update adds included.
-    const open = [...new Set([...openDependencies(state, task), ...(update.after ?? []).filter((dependency) => state.tasks[dependency]!.status !== "done")])];
+    const open = [...new Set([...openDependencies(state, task), ...after.filter((dependency) => state.tasks[dependency]!.status !== "done")])];
     if (open.length > 0) throw new PeerpostError("task_blocked", `Task ${task.id} waits on ${open.join(", ")}, not done yet.`, { details: { ...details, waitingOn: open }, hint: "Take it once they are done: whoever waits for it is told (task_unblocked)." });
     return;
   }

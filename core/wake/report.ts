@@ -1,20 +1,14 @@
 // The wake set-up for `health` and `doctor`: switches, settings, runs under way, and this session's setting.
 import type { Peerpost } from "../peerpost.js";
-import { readSwitches, wakeSetting, type Switches } from "./switches.js";
-import { toErrorValue, type ErrorValue } from "../common/errors.js";
+import { switchesOrRefusal, wakeSetting } from "./switches.js";
+import { toErrorValue } from "../common/errors.js";
 
 export function wakeReport(peerpost: Peerpost, address?: string): Record<string, unknown> {
-  let switches: Switches = { wake: {}, launch: false, push: {} };
-  let problem: ErrorValue | undefined;
-  try {
-    switches = readSwitches(peerpost.stateDir.path);
-  } catch (error) {
-    // A switches file refused (trust.ts) is reported, not the whole report lost: none apply meanwhile.
-    problem = toErrorValue(error);
-  }
+  // A switches file refused (trust.ts) is reported, not the whole report lost: none apply meanwhile.
+  const { switches, refusal } = switchesOrRefusal(peerpost.stateDir.path);
   const now = peerpost.config.now();
   const report: Record<string, unknown> = {
-    ...(problem ? { switchesError: problem } : {}),
+    ...(refusal !== undefined ? { switchesError: toErrorValue(refusal) } : {}),
     switches: switches.wake,
     launch: switches.launch,
     settings: { ...peerpost.config.wake, staleMs: peerpost.config.staleMs },

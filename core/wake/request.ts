@@ -7,7 +7,7 @@ import { byId, expectsResolution, type MessageState } from "../mail/fold.js";
 import { idFactory } from "../common/ids.js";
 import { isSameProcess } from "../sessions/process-tree.js";
 import type { Warning } from "../server/results.js";
-import { readSwitches, wakeSetting, type Switches } from "./switches.js";
+import { switchesOrRefusal, wakeSetting } from "./switches.js";
 import { toErrorValue } from "../common/errors.js";
 import { isStale } from "./stale.js";
 import { sessionLiveness } from "./liveness.js";
@@ -113,12 +113,8 @@ function unreadable(address: string, error: unknown): WakeDecision {
 export async function requestWake(peerpost: Peerpost, address: string, deps: WakeDeps, start: (claimId: string) => void | Promise<void> = (id) => startRunner(peerpost, deps, id)): Promise<WakeDecision> {
   const entry = peerpost.sessions.get(address);
   if (!entry) return { outcome: "unknown" };
-  let switches: Switches;
-  try {
-    switches = readSwitches(peerpost.stateDir.path);
-  } catch (error) {
-    return unreadable(address, error);
-  }
+  const { switches, refusal } = switchesOrRefusal(peerpost.stateDir.path);
+  if (refusal !== undefined) return unreadable(address, refusal);
   if (!wakeSetting(switches, entry).on) return { outcome: "off" };
   if (entry.alive) return { outcome: "alive" };
   // A session of another machine (a shared store) is resumed only there, never here.

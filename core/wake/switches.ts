@@ -35,7 +35,24 @@ export function readSwitches(stateDir: string): Switches {
     for (const [transport, rules] of Object.entries(parsed.push ?? {})) if (typeof rules === "object" && rules !== null) push[transport] = booleans(rules as Record<string, unknown>);
     return { wake: booleans(parsed.wake ?? {}), launch: parsed.launch === true, push };
   } catch {
-    return { wake: {}, launch: false, push: {} };
+    return noSwitches();
+  }
+}
+
+/** No switch set: every rule at its default. */
+export function noSwitches(): Switches {
+  return { wake: {}, launch: false, push: {} };
+}
+
+/**
+ * The switches for a reader that goes on without them when the file is refused (trust.ts): none set, with
+ * the refusal, which the reader reports in its own way.
+ */
+export function switchesOrRefusal(stateDir: string): { switches: Switches; refusal?: unknown } {
+  try {
+    return { switches: readSwitches(stateDir) };
+  } catch (error) {
+    return { switches: noSwitches(), refusal: error };
   }
 }
 

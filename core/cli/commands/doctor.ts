@@ -13,7 +13,7 @@ import { marketplaceSource } from "../source.js";
 import { stateLines, storeLine } from "../health-lines.js";
 import { visible } from "../../security/visible.js";
 import { wakeReport } from "../../wake/report.js";
-import { readSwitches, rulesOn, wakeSetting, type Switches } from "../../wake/switches.js";
+import { noSwitches, rulesOn, switchesOrRefusal, wakeSetting } from "../../wake/switches.js";
 import type { SessionHost } from "../../records/schemas.js";
 import { liveLines, liveReport } from "../live-report.js";
 
@@ -94,12 +94,8 @@ export const doctorCommand = defineCommand({
     for (const host of hosts) for (const fix of host.fixes) problems.push({ problem: `${host.host}: needs attention`, fix });
     // The wake set-up per host: the switch as a host-wide rule sets it, and whether the CLI a wake runs is there.
     const peerpost = state ? opened : undefined;
-    let switches: Switches = { wake: {}, launch: false, push: {} };
-    try {
-      if (peerpost) switches = readSwitches(peerpost.stateDir.path);
-    } catch (error) {
-      problems.push(problemOf(error));
-    }
+    const { switches, refusal } = peerpost ? switchesOrRefusal(peerpost.stateDir.path) : { switches: noSwitches(), refusal: undefined };
+    if (refusal !== undefined) problems.push(problemOf(refusal));
     const wake = hosts.map((host) => ({ host: host.host, ...wakeSetting(switches, { address: "", host: host.host as SessionHost }) }));
     for (const entry of wake) {
       const host = hosts.find((candidate) => candidate.host === entry.host);
