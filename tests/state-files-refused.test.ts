@@ -2,7 +2,7 @@
 // overrides.json is refused with a code, never waited on (a plain read blocked every command, and the
 // server's event loop); and a damaged machine-id is set aside and made anew once, so every process of the
 // machine keeps one id.
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -86,15 +86,20 @@ test("two processes that find machine-id damaged at once end with one id: the la
   assert.equal(readFileSync(path, "utf8").trim(), mine);
 });
 
-test("a FIFO in place of wake.json or overrides.json only skips a wake: the stored send is no failure, and doctor --json lists the problem", async (t) => {
+/** A state dir with a dormant session codex:bob (its host process has ended), which a wake would resume. */
+async function withDormantSession(t: TestContext) {
   const home = tempDir(t);
   const stateDir = join(home, "state");
   const project = join(home, "project");
   mkdirSync(project);
   const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_USER: "ana" };
   const store = openPeerpost({ env, home });
-  // A dormant session (its host process has ended) that a wake would resume.
   await store.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });
+  return { stateDir, env, store };
+}
+
+test("a FIFO in place of wake.json or overrides.json only skips a wake: the stored send is no failure, and doctor --json lists the problem", async (t) => {
+  const { stateDir, env, store } = await withDormantSession(t);
   assert.equal((await cli(env, "wake", "on", "all")).code, 0);
   execFileSync("mkfifo", [join(stateDir, "overrides.json")]);
   const sent = await cliWithin(15_000, env, "send", "--to", "codex:bob", "--anticipation", "reply", "--json", "hi");
@@ -107,4 +112,45 @@ test("a FIFO in place of wake.json or overrides.json only skips a wake: the stor
   const doctor = json(await cliWithin(15_000, env, "doctor", "--json")) as { problems?: Array<{ problem: string }>; wake?: { switchesError?: { code: string } } };
   assert.ok(doctor.problems?.some((entry) => /wake\.json/.test(entry.problem)), JSON.stringify(doctor).slice(0, 400));
   assert.ok(doctor.wake?.switchesError?.code);
+});
+
+test("a damaged wake.json or overrides.json is refused with a hint, not read as none: a switch turned off stays off, and no change writes over it", async (t) => {
+  const { stateDir, env } = await withDormantSession(t);
+  // Typing into `peerpost run` is on by default: the person turned it off, and waking on.
+  assert.equal((await cli(env, "push", "off", "pty")).code, 0);
+  assert.equal((await cli(env, "wake", "on", "all")).code, 0);
+  const switchesPath = join(stateDir, "wake.json");
+  // Cut short, as a hand edit or a damaged disk leaves it.
+  const damagedSwitches = readFileSync(switchesPath, "utf8").slice(0, 20);
+  writeFileSync(switchesPath, damagedSwitches);
+
+  const push = await cli(env, "push", "--json");
+  assert.notEqual(push.code, 0, `read as no switches, pty typing is on again: ${push.stdout}`);
+  const refusal = (JSON.parse(push.stdout) as { error: { code: string; details: { reason: string }; hint: string } }).error;
+  assert.equal(refusal.code, "state_io_error");
+  assert.equal(refusal.details.reason, "damaged");
+  assert.match(refusal.hint, /wake\.json\.damaged/);
+  assert.notEqual((await cli(env, "wake", "off", "codex", "--json")).code, 0);
+  assert.equal(readFileSync(switchesPath, "utf8"), damagedSwitches, "a change wrote over the damaged file");
+
+  // Sends and listings go on; no session is woken meanwhile, and health says why.
+  const sent = await cli(env, "send", "--to", "codex:bob", "--anticipation", "reply", "--json", "hi");
+  assert.equal(sent.code, 0, sent.stdout);
+  assert.match(sent.stdout, /wake_unsure.*wake\.json/s);
+  const agents = await cli(env, "agents", "--all", "--json");
+  assert.equal(agents.code, 0, agents.stdout);
+  assert.equal((json(agents).sessions as Array<{ wake: boolean }>)[0]?.wake, false);
+  const health = await cli(env, "health", "--json");
+  assert.equal(health.code, 1);
+  assert.ok((json(health).warnings as Array<{ code: string }>).some((warning) => warning.code === "wake_switches_refused"), health.stdout);
+  assert.match((await cli(env, "health")).stdout, /wake {7}off: its switches cannot be read/);
+
+  // overrides.json: a policy is not dropped by the next change either.
+  writeFileSync(switchesPath, "{}");
+  assert.equal((await cli(env, "override-policy", "codex:bob", "--model", "user:ana", "--json")).code, 0);
+  const overridesPath = join(stateDir, "overrides.json");
+  writeFileSync(overridesPath, '{"v":1,"policies":[]}');
+  const changed = await cli(env, "override-policy", "codex:bob", "--effort", "user:ana", "--json");
+  assert.equal((JSON.parse(changed.stdout) as { error: { details: { reason: string } } }).error.details.reason, "damaged", changed.stdout);
+  assert.equal(readFileSync(overridesPath, "utf8"), '{"v":1,"policies":[]}');
 });

@@ -22,7 +22,7 @@ export async function launchCommand(args: string[], flags: FlagValues<Flags>, js
       return switches;
     });
     // Launching and waking are separate switches: turning launching off says whether waking still runs sessions.
-    const waking = rulesOn(switches);
+    const waking = rulesOn(switches.wake);
     if (json) printJson({ ok: true, launch: switches.launch, wakeOn: waking ?? null });
     else process.stdout.write(`launch: ${switches.launch ? "on" : "off"}${!switches.launch && waking ? `; waking is still on for ${waking} (turn it off with: peerpost wake off all)` : ""}\n`);
     return;

@@ -4,9 +4,9 @@
 // cannot fire while this waits.
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { ioError } from "../common/errors.js";
+import { ioError, PeerpostError } from "../common/errors.js";
 import { DIR_MODE, FILE_MODE } from "./state-dir.js";
-import { writeStateFile } from "./trust.js";
+import { readStateFileIfAny, writeStateFile } from "./trust.js";
 
 const STALE_MS = 1000;
 const WAIT_MS = 2;
@@ -64,6 +64,37 @@ function breakStale(lock: string, held: Stats): void {
   } finally {
     rmSync(breaker, { recursive: true, force: true });
   }
+}
+
+/**
+ * A small JSON state file's top-level object ({} where the file is missing). One that is no JSON object,
+ * or whose `objects` fields are no objects, is refused as damaged: a person's settings in it are neither
+ * guessed at (read as none, a switch turned off would be on again) nor written over by the next change.
+ */
+export function readJsonStateFile(path: string, objects: readonly string[] = []): Record<string, unknown> {
+  const text = readStateFileIfAny(path);
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw damaged(path, error instanceof Error ? error.message : String(error));
+  }
+  if (!isObject(value)) throw damaged(path, "it holds no JSON object");
+  const field = objects.find((key) => value[key] !== undefined && !isObject(value[key]));
+  if (field !== undefined) throw damaged(path, `its ${JSON.stringify(field)} is no object`);
+  return value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function damaged(path: string, why: string): PeerpostError {
+  return new PeerpostError("state_io_error", `${path} is damaged (${why}); peerpost neither applies its settings nor writes over them.`, {
+    details: { path, reason: "damaged" },
+    hint: `Fix its JSON by hand, or move it aside to start again from the defaults: mv ${path} ${path}.damaged`,
+  });
 }
 
 /** Reads a small JSON state file's value (`read`), lets `change` alter it, and writes it back whole, all under the lock; returns what `change` returns. */

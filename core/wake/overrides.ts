@@ -7,8 +7,7 @@ import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { PeerpostError } from "../common/errors.js";
 import { parseAddress } from "../common/address.js";
-import { readStateFileIfAny } from "../security/trust.js";
-import { updateJsonFile } from "../security/file-lock.js";
+import { readJsonStateFile, updateJsonFile } from "../security/file-lock.js";
 import { roleState, rolesOf } from "../roles/roles.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionEntry } from "../sessions/registry.js";
@@ -34,15 +33,10 @@ interface OverridesFile {
 
 const overridesPath = (stateDir: string) => join(stateDir, "overrides.json");
 
-/** The overrides as set; none where the file is missing or unreadable as JSON. A link, a FIFO or another user's file in its place is refused (trust.ts). */
+/** The overrides as set; none where the file is missing. A damaged file, or a link, a FIFO or another user's file in its place, is refused (file-lock.ts, trust.ts). */
 export function readOverrides(stateDir: string): OverridesFile {
-  const text = readStateFileIfAny(overridesPath(stateDir));
-  try {
-    const parsed = JSON.parse(text ?? "{}") as Partial<OverridesFile>;
-    return { policies: parsed.policies ?? {}, sessions: parsed.sessions ?? {} };
-  } catch {
-    return { policies: {}, sessions: {} };
-  }
+  const parsed = readJsonStateFile(overridesPath(stateDir), ["policies", "sessions"]) as Partial<OverridesFile>;
+  return { policies: parsed.policies ?? {}, sessions: parsed.sessions ?? {} };
 }
 
 /** Changes the overrides as `change` does, read and written under a lock: changes made at once each stay. */

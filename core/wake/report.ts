@@ -1,13 +1,25 @@
 // The wake set-up for `health` and `doctor`: switches, settings, runs under way, and this session's setting.
 import type { Peerpost } from "../peerpost.js";
 import { switchesOrRefusal, wakeSetting } from "./switches.js";
-import { toErrorValue } from "../common/errors.js";
+import { toErrorValue, type ErrorValue } from "../common/errors.js";
+import type { HealthWarning } from "../upkeep/health-warnings.js";
 
-export function wakeReport(peerpost: Peerpost, address?: string): Record<string, unknown> {
-  // A switches file refused (trust.ts) is reported, not the whole report lost: none apply meanwhile.
-  const { switches, refusal } = switchesOrRefusal(peerpost.stateDir.path);
+export interface WakeReport {
+  /** Why the switches file was refused (trust.ts, a damaged file): none apply meanwhile. */
+  switchesError?: ErrorValue;
+  switches: Record<string, boolean>;
+  launch: boolean;
+  settings: Record<string, unknown>;
+  running: Array<{ id: string; kind: string; address: string | undefined; since: string }>;
+  self?: { on: boolean; rule: string };
+}
+
+/** `read`: the switches as the caller read them already (doctor), so that one report reads the file once. */
+export function wakeReport(peerpost: Peerpost, address?: string, read = switchesOrRefusal(peerpost.stateDir.path)): WakeReport {
+  // A switches file refused is reported, not the whole report lost.
+  const { switches, refusal } = read;
   const now = peerpost.config.now();
-  const report: Record<string, unknown> = {
+  const report: WakeReport = {
     ...(refusal !== undefined ? { switchesError: toErrorValue(refusal) } : {}),
     switches: switches.wake,
     launch: switches.launch,
@@ -17,4 +29,11 @@ export function wakeReport(peerpost: Peerpost, address?: string): Record<string,
   const entry = address === undefined ? undefined : peerpost.sessions.get(address);
   if (entry) report.self = wakeSetting(switches, entry);
   return report;
+}
+
+/** The health warning of a refused switches file: no session is woken, launched or typed into meanwhile. */
+export function wakeWarnings(report: WakeReport): HealthWarning[] {
+  const error = report.switchesError;
+  if (error === undefined) return [];
+  return [{ code: "wake_switches_refused", message: `${error.message} No session is woken, launched or typed into until it is fixed.${error.hint ? ` ${error.hint}` : ""}` }];
 }

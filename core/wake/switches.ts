@@ -3,8 +3,7 @@
 // turns off everything it covers (narrower rules that were on are cleared); turning one on keeps the
 // narrower rules that say off, as exceptions, and names them.
 import { join } from "node:path";
-import { readStateFileIfAny } from "../security/trust.js";
-import { updateJsonFile } from "../security/file-lock.js";
+import { readJsonStateFile, updateJsonFile } from "../security/file-lock.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 
 export interface Switches {
@@ -24,19 +23,14 @@ export function switchFile(stateDir: string): string {
 }
 
 /**
- * The switches as set; none set where the file is missing or unreadable as JSON. A link, a FIFO or another
- * user's file in its place is refused with a code (trust.ts), never followed or waited on.
+ * The switches as set; none set where the file is missing. A damaged file, or a link, a FIFO or another
+ * user's file in its place, is refused with a code (file-lock.ts, trust.ts), never guessed at or waited on.
  */
 export function readSwitches(stateDir: string): Switches {
-  const text = readStateFileIfAny(switchFile(stateDir));
-  try {
-    const parsed = JSON.parse(text ?? "{}") as { v?: number; wake?: Record<string, unknown>; launch?: unknown; push?: Record<string, unknown> };
-    const push: Record<string, Record<string, boolean>> = {};
-    for (const [transport, rules] of Object.entries(parsed.push ?? {})) if (typeof rules === "object" && rules !== null) push[transport] = booleans(rules as Record<string, unknown>);
-    return { wake: booleans(parsed.wake ?? {}), launch: parsed.launch === true, push };
-  } catch {
-    return noSwitches();
-  }
+  const parsed = readJsonStateFile(switchFile(stateDir), ["wake", "push"]) as { wake?: Record<string, unknown>; launch?: unknown; push?: Record<string, unknown> };
+  const push: Record<string, Record<string, boolean>> = {};
+  for (const [transport, rules] of Object.entries(parsed.push ?? {})) if (typeof rules === "object" && rules !== null) push[transport] = booleans(rules as Record<string, unknown>);
+  return { wake: booleans(parsed.wake ?? {}), launch: parsed.launch === true, push };
 }
 
 /** No switch set: every rule at its default. */
@@ -113,7 +107,7 @@ export function setWakeRule(switches: Switches, target: string, on: boolean, hos
 }
 
 /** The rules that are on, in words ("codex, claude-code:…"), or undefined when waking is off everywhere. */
-export function rulesOn(switches: Switches): string | undefined {
-  const on = Object.entries(switches.wake).filter(([, value]) => value).map(([rule]) => rule);
+export function rulesOn(wake: Switches["wake"]): string | undefined {
+  const on = Object.entries(wake).filter(([, value]) => value).map(([rule]) => rule);
   return on.length > 0 ? on.join(", ") : undefined;
 }

@@ -2,7 +2,7 @@
 // only the hosts' own session files show.
 import { roleState, rolesOf } from "../../roles/roles.js";
 import { withHostFiles } from "../../sessions/discovery.js";
-import { readSwitches, wakeSetting } from "../../wake/switches.js";
+import { switchesOrRefusal, wakeSetting } from "../../wake/switches.js";
 import { defineCommand } from "../command.js";
 import { printJson, table } from "../output.js";
 import { openStore } from "../store.js";
@@ -20,7 +20,8 @@ export const agentsCommand = defineCommand({
   async run({ flags, json }) {
     const peerpost = await openStore();
     const state = roleState(peerpost);
-    const switches = readSwitches(peerpost.stateDir.path);
+    // A refused switches file wakes no one (request.ts): listed so.
+    const { switches } = switchesOrRefusal(peerpost.stateDir.path);
     const listed = peerpost.sessions.list({ includeDead: Boolean(flags.all) }).map((session) => ({ ...session, roles: rolesOf(state, session), wake: wakeSetting(switches, session).on }));
     const { sessions, unseen } = flags.all ? withHostFiles(peerpost.discover, peerpost.env, listed, peerpost.sessions.all().map((session) => session.address)) : { sessions: listed, unseen: [] };
     if (json) {

@@ -94,7 +94,8 @@ export const doctorCommand = defineCommand({
     for (const host of hosts) for (const fix of host.fixes) problems.push({ problem: `${host.host}: needs attention`, fix });
     // The wake set-up per host: the switch as a host-wide rule sets it, and whether the CLI a wake runs is there.
     const peerpost = state ? opened : undefined;
-    const { switches, refusal } = peerpost ? switchesOrRefusal(peerpost.stateDir.path) : { switches: noSwitches(), refusal: undefined };
+    const read = peerpost ? switchesOrRefusal(peerpost.stateDir.path) : { switches: noSwitches() };
+    const { switches, refusal } = read;
     if (refusal !== undefined) problems.push(problemOf(refusal));
     const wake = hosts.map((host) => ({ host: host.host, ...wakeSetting(switches, { address: "", host: host.host as SessionHost }) }));
     for (const entry of wake) {
@@ -107,14 +108,14 @@ export const doctorCommand = defineCommand({
     else if (setUp.length === 0) notes.push("peerpost is not set up in any host yet: run the \"to set up\" command above for the host you use.");
     const live = await liveReport(peerpost, process.env);
     if (json) {
-      printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost), hosts: wake } : null, live, notes, problems });
+      printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost, undefined, read), hosts: wake } : null, live, notes, problems });
       return problems.length === 0 ? 0 : 1;
     }
     const out: string[] = [`peerpost ${VERSION}`];
     if (store) out.push(storeLine(store));
     if (state) out.push(...stateLines(state));
     out.push("hosts", ...hosts.map(hostLine));
-    out.push(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; rules on: ${rulesOn(switches) ?? "none"}; launch ${switches.launch ? "on" : "off"} (peerpost wake off all turns every rule off)`);
+    out.push(`wake       ${wake.map((entry) => `${entry.host} ${entry.on ? "on" : "off"}`).join(", ")}; rules on: ${rulesOn(switches.wake) ?? "none"}; launch ${switches.launch ? "on" : "off"} (peerpost wake off all turns every rule off)`);
     out.push(...liveLines(live));
     for (const note of notes) out.push(`note: ${note}`);
     out.push(problems.length === 0 ? "no problems found" : `${problems.length} problem(s):\n${problems.map((item) => `  - ${item.problem}\n    fix: ${item.fix}`).join("\n")}`);

@@ -4,8 +4,8 @@ import { openPeerpost } from "../../peerpost.js";
 import { indexedCorruptLines, inspectState } from "../../upkeep/health.js";
 import { inspectStore } from "../../store/report.js";
 import { VERSION } from "../../common/version.js";
-import { wakeReport } from "../../wake/report.js";
-import { readSwitches, rulesOn } from "../../wake/switches.js";
+import { wakeReport, wakeWarnings } from "../../wake/report.js";
+import { rulesOn } from "../../wake/switches.js";
 import { visible } from "../../security/visible.js";
 import { storeWarnings } from "../../upkeep/health-warnings.js";
 import { defineCommand } from "../command.js";
@@ -24,13 +24,14 @@ export const healthCommand = defineCommand({
     const peerpost = openPeerpost({});
     const state = inspectState(peerpost, indexedCorruptLines(peerpost));
     const store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
-    const warnings = storeWarnings(state, store);
+    const wake = wakeReport(peerpost);
+    const warnings = [...storeWarnings(state, store), ...wakeWarnings(wake)];
     if (json) {
-      printJson({ ok: warnings.length === 0, version: VERSION, store: { ...store }, state: { ...state }, wake: wakeReport(peerpost), warnings });
+      printJson({ ok: warnings.length === 0, version: VERSION, store: { ...store }, state: { ...state }, wake, warnings });
       return warnings.length === 0 ? 0 : 1;
     }
-    const switches = readSwitches(peerpost.stateDir.path);
-    const out = [`peerpost ${VERSION}`, storeLine(store), ...stateLines(state), `wake       rules on: ${rulesOn(switches) ?? "none (off everywhere)"}; launch ${switches.launch ? "on" : "off"}`];
+    const wakeLine = wake.switchesError ? "off: its switches cannot be read (see the warning)" : `rules on: ${rulesOn(wake.switches) ?? "none (off everywhere)"}; launch ${wake.launch ? "on" : "off"}`;
+    const out = [`peerpost ${VERSION}`, storeLine(store), ...stateLines(state), `wake       ${wakeLine}`];
     out.push(warnings.length === 0 ? "no warnings" : `${warnings.length} warning(s):\n${warnings.map((warning) => `  - ${warning.code}: ${warning.message}`).join("\n")}`);
     process.stdout.write(visible(`${out.join("\n")}\n`, true));
     return warnings.length === 0 ? 0 : 1;

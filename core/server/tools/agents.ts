@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
 import { SESSION_HOSTS } from "../../records/schemas.js";
-import { readSwitches, wakeSetting } from "../../wake/switches.js";
+import { switchesOrRefusal, wakeSetting } from "../../wake/switches.js";
 import { roleState, rolesOf } from "../../roles/roles.js";
 import { withHostFiles } from "../../sessions/discovery.js";
 import { escapeVisible } from "../../security/escape.js";
@@ -67,7 +67,8 @@ export const agentsTool = defineTool({
   async run(args, context) {
     const self = context.maybeIdentity()?.address;
     const state = roleState(context.peerpost);
-    const switches = readSwitches(context.peerpost.stateDir.path);
+    // A refused switches file wakes no one (request.ts): listed so.
+    const { switches } = switchesOrRefusal(context.peerpost.stateDir.path);
     const now = context.peerpost.config.now();
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })

@@ -3,7 +3,7 @@ import { defineTool } from "../tool.js";
 import { indexedCorruptLines, inspectState } from "../../upkeep/health.js";
 import { inspectStore } from "../../store/report.js";
 import { VERSION } from "../../common/version.js";
-import { wakeReport } from "../../wake/report.js";
+import { wakeReport, wakeWarnings } from "../../wake/report.js";
 import { storeWarnings } from "../../upkeep/health-warnings.js";
 import { listClaims } from "../../claims/claims.js";
 
@@ -34,7 +34,8 @@ export const healthTool = defineTool({
     const view = identity ? peerpost.mailbox.view(identity.address) : undefined;
     const state = inspectState(peerpost, indexedCorruptLines(peerpost));
     const store = await inspectStore(peerpost.config, peerpost.stateDir.path, peerpost.machine());
-    const warnings = storeWarnings(state, store);
+    const wake = wakeReport(peerpost, identity?.address);
+    const warnings = [...storeWarnings(state, store), ...wakeWarnings(wake)];
     const claims = listClaims(peerpost);
     if (claims.expired.length > 0) warnings.push({ code: "claims_expired", message: `${claims.expired.length} claims ran past their TTL without a release (oldest: ${claims.expired[0]!.path} of ${claims.expired[0]!.holder}); they keep nobody out. Holders release with the release tool, a person with \`peerpost release --force\`.` });
     const report = context.identityReport();
@@ -49,7 +50,7 @@ export const healthTool = defineTool({
       push: context.push ? { ...context.push.state() } : { transport: "none", available: false, reason: "this host has no push transport; mail waits for read and the hooks" },
       store: { ...store },
       state: { ...state },
-      wake: wakeReport(peerpost, identity?.address),
+      wake: { ...wake },
       roles: { enforcement: peerpost.config.roleEnforcement.mode, source: peerpost.config.roleEnforcement.source },
       claims: { standing: claims.claims.length, expiredUnreleased: claims.expired.length },
       cache: view ? { scope: view.scope ?? null, state: view.cacheState, ...(view.cacheProblem !== undefined ? { problem: view.cacheProblem } : {}), offset: view.offset, messages: Object.keys(view.state.messages).length } : { state: "no identity yet" },
