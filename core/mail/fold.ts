@@ -182,6 +182,8 @@ function applyRole(state: MailboxState, event: RoleEvent, offset: number): void 
     message.to = target;
     delete message.delivered;
     delete message.read;
+    // The former holder's turn-end notice told the former holder, not this one.
+    delete message.noticed;
     attachProcedure(role, message);
   }
 }

@@ -66,7 +66,11 @@ export class Mailbox extends MailboxStore {
   }
 
   async send(input: SendInput): Promise<SendResult> {
-    parseAddress(input.from, "from");
+    if (parseAddress(input.from, "from").kind === "role")
+      throw new PeerpostError("invalid_arguments", `${input.from} is a role, not a sender: an answer to it would reach nobody.`, {
+        details: { field: "from", value: input.from },
+        hint: "Send as the session or person that holds the role (its exact address, or user:<name>); others reach the role as role:<name>.",
+      });
     parseAddress(input.to, "to");
     checkBody(input.body);
     if (input.from === input.to && !input.allowSelf)
@@ -178,7 +182,8 @@ export class Mailbox extends MailboxStore {
     let released = false;
     await this.appendDeciding(recipient, (view) => {
       const message = view.state.messages[id];
-      if (!message || message.delivered?.via !== via || message.read) return { events: [] };
+      // Only the recipient's own claim: after a handover the claim (same transport name) may be the new holder's.
+      if (!message || message.to !== recipient || message.delivered?.via !== via || message.read) return { events: [] };
       released = true;
       return { events: [{ v: 1, type: "undelivered", id, via, at: this.nowIso() }] };
     });

@@ -13,7 +13,8 @@ export const DIRECT_COORDINATION = "direct_coordination";
 /** The roles an address holds now: run-time ones, and (for a session) those it took from PEERPOST_ROLES. */
 function rolesHeldBy(peerpost: Peerpost, address: string): string[] {
   const entry = peerpost.sessions.get(address);
-  return rolesOf(roleState(peerpost), { address, roles: entry?.roles ?? [] });
+  // PEERPOST_ROLES count while the session runs, as role:<name> reaches only live holders.
+  return rolesOf(roleState(peerpost), { address, roles: entry?.alive ? entry.roles : [] });
 }
 
 export interface DirectCoordination {

@@ -97,7 +97,9 @@ function foldRecord(byAddress: Map<string, SessionEntry>, record: SessionRecord)
   const push = record.push ?? previous?.push;
   if (push !== undefined) entry.push = push;
   if (previous?.claim !== undefined) entry.claim = previous.claim;
-  if (record.machine !== undefined) entry.machine = record.machine;
+  // A person naming a session (or a wrapper reporting its push) does not move it to the writer's machine.
+  const machine = record.source === "cli" && previous ? previous.machine : record.machine;
+  if (machine !== undefined) entry.machine = machine;
   byAddress.set(record.address, entry);
 }
 

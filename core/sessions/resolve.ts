@@ -56,13 +56,30 @@ export function rankableUnseen(session: DiscoveredSession): Rankable {
   return rankable;
 }
 
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+function sameWords(text: string | undefined, words: string[]): boolean {
+  return text !== undefined && wordsOf(text).join(" ") === words.join(" ");
+}
+
+/** A name (or else a title) that is the whole query of several words beats one that only shares its words. */
+function wholeQueryMatch(session: Rankable, words: string[]): [number, string] | undefined {
+  if (sameWords(session.name, words)) return [100 * words.length, `name is "${session.name}"`];
+  if (sameWords(session.title, words)) return [30 * words.length, `title is "${session.title}"`];
+  return undefined;
+}
+
 export function rankSessions(sessions: Rankable[], query: string, now: number): Candidate[] {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const words = wordsOf(query);
   if (words.length === 0) throw new PeerpostError("invalid_arguments", "resolve needs a query: a name, a working dir, a host or an id prefix.", { details: { field: "query" }, hint: "For example: resolve \"api server\" or resolve codex." });
   const candidates: Candidate[] = [];
   for (const session of sessions) {
     const matches = words.flatMap((word) => scoreWord(session, word));
     if (matches.length === 0) continue;
+    const whole = words.length > 1 ? wholeQueryMatch(session, words) : undefined;
+    if (whole) matches.push(whole);
     let score = matches.reduce((sum, [points]) => sum + points, 0);
     const reasons = matches.map(([, reason]) => reason);
     if (session.alive) {
