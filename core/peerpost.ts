@@ -69,7 +69,7 @@ export function openPeerpost(options: OpenOptions = {}): Peerpost | undefined {
     config,
     stateDir,
     env,
-    mailbox: new Mailbox(stateDir.path, backend.open, logOptions, { maxHops: config.maxHops, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: clock, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes, roundMessages: config.compactRoundMessages }),
+    mailbox: new Mailbox(stateDir.path, backend.open, logOptions, { maxHops: config.maxHops, askBackMs: config.wake.timeoutMs, intervalMs: config.reminderIntervalMs, limit: config.reminderLimit, now: clock, retentionMs: config.retentionDays * 86_400_000, compactAtBytes: config.compactAtBytes, roundMessages: config.compactRoundMessages }),
     receipts: new Receipts(backend.open, clock, join(stateDir.path, "index", "receipts"), logOptions),
     sessions: new Sessions(backend.open, clock, thisMachine, join(stateDir.path, "index", "sessions")),
     // Wakes start processes on this machine: their log stays in the state dir, whatever the store.

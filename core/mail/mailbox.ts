@@ -21,20 +21,29 @@ import { parseAddress } from "../common/address.js";
 
 export interface MailboxSettings extends ReminderSettings, CompactionSettings {
   maxHops: number;
+  /** How long after its answer a sender's new message to the peer it answered continues that conversation (a turn's length). */
+  askBackMs: number;
   now: () => number;
 }
 
 /**
- * The request a message without replyToMessageId answers, for the hop count: the newest open reply or
- * action request from the recipient that the sender has read (the turn that got a request answers it).
+ * What a message without replyToMessageId continues, for the hop count: the newest open reply or action
+ * request from the recipient that the sender has read (the turn that got a request answers it); else
+ * the sender's own answer to the recipient, when it is the sender's newest message to it and younger
+ * than `askBackMs` (a turn that answers and then asks back: two agents would otherwise go on at hop 1,
+ * waking each other, for as long as their budgets last).
  * Never a note to oneself (a task's opening note): each opens its own conversation.
  */
-function answeredRequest(view: MailboxView, input: SendInput): MessageState | undefined {
+function continuedMessage(view: MailboxView, input: SendInput, now: number, askBackMs: number): MessageState | undefined {
   if (input.from === input.to) return undefined;
   let found: MessageState | undefined;
   for (const message of view.openRequests())
     if (message.to === input.from && message.from === input.to && message.read && (!found || byId(found, message) < 0)) found = message;
-  return found;
+  if (found) return found;
+  const latest = view.latestSentTo(input.to);
+  if (latest?.inReplyTo === undefined || now - Date.parse(latest.sentAt) > askBackMs) return undefined;
+  const answered = view.state.messages[latest.inReplyTo];
+  return answered?.from === input.to && answered.resolved?.replyId === latest.id ? latest : undefined;
 }
 
 /**
@@ -113,7 +122,7 @@ export class Mailbox extends MailboxStore {
     const id = newId(this.settings.now());
     let conversationId = id;
     let hop = 1;
-    const parent = input.replyToMessageId === undefined ? answeredRequest(view, input) : (view.state.messages[input.replyToMessageId] ?? known);
+    const parent = input.replyToMessageId === undefined ? continuedMessage(view, input, this.settings.now(), this.settings.askBackMs) : (view.state.messages[input.replyToMessageId] ?? known);
     if (input.replyToMessageId !== undefined && !parent) throw notFound(input.replyToMessageId);
     if (parent) {
       conversationId = parent.conversationId;

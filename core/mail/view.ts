@@ -94,6 +94,25 @@ export class MailboxView {
     return [...this.asking].map((id) => this.state.messages[id]!);
   }
 
+  /** Per recipient, the id of the newest message from the scope to it; built on first use, then kept as events fold. */
+  private sentTo: Map<string, string> | undefined;
+
+  /** The scope's newest message to `address`: a send after an answer looks here to see whether it asks back. */
+  latestSentTo(address: string): MessageState | undefined {
+    if (!this.sentTo) {
+      this.sentTo = new Map();
+      for (const message of Object.values(this.state.messages)) this.noteSent(message);
+    }
+    const id = this.sentTo.get(address);
+    return id === undefined ? undefined : this.state.messages[id];
+  }
+
+  private noteSent(message: MessageState | undefined): void {
+    if (!message || message.from !== this.scope) return;
+    const latest = this.sentTo!.get(message.to);
+    if (latest === undefined || latest < message.id) this.sentTo!.set(message.to, message.id);
+  }
+
   private track(id: string): void {
     const message = this.state.messages[id];
     if (message && message.anticipation !== "fyi" && !message.resolved) this.asking!.add(id);
@@ -102,6 +121,7 @@ export class MailboxView {
 
   private reset(): void {
     this.asking = undefined;
+    this.sentTo = undefined;
     this.state = emptyState();
     this.offset = 0;
     this.corrupt = { count: 0, recent: [] };
@@ -182,6 +202,7 @@ export class MailboxView {
       lines++;
       applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message));
       if (this.asking) this.track(entry.record.id);
+      if (this.sentTo && entry.record.type === "msg") this.noteSent(this.state.messages[entry.record.id]);
     }, wanted ? { wanted } : {}, identity);
     lines += result.corrupt.length;
     if (result.corrupt.length > 0) this.corrupt = withCorrupt(this.corrupt, result.corrupt);
