@@ -41,6 +41,12 @@ export class InputLine {
   private carry = "";
   /** When the person last submitted a line that was not empty (Enter): its turn starts a moment later. */
   submittedAt: number | undefined;
+  /** An @ was typed: the host's file menu may be open, and an Enter there picks an entry instead of submitting. */
+  private mention = false;
+  /** When an Enter on a line with an @ left it unknown: submitted only if a prompt hook ran after it (confirmSubmitted). */
+  pendingSubmitAt: number | undefined;
+  /** The last key was Esc alone: a second one opens the host's rewind (Claude Code) or backtrack (Codex) view. */
+  private loneEsc = false;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -57,10 +63,12 @@ export class InputLine {
 
   /** How many characters one key took, after applying it. */
   private key(data: string, at: number): number {
+    const afterEsc = this.loneEsc;
+    this.loneEsc = false;
     if (data.startsWith(PASTE_START, at)) return (this.inPaste = true), PASTE_START.length;
     if (this.inPaste) return this.pasted(data, at);
     const char = data[at]!;
-    if (char === "\u001b") return this.escape(data, at);
+    if (char === "\u001b") return this.escape(data, at, afterEsc);
     if (char === "\r") this.submit();
     else if (char === "\u0003") this.clear();
     else if (char === "\u0015") this.killToStart();
@@ -71,7 +79,10 @@ export class InputLine {
     else if (TO_END.includes(char)) this.moved &&= this.multiline;
     else if (FORWARD_EDITS.includes(char)) this.unsure ||= this.moved;
     else if (char === "\u0017") this.unsure ||= this.length > 0;
-    else if (char >= " ") this.length++;
+    else if (char >= " ") {
+      this.length++;
+      if (char === "@") this.mention = true;
+    }
     // Other controls (yank, history search, transpose, a TUI's own shortcuts): their effect is unknown.
     else if (!NO_EDIT.includes(char)) this.unsure = true;
     return char.length;
@@ -110,7 +121,7 @@ export class InputLine {
   }
 
   /** An escape sequence: cursor moves, focus and mouse reports change nothing; history and others are unknown. */
-  private escape(data: string, at: number): number {
+  private escape(data: string, at: number, afterEsc = false): number {
     const csi = /^\u001b\[[0-?]*[ -\/]*[@-~]/.exec(data.slice(at, at + 64));
     if (csi) {
       const final = csi[0].at(-1)!;
@@ -136,18 +147,36 @@ export class InputLine {
     }
     // Esc alone (cancel), or Alt with a key: Alt+Enter adds a line, others edit in ways not followed.
     const next = data[at + 1];
-    if (next === undefined) return 1;
+    if (next === undefined) {
+      // Esc twice on an empty line opens a view where Enter rewinds the conversation: unknown until cleared or submitted.
+      if (afterEsc) this.unsure = true;
+      this.loneEsc = true;
+      return 1;
+    }
     if (next === "\r") this.lineBreak();
     else this.unsure = true;
     return 2;
   }
 
   private submit(): void {
+    if (this.mention && !this.empty) {
+      // Enter may have picked a file from the host's menu: the line is unknown until a prompt hook shows it was submitted.
+      this.submittedAt = this.pendingSubmitAt = this.now();
+      this.unsure = true;
+      return;
+    }
     if (!this.empty) this.submittedAt = this.now();
     this.clear();
   }
 
+  /** A prompt hook ran after the Enter that left the line unknown: that Enter submitted it. */
+  confirmSubmitted(): void {
+    this.clear();
+  }
+
   private clear(): void {
+    this.mention = false;
+    this.pendingSubmitAt = undefined;
     this.length = 0;
     this.unsure = false;
     this.moved = false;

@@ -70,12 +70,16 @@ export class PtyPush extends TerminalPush {
   }
 
   protected async typingRefusal(): Promise<string | undefined> {
+    const turn = this.address === undefined ? {} : readTurn(this.peerpost.stateDir.path, this.address);
+    // An Enter that may have picked from the host's @file menu submitted the line only if a turn began
+    // (the prompt hook) or ended (the stop hook: Grok has no prompt hook) after it.
+    const pending = this.input.pendingSubmitAt;
+    if (pending !== undefined && [turn.prompt, turn.stop].some((at) => at !== undefined && Date.parse(at) >= pending)) this.input.confirmSubmitted();
     if (!this.input.empty) return "the person is typing in the session";
     // Between the person's Enter and their prompt hook's record of the turn, the session looks idle.
     const submitted = this.input.submittedAt;
     if (submitted === undefined || this.address === undefined || Date.now() - submitted > TURN_START_WAIT_MS) return undefined;
-    const prompt = readTurn(this.peerpost.stateDir.path, this.address).prompt;
-    return prompt !== undefined && Date.parse(prompt) >= submitted ? undefined : "the person just submitted a prompt, and its turn has not started yet";
+    return turn.prompt !== undefined && Date.parse(turn.prompt) >= submitted ? undefined : "the person just submitted a prompt, and its turn has not started yet";
   }
 
   async deliver(message: MessageState): Promise<void> {
@@ -119,10 +123,19 @@ export class PtyPush extends TerminalPush {
 
 /** The session whose host process runs under the wrapper's child (the host's launcher may start it as a grandchild). */
 export function sessionUnder(peerpost: Peerpost, host: SessionHost, childPid: number): Identity | undefined {
+  // How far below the wrapper's child the host process runs: the TUI's own host is the nearest; a host it
+  // runs as a tool (`codex exec`, `claude -p`) is further down, and is never the session typed into.
+  const depth = (hostPid: number): number | undefined => {
+    if (hostPid === childPid) return 0;
+    const at = ancestors(hostPid).findIndex((info) => info.pid === childPid);
+    return at < 0 ? undefined : at + 1;
+  };
   const found = peerpost.sessions
     .list({ host })
-    .filter((session) => session.alive && session.local && session.hostPid !== undefined && (session.hostPid === childPid || ancestors(session.hostPid).some((info) => info.pid === childPid)))
-    .sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : -1))[0];
+    .filter((session) => session.alive && session.local && session.hostPid !== undefined)
+    .map((session) => ({ session, depth: depth(session.hostPid!) }))
+    .filter((candidate): candidate is { session: typeof candidate.session; depth: number } => candidate.depth !== undefined)
+    .sort((a, b) => a.depth - b.depth || (a.session.lastSeen < b.session.lastSeen ? 1 : -1))[0]?.session;
   return found && { address: found.address, sessionId: found.sessionId, source: "registry", detail: "peerpost run", verified: false };
 }
 

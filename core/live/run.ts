@@ -12,6 +12,7 @@ import type { SessionHost } from "../records/schemas.js";
 import { InputLine } from "./keystrokes.js";
 import { KeyRelay } from "./key-relay.js";
 import { deliverIntoTerminal, PasteMode, type WrappedTerminal } from "./pty.js";
+import { findOnPath } from "../wake/host-binary.js";
 
 /** The hosts `peerpost run` starts, by the name the person types. */
 export const RUN_HOSTS: Record<string, { command: string; host: SessionHost }> = {
@@ -40,6 +41,11 @@ export async function runWrapped(name: string, args: string[]): Promise<number> 
   const { command, host } = RUN_HOSTS[name]!;
   const pty = await loadPty();
   if (!pty || !process.stdin.isTTY || !process.stdout.isTTY) return runDirect(command, args);
+  // node-pty forks before it looks the command up: a missing one would end as exit 1 and "execvp(3) failed".
+  if (findOnPath(command, process.env["PATH"]) === undefined) {
+    process.stderr.write(`peerpost run: cannot start ${command}: not found on PATH\n`);
+    return 127;
+  }
   let terminal;
   try {
     terminal = pty.spawn(command, args, { name: process.env["TERM"] ?? "xterm-256color", cols: process.stdout.columns, rows: process.stdout.rows, cwd: process.cwd(), env: { ...process.env, PEERPOST_RUN: "1" } as Record<string, string> });

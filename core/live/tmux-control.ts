@@ -32,8 +32,9 @@ const RESTART_PAUSE_MS = 5_000;
 
 /** A command tmux parses from a control client's line: every argument single-quoted, `;` between commands. */
 export function controlLine(args: string[]): string | undefined {
-  if (args.some((arg) => /[\r\n]/.test(arg))) return undefined;
-  return args.map((arg) => (arg === ";" ? ";" : `'${arg.replace(/'/g, `'\\''`)}'`)).join(" ");
+  if (args.some((arg) => arg.includes("\n"))) return undefined;
+  // A carriage return cannot stand in a single-quoted word: it goes as "\r", a double-quoted escape, joined to its neighbours.
+  return args.map((arg) => (arg === ";" ? ";" : `'${arg.replace(/'/g, `'\\''`).replace(/\r/g, `'"\\r"'`)}'`)).join(" ");
 }
 
 export class TmuxControlClient {

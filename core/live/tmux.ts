@@ -78,6 +78,16 @@ export async function inputRefusal(target: TmuxPane, inputLine: InputLineReader)
   return text === "" ? undefined : `the person is typing in tmux pane ${target.pane}`;
 }
 
+/**
+ * Enter, written to the pane's program as a paste of one carriage return: `send-keys Enter` goes through
+ * the pane's key handling, which copies it into every other pane of a window with synchronize-panes on,
+ * and gives it to copy mode while the person scrolls back.
+ */
+function enter(target: TmuxPane, message: MessageState): string[] {
+  const buffer = `peerpost-enter-${message.id}`;
+  return ["set-buffer", "-b", buffer, "\r", ";", "paste-buffer", "-d", "-b", buffer, "-t", target.pane];
+}
+
 export class TmuxPush extends TerminalPush {
   readonly name = TMUX_VIA;
 
@@ -108,7 +118,7 @@ export class TmuxPush extends TerminalPush {
     // keys for a paste does not keep the Enter inside it; then Enter. One tmux command line does it all.
     const buffer = `peerpost-${message.id}`;
     try {
-      await tmux(target, ["set-buffer", "-b", buffer, liveNote(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", "send-keys", "-t", target.pane, "Enter"], { once: true });
+      await tmux(target, ["set-buffer", "-b", buffer, liveNote(message), ";", "paste-buffer", "-p", "-d", "-b", buffer, "-t", target.pane, ";", ...enter(target, message)], { once: true });
     } catch (error) {
       if (error instanceof TmuxCommandUnsure) throw new DeliveryUnsure(`tmux took the typing command for pane ${target.pane} and did not answer (${error.message}): the request may have been typed`);
       throw error;
@@ -118,7 +128,7 @@ export class TmuxPush extends TerminalPush {
       // An Enter the TUI still took for part of a paste leaves the line in the input: press it once more.
       await this.untilInput((text) => text === "");
       const left = await paneInput(target, this.inputLine);
-      if (left !== undefined && left !== "" && liveNote(message).startsWith(left)) await tmux(target, ["send-keys", "-t", target.pane, "Enter"], { once: true });
+      if (left !== undefined && left !== "" && liveNote(message).startsWith(left)) await tmux(target, enter(target, message), { once: true });
     } catch {
       // The pane closed or tmux stopped answering after the request was typed: it was delivered.
     }
