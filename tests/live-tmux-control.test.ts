@@ -75,7 +75,7 @@ test("a request is typed into an idle TUI through the control client, and the ne
   updateSwitches(stateDir, (switches) => void (switches.push = { tmux: { all: true } }));
   await server.inputShows(codexInputLine, "");
   const address = "codex:typed-into";
-  const loop = new PushLoop(peerpost, new TmuxPush(peerpost, "codex", server.pane(), codexInputLine), "codex");
+  const loop = new PushLoop(peerpost, new TmuxPush(peerpost, "codex", server.pane(), codexInputLine, server.panePid()), "codex");
   onCleanup(t, () => loop.stop());
   loop.start({ address, sessionId: "typed-into", source: "registry", detail: "test", verified: false });
 

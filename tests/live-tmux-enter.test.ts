@@ -2,8 +2,11 @@
 // through the pane's key handling, which copies a key into every pane of a window with synchronize-panes
 // on (a command half-typed in the person's shell there would run) and gives it to copy mode while the
 // person scrolls back (the note would be left in the input line, unsubmitted, counted as delivered).
+// And typing is only for the host that reads the pane's terminal: a headless host that the TUI there
+// runs as a tool inherits TMUX_PANE, not the terminal.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
@@ -17,7 +20,7 @@ import { PushLoop } from "../core/server/push.js";
 import { updateSwitches } from "../core/wake/switches.js";
 import { screenLines } from "../core/live/screen.js";
 
-async function setUp(t: Parameters<typeof tempDir>[0]): Promise<{ server: TmuxServer; log: string; scratch: string; peerpost: Peerpost; address: string; loop: () => PushLoop }> {
+async function setUp(t: Parameters<typeof tempDir>[0]): Promise<{ server: TmuxServer; log: string; scratch: string; peerpost: Peerpost; address: string; loop: (hostPid?: number) => PushLoop }> {
   const scratch = tempDir(t, "peerpost-tmux-enter-");
   const log = join(scratch, "submitted.log");
   const server = startTmux(t, scratch);
@@ -28,8 +31,8 @@ async function setUp(t: Parameters<typeof tempDir>[0]): Promise<{ server: TmuxSe
   updateSwitches(stateDir, (switches) => void (switches.push = { tmux: { all: true } }));
   await server.inputShows(codexInputLine, "");
   const address = "codex:tmux-enter";
-  const loop = () => {
-    const created = new PushLoop(peerpost, new TmuxPush(peerpost, "codex", server.pane(), codexInputLine), "codex");
+  const loop = (hostPid = server.panePid()) => {
+    const created = new PushLoop(peerpost, new TmuxPush(peerpost, "codex", server.pane(), codexInputLine, hostPid), "codex");
     onCleanup(t, () => created.stop());
     created.start({ address, sessionId: "tmux-enter", source: "registry", detail: "test", verified: false });
     return created;
@@ -68,4 +71,17 @@ test("a request typed while the person scrolls back in copy mode is submitted, o
   const submitted = submittedLines(log).some((line) => line.text.includes(message.id));
   const input = codexInputLine(screenLines(server.capture()));
   assert.ok(submitted || (delivered === undefined && input === ""), JSON.stringify({ delivered, submitted, input }));
+});
+
+test("a headless host started from the pane's TUI (TMUX_PANE inherited, no terminal) never has its requests typed into that TUI", { skip: NO_TMUX, timeout: 120_000 }, async (t) => {
+  const { log, peerpost, address, loop } = await setUp(t);
+  // What `codex exec` run as a tool of the TUI is: a process with the pane's environment, and pipes for stdio.
+  const nested = spawn("sleep", ["60"], { stdio: ["pipe", "ignore", "ignore"] });
+  onCleanup(t, () => nested.kill("SIGKILL"));
+  const pushLoop = loop(nested.pid!);
+  const { message } = await peerpost.mailbox.send({ from: "claude:asker", fromVerified: false, to: address, body: "hello", anticipation: "reply" });
+  await new Promise((resolve) => setTimeout(resolve, 4000));
+  await pushLoop.stop();
+  assert.equal(submittedLines(log).some((line) => line.text.includes(message.id)), false, "typed into the TUI of another session");
+  assert.equal(peerpost.mailbox.view(address).state.messages[message.id]?.delivered, undefined);
 });

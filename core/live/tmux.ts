@@ -4,6 +4,7 @@
 // turn has ended, the person's input line is empty, and the request is a fresh one (rules.ts). Commands go
 // through one tmux control client per tmux server (tmux-control.ts), or their own tmux process when it is gone.
 import { execFile } from "node:child_process";
+import { readlinkSync } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
 import { PeerpostError } from "../common/errors.js";
@@ -79,6 +80,20 @@ export async function inputRefusal(target: TmuxPane, inputLine: InputLineReader)
 }
 
 /**
+ * Whether the host process reads the pane's terminal. A headless host that the TUI in the pane runs as a
+ * tool (`codex exec`, `claude -p`) inherits TMUX and TMUX_PANE, not the terminal: its requests are never
+ * typed into the TUI.
+ */
+async function readsPane(target: TmuxPane, hostPid: number): Promise<boolean> {
+  const tty = (await tmux(target, ["display-message", "-p", "-t", target.pane, "#{pane_tty}"])).trim();
+  try {
+    return tty !== "" && readlinkSync(`/proc/${hostPid}/fd/0`) === tty;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Enter, written to the pane's program as a paste of one carriage return: `send-keys Enter` goes through
  * the pane's key handling, which copies it into every other pane of a window with synchronize-panes on,
  * and gives it to copy mode while the person scrolls back.
@@ -91,7 +106,10 @@ function enter(target: TmuxPane, message: MessageState): string[] {
 export class TmuxPush extends TerminalPush {
   readonly name = TMUX_VIA;
 
-  constructor(peerpost: Peerpost, host: SessionHost, private readonly target: TmuxPane, private readonly inputLine: InputLineReader) {
+  /** Whether the host process reads the pane's terminal, once known. */
+  private hostInPane: boolean | undefined;
+
+  constructor(peerpost: Peerpost, host: SessionHost, private readonly target: TmuxPane, private readonly inputLine: InputLineReader, private readonly hostPid: number) {
     super(peerpost, host);
     controlClientFor(target.socket).acquire();
   }
@@ -104,7 +122,9 @@ export class TmuxPush extends TerminalPush {
     return `the host runs in tmux pane ${this.target.pane}`;
   }
 
-  protected typingRefusal(): Promise<string | undefined> {
+  protected async typingRefusal(): Promise<string | undefined> {
+    this.hostInPane ??= await readsPane(this.target, this.hostPid);
+    if (!this.hostInPane) return `the host process ${this.hostPid} does not read tmux pane ${this.target.pane}'s terminal (a headless run started from the program there)`;
     return inputRefusal(this.target, this.inputLine);
   }
 

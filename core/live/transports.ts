@@ -11,6 +11,6 @@ export function liveTransports(adapter: HostAdapter, server: Server, peerpost: P
   const own = adapter.createPush?.(server, peerpost, context);
   const hostPid = context.hostProcess?.pid;
   const pane = hostPid === undefined ? undefined : paneOf(processEnvironment(hostPid) ?? {});
-  const typing = pane && adapter.sessionHost && adapter.terminalInputLine ? new TmuxPush(peerpost, adapter.sessionHost, pane, adapter.terminalInputLine) : undefined;
+  const typing = pane && hostPid !== undefined && adapter.sessionHost && adapter.terminalInputLine ? new TmuxPush(peerpost, adapter.sessionHost, pane, adapter.terminalInputLine, hostPid) : undefined;
   return liveTransport([own, typing]);
 }

@@ -22,6 +22,8 @@ export interface TmuxServer {
   inputShows(inputLine: InputLineReader, text: string, timeoutMs?: number): Promise<void>;
   /** The pane the host runs in, as peerpost finds it from TMUX and TMUX_PANE. */
   pane(): TmuxPane;
+  /** The pid of the program started in the pane (the host). */
+  panePid(): number;
   /** Any other tmux command on this server; its output. */
   command(...args: string[]): string;
 }
@@ -80,6 +82,7 @@ export function startTmux(t: TestContext, scratch: string): TmuxServer {
     type: (text) => void tmux("send-keys", "-t", "host", "-l", text),
     resize: (columns, rows) => void tmux("resize-window", "-t", "host", "-x", String(columns), "-y", String(rows)),
     pane: () => ({ socket: socketPath!, pane: paneId! }),
+    panePid: () => panePid!,
     command: (...args) => tmux(...args),
     inputShows: (inputLine, text, timeoutMs = 60_000) => until(() => inputLine(screenLines(server.capture())) === text, timeoutMs, `the input line to show ${JSON.stringify(text)}\n${server.capture()}`),
   };
