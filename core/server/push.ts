@@ -140,7 +140,7 @@ export class PushLoop {
       // while such a headless run holds the session (its runner takes what arrives meanwhile, in a next run).
       const staleMs = this.peerpost.config.staleMs;
       const wakes = this.transport.live ? this.peerpost.wakes.fold() : undefined;
-      if (wakes?.active(now).some((run) => run.claim.address === identity.address)) return;
+      if (wakes?.holding(now, identity.address)) return;
       const carried = wakes?.carried(now);
       const pending = Object.values(view.state.messages).filter((message) =>
         carried ? isLiveCandidate(message, identity.address, now, staleMs) && !carried.has(message.id) : message.to === identity.address && !message.delivered && !message.read && !message.resolved && !isStale(message, now, staleMs),

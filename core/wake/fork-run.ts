@@ -9,7 +9,7 @@ import type { Peerpost } from "../peerpost.js";
 import { escapeForModel as escapeAttribute } from "../security/escape.js";
 import { formatAddress } from "../common/address.js";
 import { KIND_OF_HOST } from "./launch-bind.js";
-import { releaseAbandoned } from "./request.js";
+import { releaseAbandoned, requestWake } from "./request.js";
 import { runClaim } from "./run-claim.js";
 import { settingTags } from "./settings.js";
 import { usageTags } from "./usage.js";
@@ -89,9 +89,13 @@ export async function reconcileFork(peerpost: Peerpost, run: Readonly<WakeState>
 export async function sweepForks(peerpost: Peerpost, deps: WakeDeps): Promise<number> {
   const now = peerpost.config.now();
   const pending = (fold: ReturnType<Peerpost["wakes"]["fold"]>) => [...fold.runs.values()].filter((run) => run.claim.kind === "fork" && !run.reconciled);
-  const before = pending(peerpost.wakes.fold());
-  if (before.length === 0) return 0;
-  if (before.some((run) => !run.ended && Date.parse(run.claim.deadline) <= now)) await peerpost.wakes.decide((fold) => releaseAbandoned(fold, now));
+  const current = peerpost.wakes.fold();
+  const before = pending(current);
+  // A wake (or launch) whose runner died: its messages, and those told "running" meanwhile, get a next wake.
+  const stranded = new Set(current.abandoned(now).flatMap((run) => (run.claim.kind !== "fork" && run.claim.address !== undefined ? [run.claim.address] : [])));
+  if (before.length === 0 && stranded.size === 0) return 0;
+  if (stranded.size > 0 || before.some((run) => !run.ended && Date.parse(run.claim.deadline) <= now)) await peerpost.wakes.decide((fold) => releaseAbandoned(fold, now));
+  for (const address of stranded) await requestWake(peerpost, address, deps).catch(() => undefined);
   const ended = pending(peerpost.wakes.fold()).filter((run) => run.ended);
   for (const run of ended) await reconcileFork(peerpost, run, deps.wakers[run.claim.host]);
   return ended.length;

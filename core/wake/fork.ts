@@ -11,6 +11,7 @@ import type { Recipient } from "../sessions/recipients.js";
 import { budgetRefusal, claimDeadline, releaseAbandoned, startRunner } from "./request.js";
 import { checkRunSettings, settingTags } from "./settings.js";
 import { insideWorkspace } from "./overrides.js";
+import { readSwitches, wakeSetting } from "./switches.js";
 import type { RunSettings, WakeDeps } from "./waker.js";
 import type { WakeClaim } from "./records.js";
 import { nodeCrypto } from "../common/crypto.js";
@@ -25,6 +26,8 @@ export interface ForkRequest {
   cwd?: string | undefined;
   /** Keep the fork session when it completes (a failed one is always kept). */
   keep: boolean;
+  /** Asked by an agent (the tool), not a person: another session is forked only where waking is on for it. */
+  byAgent?: boolean;
 }
 
 export interface Forked {
@@ -50,6 +53,11 @@ export async function forkSession(peerpost: Peerpost, deps: WakeDeps, request: F
     if (!waker.settings.cwdOnResume) throw new PeerpostError("unsupported", `${entry.host} cannot fork into another working dir: ${waker.settings.cwdWhy ?? "unknown"}.`, { details: { host: entry.host, setting: "cwd" }, hint: "Leave --cwd out." });
     cwd = insideWorkspace(request.cwd, entry.cwd);
   }
+  if (request.byAgent && entry.address !== request.from && !wakeSetting(readSwitches(peerpost.stateDir.path), entry).on)
+    throw new PeerpostError("permission_denied", `Waking is off for ${entry.address}, so an agent may not fork it.`, {
+      details: { reason: "wake_off", address: entry.address },
+      hint: `A person forks it with \`peerpost fork\`, or turns waking on for it (\`peerpost wake on ${entry.address}\`).`,
+    });
   const forkSessionId = waker.fork.choosesId ? nodeCrypto().randomUUID() : undefined;
   const newId = await idFactory();
   let claimId: string | undefined;

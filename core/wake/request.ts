@@ -141,7 +141,7 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
   await peerpost.wakes.decide((fold) => {
     const now = peerpost.config.now();
     const records = releaseAbandoned(fold, now);
-    const running = fold.active(now).find((run) => run.claim.address === address);
+    const running = fold.holding(now, address);
     if (running) {
       decision = { outcome: "running", claimId: running.claim.id, warning: { code: "wake_running", message: `${address} is being woken already (run ${running.claim.id}); that run or the next one takes this message.` } };
       return records;

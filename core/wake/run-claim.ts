@@ -21,6 +21,8 @@ export const OUTPUT_CAP_BYTES = 256 * 1024;
 /** The tail of stdout kept in memory for the host's report. */
 const REPORT_TAIL_BYTES = 16 * 1024;
 const KILL_GRACE_MS = 5000;
+/** How long a host's output may still drain after it exited, before the run ends without the rest. */
+const EXIT_DRAIN_MS = 2000;
 
 /** A log file that keeps the first OUTPUT_CAP_BYTES of what is written to it. */
 function cappedLog(path: string): { write(chunk: Buffer): void; close(): void } {
@@ -98,7 +100,22 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
       setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS).unref();
     }, options.timeoutMs);
     child.on("error", (error) => (spawnError = error));
-    child.on("close", (code, signal) => {
+    // The outcome is the host's exit: a process it left behind holding its stdout/stderr (an MCP server
+    // with inherited stderr, a backgrounded command) must not keep the run open until the turn timeout.
+    let settled = false;
+    let lingering: NodeJS.Timeout | undefined;
+    child.on("exit", (code, signal) => {
+      lingering = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        settle(code, signal);
+      }, EXIT_DRAIN_MS);
+    });
+    child.on("close", (code, signal) => settle(code, signal));
+    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(lingering);
       clearTimeout(timer);
       log.close();
       const durationMs = Date.now() - started;
@@ -122,7 +139,7 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
         ended.reason = `${command} exited ${code ?? signal}${last ? `: ${last}` : ""}`.slice(0, 2000);
       }
       resolve({ ended });
-    });
+    };
   });
 }
 
@@ -152,7 +169,8 @@ export async function runClaim(
   // The host's own start-up environment (see host-env.ts), pointed at this state dir.
   // A launch has no capture of its own yet: the newest session of that host lends its environment.
   // A session known only from its host's files has no capture either.
-  const own = claim.kind === "wake" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
+  // A fork resumes the session's own history: it needs that session's config dir and credentials too.
+  const own = claim.kind !== "launch" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
   const env: NodeJS.ProcessEnv = { ...(own ?? runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[claim.host])), PEERPOST_HOME: peerpost.stateDir.path };
   let recorded: Promise<unknown> = Promise.resolve();
   let hostPid: number | undefined;
@@ -174,7 +192,7 @@ export async function runClaim(
   // Only a session's own capture (from its verified host process) picks the binary by its PATH. Any other
   // run starts the binary on the PATH of whoever asked for it (what `peerpost doctor` reports there),
   // never one that another session's capture would lend.
-  const binary = own ? hostCommand.command : findOnPath(hostCommand.command, process.env.PATH);
+  const binary = own && claim.kind === "wake" ? hostCommand.command : findOnPath(hostCommand.command, process.env.PATH);
   const outcome: RunOutcome =
     binary === undefined
       ? { ended: { outcome: "failed", reason: `host_not_found: ${hostCommand.command} is not on the PATH of the process that asked for this run (${process.env.PATH ?? ""}); \`peerpost doctor\` shows which host CLIs it finds` } }

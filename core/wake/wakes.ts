@@ -50,6 +50,11 @@ export class WakeFold {
     return [...this.runs.values()].filter((run) => !run.ended && Date.parse(run.claim.deadline) > now);
   }
 
+  /** The active run that holds `address`'s own transcript (a wake or launch; a fork runs on a copy), if any. */
+  holding(now: number, address: string): WakeState | undefined {
+    return this.active(now).find((run) => run.claim.address === address && run.claim.kind !== "fork");
+  }
+
   /** Claims with no outcome past their deadline: their runner died. */
   abandoned(now: number): WakeState[] {
     return [...this.runs.values()].filter((run) => !run.ended && Date.parse(run.claim.deadline) <= now);

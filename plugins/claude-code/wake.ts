@@ -60,7 +60,8 @@ export const claudeCodeWaker: Waker = {
   // `--resume <id> --fork-session` copies the history into a new session; the result line names it.
   fork: {
     choosesId: false,
-    command: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, "--fork-session", ...claudeSettingFlags(settings), "--output-format", "json"] }),
+    // The prompt is the fork's text as sent: after "--", so text that starts with "-" is never taken for an option.
+    command: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", "--resume", sessionId, "--fork-session", ...claudeSettingFlags(settings), "--output-format", "json", "--", prompt] }),
     forkNamed: (line) => {
       const id = resultLine(line)?.session_id;
       return typeof id === "string" ? id : undefined;

@@ -91,7 +91,7 @@ export const codexWaker: Waker = {
   // `codex exec fork <id> <prompt>` copies the thread into a new one, named in `thread.started`.
   fork: {
     choosesId: false,
-    command: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "fork", sessionId, prompt] }),
+    command: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "fork", sessionId, "--", prompt] }),
     forkNamed: threadStarted,
   },
   finalAnswer: lastAgentMessage,

@@ -42,7 +42,7 @@ export const grokWaker: Waker = {
   // `--resume <id> --fork-session` copies the session; `--session-id` names the fork (1.0.41's --help).
   fork: {
     choosesId: true,
-    command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"] }),
+    command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: [`--single=${prompt}`, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"] }),
   },
   finalAnswer: agentText,
   usage,

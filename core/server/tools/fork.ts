@@ -30,7 +30,7 @@ export const forkTool = defineTool({
     const me = context.identity();
     if (!context.wake) throw new PeerpostError("unsupported", "This server cannot start runs.", { hint: "Use a host plugin's server or `peerpost serve`." });
     const session = await resolveRecipient(context.peerpost, args.address);
-    const forked = await forkSession(context.peerpost, context.wake, { from: me.address, fromVerified: me.verified, session, text: args.message, settings: { model: args.model, effort: args.effort }, cwd: args.cwd, keep: args.keep ?? false });
+    const forked = await forkSession(context.peerpost, context.wake, { from: me.address, fromVerified: me.verified, byAgent: true, session, text: args.message, settings: { model: args.model, effort: args.effort }, cwd: args.cwd, keep: args.keep ?? false });
     return { ...forked };
   },
 });

@@ -1,0 +1,49 @@
+// A wake whose runner died (killed, OOM, a machine that slept) is released by a running server's sweeper,
+// which then wakes its session again: the request the dead run carried, and each one told `wake:
+// "running"` meanwhile, do not wait for new mail.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { tempDir } from "./helpers/temp.js";
+import { connect } from "./helpers/mcp.js";
+import { openPeerpost } from "../core/peerpost.js";
+import { idFactory } from "../core/common/ids.js";
+import { captureHostEnv } from "../core/wake/host-env.js";
+import { setWakeRule, updateSwitches } from "../core/wake/switches.js";
+
+test("a request carried by a wake whose runner died is woken again by a running server, without waiting for new mail", { timeout: 60_000 }, async (t) => {
+  const home = tempDir(t, "peerpost-abandoned-");
+  const stateDir = join(home, "state");
+  const project = join(home, "project");
+  const bin = join(home, "bin");
+  mkdirSync(project);
+  mkdirSync(bin);
+  writeFileSync(join(bin, "claude"), `#!${process.execPath}\nprocess.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 1, result: "answered", session_id: "dormant" }) + "\\n");\n`);
+  chmodSync(join(bin, "claude"), 0o755);
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_WAKE_TIMEOUT_MS: "1000" };
+  const store = () => openPeerpost({ env, home, create: true });
+  const address = "claude:dormant";
+  await store().sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });
+  await store().sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
+  captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home });
+  updateSwitches(stateDir, (switches) => setWakeRule(switches, address, true, () => "claude-code"));
+
+  // A request was claimed by a wake; then its runner died before it recorded anything (deadline passed).
+  const { message } = await store().mailbox.send({ from: "codex:asker", fromVerified: true, to: address, body: "are the tests green?", anticipation: "reply" });
+  const now = Date.now();
+  const id = (await idFactory())(now - 5_000);
+  await store().wakes.log.append([
+    { v: 1, type: "wake", id, kind: "wake", address, host: "claude-code", sessionId: "dormant", cwd: project, messageIds: [message.id], at: new Date(now - 5_000).toISOString(), deadline: new Date(now - 1_000).toISOString(), by: 999_999 },
+  ]);
+
+  // Servers run on the machine (the asker's among them); nobody sends to the session again.
+  await connect(t, { ...env, PEERPOST_ADDRESS: "codex:asker" });
+  const carriedAgain = () => store().wakes.fold().runsFor({ messageId: message.id }).some((run) => run.claim.id !== id);
+  const deadline = Date.now() + 15_000;
+  while (!carriedAgain() && Date.now() < deadline) await sleep(200);
+  const dead = store().wakes.fold().runs.get(id);
+  assert.ok(carriedAgain(), `the dead run's request is never woken again (dead run: ${dead?.ended?.outcome ?? "never released"})`);
+});
