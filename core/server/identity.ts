@@ -3,7 +3,7 @@
 // so a peer is reachable even when the host's hooks are off.
 import { parseAddress, type SessionKind } from "../common/address.js";
 import { PeerpostError } from "../common/errors.js";
-import { findAncestor, hostStartField, type ProcessInfo } from "../sessions/process-tree.js";
+import { ancestors, findAncestor, hostStartField, type ProcessInfo } from "../sessions/process-tree.js";
 import { captureHostEnv } from "../wake/host-env.js";
 import { PTY_VIA } from "../live/terminal-push.js";
 import type { Peerpost } from "../peerpost.js";
@@ -60,13 +60,28 @@ export class IdentityResolver {
 
   private find(meta: Record<string, unknown> | undefined): Identity | undefined {
     const explicit = this.peerpost.config.address;
-    if (explicit === undefined) return this.adapter.identify(this.context(meta));
+    if (explicit === undefined) {
+      const identity = this.adapter.identify(this.context(meta));
+      return identity && this.claimIfHeldElsewhere(identity);
+    }
     const address = parseAddress(explicit, "PEERPOST_ADDRESS");
     if (address.kind === "role")
       throw new PeerpostError("invalid_arguments", "PEERPOST_ADDRESS must be a session address, not a role.", { details: { variable: "PEERPOST_ADDRESS" }, hint: "Use e.g. claude:my-session; take roles with PEERPOST_ROLES." });
     return { address: address.text, sessionId: address.id, source: "PEERPOST_ADDRESS", detail: "PEERPOST_ADDRESS", verified: false };
   }
 
+
+  /**
+   * A verified identity from the host's variable or a call's _meta names a session whose own host is
+   * another running process: anything can set that variable or _meta (a server an agent's shell started),
+   * so it is a claim, as a hook's registration would be.
+   */
+  private claimIfHeldElsewhere(identity: Identity): Identity {
+    if (!identity.verified || identity.claim !== undefined || identity.source === "registry") return identity;
+    const entry = this.peerpost.sessions.get(identity.address);
+    if (entry?.hostPid === undefined || !entry.local || !entry.alive || ancestors().some((info) => info.pid === entry.hostPid)) return identity;
+    return { ...identity, verified: false, claim: `${identity.address} came from ${identity.detail} in a server that does not run under its own host (pid ${entry.hostPid}), which was still running` };
+  }
 
   private async register(identity: Identity): Promise<void> {
     if (this.registered.has(identity.address)) return;

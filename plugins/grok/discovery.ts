@@ -17,6 +17,7 @@ export function discoverGrokSessions(env: NodeJS.ProcessEnv): DiscoveredSession[
     } catch {
       return [];
     }
+    if (!summary || typeof summary !== "object" || Array.isArray(summary)) return [];
     const info = (summary as { info?: unknown }).info;
     const row = discovered("grok", "grok", stringField(info, "id"), { cwd: stringField(info, "cwd"), title: stringField(summary, "generated_title") ?? stringField(summary, "session_summary"), mtimeMs: file.mtimeMs });
     return row && file.path.endsWith(`/${row.sessionId}/summary.json`) ? [row] : [];

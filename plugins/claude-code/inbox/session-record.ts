@@ -2,13 +2,15 @@
 // every interactive or stream-json session (Claude Code's private peer protocol, version 1). Anything
 // unexpected (another protocol version, no socket, a record of another session or of a dead or reused
 // pid) makes the inbox unavailable with the reason, and mail goes to the hooks and `read` as before.
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
+import { readBounded } from "../../shared/session-files.js";
 import { join } from "node:path";
 import { homedir } from "node:os";
 import { isSameProcess } from "../../../core/sessions/process-tree.js";
 import { nodeCrypto } from "../../../core/common/crypto.js";
 
 export const PEER_PROTOCOL = 1;
+const RECORD_BYTES = 64 * 1024;
 
 export interface InboxSession {
   pid: number;
@@ -34,7 +36,8 @@ interface SessionRecordFile {
 
 function readRecord(path: string): SessionRecordFile | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    // Claude's own small files: bounded, never through a link, never blocking on a FIFO.
+    const parsed = JSON.parse(readBounded(path, RECORD_BYTES)) as unknown;
     return typeof parsed === "object" && parsed !== null ? (parsed as SessionRecordFile) : undefined;
   } catch {
     return undefined;
