@@ -5,7 +5,8 @@ import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/common/address.js";
 import { dueReminder, turnEndDue } from "../core/mail/reminders.js";
 import { mailNote } from "../core/mail/notes.js";
-import { ancestors, findAncestor, hostStartField } from "../core/sessions/process-tree.js";
+import { findAncestor, hostStartField } from "../core/sessions/process-tree.js";
+import { heldByAnotherHost } from "../core/sessions/registry.js";
 import { recordTerminalTurn } from "../core/live/turns.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
 import { byId, type MessageState } from "../core/mail/fold.js";
@@ -154,7 +155,7 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   }
   // A prompt or stop hook for a session another running host holds was not run by that host (an agent's
   // shell can run the hook with any id): like a claim, it neither reads nor changes that session's mail.
-  if (heldElsewhere(peerpost, address)) return {};
+  if (heldByAnotherHost(peerpost.sessions.get(address)) !== undefined) return {};
   if (event === "user-prompt") {
     // A turn starts: a live transport types nothing into the session until its stop hook runs.
     recordTerminalTurn(peerpost.stateDir.path, address, "prompt", peerpost.config.now(), env);
@@ -168,13 +169,6 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   // A stop the hook does not block ends the turn: the session is idle for live transports.
   if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", peerpost.config.now(), env);
   return stopped;
-}
-
-/** Whether the session's registered host runs now on this machine and this hook is not one of its descendants. */
-function heldElsewhere(peerpost: Peerpost, address: string): boolean {
-  const entry = peerpost.sessions.get(address);
-  if (entry?.hostPid === undefined || !entry.local || !entry.alive) return false;
-  return !ancestors().some((info) => info.pid === entry.hostPid);
 }
 
 async function stopHook(peerpost: Peerpost, dialect: HookDialect, input: HookInput, address: string, via: string, mirrorCurrent: boolean): Promise<HookOutcome> {

@@ -3,7 +3,8 @@
 // so a peer is reachable even when the host's hooks are off.
 import { parseAddress, type SessionKind } from "../common/address.js";
 import { PeerpostError } from "../common/errors.js";
-import { ancestors, findAncestor, hostStartField, type ProcessInfo } from "../sessions/process-tree.js";
+import { findAncestor, hostStartField, type ProcessInfo } from "../sessions/process-tree.js";
+import { heldByAnotherHost } from "../sessions/registry.js";
 import { captureHostEnv } from "../wake/host-env.js";
 import { PTY_VIA } from "../live/terminal-push.js";
 import type { Peerpost } from "../peerpost.js";
@@ -78,9 +79,9 @@ export class IdentityResolver {
    */
   private claimIfHeldElsewhere(identity: Identity): Identity {
     if (!identity.verified || identity.claim !== undefined || identity.source === "registry") return identity;
-    const entry = this.peerpost.sessions.get(identity.address);
-    if (entry?.hostPid === undefined || !entry.local || !entry.alive || ancestors().some((info) => info.pid === entry.hostPid)) return identity;
-    return { ...identity, verified: false, claim: `${identity.address} came from ${identity.detail} in a server that does not run under its own host (pid ${entry.hostPid}), which was still running` };
+    const holder = heldByAnotherHost(this.peerpost.sessions.get(identity.address));
+    if (holder === undefined) return identity;
+    return { ...identity, verified: false, claim: `${identity.address} came from ${identity.detail} in a server that does not run under its own host (pid ${holder}), which was still running` };
   }
 
   private async register(identity: Identity): Promise<void> {

@@ -45,22 +45,26 @@ export function processInfo(pid: number): ProcessInfo | undefined {
   return process.platform === "linux" ? fromProc(pid) : fromPs(pid);
 }
 
-/** The ancestors of `pid`, nearest first, up to (not including) pid 1. */
-export function ancestors(pid: number = process.pid, maxDepth = 32): ProcessInfo[] {
-  const chain: ProcessInfo[] = [];
+/** The ancestors of `pid`, nearest first, up to (not including) pid 1: each read only when it is asked for. */
+function* parents(pid: number, maxDepth: number): Generator<ProcessInfo> {
   let current = processInfo(pid);
-  while (current && current.ppid > 1 && chain.length < maxDepth) {
+  for (let depth = 0; current && current.ppid > 1 && depth < maxDepth; depth++) {
     const parent = processInfo(current.ppid);
-    if (!parent) break;
-    chain.push(parent);
+    if (!parent) return;
+    yield parent;
     current = parent;
   }
-  return chain;
 }
 
-/** The nearest ancestor the predicate accepts. */
+/** The ancestors of `pid`, nearest first, up to (not including) pid 1. */
+export function ancestors(pid: number = process.pid, maxDepth = 32): ProcessInfo[] {
+  return [...parents(pid, maxDepth)];
+}
+
+/** The nearest ancestor the predicate accepts; the walk up stops there (a hook's own host is a step or two up). */
 export function findAncestor(matches: (info: ProcessInfo) => boolean, pid: number = process.pid): ProcessInfo | undefined {
-  return ancestors(pid).find(matches);
+  for (const info of parents(pid, 32)) if (matches(info)) return info;
+  return undefined;
 }
 
 /**

@@ -9,7 +9,7 @@ import { SwapFollower } from "../store/file/log-compaction.js";
 import { FAR_BEHIND_BYTES } from "../mail/view.js";
 import type { LocalStore, StoreFactory } from "../store/local.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "../records/schemas.js";
-import { isSameProcess } from "./process-tree.js";
+import { findAncestor, isSameProcess } from "./process-tree.js";
 import { PeerpostError } from "../common/errors.js";
 import type { DiscoveredSession } from "./discovery.js";
 import { HINTS } from "../common/hints.js";
@@ -48,6 +48,17 @@ export interface SessionClaim {
   /** The host process the session stayed with. */
   ownerPid: number;
   at: string;
+}
+
+/**
+ * The host process of another session's holder when that is not this process's own host: the session's
+ * registered host runs on this machine and is no ancestor of this process. Anything can name a session
+ * (an agent's shell can run a hook or start a server with its id): named from elsewhere, it is a claim.
+ */
+export function heldByAnotherHost(entry: SessionEntry | undefined): number | undefined {
+  const hostPid = entry?.hostPid;
+  if (hostPid === undefined || !entry!.local || !entry!.alive) return undefined;
+  return findAncestor((info) => info.pid === hostPid) === undefined ? hostPid : undefined;
 }
 
 /** Addresses whose alone-folds a process keeps (`foldOne`). */
