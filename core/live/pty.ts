@@ -70,16 +70,19 @@ export class PtyPush extends TerminalPush {
   }
 
   protected async typingRefusal(): Promise<string | undefined> {
-    const turn = this.address === undefined ? {} : readTurn(this.peerpost.stateDir.path, this.address);
     // An Enter that may have picked from the host's @file menu submitted the line only if a turn began
     // (the prompt hook) or ended (the stop hook: Grok has no prompt hook) after it.
     const pending = this.input.pendingSubmitAt;
-    if (pending !== undefined && [turn.prompt, turn.stop].some((at) => at !== undefined && Date.parse(at) >= pending)) this.input.confirmSubmitted();
+    if (pending !== undefined && this.address !== undefined) {
+      const turn = readTurn(this.peerpost.stateDir.path, this.address);
+      if ([turn.prompt, turn.stop].some((at) => at !== undefined && Date.parse(at) >= pending)) this.input.confirmSubmitted();
+    }
     if (!this.input.empty) return "the person is typing in the session";
     // Between the person's Enter and their prompt hook's record of the turn, the session looks idle.
     const submitted = this.input.submittedAt;
     if (submitted === undefined || this.address === undefined || Date.now() - submitted > TURN_START_WAIT_MS) return undefined;
-    return turn.prompt !== undefined && Date.parse(turn.prompt) >= submitted ? undefined : "the person just submitted a prompt, and its turn has not started yet";
+    const prompt = readTurn(this.peerpost.stateDir.path, this.address).prompt;
+    return prompt !== undefined && Date.parse(prompt) >= submitted ? undefined : "the person just submitted a prompt, and its turn has not started yet";
   }
 
   async deliver(message: MessageState): Promise<void> {
