@@ -13,7 +13,7 @@ import { until } from "./helpers/poll.js";
 import { startFakeAnthropic, type Script } from "./helpers/fake-anthropic.js";
 import { claudeBinary, claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, parsePrintResult, repoRoot, runClaude } from "./helpers/claude-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
-import { sweepForks } from "../core/wake/fork-run.js";
+import { sweepRuns } from "../core/wake/sweeper.js";
 import { wakeDeps } from "../plugins/wakers.js";
 
 const skip = claudeSkipReason();
@@ -71,7 +71,7 @@ test("claude: a fork runs on the forked history under the new model, leaves the 
   assert.equal(body.split("\n")[0], `<fork thread="${forkAddress}" model="claude-fork-model" effort="high" status="completed"/>`);
   assert.match(body, /FORK ANSWER: the word was PINEAPPLE/);
   // Exactly once: a sweep after the runner reconciled sends nothing more.
-  assert.equal(await sweepForks(store(), wakeDeps()), 0);
+  assert.equal(await sweepRuns(store(), wakeDeps()), 0);
   assert.equal(answers().length, 1);
   // Claude Code has no archive: housekeeping there is read-only, and a completed fork stays.
   const archive = await cli(env, "sessions", "archive", forkAddress, "--json");

@@ -38,7 +38,7 @@ import { releaseTool } from "./tools/release.js";
 import { claimsTool } from "./tools/claims.js";
 import { setAgentOverridePolicyTool } from "./tools/set-agent-override-policy.js";
 import { forkTool } from "./tools/fork.js";
-import { startForkSweeper } from "../wake/fork-run.js";
+import { startRunSweeper } from "../wake/sweeper.js";
 import { taskTool } from "./tools/task.js";
 
 /** How long shutting down waits for tool calls and pushes under way. */
@@ -102,7 +102,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
     stopWatchingLogs = compactLogsWhenLarge(peerpost, () => catchUpDetached(peerpost, wake.runnerEntry));
   }
   // Forks whose runner stopped get their answer (or outcome) sent back by whichever server runs.
-  const stopSweeping = wake ? startForkSweeper(peerpost, wake) : undefined;
+  const stopSweeping = wake ? startRunSweeper(peerpost, wake) : undefined;
   const tools = peerpost.config.roleAdmin ? [...TOOLS, ...ROLE_ADMIN_TOOLS] : TOOLS;
   const capabilities: Record<string, unknown> = { tools: {} };
   if (adapter.experimentalCapabilities) capabilities.experimental = adapter.experimentalCapabilities;

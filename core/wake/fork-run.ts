@@ -1,20 +1,18 @@
 // A fork's run and its answer. The runner starts the host's fork command, records the fork's session once
 // the host names it (`wake-forked`), and when the run ends sends the fork's final answer back to the
 // forked session as one message (`<fork thread model effort status/>` and the answer), idempotent by run,
-// then marks the run `wake-reconciled`. A sweeper in any running server does the same for runs whose
-// runner stopped: past their deadline they are released as abandoned, and every ended fork run without
-// a reconcile gets one. Sent by the runner and the sweeper alike, the message still exists once.
+// then marks the run `wake-reconciled`. The sweeper of any running server (sweeper.ts) does the same for
+// runs whose runner stopped. Sent by the runner and the sweeper alike, the message still exists once.
 import { readFileSync } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
 import { escapeForModel as escapeAttribute } from "../security/escape.js";
 import { formatAddress } from "../common/address.js";
 import { KIND_OF_HOST } from "./launch-bind.js";
-import { releaseAbandoned, requestWake } from "./request.js";
 import { runClaim } from "./run-claim.js";
 import { settingTags } from "./settings.js";
 import { usageTags } from "./usage.js";
 import { archiveWith } from "../sessions/housekeeping.js";
-import type { WakeDeps, Waker } from "./waker.js";
+import type { Waker } from "./waker.js";
 import type { WakeClaim } from "./records.js";
 import type { WakeState } from "./wakes.js";
 
@@ -83,39 +81,4 @@ export async function reconcileFork(peerpost: Peerpost, run: Readonly<WakeState>
       .record({ kind: "fork", host: claim.host, from, to: claim.address, messageId: message.id, delivery: "queued", via: `fork:${claim.id}`, warnings: run.ended.reason ? [run.ended.reason.slice(0, 2000)] : [], tags: [`status=${status}`, ...settingTags(claim.settings ?? {}), ...usageTags(run.ended.usage)], origin: { source: "host", detail: "fork reconcile", pid: process.pid, cwd: claim.cwd } })
       .catch(() => undefined);
   await peerpost.wakes.decide((fold) => (fold.runs.get(claim.id)?.reconciled ? [] : [{ v: 1, type: "wake-reconciled", id: claim.id, messageId: message.id, at: new Date(peerpost.config.now()).toISOString() }]));
-}
-
-/** One sweep: releases abandoned runs, then reconciles every ended fork run that has no answer sent yet. */
-export async function sweepForks(peerpost: Peerpost, deps: WakeDeps): Promise<number> {
-  const now = peerpost.config.now();
-  const pending = (fold: ReturnType<Peerpost["wakes"]["fold"]>) => [...fold.runs.values()].filter((run) => run.claim.kind === "fork" && !run.reconciled);
-  const current = peerpost.wakes.fold();
-  const before = pending(current);
-  // A wake (or launch) whose runner died: its messages, and those told "running" meanwhile, get a next wake.
-  const stranded = new Set(current.abandoned(now).flatMap((run) => (run.claim.kind !== "fork" && run.claim.address !== undefined ? [run.claim.address] : [])));
-  if (before.length === 0 && stranded.size === 0) return 0;
-  if (stranded.size > 0 || before.some((run) => !run.ended && Date.parse(run.claim.deadline) <= now)) await peerpost.wakes.decide((fold) => releaseAbandoned(fold, now));
-  for (const address of stranded) await requestWake(peerpost, address, deps).catch(() => undefined);
-  const ended = pending(peerpost.wakes.fold()).filter((run) => run.ended);
-  for (const run of ended) await reconcileFork(peerpost, run, deps.wakers[run.claim.host]);
-  return ended.length;
-}
-
-/** How often a server sweeps (a fork's runner normally reconciles at once; this is for crashes). */
-export const SWEEP_INTERVAL_MS = 30_000;
-
-/** Starts the sweeper of a server: at once, then every SWEEP_INTERVAL_MS; failures wait for the next sweep. */
-export function startForkSweeper(peerpost: Peerpost, deps: WakeDeps, intervalMs: number = SWEEP_INTERVAL_MS): () => void {
-  let running = false;
-  const sweep = () => {
-    if (running) return;
-    running = true;
-    void sweepForks(peerpost, deps)
-      .catch(() => undefined)
-      .finally(() => (running = false));
-  };
-  sweep();
-  const timer = setInterval(sweep, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }
