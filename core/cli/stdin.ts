@@ -1,6 +1,7 @@
 // Standard input read whole, but never past a limit: `yes | peerpost send -` or a device must not be read
 // until memory runs out before the length is checked.
 import { readSync } from "node:fs";
+import { sleepSync } from "../common/sleep.js";
 
 /** Stdin as UTF-8 text, or undefined once it holds more than `limit` bytes (the rest is not read). */
 export function readStdinUpTo(limit: number): string | undefined {
@@ -14,7 +15,7 @@ export function readStdinUpTo(limit: number): string | undefined {
     } catch (error) {
       // A non-blocking stdin with nothing yet: wait a moment for more.
       if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      sleepSync(10);
       continue;
     }
     if (read === 0) return Buffer.concat(chunks, total).toString("utf8");

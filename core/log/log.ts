@@ -12,6 +12,7 @@ import { KeptFiles, closeQuietly, writeAll, type KeptDescriptor } from "./kept-f
 import { lockLog } from "./lock.js";
 import { notALineStart, readLinesAtOffsets, scanLines, scanLinesBackward } from "./read-lines.js";
 import type { CorruptLine, Decided, FileIdentity, LogEntry, LogOptions, PinnedFile, RecordSchema, ScanLimits, ScanResult, Transacted } from "./types.js";
+import { sleepSync } from "../common/sleep.js";
 
 /** Room past its own lines an appender reads to find them: other writers' lines that landed first usually fit. */
 const FIND_SLACK_BYTES = 16 * 1024;
@@ -206,10 +207,10 @@ export class JsonlLog<T> {
   private sync(fd: number): void {
     if (this.options.fault === "skip-fsync") return;
     // The bench's model of a group commit whose fsync cost nothing: the send still waits (50 µs) for its ack.
-    if (this.options.fault === "wait-instead-of-fsync") return void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 0.05);
+    if (this.options.fault === "wait-instead-of-fsync") return sleepSync(0.05);
     if (this.options.fault === "pause-before-fsync") {
       process.stderr.write("peerpost-fault: paused before fsync\n");
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+      sleepSync();
     }
     try {
       fsyncSync(fd);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ioError, PeerpostError } from "../common/errors.js";
 import { DIR_MODE, FILE_MODE } from "./state-dir.js";
 import { readStateFileIfAny, writeStateFile } from "./trust.js";
+import { sleepSync } from "../common/sleep.js";
 
 const STALE_MS = 1000;
 const WAIT_MS = 2;
@@ -25,7 +26,7 @@ export function withFileLock<T>(path: string, work: () => T): T {
       // Never through a link: anything but a directory there is no lock of ours, and goes at once.
       const held = lstatSync(lock, { throwIfNoEntry: false });
       if (held && (!held.isDirectory() || Math.abs(Date.now() - held.mtimeMs) > STALE_MS)) breakStale(lock, held);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAIT_MS);
+      sleepSync(WAIT_MS);
     }
   }
   try {
