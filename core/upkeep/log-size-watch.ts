@@ -3,9 +3,10 @@
 // as it does at start-up; and the mailbox past PEERPOST_COMPACT_AT_BYTES, which a send here calls for too,
 // but a database's mirror grows by other machines' mail as well. It looks at their sizes every
 // CHECK_EVERY_MS, not on each change: a watch of the state dir woke every server on the machine for every
-// send (the mailbox and the receipts change on each), while four lstats per interval cost nothing. A log a compaction left past the size (its records too
-// young to move) is called for again only once it grew or an hour went by (compaction-calls.ts). So servers
-// sharing a state dir start no storm of runs, and `index-run` runs one at a time whoever starts it.
+// send (the mailbox and the receipts change on each), while four lstats per interval cost nothing. A log
+// a compaction left past the size (its records too young to move) is called for again only once it grew
+// or an hour went by (compaction-calls.ts). So servers sharing a state dir start no storm of runs, and
+// `index-run` runs one at a time whoever starts it.
 import type { Peerpost } from "../peerpost.js";
 import { CompactionCalls } from "../store/file/compaction-calls.js";
 import { compactableLogs } from "./log-compaction.js";

@@ -181,18 +181,22 @@ function readRange(fd: number, start: number, length: number): Buffer {
   return bytes.subarray(0, read);
 }
 
+/** The whole lines of `bytes`, each with its newline, and where the last of them ends. */
+function wholeLines(bytes: Buffer): { lines: Buffer[]; end: number } {
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let newline = bytes.indexOf(0x0a); newline >= 0; start = newline + 1, newline = bytes.indexOf(0x0a, start)) lines.push(bytes.subarray(start, newline + 1));
+  return { lines, end: start };
+}
+
 /** copyTail, but only the whole lines `wanted` takes (each with its newline, as latin1); a last line without its newline goes as it is. */
 function copyWantedLines(source: number, start: number, end: number, fd: number, wanted: (line: string) => boolean): number {
   const bytes = readRange(source, start, end - start);
-  const read = bytes.length;
-  const kept: Buffer[] = [];
-  let lineStart = 0;
-  for (let newline = bytes.indexOf(0x0a); newline >= 0 && newline < read; lineStart = newline + 1, newline = bytes.indexOf(0x0a, lineStart)) {
-    if (wanted(bytes.toString("latin1", lineStart, newline + 1))) kept.push(bytes.subarray(lineStart, newline + 1));
-  }
-  if (lineStart < read) kept.push(bytes.subarray(lineStart, read));
+  const { lines, end: linesEnd } = wholeLines(bytes);
+  const kept = lines.filter((line) => wanted(line.toString("latin1")));
+  if (linesEnd < bytes.length) kept.push(bytes.subarray(linesEnd));
   if (kept.length > 0) writeAll(fd, Buffer.concat(kept));
-  return start + read;
+  return start + bytes.length;
 }
 
 /**
@@ -280,12 +284,7 @@ function linesSinceSwap(paths: CompactionPaths, oldIno: number, fd: number): Set
   const since = swap.keptBytes + (swap.copiedUpTo - swap.end);
   const size = fstatSync(fd).size;
   if (since < 0 || since > size || size - since > MAX_COMPARED_BYTES) return undefined;
-  const bytes = readRange(fd, since, size - since);
-  const read = bytes.length;
-  const lines = new Set<string>();
-  let start = 0;
-  for (let end = bytes.indexOf(0x0a); end >= 0 && end < read; start = end + 1, end = bytes.indexOf(0x0a, start)) lines.add(bytes.toString("latin1", start, end + 1));
-  return lines;
+  return new Set(wholeLines(readRange(fd, since, size - since)).lines.map((line) => line.toString("latin1")));
 }
 
 /**
