@@ -3,9 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "./helpers/temp.js";
+import { claudeResult, standInClaude } from "./helpers/stand-in-claude.js";
 import { CLI } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
@@ -13,25 +13,17 @@ import { openPeerpost } from "../core/peerpost.js";
 import { captureHostEnv } from "../core/wake/host-env.js";
 
 test("a fork of a session runs with that session's own captured environment, not the newest other session's", { timeout: 60_000 }, async (t) => {
-  const home = tempDir(t, "peerpost-forkenv-");
-  const stateDir = join(home, "state");
-  const project = join(home, "project");
-  const bin = join(home, "bin");
-  const record = join(home, "env.jsonl");
-  mkdirSync(project);
-  mkdirSync(bin);
-  writeFileSync(
-    join(bin, "claude"),
-    `#!${process.execPath}
-const fs = require("node:fs");
-fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), config: process.env.CLAUDE_CONFIG_DIR ?? null, key: process.env.ANTHROPIC_API_KEY ?? null }) + "\\n");
-process.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 1, result: "fork answer", session_id: "forked-1" }) + "\\n");
+  const { home, stateDir, project, path } = standInClaude(
+    t,
+    "peerpost-forkenv-",
+    (home) => `const fs = require("node:fs");
+fs.appendFileSync(${JSON.stringify(join(home, "env.jsonl"))}, JSON.stringify({ args: process.argv.slice(2), config: process.env.CLAUDE_CONFIG_DIR ?? null, key: process.env.ANTHROPIC_API_KEY ?? null }) + "\\n");
+${claudeResult("fork answer", "forked-1")}
 `,
   );
-  chmodSync(join(bin, "claude"), 0o755);
+  const record = join(home, "env.jsonl");
   const env = { HOME: home, PEERPOST_HOME: stateDir };
   const store = () => openPeerpost({ env, home, create: true });
-  const path = `${bin}:${process.env.PATH ?? ""}`;
   // Two sessions of two Claude Code accounts; beta's capture is the newer one.
   await store().sessions.register({ host: "claude-code", address: "claude:alpha", sessionId: "alpha", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });
   await store().sessions.register({ host: "claude-code", address: "claude:beta", sessionId: "beta", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });

@@ -4,31 +4,24 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { tempDir } from "./helpers/temp.js";
+import { claudeResult, standInClaude } from "./helpers/stand-in-claude.js";
 import { connect } from "./helpers/mcp.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { readSwitches } from "../core/wake/switches.js";
 
 test("fork tool: with waking and launching off, an agent cannot start a headless turn of another agent's session", { timeout: 60_000 }, async (t) => {
-  const home = tempDir(t, "peerpost-ungated-");
-  const stateDir = join(home, "state");
-  const project = join(home, "project");
-  const bin = join(home, "bin");
-  const record = join(home, "runs.jsonl");
-  mkdirSync(project);
-  mkdirSync(bin);
-  writeFileSync(
-    join(bin, "claude"),
-    `#!${process.execPath}
-require("node:fs").appendFileSync(${JSON.stringify(record)}, JSON.stringify(process.argv.slice(2)) + "\\n");
-process.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 1, result: "ok", session_id: "forked-1" }) + "\\n");
+  const { home, stateDir, project, path } = standInClaude(
+    t,
+    "peerpost-ungated-",
+    (home) => `require("node:fs").appendFileSync(${JSON.stringify(join(home, "runs.jsonl"))}, JSON.stringify(process.argv.slice(2)) + "\\n");
+${claudeResult("ok", "forked-1")}
 `,
   );
-  chmodSync(join(bin, "claude"), 0o755);
-  const env = { HOME: home, PEERPOST_HOME: stateDir, PATH: `${bin}:${process.env.PATH ?? ""}` };
+  const record = join(home, "runs.jsonl");
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PATH: path };
   await openPeerpost({ env, home, create: true }).sessions.register({ host: "claude-code", address: "claude:victim", sessionId: "victim", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });
   const switches = readSwitches(stateDir);
   assert.deepEqual([switches.wake, switches.launch], [{}, false], "waking and launching are off");

@@ -2,47 +2,38 @@
 // session meanwhile is woken as usual, not told that a run of the session takes it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { tempDir } from "./helpers/temp.js";
+import { dormantSession, standInClaude } from "./helpers/stand-in-claude.js";
 import { CLI } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { openPeerpost } from "../core/peerpost.js";
-import { captureHostEnv } from "../core/wake/host-env.js";
 
 test("a request sent while a fork of the session runs is woken once the fork ends (it was told a run takes it)", { timeout: 60_000 }, async (t) => {
-  const home = tempDir(t, "peerpost-strand-");
-  const stateDir = join(home, "state");
-  const project = join(home, "project");
-  const bin = join(home, "bin");
-  const record = join(home, "invocations.jsonl");
-  const gate = join(home, "release");
-  mkdirSync(project);
-  mkdirSync(bin);
   // A stand-in `claude`: a fork (--fork-session) waits for the gate and names its new session; a resume answers.
-  writeFileSync(
-    join(bin, "claude"),
-    `#!${process.execPath}
-const fs = require("node:fs");
+  const standIn = standInClaude(
+    t,
+    "peerpost-strand-",
+    (home) => `const fs = require("node:fs");
 const args = process.argv.slice(2);
 const fork = args.includes("--fork-session");
-fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ fork, args }) + "\\n");
+fs.appendFileSync(${JSON.stringify(join(home, "invocations.jsonl"))}, JSON.stringify({ fork, args }) + "\\n");
 const finish = () => process.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 1, result: "done", session_id: fork ? "forked-1" : "dormant" }) + "\\n");
-const wait = () => (fork && !fs.existsSync(${JSON.stringify(gate)}) ? setTimeout(wait, 20) : finish());
+const wait = () => (fork && !fs.existsSync(${JSON.stringify(join(home, "release"))}) ? setTimeout(wait, 20) : finish());
 wait();
 `,
   );
-  chmodSync(join(bin, "claude"), 0o755);
+  const { home, stateDir, path } = standIn;
+  const record = join(home, "invocations.jsonl");
+  const gate = join(home, "release");
   const env = { HOME: home, PEERPOST_HOME: stateDir };
   const store = () => openPeerpost({ env, home, create: true });
   const address = "claude:dormant";
-  await store().sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });
-  await store().sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
-  captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home });
-  const cli = async (...args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: { ...env, PATH: `${bin}:${process.env.PATH ?? ""}` }, stdio: ["ignore", "pipe", "pipe"] }));
+  await dormantSession(store(), standIn, address);
+  const cli = async (...args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: { ...env, PATH: path }, stdio: ["ignore", "pipe", "pipe"] }));
   const invocations = () => (existsSync(record) ? readFileSync(record, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { fork: boolean }) : []);
 
   assert.equal((await cli("wake", "on", address)).code, 0);

@@ -3,32 +3,20 @@
 // "running"` meanwhile, do not wait for new mail.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { tempDir } from "./helpers/temp.js";
+import { claudeResult, dormantSession, standInClaude } from "./helpers/stand-in-claude.js";
 import { connect } from "./helpers/mcp.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { idFactory } from "../core/common/ids.js";
-import { captureHostEnv } from "../core/wake/host-env.js";
 import { setWakeRule, updateSwitches } from "../core/wake/switches.js";
 
 test("a request carried by a wake whose runner died is woken again by a running server, without waiting for new mail", { timeout: 60_000 }, async (t) => {
-  const home = tempDir(t, "peerpost-abandoned-");
-  const stateDir = join(home, "state");
-  const project = join(home, "project");
-  const bin = join(home, "bin");
-  mkdirSync(project);
-  mkdirSync(bin);
-  writeFileSync(join(bin, "claude"), `#!${process.execPath}\nprocess.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 1, result: "answered", session_id: "dormant" }) + "\\n");\n`);
-  chmodSync(join(bin, "claude"), 0o755);
+  const standIn = standInClaude(t, "peerpost-abandoned-", () => claudeResult("answered", "dormant"));
+  const { home, stateDir, project } = standIn;
   const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_WAKE_TIMEOUT_MS: "1000" };
   const store = () => openPeerpost({ env, home, create: true });
   const address = "claude:dormant";
-  await store().sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });
-  await store().sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
-  captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home });
+  await dormantSession(store(), standIn, address);
   updateSwitches(stateDir, (switches) => setWakeRule(switches, address, true, () => "claude-code"));
 
   // A request was claimed by a wake; then its runner died before it recorded anything (deadline passed).

@@ -3,40 +3,29 @@
 // the session's claim until the turn timeout, nor turn an answered turn into a `timeout`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { tempDir } from "./helpers/temp.js";
+import { spawn } from "node:child_process";
+import { claudeResult, dormantSession, standInClaude } from "./helpers/stand-in-claude.js";
 import { CLI } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { openPeerpost } from "../core/peerpost.js";
-import { captureHostEnv } from "../core/wake/host-env.js";
 
 test("a host that answers and exits is recorded ok at once, though a process it left behind still holds its output", { timeout: 60_000 }, async (t) => {
-  const home = tempDir(t, "peerpost-linger-");
-  const stateDir = join(home, "state");
-  const project = join(home, "project");
-  const bin = join(home, "bin");
-  mkdirSync(project);
-  mkdirSync(bin);
   // The stand-in host answers, leaves a background process that inherited its stdout/stderr, and exits 0.
-  writeFileSync(
-    join(bin, "claude"),
-    `#!${process.execPath}
-const { spawn } = require("node:child_process");
+  const standIn = standInClaude(
+    t,
+    "peerpost-linger-",
+    () => `const { spawn } = require("node:child_process");
 spawn(process.execPath, ["-e", "setTimeout(() => {}, 25000)"], { stdio: ["ignore", "inherit", "inherit"] }).unref();
-process.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 1, result: "answered", session_id: "dormant" }) + "\\n");
+${claudeResult("answered", "dormant")}
 process.exit(0);
 `,
   );
-  chmodSync(join(bin, "claude"), 0o755);
+  const { home, stateDir } = standIn;
   const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_WAKE_TIMEOUT_MS: "20000" };
   const store = () => openPeerpost({ env, home, create: true });
   const address = "claude:dormant";
-  await store().sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", hostPid: spawnSync("true").pid! });
-  await store().sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
-  captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home });
+  await dormantSession(store(), standIn, address);
   const cli = async (...args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: { ...env, PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal((await cli("wake", "on", address)).code, 0);
   const sent = await cli("send", "--json", "--from", "codex:asker", "--to", address, "--anticipation", "reply", "ping?");

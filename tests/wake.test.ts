@@ -7,7 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
-import { tempDir } from "./helpers/temp.js";
+import { standInClaude } from "./helpers/stand-in-claude.js";
 import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
@@ -32,23 +32,16 @@ interface Invocation {
  * start (argv, cwd, times), may sleep, print a lot or fail, as its fake.json says.
  */
 function machine(t: TestContext, fake: Record<string, string> = {}, settings: Record<string, string> = {}) {
-  const home = tempDir(t, "peerpost-wake-");
-  const stateDir = join(home, "state");
-  const project = join(home, "project");
-  const bin = join(home, "bin");
-  const record = join(home, "invocations.jsonl");
-  mkdirSync(project);
-  mkdirSync(bin);
-  writeFileSync(
-    join(bin, "claude"),
-    `#!${process.execPath}
-const fs = require("node:fs");
+  const { home, stateDir, project, path } = standInClaude(
+    t,
+    "peerpost-wake-",
+    (home) => `const fs = require("node:fs");
 const fake = JSON.parse(fs.readFileSync(${JSON.stringify(join(home, "fake.json"))}, "utf8"));
 const entry = { pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd(), startedAt: Date.now(), peerpostHome: process.env.PEERPOST_HOME, dropped: process.env.FAKE_DROPPED ?? null };
-fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ ...entry, phase: "start" }) + "\\n");
+fs.appendFileSync(${JSON.stringify(join(home, "invocations.jsonl"))}, JSON.stringify({ ...entry, phase: "start" }) + "\\n");
 const finish = () => {
   if (fake.FAKE_OUTPUT_BYTES) fs.writeSync(1, "x".repeat(Number(fake.FAKE_OUTPUT_BYTES)) + "\\n");
-  fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ ...entry, phase: "end", endedAt: Date.now() }) + "\\n");
+  fs.appendFileSync(${JSON.stringify(join(home, "invocations.jsonl"))}, JSON.stringify({ ...entry, phase: "end", endedAt: Date.now() }) + "\\n");
   if (fake.FAKE_FAIL) { process.stderr.write(fake.FAKE_FAIL + "\\n"); process.exit(3); }
   process.stdout.write(JSON.stringify({ type: "result", subtype: "success", is_error: false, num_turns: 2, result: "answered", session_id: "dormant" }) + "\\n");
 };
@@ -57,7 +50,7 @@ const gated = () => (fake.FAKE_GATE && !fs.existsSync(${JSON.stringify(join(home
 setTimeout(gated, Number(fake.FAKE_SLEEP_MS || 0));
 `,
   );
-  chmodSync(join(bin, "claude"), 0o755);
+  const record = join(home, "invocations.jsonl");
   writeFileSync(join(home, "fake.json"), JSON.stringify(fake));
   const env = { HOME: home, PEERPOST_HOME: stateDir, ...settings };
   const store = (): Peerpost => openPeerpost({ env, home });
@@ -67,7 +60,7 @@ setTimeout(gated, Number(fake.FAKE_SLEEP_MS || 0));
     // The session's host process has ended (a pid that no longer runs), unless the test says otherwise.
     await peerpost.sessions.register({ host: "claude-code", address, sessionId: "dormant", cwd: project, source: "startup", hostPid: hostPid ?? spawnSync("true").pid });
     await peerpost.sessions.register({ host: "codex", address: "codex:asker", sessionId: "asker", source: "startup" });
-    captureHostEnv(stateDir, address, undefined, { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: home, FAKE_DROPPED: "x" });
+    captureHostEnv(stateDir, address, undefined, { PATH: path, HOME: home, FAKE_DROPPED: "x" });
   };
   const cli = async (args: string[], extra: Record<string, string> = {}) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env, ...extra }, stdio: ["ignore", "pipe", "pipe"] });
@@ -88,8 +81,8 @@ setTimeout(gated, Number(fake.FAKE_SLEEP_MS || 0));
   const runsEnded = (count: number) => until(() => store().wakes.fold().runsFor({}).filter((run) => run.ended).length >= count, 20_000, `${count} wake run(s) to end`);
   const release = () => writeFileSync(join(home, "release"), "");
   /** The launcher's PATH: the stand-in host first, as `peerpost doctor` would report it. */
-  const launcherPath = { PATH: `${bin}:${process.env.PATH ?? ""}` };
-  return { home, stateDir, project, bin, env, store, address, register, cli, send, invocations, runsEnded, release, launcherPath };
+  const launcherPath = { PATH: path };
+  return { home, stateDir, project, env, store, address, register, cli, send, invocations, runsEnded, release, launcherPath };
 }
 
 test("waking is off by default; `peerpost wake on ADDR` turns it on, and agents and health show it", async (t) => {
