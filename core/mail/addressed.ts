@@ -7,10 +7,7 @@ import { keptBy } from "./view.js";
 
 /** Message `id` as `address` sees it: from its view, else from the archive when it is `address`'s mail. */
 export function addressedMessage(mailbox: Mailbox, address: string, id: string): MessageState | undefined {
-  const live = mailbox.view(address).state.messages[id];
-  if (live) return live;
-  const found = mailbox.find(id);
-  return found && keptBy(address, found) ? found : undefined;
+  return mailbox.view(address).state.messages[id] ?? mailbox.foundFor(address, id);
 }
 
 /** The messages of `message`'s conversation that `address` sees, oldest first, archived ones included. */

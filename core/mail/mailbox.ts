@@ -9,9 +9,9 @@ import type { LogOptions } from "../log/types.js";
 import type { StoreFactory } from "../store/local.js";
 import { MailboxStore } from "../store/mailbox-store.js";
 import type { CompactionSettings } from "../store/file/mailbox-compactor.js";
-import type { MailboxView } from "./view.js";
+import { keptBy, type MailboxView } from "./view.js";
 import type { MailboxEvent, MsgEvent } from "../records/schemas.js";
-import { applyEvent, byId, emptyState, idempotencySlot, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
+import { applyEvent, byId, emptyState, idempotencySlot, isOpen, messageStatus, type MessageState, type MessageStatus, type ReminderSettings } from "./fold.js";
 import { dueReminder, turnEndDue } from "./reminders.js";
 import { PeerpostError } from "../common/errors.js";
 import { alreadyResolved, checkBody, notFound, type InboxEntry, type ResolveInput, type ResolveResult, type SendInput, type SendResult } from "./messages.js";
@@ -38,7 +38,7 @@ function continuedMessage(view: MailboxView, input: SendInput, now: number, askB
   if (input.from === input.to) return undefined;
   let found: MessageState | undefined;
   for (const message of view.openRequests())
-    if (message.to === input.from && message.from === input.to && message.read && (!found || byId(found, message) < 0)) found = message;
+    if (message.to === input.from && message.from === input.to && message.read && isOpen(message, now) && (!found || byId(found, message) < 0)) found = message;
   if (found) return found;
   const latest = view.latestSentTo(input.to);
   if (latest?.inReplyTo === undefined || now - Date.parse(latest.sentAt) > askBackMs) return undefined;
@@ -122,7 +122,7 @@ export class Mailbox extends MailboxStore {
     const id = newId(this.settings.now());
     let conversationId = id;
     let hop = 1;
-    const parent = input.replyToMessageId === undefined ? continuedMessage(view, input, this.settings.now(), this.settings.askBackMs) : (view.state.messages[input.replyToMessageId] ?? known);
+    const parent = input.replyToMessageId === undefined ? continuedMessage(view, input, this.settings.now(), this.settings.askBackMs) : (view.state.messages[input.replyToMessageId] ?? known ?? this.foundFor(input.from, input.replyToMessageId));
     if (input.replyToMessageId !== undefined && !parent) throw notFound(input.replyToMessageId);
     if (parent) {
       conversationId = parent.conversationId;
@@ -277,6 +277,12 @@ export class Mailbox extends MailboxStore {
   }
 
   /** A message by id, whoever's it is: see lookup.ts. */
+  /** Message `id` found past `address`'s view (compaction moved it to the archive), when it is `address`'s mail. */
+  foundFor(address: string, id: string): MessageState | undefined {
+    const found = this.find(id);
+    return found && keptBy(address, found) ? found : undefined;
+  }
+
   find(id: string): MessageState | undefined {
     this.broughtOver();
     return findMessage(this.lookups, (held) => this.heldMessage(held), id);

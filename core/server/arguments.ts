@@ -23,6 +23,10 @@ function coerce(value: string, type: "number" | "integer" | "boolean"): unknown 
   return type === "integer" && !Number.isInteger(number) ? undefined : number;
 }
 
+/** How many unknown argument names a refusal repeats, and how much of each. */
+const MAX_ECHOED_NAMES = 20;
+export const MAX_ECHOED_NAME_LENGTH = 100;
+
 export function parseArguments<Schema extends z.ZodObject>(schema: Schema, jsonSchema: JsonSchema, raw: unknown): { args: z.output<Schema>; warnings: Warning[] } {
   const warnings: Warning[] = [];
   if (raw === undefined || raw === null) raw = {};
@@ -30,10 +34,13 @@ export function parseArguments<Schema extends z.ZodObject>(schema: Schema, jsonS
     throw new PeerpostError("invalid_arguments", "Arguments must be an object.", { details: { fields: [] }, hint: "Pass the arguments as a JSON object with the fields the tool lists." });
   const known = jsonSchema.properties ?? {};
   // Own properties only: `__proto__` or `toString` are no argument of any tool.
+  // Echoed clipped, as few as say what is wrong: a name of megabytes (or a million names) made an answer past the client's 10 MiB line.
   const unknown = Object.keys(raw as Record<string, unknown>).filter((key) => !Object.hasOwn(known, key));
+  const named = unknown.slice(0, MAX_ECHOED_NAMES).map((key) => key.slice(0, MAX_ECHOED_NAME_LENGTH));
+  const more = unknown.length > named.length ? ` and ${unknown.length - named.length} more` : "";
   if (unknown.length > 0)
-    throw new PeerpostError("invalid_arguments", `Unknown argument${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}.`, {
-      details: { fields: unknown.map((field) => ({ field, problem: "unknown field" })), allowed: Object.keys(known) },
+    throw new PeerpostError("invalid_arguments", `Unknown argument${unknown.length > 1 ? "s" : ""}: ${named.join(", ")}${more}.`, {
+      details: { fields: named.map((field) => ({ field, problem: "unknown field" })), allowed: Object.keys(known) },
       hint: `This tool takes: ${Object.keys(known).join(", ") || "no arguments"}.`,
     });
   const cleaned: Record<string, unknown> = {};

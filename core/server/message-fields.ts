@@ -3,10 +3,10 @@
 import { z } from "zod";
 
 /**
- * A message id as a tool's argument: ids are 26 characters, so anything much longer is refused before it is
+ * A message's or task's id as a tool's argument: ids are 26 characters, so anything much longer is refused before it is
  * looked up and echoed back in an error (an id of megabytes made an answer past the client's 10 MiB line).
  */
-export const messageIdArgument = () => z.string().min(1).max(64);
+export const idArgument = () => z.string().min(1).max(64);
 
 export const MESSAGE_STATUSES = ["queued", "delivered", "read", "replied", "declined", "done", "unresolved", "expired"] as const;
 

@@ -9,7 +9,7 @@ import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { PeerpostError, toErrorValue } from "../common/errors.js";
 import { logError } from "../common/error-log.js";
 import { VERSION } from "../common/version.js";
-import { parseArguments, type JsonSchema as ArgumentSchema } from "./arguments.js";
+import { MAX_ECHOED_NAME_LENGTH, parseArguments, type JsonSchema as ArgumentSchema } from "./arguments.js";
 import { errorResult, okResult, type Warning } from "./results.js";
 import { IdentityResolver } from "./identity.js";
 import { PushLoop } from "./push.js";
@@ -148,7 +148,7 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
   async function callTool(params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: unknown }, signal: AbortSignal) {
     const tool = tools.find((candidate) => candidate.name === params.name);
     if (!tool)
-      return errorResult(new PeerpostError("not_found", `No tool named ${JSON.stringify(params.name)}.`, { details: { tools: tools.map((known) => known.name) }, hint: "Call one of the listed tools." }));
+      return errorResult(new PeerpostError("not_found", `No tool named ${JSON.stringify(String(params.name).slice(0, MAX_ECHOED_NAME_LENGTH))}.`, { details: { tools: tools.map((known) => known.name) }, hint: "Call one of the listed tools." }));
     const warnings: Warning[] = [];
     try {
       const { args, warnings: argumentWarnings } = parseArguments(tool.input, schemas.get(tool.name)!.input as ArgumentSchema, params.arguments);

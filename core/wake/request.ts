@@ -25,6 +25,9 @@ function runSettings(overrides: SessionOverrides | undefined): Pick<WakeClaim, "
 export const CLAIM_GRACE_MS = 30_000;
 const HOUR_MS = 3_600_000;
 
+/** The outcomes a send reports to its sender (the `message` tool's `wake`); the others say nothing was tried. */
+export const REPORTED_WAKE_OUTCOMES = ["started", "running", "over_budget", "unsupported", "unsure"] as const;
+
 export type WakeDecision =
   | { outcome: "started"; claimId: string }
   | { outcome: "running"; claimId: string; warning: Warning }

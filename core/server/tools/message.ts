@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { messageIdArgument } from "../message-fields.js";
+import { idArgument } from "../message-fields.js";
 import { receiptOrigin } from "../adapter.js";
 import { recordReceipt } from "../receipt.js";
 import { defineTool } from "../tool.js";
@@ -7,8 +7,8 @@ import { ADDRESS_PATTERN } from "../../common/address.js";
 import { PeerpostError } from "../../common/errors.js";
 import { recipientWarning, resolveRecipient } from "../../sessions/recipients.js";
 import { mailOwner } from "../claimed.js";
-import { waitForMessage, waitResultFields } from "./wait.js";
-import { requestWake, sendWarnings } from "../../wake/request.js";
+import { DEFAULT_WAIT_MS, waitForMessage, waitResultFields } from "./wait.js";
+import { REPORTED_WAKE_OUTCOMES, requestWake, sendWarnings } from "../../wake/request.js";
 import { checkDirectCoordination } from "../../roles/enforcement.js";
 import { persistOverride, planOverride } from "../../wake/overrides.js";
 import { settingTags } from "../../wake/settings.js";
@@ -20,9 +20,9 @@ const input = z
     message: z.string().min(1).describe("The text to send (at most 64 KiB of UTF-8)."),
     anticipation: z.enum(["reply", "action", "fyi"]).optional().describe("What you expect back: reply (an answer), action (do something and report), fyi (nothing). Default fyi, or reply with waitForReply."),
     waitForReply: z.boolean().optional().describe("Wait for the answer before returning (implies anticipation reply unless action)."),
-    timeoutMs: z.number().int().min(0).max(600_000).optional().describe("With waitForReply: how long to wait, in ms (default 60000, at most 600000)."),
+    timeoutMs: z.number().int().min(0).max(600_000).optional().describe("With waitForReply: how long to wait, in ms (default 45000, at most 600000; a host may end a tool call sooner)."),
     replyBy: z.iso.datetime({ offset: true }).optional().describe("ISO time after which the request counts as expired."),
-    replyToMessageId: messageIdArgument().optional().describe("Id of the message this one answers or follows up; keeps the conversation and its hop count."),
+    replyToMessageId: idArgument().optional().describe("Id of the message this one answers or follows up; keeps the conversation and its hop count."),
     idempotencyKey: z.string().min(1).max(200).optional().describe("Repeat a send safely: the same key returns the first message instead of sending again."),
     allowSelf: z.boolean().optional().describe("Allow sending to your own session (refused by default)."),
     settings: z
@@ -47,7 +47,7 @@ const output = z.object({
   hop: z.number(),
   created: z.boolean(),
   recipientAlive: z.boolean(),
-  wake: z.enum(["started", "running", "over_budget", "unsupported"]).optional().describe("Whether peerpost woke the dormant recipient to answer (see the warnings when it did not)."),
+  wake: z.enum(REPORTED_WAKE_OUTCOMES).optional().describe("Whether peerpost woke the dormant recipient to answer (see the warnings when it did not)."),
   wait: waitResultFields.optional(),
   settings: z.object({ applied: z.record(z.string(), z.string()), expectedCost: z.array(z.string()) }).optional().describe("The settings change now in force for the recipient's runs, and what it costs."),
 });
@@ -114,7 +114,7 @@ export const messageTool = defineTool({
     };
     // A request to a session whose host is gone may wake it (when waking is on for it): claimed once, in budget.
     const decision = created && anticipation !== "fyi" && !recipient.alive && context.wake ? await requestWake(context.peerpost, message.to, context.wake) : undefined;
-    if (decision?.outcome === "started" || decision?.outcome === "running" || decision?.outcome === "over_budget" || decision?.outcome === "unsupported" || decision?.outcome === "unsure") result.wake = decision.outcome;
+    if (decision && (REPORTED_WAKE_OUTCOMES as readonly string[]).includes(decision.outcome)) result.wake = decision.outcome;
     for (const said of sendWarnings(warning, decision, message.to)) context.warn(said);
     if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
     if (recipient.via !== undefined) result.via = recipient.via;
@@ -128,7 +128,7 @@ export const messageTool = defineTool({
       result.deliveredVia = delivered.via;
     }
     if (override) result.settings = { applied: { ...override.change }, expectedCost: override.expectedCost };
-    if (args.waitForReply) result.wait = await waitForMessage(context, { messageId: message.id, timeoutMs: args.timeoutMs ?? 60_000 });
+    if (args.waitForReply) result.wait = await waitForMessage(context, { messageId: message.id, timeoutMs: args.timeoutMs ?? DEFAULT_WAIT_MS });
     return result;
   },
 });

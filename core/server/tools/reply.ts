@@ -3,11 +3,11 @@ import { receiptOrigin } from "../adapter.js";
 import { recordReceipt } from "../receipt.js";
 import { mailOwner } from "../claimed.js";
 import { defineTool } from "../tool.js";
-import { MESSAGE_STATUSES, messageIdArgument } from "../message-fields.js";
+import { MESSAGE_STATUSES, idArgument } from "../message-fields.js";
 
 const input = z
   .object({
-    messageId: messageIdArgument().describe("The id of a message in your inbox."),
+    messageId: idArgument().describe("The id of a message in your inbox."),
     resolution: z.enum(["reply", "decline", "done"]).describe("reply: send an answer; decline: refuse, with the reason in message; done: nothing more to say."),
     message: z.string().optional().describe("The reply text (required for reply), or the reason (decline), or an optional note (done). At most 64 KiB."),
   })

@@ -6,12 +6,12 @@ import { addressedMessage, addressedThread } from "../../mail/addressed.js";
 import { HISTORY_EVENTS, messageHistory } from "../../mail/history.js";
 import { HINTS } from "../../common/hints.js";
 import { describeMessage } from "../projection.js";
-import { messageFields, messageIdArgument } from "../message-fields.js";
+import { messageFields, idArgument } from "../message-fields.js";
 import { renderReason } from "../../mail/envelope.js";
 import { describeRun } from "../../wake/describe.js";
 import { isStale, staleNote } from "../../wake/stale.js";
 
-const input = z.object({ messageId: messageIdArgument().describe("The id of a message you sent or received.") }).strict();
+const input = z.object({ messageId: idArgument().describe("The id of a message you sent or received.") }).strict();
 
 const historyEntry = z.object({ event: z.enum(HISTORY_EVENTS), at: z.string(), detail: z.string().optional() });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
+import { idArgument } from "../message-fields.js";
 import { ADDRESS_PATTERN } from "../../common/address.js";
 import { PeerpostError } from "../../common/errors.js";
 import { TASK_STATUSES } from "../../records/schemas.js";
@@ -9,11 +10,11 @@ import type { TaskState } from "../../tasks/fold.js";
 const input = z
   .object({
     action: z.enum(["create", "list", "claim", "update"]).describe("create a task, list the board, claim (take) a task, or update one you took."),
-    id: z.string().optional().describe("The task (claim, update)."),
+    id: idArgument().optional().describe("The task (claim, update)."),
     title: z.string().optional().describe("create: what is to be done, in a line."),
     body: z.string().optional().describe("create: the details."),
     assignee: z.string().regex(ADDRESS_PATTERN, "must be an exact address or role:<name>").optional().describe("create: who should take it (an address or role:<name>); told when it can start."),
-    after: z.array(z.string()).optional().describe("create, or update with status blocked: tasks that must be done first."),
+    after: z.array(idArgument()).max(100).optional().describe("create, or update with status blocked: tasks that must be done first."),
     status: z.enum(TASK_STATUSES).optional().describe("update: done, failed or blocked (or in_progress again)."),
     note: z.string().optional().describe("update: the result (done) or the reason (failed, blocked)."),
   })

@@ -7,7 +7,7 @@ import { waitFor } from "../../mail/wait.js";
 import { renderReason } from "../../mail/envelope.js";
 import { byId, type MessageStatus } from "../../mail/fold.js";
 import { showMessage } from "../projection.js";
-import { MESSAGE_STATUSES, shownMessage, messageIdArgument } from "../message-fields.js";
+import { MESSAGE_STATUSES, shownMessage, idArgument } from "../message-fields.js";
 import { isStale, staleNote } from "../../wake/stale.js";
 import { addressedMessage } from "../../mail/addressed.js";
 
@@ -23,11 +23,22 @@ export const waitResultFields = z.object({
 });
 type WaitResult = z.infer<typeof waitResultFields>;
 
+/**
+ * A wait's length when none is given: under the 60 s at which hosts (Codex's tool_timeout_sec, the MCP
+ * SDK's client) give up on a tool call, so the caller gets `outcome: "timeout"`, not a failed call.
+ */
+export const DEFAULT_WAIT_MS = 45_000;
+
 const input = z
   .object({
-    messageId: messageIdArgument().optional().describe("A message you sent: wait until it is answered, declined, done, unresolved or expired."),
-    from: z.string().regex(ADDRESS_PATTERN, "must be an exact address").optional().describe("Wait for the next new message from this address."),
-    timeoutMs: z.number().int().min(0).max(600_000).optional().describe("How long to wait, in ms (default 60000, at most 600000). A timeout is not an error."),
+    messageId: idArgument().optional().describe("A message you sent: wait until it is answered, declined, done, unresolved or expired."),
+    from: z
+      .string()
+      .regex(ADDRESS_PATTERN, "must be an exact address")
+      .refine((address) => !address.startsWith("role:"), "must be a session or a person: a role sends nothing, its holder does (see the roles tool)")
+      .optional()
+      .describe("Wait for the next new message from this session or person."),
+    timeoutMs: z.number().int().min(0).max(600_000).optional().describe("How long to wait, in ms (default 45000, at most 600000; a host may end a tool call sooner: Codex after 60 s unless its tool_timeout_sec is raised). A timeout is not an error."),
   })
   .strict();
 
@@ -98,6 +109,6 @@ export const waitTool = defineTool({
   async run(args, context) {
     if (args.messageId !== undefined && args.from !== undefined)
       throw new PeerpostError("invalid_arguments", "Give messageId or from, not both.", { details: { fields: [{ field: "from", problem: "not with messageId" }] }, hint: "Wait on a message you sent (messageId) or on a sender (from)." });
-    return waitForMessage(context, { messageId: args.messageId, from: args.from, timeoutMs: args.timeoutMs ?? 60_000 });
+    return waitForMessage(context, { messageId: args.messageId, from: args.from, timeoutMs: args.timeoutMs ?? DEFAULT_WAIT_MS });
   },
 });
