@@ -1,5 +1,6 @@
 // The pure fold of task events, decided by log order: a task is taken once (the first `in_progress` by
-// anyone, while its dependencies are all done), only its taker moves it on, and done or failed is final.
+// anyone, while its dependencies are all done), only its taker moves it on (never to done while one is
+// open), and done or failed is final.
 // A dependency that would close a cycle is dropped here too, whatever its writer saw.
 import type { TaskEvent, TaskStatus, TaskStatusEvent } from "../records/schemas.js";
 
@@ -38,14 +39,29 @@ export function openDependencies(state: TasksState, task: TaskState): string[] {
 
 /** Whether `task` waiting on `dependency` would close a cycle (a task waiting on itself included). */
 export function wouldCycle(state: TasksState, task: string, dependency: string): boolean {
+  // An explicit stack: a chain of thousands of tasks overflowed the call stack of a recursive walk.
   const seen = new Set<string>();
-  const walk = (id: string): boolean => {
+  const stack = [dependency];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
     if (id === task) return true;
-    if (seen.has(id)) return false;
+    if (seen.has(id)) continue;
     seen.add(id);
-    return (state.tasks[id]?.after ?? []).some(walk);
-  };
-  return walk(dependency);
+    stack.push(...(state.tasks[id]?.after ?? []));
+  }
+  return false;
+}
+
+/**
+ * Why a status change by the task's taker (or its creator blocking it untaken) cannot stand, or undefined:
+ * a task goes back to pending never, waits on more tasks only as it is blocked, and neither works on nor
+ * ends done while a task it waits on is not done. The tool refuses the same (tasks.ts).
+ */
+export function statusRefusal(state: TasksState, task: TaskState, status: TaskStatus, after: readonly string[]): "pending" | "after_unblocked" | "waiting" | undefined {
+  if (status === "pending") return "pending";
+  if (after.length > 0 && status !== "blocked") return "after_unblocked";
+  if ((status === "in_progress" || status === "done") && openDependencies(state, task).length > 0) return "waiting";
+  return undefined;
 }
 
 export function applyTaskEvent(state: TasksState, event: TaskEvent | TaskStatusEvent): void {
@@ -58,10 +74,9 @@ export function applyTaskEvent(state: TasksState, event: TaskEvent | TaskStatusE
   }
   const task = state.tasks[event.task];
   if (!task || isFinal(task.status)) return;
-  if (event.status === "in_progress" && task.takenBy === undefined) {
-    if (openDependencies(state, task).length > 0) return;
-    task.takenBy = event.by;
-  } else if (event.by !== task.takenBy && !(event.status === "blocked" && task.takenBy === undefined && event.by === task.by)) return;
+  if (statusRefusal(state, task, event.status, event.after ?? []) !== undefined) return;
+  if (event.status === "in_progress" && task.takenBy === undefined) task.takenBy = event.by;
+  else if (event.by !== task.takenBy && !(event.status === "blocked" && task.takenBy === undefined && event.by === task.by)) return;
   for (const dependency of event.after ?? []) if (!task.after.includes(dependency) && state.tasks[dependency] && !wouldCycle(state, task.id, dependency)) task.after.push(dependency);
   task.status = event.status;
   task.updatedAt = event.at;

@@ -11,7 +11,7 @@ import type { TaskEvent, TaskStatus, TaskStatusEvent } from "../records/schemas.
 import { TASKS_SCOPE } from "../records/work-scope.js";
 import { keptFold, type WorkFoldSpec } from "../claims/work-fold.js";
 import { checkBody } from "../mail/messages.js";
-import { applyTaskEvent, emptyTasks, isFinal, openDependencies, wouldCycle, type TaskState, type TasksState } from "./fold.js";
+import { applyTaskEvent, emptyTasks, isFinal, openDependencies, statusRefusal, wouldCycle, type TaskState, type TasksState } from "./fold.js";
 
 const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent), archived: true };
 
@@ -103,6 +103,9 @@ function refuseUpdate(state: TasksState, task: TaskState, update: TaskUpdate): v
   // Dependencies first, whatever the update: each must be a task, and none may close a cycle.
   const after = [...new Set(update.after ?? [])];
   checkDependencies(state, after, (dependency) => wouldCycle(state, task.id, dependency), details);
+  const refusal = statusRefusal(state, task, update.status, after);
+  if (refusal === "pending") throw new PeerpostError("invalid_arguments", `Task ${task.id} cannot go back to pending.`, { details: { ...details, field: "status" }, hint: "Set it blocked (with a note, and after: the tasks it waits on), failed, or done." });
+  if (refusal === "after_unblocked") throw new PeerpostError("invalid_arguments", "after is given only with status blocked.", { details: { ...details, field: "after" }, hint: "Block the task on what it waits for (status blocked, after), then take it up again once those are done." });
   if (update.status === "in_progress" && task.takenBy === undefined) {
     // A task is taken only once what it waits on is done, the dependencies this update adds included.
     const open = [...new Set([...openDependencies(state, task), ...after.filter((dependency) => state.tasks[dependency]!.status !== "done")])];
@@ -112,6 +115,10 @@ function refuseUpdate(state: TasksState, task: TaskState, update: TaskUpdate): v
   if (update.status === "in_progress" && task.takenBy !== update.by) throw new PeerpostError("claim_conflict", `Task ${task.id} is taken by ${task.takenBy}.`, { details, hint: "Pick another task from `peerpost task list`." });
   const mayUpdate = update.by === task.takenBy || (task.takenBy === undefined && update.by === task.by && update.status === "blocked");
   if (!mayUpdate) throw new PeerpostError("permission_denied", `Only ${task.takenBy ?? "the task's taker"} moves task ${task.id} on.`, { details, hint: "Take the task first (task claim), or ask its taker." });
+  if (statusRefusal(state, task, update.status, after) === "waiting") {
+    const open = openDependencies(state, task);
+    throw new PeerpostError("task_blocked", `Task ${task.id} waits on ${open.join(", ")}, not done yet.`, { details: { ...details, waitingOn: open }, hint: "Go on with it once they are done (you are told: task_unblocked), or set it failed." });
+  }
 }
 
 /** The most tasks one task waits on (the record's own limit). */
