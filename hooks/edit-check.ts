@@ -8,7 +8,7 @@ import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/common/address.js";
 import { readClaims } from "../core/claims/claims.js";
 import { blockingClaims, type ClaimEntry } from "../core/claims/fold.js";
-import { holderGone } from "../core/claims/holders.js";
+import { heldBefore, holderGone } from "../core/claims/holders.js";
 import { gitTopsOf } from "../core/claims/paths.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import type { HookDialect, HookInput } from "./dialect.js";
@@ -90,8 +90,10 @@ export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, p
   const now = peerpost.config.now();
   // Measured as the host writes it: resolved, its `..` dropped (Codex normalizes a patch path so).
   const writable = paths.filter((path) => Buffer.byteLength(resolve(cwd, path), "utf8") < MAX_PATH_BYTES);
-  const wanted = writable.flatMap((path) =>
-    realPaths(isAbsolute(path) ? path : resolve(cwd, path)).flatMap((absolute) => {
+  // Each path as given too: a write through a linked directory inside a claimed one (src/shared -> ../lib) lands elsewhere, yet names a claimed path.
+  const wanted = writable.flatMap((path) => {
+    const given = isAbsolute(path) ? resolve(path) : resolve(cwd, path);
+    return [...new Set([given, ...realPaths(given)])].flatMap((absolute) => {
       // A directory that does not exist holds no `.git`: the walk up starts at the deepest that does.
       const tops = gitTopsOf(deepestExisting(absolute));
       // Outside git a claim's repository is the directory it was made from: any directory above the file.
@@ -99,12 +101,12 @@ export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, p
         const inRepo = relative(repo, absolute).split(sep).join("/");
         return inRepo === "" || inRepo.startsWith("../") ? [] : [{ repo, inRepo }];
       });
-    }),
-  );
+    });
+  });
   // Only the segments of these paths are read (readClaims).
   const blocking = readClaims(peerpost, (state) => wanted.map(({ repo, inRepo }) => ({ path: inRepo, entries: blockingClaims(state, repo, inRepo, editor, now) })));
   for (const { path, entries } of blocking) {
-    const entry = entries.find((claim) => !holderGone(peerpost, claim.holder));
+    const entry = entries.find((claim) => !holderGone(peerpost, claim.holder) && !heldBefore(peerpost, claim.holder, editor));
     if (entry) return { path, entry };
   }
   return undefined;

@@ -333,14 +333,15 @@ test("a commit that also adds a path of thousands of characters is checked, not 
   assert.match(commit.stderr, /"(deep\/){2400}notes\.md": claimed by codex:holder/);
 });
 
-test("submodules: an edit inside one is checked against the superproject's claims, and a commit that moves one is checked against claims inside it", async (t) => {
+test("submodules: an edit inside one is checked against a claim made from the superproject, and a commit that moves one is checked against claims inside it", async (t) => {
   const { repo, env, peerpost } = await guarded(t);
   const library = tempRepo(t, { "x.ts": "x\n" });
   gitRun(repo, env, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "sub");
   assert.equal(gitRun(repo, env, "commit", "-q", "--no-verify", "-m", "sub").status, 0);
   await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["sub/x.ts"], ttl: "2h" });
   const edit = await runHook("claude-code", "pre-tool", { session_id: "editor", cwd: repo, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(repo, "sub", "x.ts"), content: "y" } }, env);
-  assert.match(edit.stdout, /"permissionDecision":"deny"[^]*sub\/x\.ts is claimed exclusively by codex:holder/);
+  // Claimed from the superproject, the file is the submodule's own x.ts.
+  assert.match(edit.stdout, /"permissionDecision":"deny"[^]*peerpost: x\.ts is claimed exclusively by codex:holder/);
   const sub = join(repo, "sub");
   writeFileSync(join(sub, "x.ts"), "changed\n");
   assert.equal(gitRun(sub, env, "commit", "-qam", "inside", "--no-verify").status, 0);

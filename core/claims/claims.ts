@@ -11,8 +11,8 @@ import type { ClaimEvent, MailboxEvent, ReleaseEvent } from "../records/schemas.
 import { CLAIMS_SCOPE } from "../records/work-scope.js";
 import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimsState } from "./fold.js";
 import { patternsOverlap } from "./glob.js";
-import { holderGone } from "./holders.js";
-import { MAX_PATTERNS, repositoryOf, repositoryPattern } from "./paths.js";
+import { heldBefore, holderGone } from "./holders.js";
+import { MAX_PATTERNS, repositoryOf, repositoryOfPattern, repositoryPattern } from "./paths.js";
 import { keptWorkFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
 import { CLAIMS_SNAPSHOT } from "./snapshot.js";
@@ -72,10 +72,22 @@ function checkReason(reason: string | undefined): void {
     throw new PeerpostError("invalid_arguments", "The reason is longer than 2000 characters.", { details: { field: "reason" }, hint: "Say in a line why you hold it." });
 }
 
+/** The one repository the patterns of a call go into (the working directory's when none is in git). */
+function repositoryOfCall(cwd: string, paths: readonly string[]): string {
+  const fallback = repositoryOf(cwd);
+  const repos = [...new Set(paths.map((path) => repositoryOfPattern(path, cwd) ?? fallback))];
+  if (repos.length > 1)
+    throw new PeerpostError("invalid_arguments", `These paths are in ${repos.length} repositories: ${repos.join(", ")}.`, {
+      details: { field: "paths", reason: "repositories", repos },
+      hint: "Claim (or release) each repository's paths in a call of their own.",
+    });
+  return repos[0] ?? fallback;
+}
+
 /** The patterns of a call, relative to its repository, without repeats. */
 function patternsOf(input: { cwd: string; paths: readonly string[]; all?: boolean | undefined }): { repo: string; paths: string[] } {
   checkPaths(input.paths);
-  const repo = repositoryOf(input.cwd);
+  const repo = repositoryOfCall(input.cwd, input.paths);
   return { repo, paths: [...new Set(input.paths.map((path) => repositoryPattern(path, { root: repo, cwd: input.cwd, all: input.all ?? false })))] };
 }
 
@@ -105,6 +117,7 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
     // Claims of sessions that have ended give way, with an event that says so; any other stands.
     const byHolder = new Map<string, string[]>();
     for (const { entry, path } of conflictsWith(state, request, now)) {
+      if (heldBefore(peerpost, entry.holder, input.holder)) continue;
       if (!holderGone(peerpost, entry.holder)) throw claimConflict(entry, path);
       byHolder.set(entry.holder, [...(byHolder.get(entry.holder) ?? []), entry.path]);
     }
@@ -121,7 +134,7 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
   });
   const state = claimsState(peerpost);
   if (outcome.conflict) {
-    const [first] = conflictsWith(state, request, peerpost.config.now());
+    const first = conflictsWith(state, request, peerpost.config.now()).find(({ entry }) => !heldBefore(peerpost, entry.holder, input.holder));
     if (first) throw claimConflict(first.entry, first.path);
   }
   return { repo, claims: paths.map((path) => state.get(repo, input.holder, path)!).filter(Boolean) };
@@ -154,12 +167,13 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
   let released: ClaimEntry[] = [];
   await peerpost.mailbox.store.appendDeciding(() => {
     const now = peerpost.config.now();
-    const standing = [...claimsState(peerpost).all()].filter((entry) => entry.repo === repo && isLive(entry, now));
+    // Claims past their TTL that nothing released are released too: `health` asks for that (claims_expired).
+    const standing = [...claimsState(peerpost).all()].filter((entry) => entry.repo === repo);
     // A name reads as `name/**` while it is a directory and as `name` when it is none: either way it still
     // names the claim it made (a file that became a directory, a directory since removed).
     const named = (path: string) => paths.includes(path) || paths.includes(`${path}/**`) || (path.endsWith("/**") && paths.includes(path.slice(0, -3)));
     released = standing.filter((entry) =>
-      input.force ? entry.holder !== input.by && paths.some((path) => patternsOverlap(path, entry.path)) : entry.holder === input.by && (everything || named(entry.path)),
+      input.force ? entry.holder !== input.by && paths.some((path) => patternsOverlap(path, entry.path)) : (entry.holder === input.by || heldBefore(peerpost, entry.holder, input.by)) && (everything || named(entry.path)),
     );
     if (released.length === 0)
       throw new PeerpostError("not_found", `No standing claim ${input.force ? "of another holder overlaps" : "of yours is on"} ${everything ? "anything" : paths.join(", ")} in ${repo}.`, {
@@ -172,7 +186,8 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
     const events: ReleaseEvent[] = [...byHolder].map(([holder, ended]) => ({ v: 1, type: "release", id: newId(now), holder, repo, paths: ended, why: input.force ? "forced" : "released", by: input.by, at }));
     return { items: events.map((record) => ({ record, scopes: [CLAIMS_SCOPE] })) };
   });
-  if (input.force) await tellHolders(peerpost, input.by, repo, released);
+  // A holder is told of the claims that still stood; one past its TTL kept nobody out.
+  if (input.force) await tellHolders(peerpost, input.by, repo, released.filter((entry) => isLive(entry, peerpost.config.now())));
   return { repo, released };
 }
 

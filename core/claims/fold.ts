@@ -64,9 +64,9 @@ export function blockingClaims(state: ClaimsState, repo: string, path: string, e
   return keepingOut(state, repo, path, editor, at, (entry) => patternCovers(entry.path, path, options));
 }
 
-/** The same for anything under a directory: a submodule, whose commit a superproject's commit moves as one path. */
+/** The same for anything under a directory (`""`: the whole repository): a submodule, whose commit a superproject's commit moves as one path. */
 export function blockingWithin(state: ClaimsState, repo: string, dir: string, editor: string, at: number, options: MatchOptions = {}): ClaimEntry[] {
-  const under = `${dir}/**`;
+  const under = dir === "" ? "**" : `${dir}/**`;
   return keepingOut(state, repo, under, editor, at, (entry) => patternsOverlap(entry.path, under, options));
 }
 

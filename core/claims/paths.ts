@@ -39,6 +39,30 @@ export function gitTopsOf(start: string): string[] {
   return tops;
 }
 
+/** `path` with the deepest part of it that exists resolved through symlinks. */
+function realAsFarAsItExists(path: string): string {
+  for (let dir = path; ; dir = dirname(dir)) {
+    try {
+      return join(realpathSync(dir), relative(dir, path));
+    } catch {
+      if (dirname(dir) === dir) return path;
+    }
+  }
+}
+
+/**
+ * The repository a pattern names files of: the git top level of its literal part (before any wildcard),
+ * followed through symlinks as far as it exists; undefined outside git. A path written from the parent
+ * directory of several clones, or from a superproject into a submodule, belongs to the repository it goes
+ * into, where the edit hook and the guard of that repository look for it.
+ */
+export function repositoryOfPattern(pattern: string, cwd: string): string | undefined {
+  const segments = pattern.replace(/\\/g, "/").split("/");
+  const firstGlob = segments.findIndex((segment) => isGlob(segment));
+  const literal = (firstGlob < 0 ? segments : segments.slice(0, firstGlob)).join("/");
+  return gitTopOf(realAsFarAsItExists(resolve(realOrSelf(resolve(cwd)), literal)));
+}
+
 /** The repository a path is in: its git top level, else `fallback` (the working directory). */
 export function repositoryOf(start: string, fallback = start): string {
   return gitTopOf(start) ?? realOrSelf(resolve(fallback));
@@ -89,6 +113,23 @@ export interface PatternOptions {
   all?: boolean;
 }
 
+/**
+ * `joined` (the pattern made absolute, normalised) relative to the root, or undefined when it is outside. An
+ * absolute path written through a link to the repository (macOS's /tmp, a linked home) is in it once its
+ * literal part (`literal`, before the segments from the first wildcard, `globs`) is followed through links
+ * as far as it exists.
+ */
+function inRoot(root: string, joined: string, literal: string, globs: readonly string[]): string | undefined {
+  const relativeTo = (path: string) => {
+    const inside = relative(root, path).split(sep).join("/");
+    return inside === ".." || inside.startsWith("../") || isAbsolute(inside) ? undefined : inside;
+  };
+  const direct = relativeTo(joined);
+  if (direct !== undefined) return direct;
+  const real = relativeTo(realAsFarAsItExists(literal));
+  return real === undefined ? undefined : [real, ...globs].filter((part) => part !== "" && part !== ".").join("/");
+}
+
 /** One pattern as stored: relative to the root, normalised; refused when it leaves the root. */
 export function repositoryPattern(pattern: string, options: PatternOptions): string {
   if (pattern.length > MAX_PATTERN_LENGTH) throw refused(pattern, "too_long", `A path of ${pattern.length} characters is longer than ${MAX_PATTERN_LENGTH}.`, "Claim a shorter path or a directory above it.");
@@ -101,8 +142,9 @@ export function repositoryPattern(pattern: string, options: PatternOptions): str
     throw refused(pattern, "outside", `${pattern} has '..' after a wildcard.`, "Write the pattern without '..' after its first wildcard.");
   const base = isAbsolute(raw) ? "/" : realOrSelf(resolve(options.cwd)).split(sep).join("/");
   const joined = posix.normalize(posix.join(base, raw));
-  const relativePattern = relative(options.root, joined).split(sep).join("/");
-  if (relativePattern === ".." || relativePattern.startsWith("../") || isAbsolute(relativePattern))
+  const literal = posix.normalize(posix.join(base, (firstGlob < 0 ? segments : segments.slice(0, firstGlob)).join("/")));
+  const relativePattern = inRoot(options.root, joined, literal, firstGlob < 0 ? [] : segments.slice(firstGlob));
+  if (relativePattern === undefined)
     throw refused(pattern, "outside", `${pattern} is outside the repository ${options.root}.`, OUTSIDE_HINT);
   const normal = throughLinks(options.root, normalisePattern(relativePattern), pattern);
   if (!options.all && matchesEverything(normal))

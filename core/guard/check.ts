@@ -2,13 +2,13 @@
 // index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
-import { existsSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { basename, join, relative, sep } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { readClaims } from "../claims/claims.js";
-import { blockingClaims, blockingWithin, type ClaimEntry } from "../claims/fold.js";
+import { blockingClaims, blockingWithin, type ClaimEntry, type ClaimsState } from "../claims/fold.js";
 import { holderGone } from "../claims/holders.js";
-import { isDirectory, repositoryOf } from "../claims/paths.js";
+import { gitTopOf, gitTopsOf, isDirectory } from "../claims/paths.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { userAddress } from "../sessions/user.js";
 import { git, gitPath, namesFromStatus, topLevel } from "./git.js";
@@ -55,13 +55,34 @@ function pushedCommits(top: string, localSha: string, remoteSha: string, remote:
   return [localSha, ...[...tip, ...known].map((sha) => `^${sha}`), ""].join("\n");
 }
 
+/** The heads a merge in progress brings in (MERGE_HEAD: one line each, several for an octopus), or none. */
+function mergeHeads(top: string): string[] {
+  const path = gitPath(top, "MERGE_HEAD");
+  return existsSync(path) ? readFileSync(path, "utf8").split("\n").filter((line) => /^[0-9a-f]{40,64}$/.test(line)) : [];
+}
+
+/**
+ * The paths the commit being made changes: the index against HEAD, and for a merge commit (a conflict
+ * resolved, then `git commit`) only what differs from every parent, as `--cc` counts it, so what the
+ * other side brought (a holder's own pushed work) is not taken for the committer's change.
+ */
+function stagedPaths(top: string): string[] {
+  const against = (parent: string) => namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M", parent]));
+  let paths = namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
+  for (const head of mergeHeads(top)) {
+    const changed = new Set(against(head));
+    paths = paths.filter((path) => changed.has(path));
+  }
+  return paths;
+}
+
 /**
  * The paths the change the hook is about touches, relative to the top level. A merge commit counts for
  * what it changed against every parent (`--cc`: a conflict resolved, an edit made in the merge).
  */
 export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string, remote?: string): string[] {
   // A commit, a cherry-pick's or a rebase's commit, a patch: the index against HEAD.
-  if (hook !== "pre-push") return namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
+  if (hook !== "pre-push") return stagedPaths(top);
   const paths = new Set<string>();
   for (const line of refsOnStdin.split("\n")) {
     const [, localSha, , remoteSha] = line.trim().split(/\s+/);
@@ -86,15 +107,31 @@ export interface GuardFinding {
   entry: ClaimEntry;
 }
 
+/**
+ * The claims that keep others out of one touched path: those of the repository and of every superproject
+ * around it (whose claims reach into a submodule, as the edit hook counts them); for a path that is a
+ * directory on disk, a submodule, those on anything in it, its own repository's included.
+ */
+function blockingAt(state: ClaimsState, tops: readonly string[], path: string, now: number): ClaimEntry[] {
+  const absolute = join(tops[0]!, path);
+  const submodule = isDirectory(absolute);
+  const entries = tops.flatMap((repo) => {
+    const inRepo = relative(repo, absolute).split(sep).join("/");
+    return submodule ? blockingWithin(state, repo, inRepo, "", now) : blockingClaims(state, repo, inRepo, "", now);
+  });
+  const inner = submodule ? gitTopOf(absolute) : undefined;
+  if (inner !== undefined && inner !== tops[0]) entries.push(...blockingWithin(state, inner, "", "", now));
+  return entries;
+}
+
 export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook, refsOnStdin: string, remote?: string): GuardFinding[] {
   const top = topLevel(cwd);
-  const repo = repositoryOf(top);
+  const tops = gitTopsOf(top);
   const own = committerAddresses(peerpost);
   const now = peerpost.config.now();
   const touched = touchedPaths(top, hook, refsOnStdin, remote);
   // Only the segments of the touched paths are read (readClaims).
-  // A touched path that is a directory on disk is a submodule: claims on what is in it count.
-  const blocking = readClaims(peerpost, (state) => touched.map((path) => ({ path, entries: isDirectory(join(top, path)) ? blockingWithin(state, repo, path, "", now) : blockingClaims(state, repo, path, "", now) })));
+  const blocking = readClaims(peerpost, (state) => touched.map((path) => ({ path, entries: blockingAt(state, tops, path, now) })));
   const findings: GuardFinding[] = [];
   for (const { path, entries } of blocking) {
     const entry = entries.find((claim) => !own.has(claim.holder) && !holderGone(peerpost, claim.holder));

@@ -1,0 +1,173 @@
+// Which repository a claim belongs to, and who counts as its holder: a path written from a parent directory
+// or a superproject goes to the repository it is in; a link to the repository is no way out of it, nor a
+// linked directory a way around a claim; a claim past its TTL can still be released; Claude Code's /clear
+// keeps the process's claims its own; the guard counts a superproject's claims and, in a merge committed
+// after a conflict, only what the merge itself changed.
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runHook } from "./helpers/hooks.js";
+import { git, tempRepo } from "./helpers/repo.js";
+import { cliIn } from "./helpers/cli.js";
+import { tempDir, tempPeerpost } from "./helpers/temp.js";
+import { claimPaths, listClaims, releasePaths } from "../core/claims/claims.js";
+import type { Peerpost } from "../core/peerpost.js";
+
+/** A live host process for `address` (Claude Code), so its claims stand. */
+async function liveHolder(t: TestContext, peerpost: Peerpost, address: string, hostPid?: number): Promise<number> {
+  let pid = hostPid;
+  if (pid === undefined) {
+    const host = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    t.after(() => host.kill("SIGKILL"));
+    pid = host.pid!;
+  }
+  await peerpost.sessions.register({ host: "claude-code", address, sessionId: address.slice("claude:".length), hostPid: pid, source: hostPid === undefined ? "startup" : "clear" });
+  return pid;
+}
+
+/** A git repository `app` inside a directory that is no repository (the parent of several clones). */
+function cloneInParent(t: TestContext): { parent: string; repo: string } {
+  const parent = realpathSync(tempDir(t, "peerpost-parent-"));
+  const repo = join(parent, "app");
+  mkdirSync(join(repo, "src"), { recursive: true });
+  git(repo, "init", "-q", "-b", "main");
+  writeFileSync(join(repo, "src", "a.ts"), "a\n");
+  return { parent, repo };
+}
+
+const write = (env: Record<string, string>, cwd: string, file: string, session = "editor") =>
+  runHook("claude-code", "pre-tool", { session_id: session, cwd, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: file, content: "x" } }, env);
+
+test("a claim made from a parent directory outside git, on a file in a repository below it, belongs to that repository and keeps others out", async (t) => {
+  const { parent, repo } = cloneInParent(t);
+  const { peerpost, stateDir, home, clock } = tempPeerpost(t);
+  await liveHolder(t, peerpost, "claude:holder");
+  const claimed = await claimPaths(peerpost, { holder: "claude:holder", cwd: parent, paths: ["app/src/a.ts"], ttl: "1h" });
+  assert.equal(claimed.repo, repo);
+  assert.deepEqual(claimed.claims.map((claim) => claim.path), ["src/a.ts"]);
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  assert.match((await write(env, repo, join(repo, "src", "a.ts"))).stdout, /"permissionDecision":"deny"/);
+  // The same file claimed from inside the repository is the same claim's ground.
+  await assert.rejects(claimPaths(peerpost, { holder: "user:sam", cwd: repo, paths: ["src/a.ts"], ttl: "1h" }), { code: "claim_conflict" });
+  // Released from where it was made.
+  assert.equal((await releasePaths(peerpost, { by: "claude:holder", cwd: parent, paths: ["app/src/a.ts"] })).released.length, 1);
+  // Paths of two repositories in one call are refused, naming both.
+  const other = join(parent, "lib");
+  mkdirSync(other);
+  git(other, "init", "-q", "-b", "main");
+  await assert.rejects(claimPaths(peerpost, { holder: "user:sam", cwd: parent, paths: ["app/src/a.ts", "lib/x.ts"], ttl: "1h" }), (error: { code: string; details: { reason: string } }) => error.code === "invalid_arguments" && error.details.reason === "repositories");
+});
+
+test("a superproject's claim on a file in a submodule and a claim on it from inside the submodule cannot both stand", async (t) => {
+  const top = realpathSync(tempDir(t, "peerpost-super-"));
+  git(top, "init", "-q", "-b", "main");
+  const sub = join(top, "sub");
+  mkdirSync(sub);
+  git(sub, "init", "-q", "-b", "main");
+  writeFileSync(join(sub, "x.ts"), "x\n");
+  const { peerpost } = tempPeerpost(t);
+  await claimPaths(peerpost, { holder: "user:pat", cwd: top, paths: ["sub/x.ts"], ttl: "1h" });
+  await assert.rejects(claimPaths(peerpost, { holder: "user:sam", cwd: sub, paths: ["x.ts"], ttl: "1h" }), { code: "claim_conflict" });
+});
+
+test("an absolute path written through a link to the repository is inside it; a write through a linked directory in a claimed one is checked at its own path", async (t) => {
+  const repo = tempRepo(t);
+  const { peerpost, stateDir, home, clock } = tempPeerpost(t);
+  const alias = join(tempDir(t, "peerpost-alias-"), "repo-link");
+  symlinkSync(repo, alias);
+  const claimed = await claimPaths(peerpost, { holder: "user:pat", cwd: repo, paths: [join(alias, "src", "a.ts"), `${alias}/docs/**`], ttl: "1h" });
+  assert.deepEqual(claimed.claims.map((claim) => claim.path).sort(), ["docs/**", "src/a.ts"]);
+  await releasePaths(peerpost, { by: "user:pat", cwd: repo, paths: ["src/a.ts", "docs/**"] });
+  await liveHolder(t, peerpost, "claude:holder");
+  mkdirSync(join(repo, "lib"));
+  writeFileSync(join(repo, "lib", "f.ts"), "f\n");
+  symlinkSync("../lib", join(repo, "src", "shared"));
+  await claimPaths(peerpost, { holder: "claude:holder", cwd: repo, paths: ["src/**"], ttl: "1h" });
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  assert.match((await write(env, repo, join(repo, "src", "shared", "f.ts"))).stdout, /"permissionDecision":"deny"/);
+  assert.doesNotMatch((await write(env, repo, join(repo, "lib", "f.ts"))).stdout, /"permissionDecision":"deny"/, "the linked directory itself is not claimed");
+});
+
+test("a claim past its TTL can be released by its holder or forced by a person, as health's claims_expired says", async (t) => {
+  const repo = tempRepo(t);
+  const { peerpost, clock } = tempPeerpost(t);
+  await claimPaths(peerpost, { holder: "user:pat", cwd: repo, paths: ["src/a.ts"], ttl: "1m" });
+  await claimPaths(peerpost, { holder: "user:kim", cwd: repo, paths: ["src/b.ts"], ttl: "1m" });
+  clock.now += 5 * 60_000;
+  assert.equal(listClaims(peerpost).expired.length, 2);
+  assert.equal((await releasePaths(peerpost, { by: "user:pat", cwd: repo, paths: ["src/a.ts"] })).released.length, 1);
+  assert.equal((await releasePaths(peerpost, { by: "user:sam", cwd: repo, paths: ["src/b.ts"], force: true })).released.length, 1);
+  assert.equal(listClaims(peerpost).expired.length, 0);
+});
+
+test("after Claude Code's /clear (a new session id in the same host process) the claims made before are the process's own: it edits there and releases them; others stay out", async (t) => {
+  const repo = tempRepo(t);
+  const { peerpost, stateDir, home, clock } = tempPeerpost(t);
+  const pid = await liveHolder(t, peerpost, "claude:before");
+  await claimPaths(peerpost, { holder: "claude:before", cwd: repo, paths: ["src/a.ts"], ttl: "2h" });
+  clock.now += 1000;
+  await liveHolder(t, peerpost, "claude:after", pid);
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  assert.doesNotMatch((await write(env, repo, join(repo, "src", "a.ts"), "after")).stdout, /"permissionDecision":"deny"/);
+  assert.match((await write(env, repo, join(repo, "src", "a.ts"), "someone-else")).stdout, /"permissionDecision":"deny"/);
+  assert.equal((await releasePaths(peerpost, { by: "claude:after", cwd: repo, paths: ["src/a.ts"] })).released.length, 1);
+});
+
+function gitRun(repo: string, env: Record<string, string>, ...args: string[]) {
+  return spawnSync("git", args, { cwd: repo, encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: repo, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.invalid", ...env } });
+}
+
+async function guardedRepo(t: TestContext) {
+  const repo = tempRepo(t, { "src/a.ts": "a\n", "src/b.ts": "b\n", "docs/guide.md": "g\n" });
+  const tp = tempPeerpost(t);
+  const holderHost = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  t.after(() => holderHost.kill("SIGKILL"));
+  await tp.peerpost.sessions.register({ host: "codex", address: "codex:holder", sessionId: "holder", hostPid: holderHost.pid!, source: "startup" });
+  const env = { HOME: tp.home, PEERPOST_HOME: tp.stateDir, PEERPOST_NOW: String(tp.clock.now) };
+  return { repo, env, peerpost: tp.peerpost };
+}
+
+test("the guard in a submodule refuses a commit of a file the superproject's claim covers", async (t) => {
+  const { repo, env, peerpost } = await guardedRepo(t);
+  const library = tempRepo(t, { "x.ts": "x\n", "y.ts": "y\n" });
+  gitRun(repo, env, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "sub");
+  assert.equal(gitRun(repo, env, "commit", "-q", "--no-verify", "-m", "sub").status, 0);
+  // A glob from the superproject reaching into the submodule stays the superproject's claim.
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["s*/x.ts"], ttl: "2h" });
+  const sub = join(repo, "sub");
+  assert.equal((await cliIn(sub, env, "guard", "install")).code, 0);
+  writeFileSync(join(sub, "y.ts"), "changed\n");
+  assert.equal(gitRun(sub, env, "commit", "-qam", "unclaimed").status, 0, "a file nobody claimed");
+  writeFileSync(join(sub, "x.ts"), "changed\n");
+  const inside = gitRun(sub, env, "commit", "-qam", "inside");
+  assert.notEqual(inside.status, 0, "the superproject's claim on sub/x.ts refuses it");
+  assert.match(inside.stderr, /"x\.ts": claimed by codex:holder/);
+});
+
+test("a merge committed after a conflict in an unclaimed file is not refused for what the other side changed in a claimed one; its own edit there is", async (t) => {
+  const { repo, env, peerpost } = await guardedRepo(t);
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/a.ts"], ttl: "2h" });
+  assert.equal((await cliIn(repo, env, "guard", "install")).code, 0);
+  gitRun(repo, env, "checkout", "-q", "-b", "holder-work");
+  writeFileSync(join(repo, "src/a.ts"), "holder's change\n");
+  writeFileSync(join(repo, "docs/guide.md"), "holder's guide\n");
+  assert.equal(gitRun(repo, { ...env, PEERPOST_ADDRESS: "codex:holder" }, "commit", "-qam", "holder").status, 0);
+  gitRun(repo, env, "checkout", "-q", "main");
+  writeFileSync(join(repo, "docs/guide.md"), "my guide\n");
+  assert.equal(gitRun(repo, env, "commit", "-qam", "mine").status, 0);
+  assert.notEqual(gitRun(repo, env, "merge", "-q", "holder-work").status, 0, "a conflict in the guide");
+  writeFileSync(join(repo, "docs/guide.md"), "both guides\n");
+  gitRun(repo, env, "add", "docs/guide.md");
+  // The merge's own edit in the claimed file is refused...
+  writeFileSync(join(repo, "src/a.ts"), "my edit in the merge\n");
+  gitRun(repo, env, "add", "src/a.ts");
+  const edited = gitRun(repo, env, "commit", "-q", "--no-edit");
+  assert.notEqual(edited.status, 0, "an edit made in the merge");
+  assert.match(edited.stderr, /"src\/a\.ts": claimed by codex:holder/);
+  // ...what the holder's side brought is not.
+  gitRun(repo, env, "checkout", "holder-work", "--", "src/a.ts");
+  const done = gitRun(repo, env, "commit", "-q", "--no-edit");
+  assert.equal(done.status, 0, done.stderr);
+});
