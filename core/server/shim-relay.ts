@@ -3,6 +3,7 @@
 // lines at a time, so a turn the shim starts never lands inside a line the editor is still writing.
 // The shim's own requests carry ids of its own ("peerpost-N"); their answers go to the shim and never
 // reach the editor. Everything else, server requests for permissions included, reaches the editor.
+import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { isPlainObject } from "../common/values.js";
 
@@ -27,7 +28,8 @@ export interface RelayObserver {
   notification?(method: string, params: unknown): void;
 }
 
-export const SHIM_ID_PREFIX = "peerpost-";
+/** The shim's own request ids start so, with a nonce per shim: an editor's id cannot take the answer to one of them. */
+const SHIM_ID_PREFIX = "peerpost-";
 
 /** Splits a byte stream into lines (each with its newline); the bytes are never decoded or changed. */
 function lineSplitter(onLine: (line: Buffer) => void): { push(chunk: Buffer): void; flush(): void } {
@@ -69,6 +71,7 @@ export class ShimRelay {
   private readonly editorRequests = new Map<RpcId, { method: string; params: unknown }>();
   private readonly own = new Map<string, { method: string; params: unknown; resolve: (answer: RpcMessage) => void }>();
   private nextId = 1;
+  private readonly idPrefix = `${SHIM_ID_PREFIX}${randomBytes(8).toString("hex")}-`;
   private closedReason: string | undefined;
 
   constructor(
@@ -106,7 +109,7 @@ export class ShimRelay {
 
   /** Sends a request of the shim's own; resolves with the host's answer (an error answer when the host is gone). */
   request(method: string, params: unknown): Promise<RpcMessage> {
-    const id = `${SHIM_ID_PREFIX}${this.nextId++}`;
+    const id = `${this.idPrefix}${this.nextId++}`;
     if (this.closedReason !== undefined) return Promise.resolve({ id, error: { message: this.closedReason } });
     return new Promise((resolve) => {
       this.own.set(id, { method, params, resolve });

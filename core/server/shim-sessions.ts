@@ -11,7 +11,7 @@ import type { RelayObserver, ShimRelay } from "./shim-relay.js";
 export interface ShimSessionEvents {
   /** The editor opened or loaded this session in the host process (in `cwd`, when the traffic says). */
   opened(sessionId: string, cwd?: string): void;
-  /** Sets or clears one reason the session is busy (e.g. `prompt:7`, `turn:<id>`, `status`). */
+  /** Sets or clears one reason the session is busy (e.g. `prompt:editor:7`, `load:editor:3`, `turn:<id>`, `status`). */
   busy(sessionId: string, reason: string, holds: boolean): void;
 }
 

@@ -28,7 +28,17 @@ const turnIdOf = (value: unknown): string | undefined => {
   return typeof id === "string" ? id : undefined;
 };
 
+/** How many ended turns an observer remembers: enough for the answers still in flight. */
+const ENDED_TURNS_KEPT = 256;
+
 function codexObserver(events: ShimSessionEvents): RelayObserver {
+  // A turn that fails at once can end (turn/completed) before turn/start is answered: its answer must
+  // not hold the thread busy again, for good.
+  const ended = new Set<string>();
+  const endTurn = (turnId: string) => {
+    ended.add(turnId);
+    if (ended.size > ENDED_TURNS_KEPT) ended.delete(ended.values().next().value!);
+  };
   return {
     request(method, params, id, from) {
       const threadId = threadIdOf(params);
@@ -39,7 +49,7 @@ function codexObserver(events: ShimSessionEvents): RelayObserver {
       if (request.method === "turn/start" && threadId !== undefined) {
         // The running turn holds the thread before the start is let go, so it never looks idle between.
         const turnId = turnIdOf(answer.result);
-        if (turnId !== undefined) events.busy(threadId, `turn:${turnId}`, true);
+        if (turnId !== undefined && !ended.has(turnId)) events.busy(threadId, `turn:${turnId}`, true);
         events.busy(threadId, `start:${from}:${request.id}`, false);
         return;
       }
@@ -56,7 +66,10 @@ function codexObserver(events: ShimSessionEvents): RelayObserver {
       const turnId = turnIdOf(params);
       if (turnId === undefined) return;
       if (method === "turn/started") events.busy(threadId, `turn:${turnId}`, true);
-      if (method === "turn/completed") events.busy(threadId, `turn:${turnId}`, false);
+      if (method === "turn/completed") {
+        endTurn(turnId);
+        events.busy(threadId, `turn:${turnId}`, false);
+      }
     },
   };
 }

@@ -1,0 +1,99 @@
+// `peerpost shim` against orders of messages a host shows seldom: a pushed prompt refused after a state
+// update, a turn pushed while the editor reloads the session, a turn that ends before its start is answered,
+// the thread's own peerpost server reporting no push of its own, and an editor id shaped like the shim's.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { openPeerpost } from "../core/peerpost.js";
+import { ShimRelay } from "../core/server/shim-relay.js";
+import { until } from "./helpers/poll.js";
+import { connect, REPO_ROOT } from "./helpers/mcp.js";
+import { SCRIPTED_ACP, SCRIPTED_CODEX, editorOnShim, scriptedHost, type Rig } from "./helpers/scripted-agent.js";
+
+const store = (rig: Rig) => openPeerpost({ env: { PEERPOST_HOME: rig.stateDir }, home: rig.home });
+const SHIM_REQUEST = /"id":"peerpost-[0-9a-f]+-\d+"/;
+const pushedLines = (rig: Rig) => rig.hostLines().filter((entry) => entry.dir === "in" && SHIM_REQUEST.test(entry.line));
+
+async function acpSession(t: import("node:test").TestContext, mode = "") {
+  const rig = scriptedHost(t, "copilot", SCRIPTED_ACP, mode);
+  const editor = editorOnShim(t, ["copilot", "--acp"], rig);
+  await editor.request("initialize", { protocolVersion: 1 });
+  assert.equal((await editor.request("session/new", { cwd: rig.root, mcpServers: [] })).result?.sessionId, "sess-1");
+  await until(() => store(rig).sessions.get("copilot:sess-1")?.push === "shim", 10_000, "the shim's registration");
+  return { rig, editor };
+}
+
+const ask = (rig: Rig, to: string) => store(rig).mailbox.send({ from: "claude:asker", fromVerified: true, to, body: "which branch?", anticipation: "reply" });
+
+test("a pushed prompt the agent refuses after a session state update is not counted delivered", async (t) => {
+  const { rig } = await acpSession(t, "update-then-error");
+  const sent = await ask(rig, "copilot:sess-1");
+  await until(() => rig.hostLines().some((entry) => entry.dir === "out" && entry.line.includes("model unavailable")), 15_000, "the refusal");
+  await until(() => store(rig).receipts.query({ kind: "push" }).receipts.some((receipt) => receipt.messageId === sent.message.id), 5_000, "the push's receipt");
+  const receipts = store(rig).receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.messageId === sent.message.id);
+  assert.deepEqual(receipts.map((receipt) => receipt.delivery), ["failed"]);
+  assert.equal(store(rig).mailbox.view("copilot:sess-1").state.messages[sent.message.id]!.delivered, undefined);
+});
+
+test("no turn is pushed while the editor reloads a session it has open (the agent replays it)", async (t) => {
+  const { rig, editor } = await acpSession(t);
+  const loaded = editor.request("session/load", { sessionId: "sess-1", cwd: rig.root, mcpServers: [] });
+  await until(() => rig.hostLines().some((entry) => entry.dir === "out" && entry.line.includes("old 0")), 5_000, "the replay under way");
+  await ask(rig, "copilot:sess-1");
+  await loaded;
+  const lines = rig.hostLines();
+  const answered = lines.findIndex((entry) => entry.dir === "out" && entry.line.includes('"result":null'));
+  await until(() => pushedLines(rig).length > 0, 15_000, "the push after the load");
+  const pushed = rig.hostLines().findIndex((entry) => entry.dir === "in" && SHIM_REQUEST.test(entry.line));
+  assert.ok(pushed > answered, `pushed at line ${pushed}, the load answered at line ${answered}`);
+});
+
+async function codexThread(t: import("node:test").TestContext, mode = "") {
+  const rig = scriptedHost(t, "codex", SCRIPTED_CODEX, mode);
+  const editor = editorOnShim(t, ["codex", "app-server"], rig);
+  await editor.request("initialize", { clientInfo: { name: "ide", version: "1" } });
+  await editor.request("thread/start", {});
+  await until(() => store(rig).sessions.get("codex:thr-1")?.push === "shim", 10_000, "the shim's registration");
+  return { rig, editor };
+}
+
+test("a Codex turn that ends before turn/start is answered leaves the thread idle: the next request is pushed", async (t) => {
+  const { rig, editor } = await codexThread(t, "fast-fail");
+  await editor.request("turn/start", { threadId: "thr-1", input: [] });
+  await ask(rig, "codex:thr-1");
+  await until(() => pushedLines(rig).some((entry) => entry.line.includes('"method":"turn/start"')), 10_000, "a pushed turn/start");
+});
+
+test("the thread's own peerpost server, with no push of its own, leaves the shim's push standing, and a sender hears of no missing push", async (t) => {
+  const { rig } = await codexThread(t);
+  const codexHome = join(rig.root, "codex-home");
+  mkdirSync(codexHome);
+  const server = await connect(t, { HOME: rig.home, PEERPOST_HOME: rig.stateDir, CODEX_HOME: codexHome }, join(REPO_ROOT, "dist", "codex", "server.mjs"), []);
+  await server.call("health", {}, { threadId: "thr-1" });
+  // Its push loop reports within moments of the first call.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.equal(store(rig).sessions.get("codex:thr-1")?.push, "shim");
+  const sender = await connect(t, { HOME: rig.home, PEERPOST_HOME: rig.stateDir, PEERPOST_ADDRESS: "claude:peer" });
+  const sent = await sender.raw("message", { to: "codex:thr-1", message: "which branch?", anticipation: "reply" });
+  assert.doesNotMatch(JSON.stringify(sent.structuredContent), /recipient_mailbox_only/);
+});
+
+test("an editor request whose id looks like the shim's gets its own answer", async () => {
+  const [editorIn, editorOut, hostIn, hostOut] = [new PassThrough(), new PassThrough(), new PassThrough(), new PassThrough()];
+  let shown = "";
+  editorOut.on("data", (chunk: Buffer) => (shown += chunk.toString("utf8")));
+  const toHost: string[] = [];
+  hostIn.on("data", (chunk: Buffer) => toHost.push(chunk.toString("utf8")));
+  const relay = new ShimRelay(editorIn, editorOut, hostIn, hostOut);
+  const own = relay.request("session/prompt", { sessionId: "s" });
+  const shimId = (JSON.parse(toHost[0]!) as { id: string }).id;
+  assert.match(shimId, /^peerpost-[0-9a-f]{16}-1$/);
+  editorIn.write(`${JSON.stringify({ jsonrpc: "2.0", id: "peerpost-1", method: "x/y" })}\n`);
+  hostOut.write(`${JSON.stringify({ jsonrpc: "2.0", id: "peerpost-1", result: { for: "editor" } })}\n`);
+  hostOut.write(`${JSON.stringify({ jsonrpc: "2.0", id: shimId, result: { for: "shim" } })}\n`);
+  assert.deepEqual((await own).result, { for: "shim" });
+  await until(() => shown.includes('"for":"editor"'), 5_000, "the editor's answer");
+  assert.doesNotMatch(shown, /"for":"shim"/);
+});
