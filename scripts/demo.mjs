@@ -3,7 +3,7 @@
 // emptied first). A asks B with waitForReply, B reads the envelope and replies, A's wait returns the
 // reply, and B tells the person (user:<name>) it is done. The conversation stays in the demo state dir:
 // the last line is the command that opens the web view on it; `npm run demo -- --ui` opens it at once.
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
@@ -24,12 +24,27 @@ if (existsSync(stateDir)) {
   }
   rmSync(stateDir, { recursive: true, force: true });
 }
+// Marked before anything is written there: a run stopped while its servers start leaves a dir the next run empties.
+mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+writeFileSync(join(stateDir, "demo"), "made by npm run demo; removed by its next run\n", { mode: 0o600 });
+
+// The demo's own settings only: a person's PEERPOST_STORE (a team's database), address or limits stay out of it.
+const demoEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PEERPOST_") || name === "PEERPOST_USER"));
+const env = { ...demoEnv, PEERPOST_HOME: stateDir };
 
 async function session(address) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve"], env: { ...process.env, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: address } });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve"], env: { ...env, PEERPOST_ADDRESS: address } });
   const client = new Client({ name: `demo ${address}`, version: "1.0.0" });
   await client.connect(transport);
-  const call = async (name, args = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })).structuredContent;
+  const call = async (name, args = {}) => {
+    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+    if (result.isError) {
+      const { code, message, hint } = result.structuredContent?.error ?? {};
+      console.error(`demo: ${address}'s ${name} failed: ${code}: ${message}${hint ? `\n${hint}` : ""}`);
+      process.exit(1);
+    }
+    return result.structuredContent;
+  };
   await call("health"); // registers the session
   return { client, call };
 }
@@ -37,7 +52,6 @@ async function session(address) {
 say("demo", `state dir ${stateDir}`);
 const a = await session("claude:demo-a");
 const b = await session("codex:demo-b");
-writeFileSync(join(stateDir, "demo"), "made by npm run demo; removed by its next run\n", { mode: 0o600 });
 say("claude:demo-a", "agents →");
 console.log((await a.call("agents")).sessions.map((s) => `  ${s.address}${s.self ? " (me)" : ""}`).join("\n"));
 say("claude:demo-a", 'message {to: "codex:demo-b", waitForReply: true} "Which port does the dev server use?"');
@@ -57,13 +71,14 @@ say("codex:demo-b", `message {to: "${person}"} "Told claude:demo-a the dev serve
 await b.call("message", { to: person, message: "Told claude:demo-a the dev server's port (5173).", anticipation: "fyi" });
 await a.client.close();
 await b.client.close();
-const command = `PEERPOST_HOME=${stateDir} node ${cli} ui`;
+const shellQuoted = (text) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+const command = `PEERPOST_HOME=${shellQuoted(stateDir)} node ${shellQuoted(cli)} ui`;
 say("demo", "done; the conversation is kept in the demo state dir.");
 if (!openUi) {
   console.log(`\nSee it in the web view:\n  ${command}`);
   process.exit(0);
 }
-const ui = spawn(process.execPath, [cli, "ui", ...(process.argv.includes("--no-open") ? ["--no-open"] : [])], { env: { ...process.env, PEERPOST_HOME: stateDir }, stdio: "inherit" });
+const ui = spawn(process.execPath, [cli, "ui", ...(process.argv.includes("--no-open") ? ["--no-open"] : [])], { env, stdio: "inherit" });
 // Ctrl-C or a kill of the demo stops the web view too.
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => ui.kill(signal));
 ui.on("exit", (code) => process.exit(code ?? 0));

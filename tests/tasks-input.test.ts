@@ -38,23 +38,25 @@ test("a session's MCP task tool can create more than three tasks", async (t) => 
   }
 });
 
-test("claiming a task with --after: a self-dependency is refused (cycle), an unknown id not_found, a malformed one invalid_arguments; the task is not taken while it waits", async (t) => {
+test("blocking a task with --after: a self-dependency is refused (cycle), an unknown or malformed id not_found, and nothing is written; claim takes no --after", async (t) => {
   const { env, mailbox } = envOf(t);
   const a = (json(await cli(env, "task", "add", "--json", "--as", "user:a", "a")) as unknown as Added).task;
   const b = (json(await cli(env, "task", "add", "--json", "--as", "user:b", "b")) as unknown as Added).task;
   const c = (json(await cli(env, "task", "add", "--json", "--as", "user:c", "c")) as unknown as Added).task;
   const size = statSync(mailbox).size;
   const problems: string[] = [];
-  for (const [id, after, code] of [
-    [a.id, a.id, "invalid_arguments"],
-    [b.id, "01JF3Q0M9C6R2S3T4V5W6X7Y8Z", "not_found"],
-    [c.id, "not-a-task-id", "not_found"],
+  for (const [id, creator, after, code] of [
+    [a.id, "user:a", a.id, "invalid_arguments"],
+    [b.id, "user:b", "01JF3Q0M9C6R2S3T4V5W6X7Y8Z", "not_found"],
+    [c.id, "user:c", "not-a-task-id", "not_found"],
   ] as const) {
-    const result = await cli(env, "task", "claim", id, "--after", after, "--as", "claude:w", "--json");
+    const result = await cli(env, "task", "block", id, "--after", after, "--as", creator, "--json");
     const body = JSON.parse(result.stdout) as Failure | Added;
-    if (result.code === 0) problems.push(`claim ${id} --after ${after}: accepted silently (${JSON.stringify((body as Added).task.after)})`);
-    else if ((body as Failure).error.code !== code) problems.push(`claim ${id} --after ${after}: ${(body as Failure).error.code} (${(body as Failure).error.message}), wanted ${code}`);
+    if (result.code === 0) problems.push(`block ${id} --after ${after}: accepted silently (${JSON.stringify((body as Added).task.after)})`);
+    else if ((body as Failure).error.code !== code) problems.push(`block ${id} --after ${after}: ${(body as Failure).error.code} (${(body as Failure).error.message}), wanted ${code}`);
   }
+  const claimed = await cli(env, "task", "claim", a.id, "--after", b.id, "--as", "claude:w");
+  assert.equal(claimed.code, 2, claimed.stderr);
   assert.equal(statSync(mailbox).size, size, `nothing written; ${problems.join("; ")}`);
   assert.deepEqual(problems, []);
 });

@@ -3,7 +3,7 @@
 // throws into an exit code: 0 ok, 1 error, 2 usage.
 import { VERSION } from "../common/version.js";
 import { commandHelp, overview, withCommonFlags } from "./help.js";
-import { parseCommandLine } from "./parse.js";
+import { asksForJson, parseCommandLine } from "./parse.js";
 import type { Command, FlagValues, Flags } from "./command.js";
 import { didYouMean } from "./suggest.js";
 import { EXIT, printError, printUsageError, quietOnClosedPipe, UsageError } from "./output.js";
@@ -15,7 +15,7 @@ export function commandWords(commands: readonly Command[]): readonly string[] {
 
 async function run(commands: readonly Command[], argv: string[]): Promise<number | undefined> {
   const [name, ...rest] = argv;
-  const json = argv.includes("--json");
+  let json = asksForJson(argv);
   if (name === undefined) {
     process.stderr.write(overview(commands));
     return EXIT.usage;
@@ -37,6 +37,7 @@ async function run(commands: readonly Command[], argv: string[]): Promise<number
   const full = withCommonFlags(command);
   try {
     const { flags, args } = command.passThrough && rest[0] !== "--help" ? { flags: {}, args: rest } : parseCommandLine(full, rest);
+    json = Boolean(flags.json);
     if (flags.help) {
       process.stdout.write(commandHelp(command));
       return EXIT.ok;

@@ -1,5 +1,6 @@
 // Parses one command's arguments against its declared flags: --name value, --name=value, -h, `--` to end
-// flags, `-` as an argument (stdin). Every mistake is a short UsageError, with "did you mean" when close.
+// flags, `-` as an argument (stdin). Every mistake is a short UsageError, with "did you mean" when close;
+// a flag given twice is one too.
 import type { Command } from "./command.js";
 import { UsageError } from "./output.js";
 import { didYouMean } from "./suggest.js";
@@ -7,6 +8,17 @@ import { didYouMean } from "./suggest.js";
 export interface Parsed {
   flags: Record<string, string | boolean>;
   args: string[];
+}
+
+/** For a word that starts with `-` but reads as text (`-1 from me`, `--- notes ---`): how to pass it. */
+function textHint(token: string): string {
+  return /\s/.test(token) || /^-\d/.test(token) || /^---/.test(token) ? `; to pass text that starts with '-', put it after --: peerpost … -- ${JSON.stringify(token)}` : "";
+}
+
+/** Whether the command line asks for JSON: `--json` among its flags, not in the text after `--`. */
+export function asksForJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end < 0 ? argv : argv.slice(0, end)).includes("--json");
 }
 
 export function parseCommandLine(command: Command, argv: string[]): Parsed {
@@ -36,7 +48,7 @@ export function parseCommandLine(command: Command, argv: string[]): Parsed {
     const name = long ? written : byShort.get(written);
     const spec = name === undefined ? undefined : command.flags[name];
     if (name === undefined || spec === undefined)
-      throw fail(`unknown flag ${long ? `--${written}` : token}${didYouMean(written, names, "--")}`);
+      throw fail(`unknown flag ${long ? `--${written}` : token}${didYouMean(written, names, "--")}${textHint(token)}`);
     const inline = long && equals !== -1 ? token.slice(equals + 1) : undefined;
     if (spec.type === "boolean") {
       if (inline !== undefined) throw fail(`--${name} takes no value`);
@@ -48,6 +60,8 @@ export function parseCommandLine(command: Command, argv: string[]): Parsed {
     if (value === undefined) throw fail(`--${name} needs a value (${spec.value ?? "VALUE"})`);
     if (inline === undefined) index++;
     if (spec.choices && !spec.choices.includes(value)) throw fail(`--${name} must be one of ${spec.choices.join(", ")}, not ${JSON.stringify(value)}${didYouMean(value, spec.choices)}`);
+    // Never the last one silently: `send --to a --to b` would write to b alone.
+    if (name in flags) throw fail(`--${name} is given twice (${JSON.stringify(flags[name])} and ${JSON.stringify(value)}); give it once`);
     flags[name] = value;
   }
   // Asking for help is never a usage mistake, whatever else the line lacks.

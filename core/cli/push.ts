@@ -4,6 +4,7 @@ import { openPeerpost } from "../peerpost.js";
 import { parseAddress } from "../common/address.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 import { PUSH_DEFAULTS, pushSetting, readSwitches, updateSwitches } from "../wake/switches.js";
+import { checkSettingTarget } from "../sessions/recipients.js";
 import { printJson, table, UsageError } from "./output.js";
 
 export const PUSH_TRANSPORTS = Object.keys(PUSH_DEFAULTS);
@@ -20,6 +21,7 @@ export function pushCommand(args: string[], json: boolean): void {
   if (action !== undefined) {
     if ((action !== "on" && action !== "off") || transport === undefined || !PUSH_TRANSPORTS.includes(transport)) throw new UsageError(`usage: peerpost push [on|off ${PUSH_TRANSPORTS.join("|")} [all|HOST|ADDR]]`);
     const rule = checkTarget(target);
+    if (action === "on" && rule.includes(":")) checkSettingTarget(peerpost, rule);
     switches = updateSwitches(peerpost.stateDir.path, (changed) => {
       (changed.push[transport] ??= {})[rule] = action === "on";
       return changed;

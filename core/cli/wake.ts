@@ -4,6 +4,7 @@ import { parseAddress } from "../common/address.js";
 import { SESSION_HOSTS, type SessionHost } from "../records/schemas.js";
 import { readSwitches, setWakeRule, updateSwitches, wakeSetting, type WakeRuleChange } from "../wake/switches.js";
 import { describeRun } from "../wake/describe.js";
+import { checkSettingTarget } from "../sessions/recipients.js";
 import { printJson, table, UsageError } from "./output.js";
 
 function checkTarget(target: string | undefined): string {
@@ -34,6 +35,7 @@ export function wakeCommand(args: string[], json: boolean): void {
     if (action !== "on" && action !== "off") throw new UsageError("usage: peerpost wake [on|off all|HOST|ADDR]");
     const hosts = new Map(peerpost.sessions.list({ includeDead: true }).map((session) => [session.address, session.host]));
     const rule = checkTarget(target);
+    if (action === "on" && rule.includes(":")) checkSettingTarget(peerpost, rule);
     change = updateSwitches(peerpost.stateDir.path, (switches) => setWakeRule(switches, rule, action === "on", (address) => hosts.get(address)));
   }
   const listed = wakeList(peerpost);

@@ -52,3 +52,13 @@ export function recipientWarning(recipient: Recipient): RecipientWarning | undef
     return { code: "recipient_mailbox_only", message: `${recipient.address} has no live push: it sees the message at its next prompt (its hooks) or when its agent calls read.` };
   return undefined;
 }
+
+/**
+ * Refuses a setting for a session nobody knows (`not_found`, with the sessions whose id is close): a typo
+ * in `wake on`, `push on` or `override-policy` would store a rule that never applies. People and roles
+ * pass: a role's policy may come before its first holder.
+ */
+export function checkSettingTarget(peerpost: Peerpost, target: string): void {
+  const kind = parseAddress(target, "target").kind;
+  if (kind !== "user" && kind !== "role") peerpost.sessions.resolveRecipient(target, () => findUnseen(peerpost, target));
+}

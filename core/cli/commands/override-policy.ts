@@ -3,6 +3,7 @@
 import { parseAddress } from "../../common/address.js";
 import { readOverrides, setOverridePolicy, type OverridePolicy } from "../../wake/overrides.js";
 import { userAddress } from "../../sessions/user.js";
+import { checkSettingTarget } from "../../sessions/recipients.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 import { openStore } from "../store.js";
@@ -32,7 +33,9 @@ export const overridePolicyCommand = defineCommand({
     const target = parseAddress(args[0]!, "TARGET").text;
     const peerpost = await openStore();
     const change: OverridePolicy = { model: senders(flags.model, "--model"), effort: senders(flags.effort, "--effort"), cwd: senders(flags.cwd, "--cwd") };
-    const policy = Object.values(change).some((value) => value !== undefined) ? setOverridePolicy(peerpost, userAddress(peerpost.config), target, change) : (readOverrides(peerpost.stateDir.path).policies[target] ?? {});
+    const setting = Object.values(change).some((value) => value !== undefined);
+    if (setting) checkSettingTarget(peerpost, target);
+    const policy = setting ? setOverridePolicy(peerpost, userAddress(peerpost.config), target, change) : (readOverrides(peerpost.stateDir.path).policies[target] ?? {});
     if (json) printJson({ ok: true, target, policy });
     else process.stdout.write(`${target}: ${["model", "effort", "cwd"].map((setting) => `${setting} by ${(policy as Record<string, string[]>)[setting]?.join(",") || "nobody"}`).join("; ")}\n`);
     return 0;

@@ -103,7 +103,7 @@ export const statusCommand = defineCommand({
     }
     if (stale) printWarning(staleNote(message, peerpost.config.staleMs));
     const lines = [messageBlock(message, mailbox.body(message), status, now, message.to), "", "History"];
-    for (const entry of history) lines.push(`  ${when(entry.at, now)}  ${entry.event === "resolved" ? resolvedLine(message) : `${entry.event}${entry.detail ? ` ${entry.detail}` : ""}`}`);
+    for (const entry of history) lines.push(`  ${when(entry.at, now)}  ${entry.event === "resolved" ? resolvedLine(message) : `${entry.event}${entry.detail ? ` ${visible(entry.detail)}` : ""}`}`);
     for (const run of wakes) lines.push(`  ${when(String(run.claimedAt), now)}  woken: ${String(run.kind)} ${String(run.id)}, ${String(run.state)}${run.reason ? ` (${String(run.reason)})` : ""}`);
     if (message.resolved?.reason !== undefined) lines.push(`  reason given: ${visible(message.resolved.reason)}`);
     lines.push("", `Conversation ${message.conversationId} (${thread.length} message${thread.length === 1 ? "" : "s"})`);

@@ -1,5 +1,6 @@
 // peerpost tail: follow the mailbox as events are appended, one line each, until interrupted.
 import { visible } from "../../security/visible.js";
+import { safeJson } from "../../security/escape.js";
 import type { MailboxEvent } from "../../records/schemas.js";
 import { defineCommand } from "../command.js";
 import { openStore } from "../store.js";
@@ -16,7 +17,7 @@ function line(record: MailboxEvent): string {
   }
   if (record.type === "resolved") return `${at}  resolved ${record.id} ${record.resolution} by ${record.by}`;
   if (record.type === "role") return `${at}  role ${record.role} → ${record.holder ?? "nobody"} by ${record.by}${record.procedure ? ` (procedure ${record.procedure.version.slice(0, 12)})` : ""}`;
-  return `${at}  ${record.type} ${record.id}${"by" in record ? ` by ${record.by}` : ""}${"via" in record ? ` via ${record.via}` : ""}`;
+  return `${at}  ${record.type} ${record.id}${"by" in record ? ` by ${record.by}` : ""}${"via" in record ? ` via ${visible(String(record.via))}` : ""}`;
 }
 
 export const tailCommand = defineCommand({
@@ -35,7 +36,7 @@ export const tailCommand = defineCommand({
     const controller = new AbortController();
     process.on("SIGINT", () => controller.abort());
     controller.signal.addEventListener("abort", unfollow);
-    const show = ({ record }: { record: MailboxEvent }) => process.stdout.write(json ? JSON.stringify(record) + "\n" : `${line(record)}\n`);
+    const show = ({ record }: { record: MailboxEvent }) => process.stdout.write(json ? safeJson(record) + "\n" : `${line(record)}\n`);
     // Across compactions too: the follower goes on in the new file where the old one left off.
     const follower = new LogFollower(log, peerpost.mailbox.compaction, flags["from-start"] ? "start" : "end", (why) => process.stderr.write(`peerpost tail: ${why}\n`));
     const print = () => follower.poll(show);

@@ -14,6 +14,9 @@ function describe(task: TaskState): string {
   return `task ${task.id} ${task.status}${task.takenBy ? ` (taken by ${task.takenBy})` : ""}: ${visible(task.title)}${task.after.length > 0 ? `, after ${task.after.join(", ")}` : ""}`;
 }
 
+/** The actions each of the action-specific flags is for. */
+const FLAG_ACTIONS: Record<"body" | "assignee" | "after", readonly string[]> = { body: ["add"], assignee: ["add"], after: ["add", "block"] };
+
 export const taskCommand = defineCommand({
   name: "task",
   summary: "the task board: add, list, claim, done, fail, block",
@@ -32,6 +35,9 @@ export const taskCommand = defineCommand({
   async run({ flags, args, json, usageError }) {
     const [action, ...rest] = args as [string, ...string[]];
     if (!(ACTIONS as readonly string[]).includes(action)) throw usageError(`needs one of ${ACTIONS.join(", ")}, not ${JSON.stringify(action)}`);
+    // A flag the action does not read is a mistake to say, not to drop: `done ID --after X` would finish the task regardless.
+    for (const [flag, actions] of Object.entries(FLAG_ACTIONS))
+      if (flags[flag as keyof typeof FLAG_ACTIONS] !== undefined && !actions.includes(action)) throw usageError(`--${flag} is for ${actions.join(" and ")}, not ${action}`);
     const peerpost = await openStore();
     const by = addressOrMine(peerpost, flags.as, "--as");
     const after = flags.after === undefined ? undefined : flags.after.split(",").map((id) => id.trim()).filter(Boolean);
