@@ -103,3 +103,15 @@ test("the demo runs again after a run stopped while its servers started, keeps o
   assert.equal(shell.code, 0, `${command}\n${shell.stderr}`);
   assert.match(shell.stdout, /codex:demo-b/);
 });
+
+test("a usage mistake in wake, push, launch, hooks or ui points at that command's help; guard --repo of no directory and release of nothing say what to give", async (t) => {
+  const env = personEnv(t);
+  for (const args of [["wake", "on"], ["push", "on", "nowhere"], ["launch", "--cwd", env.HOME!, "hi"], ["hooks", "install"], ["ui", "--port", "99999", "--no-open"]]) {
+    const mistake = await cli(env, ...args);
+    assert.equal(mistake.code, 2, args.join(" "));
+    assert.match(mistake.stderr, new RegExp(`Run \`peerpost help ${args[0]}\``), mistake.stderr);
+  }
+  const guard = await cli(env, "guard", "install", "--repo", join(env.HOME!, "nowhere"));
+  assert.match(guard.stderr, /^peerpost: not_found: .*nowhere is not a directory\./);
+  assert.match((await cli(env, "release")).stderr, /No path to release was given\.\nhint: .*--all/);
+});

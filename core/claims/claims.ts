@@ -60,9 +60,12 @@ export interface ClaimResult {
   claims: ClaimEntry[];
 }
 
-function checkPaths(paths: readonly string[]): void {
+function checkPaths(paths: readonly string[], verb: "claim" | "release"): void {
   if (paths.length === 0)
-    throw new PeerpostError("invalid_arguments", "No path to claim was given.", { details: { field: "paths", reason: "empty" }, hint: "Give one or more files, directories or globs, e.g. src/parser.ts or src/**." });
+    throw new PeerpostError("invalid_arguments", `No path to ${verb} was given.`, {
+      details: { field: "paths", reason: "empty" },
+      hint: verb === "claim" ? "Give one or more files, directories or globs, e.g. src/parser.ts or src/**." : "Give the paths as claimed (the claims tool lists them), or all: true (--all) for every claim of yours in the repository.",
+    });
   if (paths.length > MAX_PATTERNS)
     throw new PeerpostError("invalid_arguments", `${paths.length} paths in one call; the limit is ${MAX_PATTERNS}.`, { details: { field: "paths", reason: "too_many" }, hint: "Claim a directory or a glob that covers them." });
 }
@@ -85,8 +88,8 @@ function repositoryOfCall(cwd: string, paths: readonly string[]): string {
 }
 
 /** The patterns of a call, relative to its repository, without repeats. */
-function patternsOf(input: { cwd: string; paths: readonly string[]; all?: boolean | undefined }): { repo: string; paths: string[] } {
-  checkPaths(input.paths);
+function patternsOf(input: { cwd: string; paths: readonly string[]; all?: boolean | undefined }, verb: "claim" | "release"): { repo: string; paths: string[] } {
+  checkPaths(input.paths, verb);
   const repo = repositoryOfCall(input.cwd, input.paths);
   return { repo, paths: [...new Set(input.paths.map((path) => repositoryPattern(path, { root: repo, cwd: input.cwd, all: input.all ?? false })))] };
 }
@@ -105,7 +108,7 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
   parseAddress(input.holder, "holder");
   const ttlMs = parseTtl(input.ttl);
   checkReason(input.reason);
-  const { repo, paths } = patternsOf(input);
+  const { repo, paths } = patternsOf(input, "claim");
   const shared = input.shared ?? false;
   const newId = await idFactory();
   const request = { holder: input.holder, repo, paths, shared };
@@ -162,7 +165,7 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
   if (input.force && by.kind !== "user")
     throw new PeerpostError("permission_denied", "Only a person can end another holder's claim.", { details: { field: "force", by: input.by }, hint: "Ask the holder with message, or ask the user to run `peerpost release --force PATH`." });
   const everything = input.all === true && input.paths.length === 0 && !input.force;
-  const { repo, paths } = everything ? { repo: repositoryOf(input.cwd), paths: [] as string[] } : patternsOf({ cwd: input.cwd, paths: input.paths, all: true });
+  const { repo, paths } = everything ? { repo: repositoryOf(input.cwd), paths: [] as string[] } : patternsOf({ cwd: input.cwd, paths: input.paths, all: true }, "release");
   const newId = await idFactory();
   let released: ClaimEntry[] = [];
   await peerpost.mailbox.store.appendDeciding(() => {

@@ -6,8 +6,8 @@ import { printJson, UsageError } from "./output.js";
 
 export function hooksCommand(args: string[], json: boolean): void {
   const [action, host] = args;
-  if ((action !== "install" && action !== "uninstall") || host === undefined) throw new UsageError("usage: peerpost hooks install|uninstall grok");
-  if (host !== "grok") throw new UsageError(`only grok needs user-level hooks (the other hosts run the plugin's own); got ${JSON.stringify(host)}`);
+  if ((action !== "install" && action !== "uninstall") || host === undefined) throw new UsageError("usage: peerpost hooks install|uninstall grok", "hooks");
+  if (host !== "grok") throw new UsageError(`only grok needs user-level hooks (the other hosts run the plugin's own); got ${JSON.stringify(host)}`, "hooks");
   if (action === "uninstall") {
     const removed = uninstallGrokUserHooks(process.env);
     if (json) printJson({ ok: true, host, removed });

@@ -28,12 +28,12 @@ export async function launchCommand(args: string[], flags: FlagValues<Flags>, js
     return;
   }
   const host = flags.host;
-  if (typeof host !== "string" || !SESSION_HOSTS.includes(host as SessionHost)) throw new UsageError(`launch needs --host ${SESSION_HOSTS.join("|")}`);
-  if (typeof flags.cwd !== "string") throw new UsageError("launch needs --cwd DIR");
+  if (typeof host !== "string" || !SESSION_HOSTS.includes(host as SessionHost)) throw new UsageError(`launch needs --host ${SESSION_HOSTS.join("|")}`, "launch");
+  if (typeof flags.cwd !== "string") throw new UsageError("launch needs --cwd DIR", "launch");
   // An empty --cwd is an unset $DIR: resolved, it would start the agent wherever the caller stands.
-  if (flags.cwd.trim() === "") throw new UsageError("launch needs --cwd DIR, and it was given an empty one (an unset variable?)");
+  if (flags.cwd.trim() === "") throw new UsageError("launch needs --cwd DIR, and it was given an empty one (an unset variable?)", "launch");
   const text = args.join(" ");
-  if (!text) throw new UsageError("launch needs the message text");
+  if (!text) throw new UsageError("launch needs the message text", "launch");
   // A person launches as themselves (user:<name>), as with send, unless they say otherwise.
   const from = typeof flags.from === "string" ? parseAddress(flags.from, "--from").text : userAddress(peerpost.config);
   const launched = await launchSession(peerpost, deps, { from, fromVerified: false, host: host as SessionHost, cwd: resolve(flags.cwd), text, settings: { model: stringFlag(flags.model), effort: stringFlag(flags.effort) } });

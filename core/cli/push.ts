@@ -19,7 +19,7 @@ export function pushCommand(args: string[], json: boolean): void {
   const [action, transport, target] = args;
   let switches = readSwitches(peerpost.stateDir.path);
   if (action !== undefined) {
-    if ((action !== "on" && action !== "off") || transport === undefined || !PUSH_TRANSPORTS.includes(transport)) throw new UsageError(`usage: peerpost push [on|off ${PUSH_TRANSPORTS.join("|")} [all|HOST|ADDR]]`);
+    if ((action !== "on" && action !== "off") || transport === undefined || !PUSH_TRANSPORTS.includes(transport)) throw new UsageError(`usage: peerpost push [on|off ${PUSH_TRANSPORTS.join("|")} [all|HOST|ADDR]]`, "push");
     const rule = checkTarget(target);
     if (action === "on" && rule.includes(":")) checkSettingTarget(peerpost, rule);
     switches = updateSwitches(peerpost.stateDir.path, (changed) => {

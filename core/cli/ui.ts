@@ -19,7 +19,7 @@ export interface UiOptions {
 function parsePort(value: string | undefined): number {
   if (value === undefined) return 0;
   const port = Number(value);
-  if (!/^\d{1,5}$/.test(value) || port > 65535) throw new UsageError("--port must be a number from 0 to 65535 (0 picks a free port)");
+  if (!/^\d{1,5}$/.test(value) || port > 65535) throw new UsageError("--port must be a number from 0 to 65535 (0 picks a free port)", "ui");
   return port;
 }
 

@@ -8,7 +8,7 @@ import { checkSettingTarget } from "../sessions/recipients.js";
 import { printJson, table, UsageError } from "./output.js";
 
 function checkTarget(target: string | undefined): string {
-  if (target === undefined) throw new UsageError("wake on|off needs a target: all, a host (claude-code, codex, copilot, grok) or an address");
+  if (target === undefined) throw new UsageError("wake on|off needs a target: all, a host (claude-code, codex, copilot, grok) or an address", "wake");
   if (target === "all" || SESSION_HOSTS.includes(target as SessionHost)) return target;
   return parseAddress(target, "target").text;
 }
@@ -32,7 +32,7 @@ export function wakeCommand(args: string[], json: boolean): void {
   const [action, target] = args;
   let change: WakeRuleChange | undefined;
   if (action !== undefined) {
-    if (action !== "on" && action !== "off") throw new UsageError("usage: peerpost wake [on|off all|HOST|ADDR]");
+    if (action !== "on" && action !== "off") throw new UsageError("usage: peerpost wake [on|off all|HOST|ADDR]", "wake");
     const hosts = new Map(peerpost.sessions.list({ includeDead: true }).map((session) => [session.address, session.host]));
     const rule = checkTarget(target);
     if (action === "on" && rule.includes(":")) checkSettingTarget(peerpost, rule);

@@ -5,6 +5,8 @@ import { logError } from "../../common/error-log.js";
 import { guardedAction, guardFindings, personsOwnCommit, refusalText } from "../../guard/check.js";
 import { GUARDED_ACTION, GUARDED_HOOKS, installGuard, uninstallGuard, type GuardedHook } from "../../guard/install.js";
 import { openPeerpost } from "../../peerpost.js";
+import { isDirectory } from "../../claims/paths.js";
+import { PeerpostError } from "../../common/errors.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
 
@@ -60,6 +62,8 @@ export const guardCommand = defineCommand({
     }
     if ((action !== "install" && action !== "uninstall") || hook !== undefined || rest.length > 0) throw usageError(`needs install or uninstall, not ${JSON.stringify(args.join(" "))}`);
     const repo = flags.repo ?? process.cwd();
+    // git run in a directory that is not there fails as if git were missing (spawnSync git ENOENT).
+    if (!isDirectory(repo)) throw new PeerpostError("not_found", `${repo} is not a directory.`, { details: { repo }, hint: "Give --repo the repository's directory, or run the command inside it." });
     // The hooks run this very CLI with this node, whatever PATH git has.
     const change = action === "install" ? installGuard(repo, process.execPath, realpathSync(process.argv[1]!)) : uninstallGuard(repo);
     if (json) printJson({ ok: true, ...change });
