@@ -103,3 +103,14 @@ test("wait from a role is refused with a hint: a role sends nothing, its holder 
   assert.equal(error.code, "invalid_arguments");
   assert.match(error.message, /from: must be a session or a person/);
 });
+
+test("read with unreadOnly false shows the newest mail (oldest first), so read mail past the limit is not the only mail it can show", async (t) => {
+  const home = tempDir(t);
+  const alice = await connect(t, { ...stateEnv(home), PEERPOST_ADDRESS: "claude:alice" });
+  const bob = await connect(t, { ...stateEnv(home), PEERPOST_ADDRESS: "codex:bob" });
+  const ids: string[] = [];
+  for (const text of ["one", "two", "three"]) ids.push((await alice.call("message", { to: "codex:bob", message: text })).messageId as string);
+  assert.deepEqual(((await bob.call("read", { limit: 2 })).messages as Array<{ id: string }>).map((message) => message.id), ids.slice(0, 2), "unread: the oldest first");
+  await bob.call("read");
+  assert.deepEqual(((await bob.call("read", { unreadOnly: false, limit: 2 })).messages as Array<{ id: string }>).map((message) => message.id), ids.slice(1));
+});

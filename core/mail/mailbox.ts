@@ -164,13 +164,18 @@ export class Mailbox extends MailboxStore {
   }
 
   /** Messages addressed to `address`, oldest first, with bodies. */
+  /**
+   * `address`'s mail, oldest first: unread, the oldest `limit` (what waits longest is read first); or with
+   * `unreadOnly: false` everything, the newest `limit` (read mail past the limit is history: status shows it).
+   */
   inbox(address: string, options: { unreadOnly?: boolean; limit?: number } = {}): InboxEntry[] {
     const view = this.view(address);
     const unreadOnly = options.unreadOnly ?? true;
-    const selected = Object.values(view.state.messages)
+    const mail = Object.values(view.state.messages)
       .filter((message) => message.to === address && (!unreadOnly || !message.read))
-      .sort(byId)
-      .slice(0, options.limit ?? Infinity);
+      .sort(byId);
+    const limit = options.limit ?? Infinity;
+    const selected = mail.length <= limit ? mail : unreadOnly ? mail.slice(0, limit) : mail.slice(mail.length - limit);
     return selected.map((message) => ({ message, body: this.body(message), status: this.status(message) }));
   }
 

@@ -7,7 +7,7 @@ import { shownMessage } from "../message-fields.js";
 const input = z
   .object({
     unreadOnly: z.boolean().optional().describe("Only messages you have not read yet (default true)."),
-    limit: z.number().int().min(1).max(200).optional().describe("At most this many messages, oldest first (default 20)."),
+    limit: z.number().int().min(1).max(200).optional().describe("At most this many messages (default 20), shown oldest first: the oldest unread ones, or with unreadOnly false the newest of all."),
     markRead: z.boolean().optional().describe("Mark the returned messages read (default true)."),
   })
   .strict();
@@ -27,7 +27,7 @@ const output = z.object({
  */
 const ANSWER_BYTES = 1024 * 1024;
 
-/** The oldest entries whose shown messages fit in one answer; the first always goes. */
+/** The first entries whose shown messages fit in one answer; the first always goes. */
 function withinAnswer<E>(entries: E[], shown: (entry: E) => unknown): E[] {
   let bytes = 0;
   for (let i = 0; i < entries.length; i++) {
@@ -50,7 +50,11 @@ export const readTool = defineTool({
     const me = mailOwner(context, "read");
     const { mailbox } = context.peerpost;
     // Only the page's bodies are read from the log, once.
-    const shown = withinAnswer(mailbox.inbox(me.address, { unreadOnly: args.unreadOnly ?? true, limit: args.limit ?? 20 }), (entry) => showMessage(mailbox, entry.message, entry.body));
+    const unreadOnly = args.unreadOnly ?? true;
+    const entries = mailbox.inbox(me.address, { unreadOnly, limit: args.limit ?? 20 });
+    const show = (entry: (typeof entries)[number]) => showMessage(mailbox, entry.message, entry.body);
+    // What fits one answer: the oldest unread, or of all mail the newest.
+    const shown = unreadOnly ? withinAnswer(entries, show) : withinAnswer([...entries].reverse(), show).reverse();
     const marked = args.markRead === false ? [] : await mailbox.markRead(me.address, shown.map((entry) => entry.message.id));
     const view = mailbox.view(me.address);
     const messages = shown.map((entry) => showMessage(mailbox, view.state.messages[entry.message.id] ?? entry.message, entry.body));
