@@ -11,6 +11,7 @@ import { blockingClaims, type ClaimEntry } from "../core/claims/fold.js";
 import { heldBefore, holderGone } from "../core/claims/holders.js";
 import { gitTopsOf } from "../core/claims/paths.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
+import { syncClaims } from "../core/claims/sync.js";
 import type { HookDialect, HookInput } from "./dialect.js";
 import { EDIT_EVENTS } from "./programs.js";
 import type { HookProgram } from "./run.js";
@@ -128,7 +129,9 @@ export async function editCheck(dialect: HookDialect, event: "pre-tool" | "post-
   const peerpost = openPeerpost({ env, kind: "hook", create: false });
   if (!peerpost || peerpost.config.claimsEdits === "off" || (event === "post-tool" && peerpost.config.claimsEdits !== "warn")) return undefined;
   try {
-    await peerpost.backend.sync({ trust: "followed", only: ["mailbox"], budget: SYNC_BATCH });
+    // A mirror one batch does not bring up to date (a machine new to a large shared store) is brought up to
+    // date all the same, once: a claim made lately is at the store's end, past what one batch copies.
+    if ((await syncClaims(peerpost, `edit-check ${event}`, { trust: "followed", budget: SYNC_BATCH })) === "behind") await syncClaims(peerpost, `edit-check ${event}`, { trust: "followed" });
     const blocked = firstBlocking(peerpost, formatAddress(dialect.kind, input.sessionId), input.cwd ?? process.cwd(), paths);
     if (!blocked) return undefined;
     const line = refusal(blocked);

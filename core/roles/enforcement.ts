@@ -7,14 +7,15 @@ import { PeerpostError } from "../common/errors.js";
 import type { Peerpost } from "../peerpost.js";
 import type { Warning } from "../server/results.js";
 import { roleState, rolesOf } from "./roles.js";
+import { mayRun } from "../sessions/registry.js";
 
 export const DIRECT_COORDINATION = "direct_coordination";
 
 /** The roles an address holds now: run-time ones, and (for a session) those it took from PEERPOST_ROLES. */
 function rolesHeldBy(peerpost: Peerpost, address: string): string[] {
   const entry = peerpost.sessions.get(address);
-  // PEERPOST_ROLES count while the session runs, as role:<name> reaches only live holders.
-  return rolesOf(roleState(peerpost), { address, roles: entry?.alive ? entry.roles : [] });
+  // PEERPOST_ROLES count while the session may run, as role:<name> reaches only such holders.
+  return rolesOf(roleState(peerpost), { address, roles: entry && mayRun(entry) ? entry.roles : [] });
 }
 
 export interface DirectCoordination {

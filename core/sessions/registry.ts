@@ -50,6 +50,11 @@ export interface SessionClaim {
   at: string;
 }
 
+/** Whether a session may be running: alive here, or on another machine, whose processes this one cannot see. */
+export function mayRun(entry: SessionEntry): boolean {
+  return entry.alive || !entry.local;
+}
+
 /**
  * The host process of another session's holder when that is not this process's own host: the session's
  * registered host runs on this machine and is no ancestor of this process. Anything can name a session
@@ -169,13 +174,13 @@ export class Sessions {
     return [...this.fold().values()].map((entry) => this.view(entry)).sort(byLastSeen);
   }
 
-  /** Live sessions registered with `role`, most recently seen first: only they are copied and asked whether they run. */
+  /** Sessions registered with `role` that may run (here: alive; elsewhere: not known), most recently seen first: only they are copied and asked whether they run. */
   private liveHolders(role: string): SessionEntry[] {
     const holders: SessionEntry[] = [];
     for (const entry of this.fold().values())
       if (entry.roles.includes(role)) {
         const holder = this.view(entry);
-        if (holder.alive) holders.push(holder);
+        if (mayRun(holder)) holders.push(holder);
       }
     return holders.sort(byLastSeen);
   }
@@ -266,7 +271,7 @@ export class Sessions {
 
   /** Without includeDead: the live sessions here, and every session of other machines (their liveness is not known here). */
   list(options: { host?: SessionHost | undefined; includeDead?: boolean | undefined } = {}): SessionEntry[] {
-    return this.all().filter((entry) => (options.host === undefined || entry.host === options.host) && (options.includeDead || entry.alive || !entry.local));
+    return this.all().filter((entry) => (options.host === undefined || entry.host === options.host) && (options.includeDead || mayRun(entry)));
   }
 
   /** The most recent session registered for a host process on this machine (how a server finds the session its hooks saw). */

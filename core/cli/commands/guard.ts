@@ -2,6 +2,7 @@
 // another live session claimed exclusively. `guard check HOOK` is what those hooks run.
 import { readFileSync, realpathSync } from "node:fs";
 import { logError } from "../../common/error-log.js";
+import { syncClaims } from "../../claims/sync.js";
 import { guardedAction, guardFindings, personsOwnCommit, refusalText } from "../../guard/check.js";
 import { GUARDED_ACTION, GUARDED_HOOKS, installGuard, uninstallGuard, type GuardedHook } from "../../guard/install.js";
 import { openPeerpost } from "../../peerpost.js";
@@ -28,7 +29,7 @@ async function check(hook: GuardedHook, remote: string | undefined): Promise<num
   }
   if (!peerpost || peerpost.config.guard === "off") return 0;
   try {
-    await peerpost.backend.sync({ only: ["mailbox"] });
+    await syncClaims(peerpost, `guard ${hook}`);
     const refs = hook === "pre-push" ? readFileSync(0, "utf8") : "";
     const findings = guardFindings(peerpost, process.cwd(), hook, refs, remote);
     if (findings.length === 0) return 0;

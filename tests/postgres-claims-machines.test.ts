@@ -1,0 +1,92 @@
+// Two machines on one PostgreSQL store (two state dirs, two mirrors): a PEERPOST_ROLES holder on one is
+// reached, and kept to its role under enforce, from the other; an edit hook on a machine new to a large
+// store sees a claim made at its end; and with the database away the claims a mirror holds still stand.
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cli, cliIn } from "./helpers/cli.js";
+import { tempRepo } from "./helpers/repo.js";
+import { tempDir } from "./helpers/temp.js";
+import { runHook } from "./helpers/hooks.js";
+import { clusterScript, NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
+import { openPeerpost } from "../core/peerpost.js";
+
+function machine(t: TestContext, url: string) {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  return { home, stateDir, env: { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_STORE: url } as Record<string, string> };
+}
+
+/** A live session on `on` (its host is this test's process) that took role reviewer from PEERPOST_ROLES. */
+async function reviewerOn(t: TestContext, on: ReturnType<typeof machine>): Promise<void> {
+  const peerpost = openPeerpost({ env: on.env, home: on.home });
+  t.after(() => peerpost.backend.close());
+  await peerpost.sessions.register({ host: "codex", address: "codex:rev", sessionId: "rev", hostPid: process.pid, source: "startup", roles: ["reviewer"] });
+}
+
+const writeInto = (repo: string, file: string) => ({ session_id: "editor", cwd: repo, hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(repo, file), content: "x" } });
+
+test("a PEERPOST_ROLES holder on one machine is reached through its role from the other, and under enforce is no more reachable directly from there than at home", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const devbox = machine(t, url);
+  const laptop = machine(t, url);
+  await reviewerOn(t, devbox);
+  const there = await cli(laptop.env, "send", "--to", "role:reviewer", "--json", "from the laptop");
+  assert.equal(there.code, 0, there.stdout + there.stderr);
+  assert.equal((JSON.parse(there.stdout) as { to: string }).to, "codex:rev");
+  for (const m of [devbox, laptop]) m.env.PEERPOST_ROLE_ENFORCEMENT = "enforce";
+  assert.equal((await cli(devbox.env, "role", "set", "lead", "user:lead")).code, 0);
+  for (const m of [devbox, laptop]) {
+    const direct = await cli(m.env, "send", "--from", "user:lead", "--to", "codex:rev", "--json", "direct");
+    assert.equal((JSON.parse(direct.stdout) as { error?: { code: string } }).error?.code, "permission_denied", direct.stdout);
+  }
+});
+
+test("an edit hook on a machine whose mirror is more than a sync batch behind sees a claim made at the store's end", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const repo = tempRepo(t);
+  const a = machine(t, url);
+  const b = machine(t, url);
+  assert.equal((await cli(a.env, "send", "--from", "codex:a", "--to", "user:pat", "hi")).code, 0);
+  await sql(url, `INSERT INTO peerpost_log_mailbox (scopes, record)
+    SELECT ARRAY['claude:old-' || (i % 300)], json_build_object('v', 1, 'type', 'msg', 'id', '01J' || lpad(i::text, 23, '0'), 'from', 'claude:old-' || (i % 300),
+      'fromVerified', true, 'to', 'codex:old-' || (i % 300), 'sentAt', '2026-01-01T00:00:00.000Z', 'anticipation', 'fyi', 'conversationId', '01J' || lpad(i::text, 23, '0'), 'hop', 1, 'body', 'old message ' || i)
+    FROM generate_series(1, 2500) AS i`);
+  assert.equal((await cliIn(repo, a.env, "claim", "--as", "user:alice", "src/a.ts")).code, 0);
+  // A session started on B before (its state dir is there), whose mailbox mirror is new.
+  mkdirSync(b.stateDir, { recursive: true, mode: 0o700 });
+  const hook = await runHook("claude-code", "pre-tool", writeInto(repo, "src/a.ts"), b.env);
+  assert.equal(hook.code, 0, hook.stderr);
+  assert.match(hook.stdout, /"permissionDecision":"deny"/);
+});
+
+test("with the database away, the edit hook and the guard still refuse what the claims a machine's mirror holds keep out", async (t) => {
+  const script = await clusterScript();
+  if (!script.serverBinDir()) return t.skip(NO_POSTGRES);
+  // A cluster of this test's own: it is stopped midway.
+  const cluster = (await script.startCluster()) as { url: string };
+  t.after(() => script.stopCluster(cluster));
+  const repo = tempRepo(t);
+  const a = machine(t, cluster.url);
+  const b = machine(t, cluster.url);
+  assert.equal((await cliIn(repo, a.env, "claim", "--as", "user:alice", "src/a.ts")).code, 0);
+  assert.equal((await cliIn(repo, b.env, "guard", "install")).code, 0);
+  // B's sessions started there (a SessionStart hook makes the state dir, and its mirror).
+  assert.equal((await cliIn(repo, b.env, "claims")).code, 0);
+  assert.match((await runHook("claude-code", "pre-tool", writeInto(repo, "src/a.ts"), b.env)).stdout, /"permissionDecision":"deny"/, "while the database answers");
+  script.stopServer(cluster, "immediate");
+  for (const m of [a, b]) {
+    const down = await runHook("claude-code", "pre-tool", writeInto(repo, "src/a.ts"), m.env);
+    assert.equal(down.code, 0);
+    assert.match(down.stdout, /"permissionDecision":"deny"/, m.stateDir);
+  }
+  writeFileSync(join(repo, "src/a.ts"), "changed\n");
+  const gitEnv = { ...b.env, PATH: process.env.PATH ?? "", GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.invalid" };
+  const committed = spawnSync("git", ["commit", "-qam", "into alice's claim"], { cwd: repo, env: gitEnv, encoding: "utf8" });
+  assert.notEqual(committed.status, 0, "the commit went through");
+  assert.match(committed.stderr, /"src\/a\.ts": claimed by user:alice/);
+});
