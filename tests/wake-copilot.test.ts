@@ -1,7 +1,8 @@
 // Copilot CLI offline: a `copilot -p` run creates a session (its plugin's sessionStart hook registers
 // it and peerpost captures the copilot process's own environment, provider variables included, which
 // Copilot strips from hooks and servers) and ends; a request wakes it with `copilot -p <prompt>
-// --resume=<id> --allow-tool=peerpost`; the fake model reads and replies; the answer reaches wait.
+// --resume=<id> --allow-tool=peerpost(read) --allow-tool=peerpost(reply)`; the fake model tries to send a
+// message (refused: not allowed without asking), reads and replies; the answer reaches wait.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -12,13 +13,23 @@ import { CLI, connect } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { chatAnswerMail } from "./helpers/answer-mail.js";
 import { until } from "./helpers/poll.js";
-import type { Turn } from "./helpers/fake-openai-chat.js";
+import type { ChatScript, Turn } from "./helpers/fake-openai-chat.js";
 import { copilotPrompt, copilotUnavailable } from "./helpers/copilot-cli.js";
 import { copilotWithPeerpost } from "./helpers/chat-hosts.js";
 import { openPeerpost } from "../core/peerpost.js";
 
 const unavailable = copilotUnavailable();
 const call = (tool: string, args: unknown): Turn => ({ toolCall: { name: `peerpost-${tool}`, arguments: args } });
+
+/** A model that first calls a peerpost tool a woken run may not use without asking (message), then answers the mail. */
+function triesMessageFirst(script: ChatScript): ChatScript {
+  let tried = false;
+  return (request) => {
+    if (tried) return script(request);
+    tried = true;
+    return call("message", { to: "user:bystander", message: "sent by a woken run" });
+  };
+}
 
 test("copilot: a request wakes an ended session headless; the model reads and replies; the answer reaches the sender's wait", { skip: unavailable ? `copilot CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
   const { fake, home: copilot, stateDir, answer } = await copilotWithPeerpost(t);
@@ -38,7 +49,7 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   await peer.call("health");
   const on = await collect(spawn(process.execPath, [CLI, "wake", "on", "copilot"], { env: peerEnv, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
-  answer(chatAnswerMail(call, "copilot answers"));
+  answer(triesMessageFirst(chatAnswerMail(call, "copilot answers")));
   const asked = await peer.call("message", { to: address, message: "Did the tests pass?", anticipation: "reply" });
   assert.equal(asked.wake, "started", JSON.stringify(asked));
   const waited = await peer.call("wait", { messageId: asked.messageId, timeoutMs: 60_000 });
@@ -49,6 +60,8 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   // The run ends after the reply: its outcome is a receipt.
   await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the woken run to end");
   assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
+  // Only read and reply run without asking, and nobody answers a headless run's question.
+  assert.deepEqual(store().mailbox.inbox("user:bystander", { unreadOnly: false }), []);
 
   // Launch: a new Copilot session in the same dir, peerpost's server on its command line; the newest
   // Copilot session's captured environment gives it the provider.
