@@ -153,4 +153,9 @@ test("a damaged wake.json or overrides.json is refused with a hint, not read as 
   const changed = await cli(env, "override-policy", "codex:bob", "--effort", "user:ana", "--json");
   assert.equal((JSON.parse(changed.stdout) as { error: { details: { reason: string } } }).error.details.reason, "damaged", changed.stdout);
   assert.equal(readFileSync(overridesPath, "utf8"), '{"v":1,"policies":[]}');
+  // Every wake and launch is refused meanwhile: health warns, doctor names it with the fix.
+  const refused = json(await cli(env, "health", "--json")).warnings as Array<{ code: string; message: string }>;
+  assert.match(refused.find((warning) => warning.code === "wake_overrides_refused")?.message ?? "", /overrides\.json[^]*No session is woken or launched until it is fixed/, JSON.stringify(refused));
+  const doctor = json(await cli(env, "doctor", "--json")) as { problems: Array<{ problem: string; fix: string }> };
+  assert.ok(doctor.problems.some((problem) => /overrides\.json/.test(problem.problem)), JSON.stringify(doctor.problems));
 });

@@ -1,12 +1,15 @@
 // The wake set-up for `health` and `doctor`: switches, settings, runs under way, and this session's setting.
 import type { Peerpost } from "../peerpost.js";
 import { switchesOrRefusal, wakeSetting } from "./switches.js";
+import { readOverrides } from "./overrides.js";
 import { toErrorValue, type ErrorValue } from "../common/errors.js";
 import type { HealthWarning } from "../upkeep/health-warnings.js";
 
 export interface WakeReport {
   /** Why the switches file was refused (trust.ts, a damaged file): none apply meanwhile. */
   switchesError?: ErrorValue;
+  /** Why the settings overrides file was refused: every wake and launch is refused meanwhile. */
+  overridesError?: ErrorValue;
   switches: Record<string, boolean>;
   launch: boolean;
   settings: Record<string, unknown>;
@@ -19,8 +22,10 @@ export function wakeReport(peerpost: Peerpost, address?: string, read = switches
   // A switches file refused is reported, not the whole report lost.
   const { switches, refusal } = read;
   const now = peerpost.config.now();
+  const overridesError = overridesRefusal(peerpost.stateDir.path);
   const report: WakeReport = {
     ...(refusal !== undefined ? { switchesError: toErrorValue(refusal) } : {}),
+    ...(overridesError !== undefined ? { overridesError: toErrorValue(overridesError) } : {}),
     switches: switches.wake,
     launch: switches.launch,
     settings: { ...peerpost.config.wake, staleMs: peerpost.config.staleMs },
@@ -31,9 +36,21 @@ export function wakeReport(peerpost: Peerpost, address?: string, read = switches
   return report;
 }
 
-/** The health warning of a refused switches file: no session is woken, launched or typed into meanwhile. */
+/** What refused overrides.json (another owner, a link, damaged), or undefined. */
+export function overridesRefusal(stateDir: string): unknown {
+  try {
+    readOverrides(stateDir);
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+/** The health warnings of a refused switches or overrides file: what stops meanwhile, and the fix. */
 export function wakeWarnings(report: WakeReport): HealthWarning[] {
-  const error = report.switchesError;
-  if (error === undefined) return [];
-  return [{ code: "wake_switches_refused", message: `${error.message} No session is woken, launched or typed into until it is fixed.${error.hint ? ` ${error.hint}` : ""}` }];
+  const said = (error: ErrorValue, stops: string) => `${error.message} ${stops} until it is fixed.${error.hint ? ` ${error.hint}` : ""}`;
+  return [
+    ...(report.switchesError ? [{ code: "wake_switches_refused", message: said(report.switchesError, "No session is woken, launched or typed into") }] : []),
+    ...(report.overridesError ? [{ code: "wake_overrides_refused", message: said(report.overridesError, "No session is woken or launched") }] : []),
+  ];
 }

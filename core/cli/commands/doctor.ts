@@ -12,7 +12,7 @@ import { printJson } from "../output.js";
 import { marketplaceSource } from "../source.js";
 import { stateLines, storeLine } from "../health-lines.js";
 import { visible } from "../../security/visible.js";
-import { wakeReport } from "../../wake/report.js";
+import { overridesRefusal, wakeReport } from "../../wake/report.js";
 import { noSwitches, rulesOn, switchesOrRefusal, wakeSetting } from "../../wake/switches.js";
 import type { SessionHost } from "../../records/schemas.js";
 import { liveLines, liveReport } from "../live-report.js";
@@ -97,6 +97,8 @@ export const doctorCommand = defineCommand({
     const read = peerpost ? switchesOrRefusal(peerpost.stateDir.path) : { switches: noSwitches() };
     const { switches, refusal } = read;
     if (refusal !== undefined) problems.push(problemOf(refusal));
+    const overridesError = peerpost ? overridesRefusal(peerpost.stateDir.path) : undefined;
+    if (overridesError !== undefined) problems.push(problemOf(overridesError));
     const wake = hosts.map((host) => ({ host: host.host, ...wakeSetting(switches, { address: "", host: host.host as SessionHost }) }));
     for (const entry of wake) {
       const host = hosts.find((candidate) => candidate.host === entry.host);
