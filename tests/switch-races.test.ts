@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli } from "./helpers/cli.js";
 import { tempDir } from "./helpers/temp.js";
+import { openPeerpost } from "../core/peerpost.js";
 
 const sessions = (round: number, count = 8) => Array.from({ length: count }, (_, i) => `codex:r${round}s${i}`);
 
@@ -41,9 +42,14 @@ test("16 concurrent `wake off ADDR` waiting on a lock a killed process left: eve
 test("8 concurrent override-policy changes for different sessions: every policy is kept", async (t) => {
   const home = tempDir(t);
   const env = { HOME: home, PEERPOST_HOME: join(home, "state") };
+  // A policy is for a session peerpost knows.
+  const store = openPeerpost({ env, home });
+  t.after(() => store.backend.close());
+  for (let round = 0; round < 5; round++)
+    for (const address of sessions(round)) await store.sessions.register({ host: "codex", address, sessionId: address.slice("codex:".length), source: "startup" });
   for (let round = 0; round < 5; round++) {
     const results = await Promise.all(sessions(round).map((address) => cli(env, "override-policy", address, "--model", "claude:lead", "--json")));
-    for (const result of results) assert.equal(result.code, 0, result.stderr);
+    for (const result of results) assert.equal(result.code, 0, result.stdout + result.stderr);
     const policies = (JSON.parse(readFileSync(join(home, "state", "overrides.json"), "utf8")) as { policies: Record<string, unknown> }).policies;
     const lost = sessions(round).filter((address) => policies[address] === undefined);
     assert.deepEqual(lost, [], `round ${round}: each command said ok, yet these policies are gone: ${lost.join(", ")}`);
