@@ -114,4 +114,5 @@ test("a usage mistake in wake, push, launch, hooks or ui points at that command'
   const guard = await cli(env, "guard", "install", "--repo", join(env.HOME!, "nowhere"));
   assert.match(guard.stderr, /^peerpost: not_found: .*nowhere is not a directory\./);
   assert.match((await cli(env, "release")).stderr, /No path to release was given\.\nhint: .*--all/);
+  assert.match(JSON.parse((await cli(env, "version", "--json")).stdout).version, /^\d+\.\d+\.\d+/);
 });

@@ -10,7 +10,7 @@ import { openPeerpost } from "../core/peerpost.js";
 import { ShimRelay } from "../core/server/shim-relay.js";
 import { until } from "./helpers/poll.js";
 import { connect, REPO_ROOT } from "./helpers/mcp.js";
-import { SCRIPTED_ACP, SCRIPTED_CODEX, editorOnShim, scriptedHost, type Rig } from "./helpers/scripted-agent.js";
+import { SCRIPTED_ACP, SCRIPTED_CODEX, editorOnShim, scriptedHost, type Rig, type RpcNotification } from "./helpers/scripted-agent.js";
 
 const store = (rig: Rig) => openPeerpost({ env: { PEERPOST_HOME: rig.stateDir }, home: rig.home });
 const SHIM_REQUEST = /"id":"peerpost-[0-9a-f]+-\d+"/;
@@ -26,6 +26,18 @@ async function acpSession(t: import("node:test").TestContext, mode = "") {
 }
 
 const ask = (rig: Rig, to: string) => store(rig).mailbox.send({ from: "claude:asker", fromVerified: true, to, body: "which branch?", anticipation: "reply" });
+
+test("the editor is shown a pushed turn's text as the user's message, before the agent's answer", async (t) => {
+  const { rig, editor } = await acpSession(t);
+  await ask(rig, "copilot:sess-1");
+  const kind = (note: RpcNotification) => (note.params?.["update"] as { sessionUpdate?: string } | undefined)?.sessionUpdate;
+  await until(() => editor.notifications.some((note) => kind(note) === "agent_message_chunk"), 15_000, "the agent's answer");
+  const asked = editor.notifications.findIndex((note) => kind(note) === "user_message_chunk");
+  assert.ok(asked >= 0 && asked < editor.notifications.findIndex((note) => kind(note) === "agent_message_chunk"), JSON.stringify(editor.notifications));
+  const shown = editor.notifications[asked]!.params as { sessionId: string; update: { content: { text: string } } };
+  assert.equal(shown.sessionId, "sess-1");
+  assert.match(shown.update.content.text, /^peerpost: claude:asker sent you a request/);
+});
 
 test("a pushed prompt the agent refuses after a session state update is not counted delivered", async (t) => {
   const { rig } = await acpSession(t, "update-then-error");

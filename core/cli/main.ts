@@ -25,7 +25,7 @@ async function run(commands: readonly Command[], argv: string[]): Promise<number
     return EXIT.ok;
   }
   if (name === "--version" || name === "-v" || name === "version") {
-    process.stdout.write(`${VERSION}\n`);
+    process.stdout.write(json ? `${JSON.stringify({ ok: true, version: VERSION })}\n` : `${VERSION}\n`);
     return EXIT.ok;
   }
   const command = commands.find((candidate) => candidate.name === name);

@@ -118,6 +118,12 @@ export class ShimRelay {
     });
   }
 
+  /** Shows the editor a notification of the shim's own, as a whole line between the host's. */
+  notifyEditor(method: string, params: unknown): void {
+    if (this.closedReason !== undefined) return;
+    this.editorOut.write(`${JSON.stringify({ jsonrpc: "2.0", method, params })}\n`);
+  }
+
   /** Ends the shim's requests in flight with an error answer. */
   close(reason: string): void {
     if (this.closedReason !== undefined) return;

@@ -72,6 +72,9 @@ export async function acpInject(relay: ShimRelay, sessionId: string, text: strin
       },
     });
   });
+  // ACP agents do not echo a prompt they did not get from the editor: the panel shows the pushed turn's
+  // text as the user's message (what a load of the session replays it as), so its person sees what was asked.
+  relay.notifyEditor("session/update", { sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text } } });
   const answer = relay.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
   const first = await Promise.race([working, answer]);
   stopWatching();

@@ -115,8 +115,13 @@ export interface RpcAnswer {
   error?: { message: string };
 }
 
-/** An editor: `peerpost shim <args>` in `cwd`, sending requests and waiting for their answers. */
-export function editorOnShim(t: TestContext, args: string[], rig: Rig): { request(method: string, params?: unknown): Promise<RpcAnswer> } {
+export interface RpcNotification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** An editor: `peerpost shim <args>` in `cwd`, sending requests and waiting for their answers; the notifications it got, in order. */
+export function editorOnShim(t: TestContext, args: string[], rig: Rig): { request(method: string, params?: unknown): Promise<RpcAnswer>; notifications: RpcNotification[] } {
   const child = spawn(process.execPath, [CLI, "shim", ...args], { env: rig.env, cwd: rig.root, stdio: ["pipe", "pipe", "pipe"], detached: true });
   onCleanup(t, () => {
     try {
@@ -126,6 +131,7 @@ export function editorOnShim(t: TestContext, args: string[], rig: Rig): { reques
     }
   });
   const waiting = new Map<number, (answer: RpcAnswer) => void>();
+  const notifications: RpcNotification[] = [];
   let buffer = "";
   let nextId = 1;
   child.stdout.on("data", (chunk: Buffer) => {
@@ -134,9 +140,11 @@ export function editorOnShim(t: TestContext, args: string[], rig: Rig): { reques
       const answer = JSON.parse(buffer.slice(0, i)) as RpcAnswer & { method?: string };
       buffer = buffer.slice(i + 1);
       if (answer.method === undefined && typeof answer.id === "number") waiting.get(answer.id)?.(answer);
+      else if (answer.method !== undefined && answer.id === undefined) notifications.push(answer as RpcNotification);
     }
   });
   return {
+    notifications,
     request(method, params) {
       const id = nextId++;
       child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
