@@ -64,7 +64,7 @@ test("an edit hook on a machine whose mirror is more than a sync batch behind se
   assert.match(hook.stdout, /"permissionDecision":"deny"/);
 });
 
-test("with the database away, the edit hook and the guard still refuse what the claims a machine's mirror holds keep out", async (t) => {
+test("with the database away, the edit hook and the guard still refuse what the claims a machine's mirror holds keep out, and people's reads show the mirror", async (t) => {
   const script = await clusterScript();
   if (!script.serverBinDir()) return t.skip(NO_POSTGRES);
   // A cluster of this test's own: it is stopped midway.
@@ -84,6 +84,14 @@ test("with the database away, the edit hook and the guard still refuse what the 
     assert.equal(down.code, 0);
     assert.match(down.stdout, /"permissionDecision":"deny"/, m.stateDir);
   }
+  // People's reads show the mirror, with a warning; writes fail.
+  const listed = await cliIn(repo, a.env, "claims", "--json");
+  assert.equal(listed.code, 0, listed.stdout + listed.stderr);
+  const { claims, warnings } = JSON.parse(listed.stdout) as { claims: Array<{ holder: string }>; warnings: Array<{ code: string }> };
+  assert.deepEqual([claims.map((claim) => claim.holder), warnings.map((warning) => warning.code)], [["user:alice"], ["store_unreachable"]]);
+  assert.match((await cliIn(repo, a.env, "claims")).stderr, /^warning: .*What this machine copied from it last is shown/m);
+  const write = await cliIn(repo, a.env, "claim", "--as", "user:bob", "--json", "src/b.ts");
+  assert.equal((JSON.parse(write.stdout) as { error: { code: string } }).error.code, "state_io_error");
   writeFileSync(join(repo, "src/a.ts"), "changed\n");
   const gitEnv = { ...b.env, PATH: process.env.PATH ?? "", GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.invalid" };
   const committed = spawnSync("git", ["commit", "-qam", "into alice's claim"], { cwd: repo, env: gitEnv, encoding: "utf8" });

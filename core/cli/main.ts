@@ -6,7 +6,7 @@ import { commandHelp, overview, withCommonFlags } from "./help.js";
 import { asksForJson, parseCommandLine } from "./parse.js";
 import type { Command, FlagValues, Flags } from "./command.js";
 import { didYouMean } from "./suggest.js";
-import { EXIT, printError, printUsageError, quietOnClosedPipe, UsageError } from "./output.js";
+import { EXIT, printError, printUsageError, printWarning, quietOnClosedPipe, storeWarnings, UsageError } from "./output.js";
 
 /** The words that name a command of a program: the CLI's loader keeps a code cache for each (core/cli/start.ts). */
 export function commandWords(commands: readonly Command[]): readonly string[] {
@@ -45,6 +45,9 @@ async function run(commands: readonly Command[], argv: string[]): Promise<number
     return await full.run({ flags: flags as FlagValues<Flags>, args, json: Boolean(flags.json), commands, usageError: (message) => new UsageError(message, command.name) });
   } catch (error) {
     return printError(error, json && command.json !== false);
+  } finally {
+    // With --json they are in the result (printJson); as text, on stderr after it.
+    if (!json) for (const warning of storeWarnings) printWarning(warning.message);
   }
 }
 

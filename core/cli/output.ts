@@ -17,8 +17,14 @@ export class UsageError extends Error {
   }
 }
 
+/** Warnings about the store itself (a database away), said with whatever result the command gives. */
+export const storeWarnings: Array<{ code: string; message: string }> = [];
+
 export function printJson(value: unknown): void {
-  process.stdout.write(safeJson(value, 2) + "\n");
+  const result = value as { ok?: unknown; warnings?: unknown } | null;
+  const withWarnings =
+    storeWarnings.length > 0 && result !== null && typeof result === "object" && result.ok === true ? { ...result, warnings: [...(Array.isArray(result.warnings) ? result.warnings : []), ...storeWarnings] } : value;
+  process.stdout.write(safeJson(withWarnings, 2) + "\n");
 }
 
 export function printUsageError(error: UsageError, json: boolean): number {

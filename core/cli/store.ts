@@ -4,14 +4,23 @@ import { parseAddress } from "../common/address.js";
 import { userAddress } from "../sessions/user.js";
 import type { ReceiptInput } from "../mail/receipts.js";
 import { discoverAll } from "../../plugins/discovery.js";
+import { toErrorValue } from "../common/errors.js";
+import { storeWarnings } from "./output.js";
 
 /**
  * The store, able to read the hosts' own session files (sessions peerpost has not seen yet), with a
- * shared (PostgreSQL) store's local mirrors brought up to date first.
+ * shared (PostgreSQL) store's local mirrors brought up to date first. A database that is away leaves
+ * them as they are, with a warning: what this machine copied last is still shown, and writes fail.
  */
 export async function openStore(): Promise<Peerpost> {
   const peerpost = openPeerpost({ discover: discoverAll });
-  await peerpost.backend.sync();
+  try {
+    await peerpost.backend.sync();
+  } catch (error) {
+    const value = toErrorValue(error, "cli");
+    if (peerpost.backend.database === undefined || value.code !== "state_io_error") throw error;
+    storeWarnings.push({ code: "store_unreachable", message: `${value.message} What this machine copied from it last is shown; changes fail until it answers.` });
+  }
   return peerpost;
 }
 
