@@ -12,6 +12,7 @@ import { tempDir } from "./helpers/temp.js";
 import { runHook } from "./helpers/hooks.js";
 import { clusterScript, NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { LOCK_CLASS } from "../core/store/postgres/schema.js";
 
 function machine(t: TestContext, url: string) {
   const home = tempDir(t);
@@ -97,4 +98,30 @@ test("with the database away, the edit hook and the guard still refuse what the 
   const committed = spawnSync("git", ["commit", "-qam", "into alice's claim"], { cwd: repo, env: gitEnv, encoding: "utf8" });
   assert.notEqual(committed.status, 0, "the commit went through");
   assert.match(committed.stderr, /"src\/a\.ts": claimed by user:alice/);
+});
+
+test("a write that waits past the statement timeout for a lock another machine holds says the database was busy and nothing was stored", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const a = machine(t, url);
+  assert.equal((await cli(a.env, "send", "--from", "codex:a", "--to", "user:pat", "first")).code, 0);
+  // Another machine's long transaction holds the mailbox log's lock.
+  const { default: pg } = await import("pg");
+  const holder = new pg.Client({ connectionString: url });
+  holder.on("error", () => undefined);
+  await holder.connect();
+  await holder.query("BEGIN");
+  await holder.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_CLASS, "mailbox"]);
+  // A hook's store: its statement timeout is 1.5 s.
+  const peerpost = openPeerpost({ env: a.env, home: a.home, kind: "hook" });
+  t.after(() => peerpost.backend.close());
+  const refused = await peerpost.mailbox.send({ from: "codex:a", fromVerified: true, to: "user:pat", body: "second" }).then(
+    () => undefined,
+    (error: { code: string; details: { code: string }; hint: string }) => error,
+  );
+  await holder.query("ROLLBACK");
+  await holder.end();
+  assert.equal(refused?.code, "state_io_error");
+  assert.equal(refused?.details.code, "57014");
+  assert.match(refused?.hint ?? "", /longer than the statement timeout[^]*nothing was stored/);
 });

@@ -50,17 +50,29 @@ export function clientConfig(options: ConnectOptions): ClientConfig {
   return { connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs, application_name: options.applicationName ?? "peerpost" };
 }
 
-/** Wraps a driver or network error as state_io_error; the message never carries the password. */
-export function storeError(action: string, url: string, cause: unknown): PeerpostError {
+/** PostgreSQL's code for a statement cancelled by statement_timeout (a lock another machine held too long). */
+const STATEMENT_TIMEOUT = "57014";
+
+/**
+ * Wraps a driver or network error as state_io_error; the message never carries the password. `committing`:
+ * it came while the transaction's COMMIT was under way, when the database may have stored the change.
+ */
+export function storeError(action: string, url: string, cause: unknown, committing = false): PeerpostError {
   if (cause instanceof PeerpostError) return cause;
   const code = (cause as { code?: string } | undefined)?.code;
   const text = maskSecretsIn(cause instanceof Error ? cause.message : String(cause), url);
-  const unreachable = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ETIMEDOUT" || code === "ECONNRESET" || code === "EHOSTUNREACH" || code === "57P01" || /timeout|terminat|Connection/i.test(text);
+  const busy = code === STATEMENT_TIMEOUT;
+  const unreachable = !busy && (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ETIMEDOUT" || code === "ECONNRESET" || code === "EHOSTUNREACH" || code === "57P01" || /timeout|terminat|Connection/i.test(text));
+  const hint = committing
+    ? "The connection was lost while the change was being committed: it may be stored. Look (status, receipts, claims, task list) before you do it again; a send with an idempotencyKey is safe to repeat."
+    : busy
+      ? "The database took longer than the statement timeout (another machine's compaction or a long transaction holding the log's lock): nothing was stored; try again in a moment."
+      : unreachable
+        ? "The database is not reachable: check that it runs and that this machine may connect (host, port, pg_hba.conf, TLS). Nothing was stored; try again once it answers. `peerpost doctor` checks the connection."
+        : "Check the role's rights on the database and the credentials (URL, PG* variables or a 0600 ~/.pgpass). `peerpost doctor` checks the connection.";
   return new PeerpostError("state_io_error", `Could not ${action} the PostgreSQL store ${maskStoreUrl(url)}: ${text}`, {
-    details: { store: maskStoreUrl(url), code: code ?? null },
-    hint: unreachable
-      ? "The database is not reachable: check that it runs and that this machine may connect (host, port, pg_hba.conf, TLS). Nothing was stored; try again once it answers. `peerpost doctor` checks the connection."
-      : "Check the role's rights on the database and the credentials (URL, PG* variables or a 0600 ~/.pgpass). `peerpost doctor` checks the connection.",
+    details: { store: maskStoreUrl(url), code: code ?? null, ...(committing ? { stored: "unknown" } : {}) },
+    hint,
     cause,
   });
 }

@@ -230,16 +230,18 @@ export class PostgresLog<T> implements Store<T> {
       throw storeError("connect to", this.database.options.url, error);
     }
     let broken = false;
+    let committing = false;
     try {
       await client.query(begin);
       await client.query(`SET LOCAL statement_timeout = ${Math.floor(statementTimeoutMs)}`);
       const result = await work(client);
+      committing = true;
       await client.query("COMMIT");
       return result;
     } catch (error) {
       broken = !(error instanceof PeerpostError);
       await client.query("ROLLBACK").catch(() => undefined);
-      throw storeError(action, this.database.options.url, error);
+      throw storeError(action, this.database.options.url, error, committing);
     } finally {
       // A connection that failed mid-transaction is not given back to the pool.
       client.release(broken);
