@@ -78,6 +78,17 @@ test("a Codex turn that ends before turn/start is answered leaves the thread idl
   await until(() => pushedLines(rig).some((entry) => entry.line.includes('"method":"turn/start"')), 10_000, "a pushed turn/start");
 });
 
+test("no turn starts in a Codex thread the editor closed (thread/unsubscribe) until it opens it again", async (t) => {
+  const { rig, editor } = await codexThread(t);
+  await editor.request("thread/unsubscribe", { threadId: "thr-1" });
+  await ask(rig, "codex:thr-1");
+  // The shim pushes within moments to an open idle thread; a closed one gets nothing meanwhile.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  assert.deepEqual(pushedLines(rig), []);
+  await editor.request("thread/resume", { threadId: "thr-1" });
+  await until(() => pushedLines(rig).some((entry) => entry.line.includes('"method":"turn/start"')), 10_000, "the push once the thread is open again");
+});
+
 test("the thread's own peerpost server, with no push of its own, leaves the shim's push standing, and a sender hears of no missing push", async (t) => {
   const { rig } = await codexThread(t);
   const codexHome = join(rig.root, "codex-home");

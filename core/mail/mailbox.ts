@@ -281,12 +281,13 @@ export class Mailbox extends MailboxStore {
     return result;
   }
 
-  /** A message by id, whoever's it is: see lookup.ts. */
   /** Message `id` found past `address`'s view (compaction moved it to the archive), when it is `address`'s mail. */
   foundFor(address: string, id: string): MessageState | undefined {
     const found = this.find(id);
     return found && keptBy(address, found) ? found : undefined;
   }
+
+  /** A message by id, whoever's it is: see lookup.ts. */
 
   find(id: string): MessageState | undefined {
     this.broughtOver();

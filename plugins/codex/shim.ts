@@ -43,6 +43,8 @@ function codexObserver(events: ShimSessionEvents): RelayObserver {
     request(method, params, id, from) {
       const threadId = threadIdOf(params);
       if (method === "turn/start" && threadId !== undefined) events.busy(threadId, `start:${from}:${id}`, true);
+      // A thread the editor closed is shown nowhere: no turn starts there until it opens it again.
+      if (method === "thread/unsubscribe" && threadId !== undefined && from === "editor") events.busy(threadId, "closed", true);
     },
     response(request, answer, from) {
       const threadId = threadIdOf(request.params);
@@ -57,6 +59,7 @@ function codexObserver(events: ShimSessionEvents): RelayObserver {
       const thread = (answer.result as { thread?: { id?: unknown; cwd?: unknown; status?: ThreadStatus } } | undefined)?.thread;
       if (typeof thread?.id !== "string") return;
       events.opened(thread.id, typeof thread.cwd === "string" ? thread.cwd : undefined);
+      events.busy(thread.id, "closed", false);
       events.busy(thread.id, "status", thread.status?.type === "active");
     },
     notification(method, params) {

@@ -61,7 +61,7 @@ export const SCRIPTED_CODEX = PROLOGUE + String.raw`
 let turns = 0;
 function handle(m) {
   if (m.method === "initialize") return out({ id: m.id, result: { userAgent: "scripted" } });
-  if (m.method === "thread/start") return out({ id: m.id, result: { thread: { id: "thr-1", cwd: process.cwd(), status: { type: "idle" } } } });
+  if (m.method === "thread/start" || m.method === "thread/resume") return out({ id: m.id, result: { thread: { id: "thr-1", cwd: process.cwd(), status: { type: "idle" } } } });
   if (m.method === "turn/start") {
     const turn = { id: "turn-" + ++turns, status: "inProgress", items: [] };
     const threadId = m.params.threadId;
