@@ -115,6 +115,37 @@ test("after Claude Code's /clear (a new session id in the same host process) the
   assert.equal((await releasePaths(peerpost, { by: "claude:after", cwd: repo, paths: ["src/a.ts"] })).released.length, 1);
 });
 
+test("after /clear the new session's claim around the earlier one's takes it over; after /resume of an older conversation, the claims the process made meanwhile are its own", async (t) => {
+  const repo = tempRepo(t);
+  const { peerpost, stateDir, home, clock } = tempPeerpost(t);
+  const pid = await liveHolder(t, peerpost, "claude:before");
+  await claimPaths(peerpost, { holder: "claude:before", cwd: repo, paths: ["src/a.ts"], ttl: "30m" });
+  clock.now += 1000;
+  await liveHolder(t, peerpost, "claude:after", pid);
+  const claimed = await claimPaths(peerpost, { holder: "claude:after", cwd: repo, paths: ["src/**"], ttl: "2h" });
+  assert.deepEqual(claimed.claims.map((claim) => claim.path), ["src/**"]);
+  assert.deepEqual(listClaims(peerpost).claims.map((claim) => [claim.holder, claim.path]), [["claude:after", "src/**"]]);
+  // /resume of "before" in the same process: the claim "after" made is the process's, so before's own.
+  clock.now += 1000;
+  await peerpost.sessions.register({ host: "claude-code", address: "claude:before", sessionId: "before", hostPid: pid, source: "resume" });
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
+  assert.doesNotMatch((await write(env, repo, join(repo, "src", "b.ts"), "before")).stdout, /"permissionDecision":"deny"/);
+  assert.equal((await releasePaths(peerpost, { by: "claude:before", cwd: repo, paths: ["src/**"] })).released.length, 1);
+});
+
+test("release --all from where the claims were made ends those that went to repositories below it; a path of 200,000 characters is refused at once", async (t) => {
+  const { parent, repo } = cloneInParent(t);
+  const { peerpost } = tempPeerpost(t);
+  await claimPaths(peerpost, { holder: "user:pat", cwd: parent, paths: ["app/src/a.ts"], ttl: "1h" });
+  await claimPaths(peerpost, { holder: "user:pat", cwd: parent, paths: ["notes.md"], ttl: "1h" });
+  const released = await releasePaths(peerpost, { by: "user:pat", cwd: parent, paths: [], all: true });
+  assert.deepEqual(released.released.map((claim) => [claim.repo, claim.path]).sort(), [[parent, "notes.md"], [repo, "src/a.ts"]]);
+  assert.deepEqual(listClaims(peerpost).claims, []);
+  const started = Date.now();
+  await assert.rejects(claimPaths(peerpost, { holder: "user:pat", cwd: parent, paths: ["a/".repeat(100_000)], ttl: "1h" }), (error: { details: { reason: string } }) => error.details.reason === "too_long");
+  assert.ok(Date.now() - started < 5_000, `refused after ${Date.now() - started} ms`);
+});
+
 function gitRun(repo: string, env: Record<string, string>, ...args: string[]) {
   return spawnSync("git", args, { cwd: repo, encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: repo, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.invalid", ...env } });
 }
@@ -170,4 +201,21 @@ test("a merge committed after a conflict in an unclaimed file is not refused for
   gitRun(repo, env, "checkout", "holder-work", "--", "src/a.ts");
   const done = gitRun(repo, env, "commit", "-q", "--no-edit");
   assert.equal(done.status, 0, done.stderr);
+});
+
+test("a merge that takes back an old version of a claimed file from a branch that never changed it is refused: it undoes the holder's work", async (t) => {
+  const { repo, env, peerpost } = await guardedRepo(t);
+  gitRun(repo, env, "checkout", "-q", "-b", "old");
+  writeFileSync(join(repo, "docs/guide.md"), "old branch's guide\n");
+  assert.equal(gitRun(repo, env, "commit", "-qam", "old").status, 0);
+  gitRun(repo, env, "checkout", "-q", "main");
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/a.ts"], ttl: "2h" });
+  assert.equal((await cliIn(repo, env, "guard", "install")).code, 0);
+  writeFileSync(join(repo, "src/a.ts"), "holder's work\n");
+  assert.equal(gitRun(repo, { ...env, PEERPOST_ADDRESS: "codex:holder" }, "commit", "-qam", "holder").status, 0);
+  assert.equal(gitRun(repo, env, "merge", "-q", "--no-commit", "--no-ff", "old").status, 0);
+  gitRun(repo, env, "checkout", "old", "--", "src/a.ts");
+  const merged = gitRun(repo, env, "commit", "-q", "--no-edit");
+  assert.notEqual(merged.status, 0, "the holder's work undone in a merge");
+  assert.match(merged.stderr, /"src\/a\.ts": claimed by codex:holder/);
 });

@@ -12,7 +12,7 @@ import { CLAIMS_SCOPE } from "../records/work-scope.js";
 import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimsState } from "./fold.js";
 import { patternsOverlap } from "./glob.js";
 import { heldBefore, holderGone } from "./holders.js";
-import { MAX_PATTERNS, repositoryOf, repositoryOfPattern, repositoryPattern } from "./paths.js";
+import { checkPatternText, MAX_PATTERNS, repositoryOf, repositoryOfPattern, repositoryPattern } from "./paths.js";
 import { keptWorkFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
 import { CLAIMS_SNAPSHOT } from "./snapshot.js";
@@ -68,6 +68,8 @@ function checkPaths(paths: readonly string[], verb: "claim" | "release"): void {
     });
   if (paths.length > MAX_PATTERNS)
     throw new PeerpostError("invalid_arguments", `${paths.length} paths in one call; the limit is ${MAX_PATTERNS}.`, { details: { field: "paths", reason: "too_many" }, hint: "Claim a directory or a glob that covers them." });
+  // Before the walk up the tree that finds each one's repository: a path of megabytes made it take minutes.
+  for (const path of paths) checkPatternText(path);
 }
 
 function checkReason(reason: string | undefined): void {
@@ -117,15 +119,18 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
     const now = peerpost.config.now();
     const at = new Date(now).toISOString();
     const events: MailboxEvent[] = [];
-    // Claims of sessions that have ended give way, with an event that says so; any other stands.
-    const byHolder = new Map<string, string[]>();
+    // Claims of sessions that have ended give way, with an event that says so, and so do the claimer's own
+    // from before a /clear (its process's earlier sessions: heldBefore), which the new claim takes over; any other stands.
+    const byHolder = new Map<string, { paths: string[]; why: "gone" | "released" }>();
     for (const { entry, path } of conflictsWith(state, request, now)) {
-      if (heldBefore(peerpost, entry.holder, input.holder)) continue;
-      if (!holderGone(peerpost, entry.holder)) throw claimConflict(entry, path);
-      byHolder.set(entry.holder, [...(byHolder.get(entry.holder) ?? []), entry.path]);
+      const own = heldBefore(peerpost, entry.holder, input.holder);
+      if (!own && !holderGone(peerpost, entry.holder)) throw claimConflict(entry, path);
+      const ending = byHolder.get(entry.holder) ?? { paths: [], why: own ? "released" : "gone" };
+      ending.paths.push(entry.path);
+      byHolder.set(entry.holder, ending);
     }
-    for (const [holder, ended] of byHolder)
-      events.push({ v: 1, type: "release", id: newId(now), holder, repo, paths: [...new Set(ended)], why: "gone", by: input.holder, at });
+    for (const [holder, ending] of byHolder)
+      events.push({ v: 1, type: "release", id: newId(now), holder, repo, paths: [...new Set(ending.paths)], why: ending.why, by: input.holder, at });
     const claim: ClaimEvent = { v: 1, type: "claim", id: newId(now), holder: input.holder, repo, paths, shared, at, until: new Date(now + ttlMs).toISOString() };
     if (input.reason !== undefined) claim.reason = input.reason;
     events.push(claim);
@@ -137,7 +142,7 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
   });
   const state = claimsState(peerpost);
   if (outcome.conflict) {
-    const first = conflictsWith(state, request, peerpost.config.now()).find(({ entry }) => !heldBefore(peerpost, entry.holder, input.holder));
+    const [first] = conflictsWith(state, request, peerpost.config.now());
     if (first) throw claimConflict(first.entry, first.path);
   }
   return { repo, claims: paths.map((path) => state.get(repo, input.holder, path)!).filter(Boolean) };
@@ -171,7 +176,8 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
   await peerpost.mailbox.store.appendDeciding(() => {
     const now = peerpost.config.now();
     // Claims past their TTL that nothing released are released too: `health` asks for that (claims_expired).
-    const standing = [...claimsState(peerpost).all()].filter((entry) => entry.repo === repo);
+    // All of one's claims: those of the repository and of those below it, where a path written from here goes.
+    const standing = [...claimsState(peerpost).all()].filter((entry) => entry.repo === repo || (everything && entry.repo.startsWith(`${repo}/`)));
     // A name reads as `name/**` while it is a directory and as `name` when it is none: either way it still
     // names the claim it made (a file that became a directory, a directory since removed).
     const named = (path: string) => paths.includes(path) || paths.includes(`${path}/**`) || (path.endsWith("/**") && paths.includes(path.slice(0, -3)));
@@ -183,10 +189,15 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
         details: { repo, paths, by: input.by },
         hint: "`peerpost claims` (the claims tool) lists the standing claims with their exact patterns.",
       });
-    const byHolder = new Map<string, string[]>();
-    for (const entry of released) byHolder.set(entry.holder, [...(byHolder.get(entry.holder) ?? []), entry.path]);
+    const byHolder = new Map<string, { holder: string; repo: string; paths: string[] }>();
+    for (const entry of released) {
+      const key = `${entry.holder}\0${entry.repo}`;
+      const ending = byHolder.get(key) ?? { holder: entry.holder, repo: entry.repo, paths: [] };
+      ending.paths.push(entry.path);
+      byHolder.set(key, ending);
+    }
     const at = new Date(now).toISOString();
-    const events: ReleaseEvent[] = [...byHolder].map(([holder, ended]) => ({ v: 1, type: "release", id: newId(now), holder, repo, paths: ended, why: input.force ? "forced" : "released", by: input.by, at }));
+    const events: ReleaseEvent[] = [...byHolder.values()].map((ending) => ({ v: 1, type: "release", id: newId(now), ...ending, why: input.force ? "forced" : "released", by: input.by, at }));
     return { items: events.map((record) => ({ record, scopes: [CLAIMS_SCOPE] })) };
   });
   // A holder is told of the claims that still stood; one past its TTL kept nobody out.

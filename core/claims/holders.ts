@@ -31,7 +31,8 @@ export function heldBefore(peerpost: Peerpost, holder: string, address: string):
     now.hostPid !== undefined &&
     now.hostPid === before.hostPid &&
     now.hostStart === before.hostStart &&
-    before.firstSeen <= now.firstSeen &&
+    // The process runs one session at a time: the one it registered last (a /resume of an older one included).
+    before.lastSeen <= now.lastSeen &&
     now.alive
   );
 }

@@ -130,10 +130,15 @@ function inRoot(root: string, joined: string, literal: string, globs: readonly s
   return real === undefined ? undefined : [real, ...globs].filter((part) => part !== "" && part !== ".").join("/");
 }
 
-/** One pattern as stored: relative to the root, normalised; refused when it leaves the root. */
-export function repositoryPattern(pattern: string, options: PatternOptions): string {
+/** Refuses a pattern too long or empty to name anything, before any directory is looked at for it. */
+export function checkPatternText(pattern: string): void {
   if (pattern.length > MAX_PATTERN_LENGTH) throw refused(pattern, "too_long", `A path of ${pattern.length} characters is longer than ${MAX_PATTERN_LENGTH}.`, "Claim a shorter path or a directory above it.");
   if (pattern.trim() === "" || pattern.includes("\0")) throw refused(pattern, "empty", "An empty path cannot be claimed.", "Give a file, a directory or a glob such as src/**.");
+}
+
+/** One pattern as stored: relative to the root, normalised; refused when it leaves the root. */
+export function repositoryPattern(pattern: string, options: PatternOptions): string {
+  checkPatternText(pattern);
   const raw = pattern.replace(/\\/g, "/");
   // `..` resolves against the caller's directory only before the first wildcard: `*/..` names nothing certain.
   const segments = raw.split("/");

@@ -62,16 +62,19 @@ function mergeHeads(top: string): string[] {
 }
 
 /**
- * The paths the commit being made changes: the index against HEAD, and for a merge commit (a conflict
- * resolved, then `git commit`) only what differs from every parent, as `--cc` counts it, so what the
- * other side brought (a holder's own pushed work) is not taken for the committer's change.
+ * The paths the commit being made changes: the index against HEAD; for a merge commit (a conflict
+ * resolved, then `git commit`) without those the other side brought as it changed them (a holder's own
+ * pushed work): a path left as a merged head has it counts only when that head never changed it, for
+ * then taking its version undoes what this side did.
  */
 function stagedPaths(top: string): string[] {
-  const against = (parent: string) => namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M", parent]));
-  let paths = namesFromStatus(git(top, ["diff", "--cached", "--name-status", "-z", "-M"]));
+  const names = (args: string[]) => new Set(namesFromStatus(git(top, ["diff", "--name-status", "-z", "-M", ...args])));
+  let paths = [...names(["--cached"])];
   for (const head of mergeHeads(top)) {
-    const changed = new Set(against(head));
-    paths = paths.filter((path) => changed.has(path));
+    const differs = names(["--cached", head]);
+    const base = git(top, ["merge-base", "HEAD", head]).trim();
+    const broughtByHead = base === "" ? new Set<string>() : names([base, head]);
+    paths = paths.filter((path) => differs.has(path) || !broughtByHead.has(path));
   }
   return paths;
 }

@@ -1,6 +1,5 @@
 // The pure fold of task events, decided by log order: a task is taken once (the first `in_progress` by
-// anyone, while its dependencies are all done), only its taker moves it on (never to done while one is
-// open), and done or failed is final.
+// anyone, while its dependencies are all done), only its taker moves it on, and done or failed is final.
 // A dependency that would close a cycle is dropped here too, whatever its writer saw.
 import type { TaskEvent, TaskStatus, TaskStatusEvent } from "../records/schemas.js";
 
@@ -53,9 +52,10 @@ export function wouldCycle(state: TasksState, task: string, dependency: string):
 }
 
 /**
- * Why a status change by the task's taker (or its creator blocking it untaken) cannot stand, or undefined:
+ * Why a status change by the task's taker (or its creator blocking it untaken) is refused, or undefined:
  * a task goes back to pending never, waits on more tasks only as it is blocked, and neither works on nor
- * ends done while a task it waits on is not done. The tool refuses the same (tasks.ts).
+ * ends done while a task it waits on is not done. The tool decides so under the log's lock (tasks.ts);
+ * the fold does not, so a log written before these rules reads as it did.
  */
 export function statusRefusal(state: TasksState, task: TaskState, status: TaskStatus, after: readonly string[]): "pending" | "after_unblocked" | "waiting" | undefined {
   if (status === "pending") return "pending";
@@ -74,9 +74,10 @@ export function applyTaskEvent(state: TasksState, event: TaskEvent | TaskStatusE
   }
   const task = state.tasks[event.task];
   if (!task || isFinal(task.status)) return;
-  if (statusRefusal(state, task, event.status, event.after ?? []) !== undefined) return;
-  if (event.status === "in_progress" && task.takenBy === undefined) task.takenBy = event.by;
-  else if (event.by !== task.takenBy && !(event.status === "blocked" && task.takenBy === undefined && event.by === task.by)) return;
+  if (event.status === "in_progress" && task.takenBy === undefined) {
+    if (openDependencies(state, task).length > 0) return;
+    task.takenBy = event.by;
+  } else if (event.by !== task.takenBy && !(event.status === "blocked" && task.takenBy === undefined && event.by === task.by)) return;
   for (const dependency of event.after ?? []) if (!task.after.includes(dependency) && state.tasks[dependency] && !wouldCycle(state, task.id, dependency)) task.after.push(dependency);
   task.status = event.status;
   task.updatedAt = event.at;
