@@ -3,13 +3,16 @@
 // compiling the CLI's program (~1.2 MB) was more than half of a short `peerpost` command's; taking the
 // compiled code from the cache costs a fraction of it. Used by hooks/loader.ts and core/cli/start.ts.
 // The cache is code: V8 checks only that it was made for a source of the same length and the same
-// flags, then runs it. So it is read only from the private state dir, every directory on the way
+// flags, then runs it (a file damaged past its header crashed the process, on every run after). So each
+// file is on disk before it is named, carries a check of its data (a hash of samples spread over all of
+// it: a region zeroed or overwritten shows, for a fraction of a millisecond, where hashing every byte
+// would cost a hook one or two), and is read only from the private state dir, every directory on the way
 // checked as the state dir is (this user's, no links, writable by no one else), and only as a private
 // file of this user; it is never created with the state dir itself. A file's cache is named after the
 // file, node's build and the variant (the hook event, the CLI command), and after the file's identity (device, inode, size, change
 // and modification times): a new plugin version or node gets a cache of its own. Any problem with the
 // cache means compiling as if there were none.
-import { closeSync, constants, fstatSync, futimesSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, futimesSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -72,28 +75,58 @@ function isPrivate({ stateDir, dir }: Location): boolean {
  * marked used (its modification time), so pruning keeps it.
  */
 function readCache(path: string): Buffer | undefined {
+  let file: Buffer;
   try {
     const fd = openStateFile(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      const data = readFileSync(fd);
+      file = readFileSync(fd);
       const now = Date.now();
       if (now - fstatSync(fd).mtimeMs > DAY_MS) futimesSync(fd, now / 1000, now / 1000);
-      return data;
     } finally {
       closeSync(fd);
     }
   } catch {
     return undefined;
   }
+  const data = file.subarray(CHECKSUM_BYTES);
+  // Damaged (a crash before its data reached the disk, a bad sector, a hand): compiled anew, and written over at exit.
+  return file.length > CHECKSUM_BYTES && file.readUInt32BE(0) === sampledHash(data) ? data : undefined;
 }
 
-/** Written under a private temporary name, then renamed: a reader sees a whole cache or none. */
+/** Bytes of the check in front of a cache file's data. */
+const CHECKSUM_BYTES = 4;
+/** The check hashes this many runs of bytes, evenly spread from the data's start to its end, and its length. */
+const SAMPLES = 512;
+const SAMPLE_BYTES = 16;
+
+/** FNV-1a (32 bits) of the data's length and of SAMPLES runs of SAMPLE_BYTES spread over it (all of it, when that is shorter). */
+function sampledHash(data: Buffer): number {
+  let hash = Math.imul(0x811c9dc5 ^ data.length, 0x01000193);
+  const step = Math.max(SAMPLE_BYTES, Math.floor(data.length / SAMPLES));
+  for (let start = 0; start < data.length; start += step) {
+    const end = Math.min(data.length, start + SAMPLE_BYTES);
+    for (let at = start; at < end; at++) hash = Math.imul(hash ^ data[at]!, 0x01000193);
+  }
+  // The last bytes too, where a file cut short or zeroed from some point on differs first.
+  for (let at = Math.max(0, data.length - SAMPLE_BYTES); at < data.length; at++) hash = Math.imul(hash ^ data[at]!, 0x01000193);
+  return hash >>> 0;
+}
+
+/** A cache file's bytes: the check of V8's cached data, then the data. */
+export function cacheFileBytes(data: Buffer): Buffer {
+  const checksum = Buffer.alloc(CHECKSUM_BYTES);
+  checksum.writeUInt32BE(sampledHash(data));
+  return Buffer.concat([checksum, data]);
+}
+
+/** Written whole (on disk before it is named) under a private temporary name, then renamed: a reader sees a whole cache or none. */
 function writeCache(dir: string, item: Pending): void {
-  const data = item.script.createCachedData();
+  const bytes = cacheFileBytes(item.script.createCachedData());
   const temporary = join(dir, `.${item.name}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
   const fd = openStateFile(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
   try {
-    writeSync(fd, data);
+    writeSync(fd, bytes);
+    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -5,18 +5,18 @@ import assert from "node:assert/strict";
 import { chmodSync, chownSync, existsSync, lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Script } from "node:vm";
-import { compiledSource, wrapCommonJs } from "../../core/common/code-cache.js";
+import { cacheFileBytes, compiledSource, wrapCommonJs } from "../../core/common/code-cache.js";
 
 /** The cache files of `program` (a file name such as hook-program.cjs) in a cache dir. */
 export const cacheFiles = (dir: string, program: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(`${program}.`)) : []);
 
-/** Compiled code for a program compiled to the same length as `programPath` that only prints PLANTED: what V8 would run if given it. */
+/** A cache file (its check right) of code compiled to the same length as `programPath` that only prints PLANTED: what V8 would run if given it. */
 export function plantedCache(programPath: string): Buffer {
   const compiledLength = compiledSource(readFileSync(programPath, "utf8")).length;
   const payload = 'require("node:fs").writeSync(1, "PLANTED\\n"); process.exit(0);';
   const planted = wrapCommonJs(payload + "//" + " ".repeat(compiledLength - wrapCommonJs(payload).length - 2));
   assert.equal(planted.length, compiledLength);
-  return new Script(planted, { filename: programPath }).createCachedData();
+  return cacheFileBytes(new Script(planted, { filename: programPath }).createCachedData());
 }
 
 /**
@@ -34,6 +34,14 @@ export async function ignoresUntrustedCacheFiles(cache: string, home: string, an
 
   // Garbage of the right size: V8 checks what it reads and compiles instead.
   writeFileSync(cache, Buffer.alloc(statSync(cache).size, 0x5a));
+  await answers();
+  ino = rewritten(ino);
+
+  // Torn: whole at its start (V8's header), zeroes after, as a crash leaves a file whose data never reached
+  // the disk. V8 checks only its header: given this, it crashed the process, on every run after.
+  const torn = readFileSync(cache);
+  torn.fill(0, Math.min(64 * 1024, torn.length >> 1));
+  writeFileSync(cache, torn);
   await answers();
   ino = rewritten(ino);
 
