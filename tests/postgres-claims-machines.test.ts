@@ -125,3 +125,21 @@ test("a write that waits past the statement timeout for a lock another machine h
   assert.equal(refused?.details.code, "57014");
   assert.match(refused?.hint ?? "", /longer than the statement timeout[^]*nothing was stored/);
 });
+
+test("a role holder on another machine that ended and came back as a new session: the role reaches the new one from everywhere, not ambiguous for good", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const devbox = machine(t, url);
+  const laptop = machine(t, url);
+  const peerpost = openPeerpost({ env: devbox.env, home: devbox.home });
+  t.after(() => peerpost.backend.close());
+  // Yesterday's reviewer, whose host has exited, then today's, running.
+  const old = spawnSync(process.execPath, ["-e", ""]);
+  await peerpost.sessions.register({ host: "codex", address: "codex:rev-old", sessionId: "rev-old", hostPid: old.pid!, source: "startup", roles: ["reviewer"] });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await peerpost.sessions.register({ host: "codex", address: "codex:rev-new", sessionId: "rev-new", hostPid: process.pid, source: "startup", roles: ["reviewer"] });
+  for (const m of [devbox, laptop]) {
+    const sent = await cli(m.env, "send", "--from", "user:pat", "--to", "role:reviewer", "--json", "review, please");
+    assert.equal((JSON.parse(sent.stdout) as { to: string }).to, "codex:rev-new", sent.stdout);
+  }
+});

@@ -174,15 +174,25 @@ export class Sessions {
     return [...this.fold().values()].map((entry) => this.view(entry)).sort(byLastSeen);
   }
 
-  /** Sessions registered with `role` that may run (here: alive; elsewhere: not known), most recently seen first: only they are copied and asked whether they run. */
+  /**
+   * Sessions registered with `role` that may run, most recently seen first: here the live ones; of each
+   * other machine, whose processes this one cannot see, only the one seen last there (its earlier holders
+   * have ended or restarted as it, or one role would read as held twice for good).
+   */
   private liveHolders(role: string): SessionEntry[] {
     const holders: SessionEntry[] = [];
+    const elsewhere = new Map<string, SessionEntry>();
     for (const entry of this.fold().values())
       if (entry.roles.includes(role)) {
         const holder = this.view(entry);
-        if (mayRun(holder)) holders.push(holder);
+        if (holder.alive) holders.push(holder);
+        else if (!holder.local) {
+          const machine = holder.machine ?? "";
+          const seen = elsewhere.get(machine);
+          if (!seen || byLastSeen(holder, seen) < 0) elsewhere.set(machine, holder);
+        }
       }
-    return holders.sort(byLastSeen);
+    return [...holders, ...elsewhere.values()].sort(byLastSeen);
   }
 
   /** One session's entry: a send or a registration looks up one address, not the whole registry (which only grows). */
