@@ -72,6 +72,24 @@ test("a superproject's claim on a file in a submodule and a claim on it from ins
   await assert.rejects(claimPaths(peerpost, { holder: "user:sam", cwd: sub, paths: ["x.ts"], ttl: "1h" }), { code: "claim_conflict" });
 });
 
+test("a superproject's claim reaching into a submodule (a glob, or the submodule itself) and a claim inside it on the same file cannot both stand, in either order", async (t) => {
+  const top = realpathSync(tempDir(t, "peerpost-super-"));
+  git(top, "init", "-q", "-b", "main");
+  const sub = join(top, "sub");
+  mkdirSync(sub);
+  git(sub, "init", "-q", "-b", "main");
+  writeFileSync(join(sub, "x.ts"), "x\n");
+  for (const wide of ["s*/x.ts", "**/*.ts", "sub", "sub/**"]) {
+    const { peerpost } = tempPeerpost(t);
+    const first = await claimPaths(peerpost, { holder: "user:pat", cwd: top, paths: [wide], ttl: "1h" });
+    assert.equal(first.repo, top, wide);
+    await assert.rejects(claimPaths(peerpost, { holder: "user:sam", cwd: sub, paths: ["x.ts"], ttl: "1h" }), { code: "claim_conflict" }, wide);
+    const other = tempPeerpost(t).peerpost;
+    await claimPaths(other, { holder: "user:sam", cwd: sub, paths: ["x.ts"], ttl: "1h" });
+    await assert.rejects(claimPaths(other, { holder: "user:pat", cwd: top, paths: [wide], ttl: "1h" }), { code: "claim_conflict" }, `${wide}, the other order`);
+  }
+});
+
 test("an absolute path written through a link to the repository is inside it; a write through a linked directory in a claimed one is checked at its own path", async (t) => {
   const repo = tempRepo(t);
   const { peerpost, stateDir, home, clock } = tempPeerpost(t);

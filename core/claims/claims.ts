@@ -3,16 +3,17 @@
 // the store's exclusion and confirmed by log order: of two overlapping claims the earlier one stands, the
 // later one is refused with `claim_conflict`. A claim whose holder's session has ended is released (an
 // event saying so) by the claim that finds it in its way; one past its TTL simply no longer stands.
+import { relative, sep } from "node:path";
 import { PeerpostError } from "../common/errors.js";
 import { parseAddress } from "../common/address.js";
 import { idFactory } from "../common/ids.js";
 import type { Peerpost } from "../peerpost.js";
 import type { ClaimEvent, MailboxEvent, ReleaseEvent } from "../records/schemas.js";
 import { CLAIMS_SCOPE } from "../records/work-scope.js";
-import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimsState } from "./fold.js";
+import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimRequest, type ClaimsState } from "./fold.js";
 import { patternsOverlap } from "./glob.js";
 import { heldBefore, holderGone } from "./holders.js";
-import { checkPatternText, MAX_PATTERNS, repositoryOf, repositoryOfPattern, repositoryPattern } from "./paths.js";
+import { checkPatternText, gitTopsOf, MAX_PATTERNS, repositoryOf, repositoryOfPattern, repositoryPattern } from "./paths.js";
 import { keptWorkFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
 import { CLAIMS_SNAPSHOT } from "./snapshot.js";
@@ -105,6 +106,28 @@ export function claimConflict(entry: ClaimEntry, wanted: string): PeerpostError 
   });
 }
 
+/**
+ * The standing claims a request meets: in its repository, and in the repositories around and below it on
+ * the same files (a superproject's `sub/**` and the submodule's own `x.ts`), which the edit hook and the
+ * guard count alike. Each with the request's pattern it meets.
+ */
+function allConflicts(state: ClaimsState, request: ClaimRequest, now: number): Array<{ entry: ClaimEntry; path: string }> {
+  const found = conflictsWith(state, request, now);
+  const inside = (outer: string, inner: string) => relative(outer, inner).split(sep).join("/");
+  for (const superproject of gitTopsOf(request.repo).filter((top) => top !== request.repo)) {
+    const prefix = inside(superproject, request.repo);
+    for (const { entry, path } of conflictsWith(state, { ...request, repo: superproject, paths: request.paths.map((path) => `${prefix}/${path}`) }, now))
+      found.push({ entry, path: path.slice(prefix.length + 1) });
+  }
+  for (const entry of state.all()) {
+    if (!entry.repo.startsWith(`${request.repo}/`) || entry.holder === request.holder || !isLive(entry, now) || (entry.shared && request.shared)) continue;
+    const theirs = `${inside(request.repo, entry.repo)}/${entry.path}`;
+    const path = request.paths.find((mine) => patternsOverlap(mine, theirs));
+    if (path !== undefined) found.push({ entry, path });
+  }
+  return found;
+}
+
 /** Claims all the paths or none: refused with `claim_conflict` when a live holder's claim overlaps. */
 export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise<ClaimResult> {
   parseAddress(input.holder, "holder");
@@ -121,16 +144,16 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
     const events: MailboxEvent[] = [];
     // Claims of sessions that have ended give way, with an event that says so, and so do the claimer's own
     // from before a /clear (its process's earlier sessions: heldBefore), which the new claim takes over; any other stands.
-    const byHolder = new Map<string, { paths: string[]; why: "gone" | "released" }>();
-    for (const { entry, path } of conflictsWith(state, request, now)) {
+    const byHolder = new Map<string, { holder: string; repo: string; paths: string[]; why: "gone" | "released" }>();
+    for (const { entry, path } of allConflicts(state, request, now)) {
       const own = heldBefore(peerpost, entry.holder, input.holder);
       if (!own && !holderGone(peerpost, entry.holder)) throw claimConflict(entry, path);
-      const ending = byHolder.get(entry.holder) ?? { paths: [], why: own ? "released" : "gone" };
+      const key = `${entry.holder}\0${entry.repo}`;
+      const ending = byHolder.get(key) ?? { holder: entry.holder, repo: entry.repo, paths: [], why: own ? "released" : "gone" };
       ending.paths.push(entry.path);
-      byHolder.set(entry.holder, ending);
+      byHolder.set(key, ending);
     }
-    for (const [holder, ending] of byHolder)
-      events.push({ v: 1, type: "release", id: newId(now), holder, repo, paths: [...new Set(ending.paths)], why: ending.why, by: input.holder, at });
+    for (const ending of byHolder.values()) events.push({ v: 1, type: "release", id: newId(now), ...ending, paths: [...new Set(ending.paths)], by: input.holder, at });
     const claim: ClaimEvent = { v: 1, type: "claim", id: newId(now), holder: input.holder, repo, paths, shared, at, until: new Date(now + ttlMs).toISOString() };
     if (input.reason !== undefined) claim.reason = input.reason;
     events.push(claim);
@@ -142,7 +165,7 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
   });
   const state = claimsState(peerpost);
   if (outcome.conflict) {
-    const [first] = conflictsWith(state, request, peerpost.config.now());
+    const [first] = allConflicts(state, request, peerpost.config.now());
     if (first) throw claimConflict(first.entry, first.path);
   }
   return { repo, claims: paths.map((path) => state.get(repo, input.holder, path)!).filter(Boolean) };

@@ -60,7 +60,13 @@ export function repositoryOfPattern(pattern: string, cwd: string): string | unde
   const segments = pattern.replace(/\\/g, "/").split("/");
   const firstGlob = segments.findIndex((segment) => isGlob(segment));
   const literal = (firstGlob < 0 ? segments : segments.slice(0, firstGlob)).join("/");
-  return gitTopOf(realAsFarAsItExists(resolve(realOrSelf(resolve(cwd)), literal)));
+  const base = realOrSelf(resolve(cwd));
+  const real = realAsFarAsItExists(resolve(base, literal));
+  const top = gitTopOf(real);
+  // A path that names a submodule itself from above it (`sub`, `sub/**` from the superproject) is the
+  // superproject's, `sub/**` there, as claimed from there before.
+  const fromAbove = top !== undefined && top === real && base !== top && !base.startsWith(top + sep);
+  return fromAbove && dirname(top) !== top ? (gitTopOf(dirname(top)) ?? top) : top;
 }
 
 /** The repository a path is in: its git top level, else `fallback` (the working directory). */
