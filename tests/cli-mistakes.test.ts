@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onCleanup, tempDir } from "./helpers/temp.js";
 import { collect } from "./helpers/children.js";
@@ -115,4 +115,18 @@ test("a usage mistake in wake, push, launch, hooks or ui points at that command'
   assert.match(guard.stderr, /^peerpost: not_found: .*nowhere is not a directory\./);
   assert.match((await cli(env, "release")).stderr, /No path to release was given\.\nhint: .*--all/);
   assert.match(JSON.parse((await cli(env, "version", "--json")).stdout).version, /^\d+\.\d+\.\d+/);
+});
+
+test("doctor counts an error logged in the last day as a problem, not one logged long ago", async (t) => {
+  const env = personEnv(t);
+  assert.equal((await cli(env, "health")).code, 0);
+  const log = join(env.PEERPOST_HOME!, "logs", "errors.log");
+  mkdirSync(join(env.PEERPOST_HOME!, "logs"), { recursive: true, mode: 0o700 });
+  const line = (at: number, error: string) => `${JSON.stringify({ at: new Date(at).toISOString(), where: "hook", error })}\n`;
+  writeFileSync(log, line(Date.now() - 365 * 86_400_000, "a lock timed out last year"), { mode: 0o600 });
+  const quiet = JSON.parse((await cli(env, "doctor", "--json")).stdout) as { problems: Array<{ problem: string }> };
+  assert.deepEqual(quiet.problems.filter((problem) => problem.problem.startsWith("recent error")), []);
+  writeFileSync(log, line(Date.now() - 60_000, "a lock timed out a minute ago"), { mode: 0o600, flag: "a" });
+  const told = JSON.parse((await cli(env, "doctor", "--json")).stdout) as { problems: Array<{ problem: string }> };
+  assert.deepEqual(told.problems.filter((problem) => problem.problem.startsWith("recent error")).map((problem) => /a minute ago/.test(problem.problem)), [true]);
 });

@@ -227,7 +227,7 @@ export class UiStateBuilder {
       health: {
         logs: logs.map(({ name, report }) => ({ name, bytes: report.bytes, corrupt: report.corrupt, tornTail: report.tornTail, lock: report.lock, recentCorrupt: report.recentCorrupt.map((line) => ({ offset: line.offset, reason: visible(line.reason, true) })) })),
         files: stateFiles(peerpost.stateDir.path),
-        recentErrors: recentErrors(peerpost.stateDir.path).map((line) => visible(line, true)),
+        recentErrors: recentErrors(peerpost.stateDir.path, peerpost.config.now()).map((line) => visible(line, true)),
       },
     };
   }

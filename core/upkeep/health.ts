@@ -153,12 +153,29 @@ function inspectStorage(peerpost: Peerpost, verify: boolean): StorageReport {
   };
 }
 
-export function recentErrors(stateDir: string, count = 10): string[] {
+/** How long a logged error counts as recent: `doctor` reports it as a problem (and exits 1) only meanwhile. */
+const RECENT_ERROR_MS = 86_400_000;
+
+/**
+ * The error log's last `count` lines from the last day (one whose time cannot be read counts): a passing
+ * failure, a lock that timed out once, is not a problem for good.
+ */
+export function recentErrors(stateDir: string, now: number, count = 10): string[] {
+  let lines: string[];
   try {
-    return readStateFile(errorLogPath(stateDir)).trim().split("\n").filter(Boolean).slice(-count);
+    lines = readStateFile(errorLogPath(stateDir)).trim().split("\n").filter(Boolean);
   } catch {
     return [];
   }
+  const recent = (line: string) => {
+    try {
+      const at = Date.parse((JSON.parse(line) as { at?: unknown }).at as string);
+      return Number.isNaN(at) || now - at < RECENT_ERROR_MS;
+    } catch {
+      return true;
+    }
+  };
+  return lines.slice(-count).filter(recent);
 }
 
 /** Each log's corrupt lines from its index and a scan of the lines past it: what `health` reports without reading whole logs. */
@@ -186,6 +203,6 @@ export function inspectState(peerpost: Peerpost, corrupt?: Record<"mailbox" | "r
     storage: inspectStorage(peerpost, corrupt === undefined),
     snapshots: invalidSnapshots(peerpost.mailbox.cacheDir, peerpost.mailbox.log.path),
     work: { claims: inspectWorkSnapshot(peerpost.mailbox, CLAIMS_FOLD)! },
-    recentErrors: recentErrors(stateDir.path),
+    recentErrors: recentErrors(stateDir.path, config.now()),
   };
 }

@@ -51,7 +51,7 @@ function stateProblems(state: State): Problem[] {
   const claims = state.work.claims;
   if (claims.status === "invalid")
     problems.push({ problem: `the claims' snapshot ${claims.path} is invalid (${claims.reason})`, fix: `Readers ignore it and fold the claims' lines of the log; remove it to stop that: rm ${claims.path}` });
-  for (const line of state.recentErrors) problems.push({ problem: `recent error: ${line}`, fix: "Hooks and servers log failures here instead of breaking the prompt; report it if it repeats." });
+  for (const line of state.recentErrors) problems.push({ problem: `recent error: ${line}`, fix: "Hooks and servers log failures in logs/errors.log instead of breaking the prompt; report it if it repeats. An error counts here for a day." });
   return problems;
 }
 
