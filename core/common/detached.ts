@@ -2,7 +2,8 @@
 // runs from is started again with a subcommand, detached in its own process group, output ignored.
 import { nodeChildProcess } from "./child-process.js";
 
-export function startDetached(entry: string, args: string[], stateDir: string): void {
+/** Starts `node <entry> <args…>` on its own, on `stateDir`; its pid, when it could be started. */
+export function startDetached(entry: string, args: string[], stateDir: string): number | undefined {
   // Loaded on use: hooks, which start an index build only on an old log, must not pay for it at every prompt.
   const { spawn } = nodeChildProcess();
   const child = spawn(process.execPath, [entry, ...args], {
@@ -12,4 +13,5 @@ export function startDetached(entry: string, args: string[], stateDir: string): 
   });
   child.on("error", () => undefined);
   child.unref();
+  return child.pid;
 }

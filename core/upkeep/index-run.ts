@@ -5,7 +5,7 @@
 // then indexes the mailbox and the receipts when they are far ahead
 // of their indexes, at the lowest priority. One runs at a time: a run under way makes the next start a no-op (and the log's and
 // the index's locks guard the work).
-import { rmSync, statSync } from "node:fs";
+import { rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { constants, setPriority } from "node:os";
 import { openPeerpost, type Peerpost } from "../peerpost.js";
@@ -13,6 +13,7 @@ import { logError } from "../common/error-log.js";
 import { startDetached } from "../common/detached.js";
 import { isAlive } from "../sessions/process-tree.js";
 import { readStateFile, writeStateFile } from "../security/trust.js";
+import { withFileLock } from "../security/file-lock.js";
 import { compactLogs, logsPastCompactionSize } from "./log-compaction.js";
 
 /** A run's pid file older than this does not hold the next one back (the pid may have been reused). */
@@ -35,12 +36,37 @@ function running(stateDir: string): boolean {
   }
 }
 
+/**
+ * Makes this process the run under way, unless another is: checked and written under the file's lock, so
+ * of two started at once (two hooks, a server and a hook, each seeing none) one goes on, the other ends.
+ */
+function becomeTheRun(stateDir: string): boolean {
+  return withFileLock(runFile(stateDir), () => {
+    if (running(stateDir)) return false;
+    writeStateFile(runFile(stateDir), `${process.pid}\n`);
+    return true;
+  });
+}
+
+/** Dates the run's file now: a run longer than RUN_FILE_FRESH_MS (a large catch-up, then an index build) still holds the next one back. */
+function stillRunning(stateDir: string): void {
+  try {
+    const now = new Date();
+    utimesSync(runFile(stateDir), now, now);
+  } catch {
+    // Gone: the next start may run beside this one, which the logs' and the index's own locks guard.
+  }
+}
+
 export async function indexRunCommand(): Promise<number> {
   const peerpost = openPeerpost({});
   const stateDir = peerpost.stateDir.path;
   let code = 0;
   try {
-    writeStateFile(runFile(stateDir), `${process.pid}\n`);
+    if (!becomeTheRun(stateDir)) {
+      await peerpost.backend.close().catch(() => undefined);
+      return 0;
+    }
   } catch (error) {
     logError(stateDir, "index-run", error);
   }
@@ -54,6 +80,7 @@ export async function indexRunCommand(): Promise<number> {
     }
     // A compaction indexes what it keeps; otherwise (or when it failed) the index is brought to the end here.
     let indexed = false;
+    stillRunning(stateDir);
     if (peerpost.mailbox.pastCompactionSize()) {
       try {
         await peerpost.mailbox.compact();
@@ -63,6 +90,7 @@ export async function indexRunCommand(): Promise<number> {
         code = 1;
       }
     }
+    stillRunning(stateDir);
     try {
       await compactLogs(peerpost, logsPastCompactionSize(peerpost));
     } catch (error) {
@@ -73,7 +101,9 @@ export async function indexRunCommand(): Promise<number> {
     // a build of a large log must not slow the hooks and sessions it runs beside. Only now, as the
     // compactions before hold locks that sends wait on (a lowered priority cannot be raised again).
     yieldToInteractiveWork();
+    stillRunning(stateDir);
     if (!indexed) peerpost.mailbox.indexAll();
+    stillRunning(stateDir);
     peerpost.receipts.indexAll();
   } catch (error) {
     logError(stateDir, "index-run", error);
@@ -100,16 +130,31 @@ function yieldToInteractiveWork(): void {
 
 /** Starts `index-run` from `entry` (mirrors a budgeted sync left behind, a mailbox past its compaction size, an index far behind), unless one is running; returns whether it did. */
 export function catchUpDetached(peerpost: Peerpost, entry: string): boolean {
-  if (running(peerpost.stateDir.path)) return false;
-  startDetached(entry, ["index-run"], peerpost.stateDir.path);
-  return true;
+  const stateDir = peerpost.stateDir.path;
+  if (running(stateDir)) return false;
+  // Named in the run's file at once, under its lock: a second look moments later (another hook, a server)
+  // sees it, before the child has loaded its bundle and named itself there.
+  try {
+    return withFileLock(runFile(stateDir), () => {
+      if (running(stateDir)) return false;
+      const pid = startDetached(entry, ["index-run"], stateDir);
+      if (pid !== undefined) writeStateFile(runFile(stateDir), `${pid}\n`);
+      return pid !== undefined;
+    });
+  } catch {
+    // The lock or the file cannot be had now: the next look starts one.
+    return false;
+  }
 }
 
-/** Starts `index-run` from `entry` when the mailbox's or the receipts' index lags too far for readers to extend it on their way, the archive's lags at all, or another log is past its compaction size. */
+/** Starts `index-run` from `entry` when the mailbox's or the receipts' index lags too far for readers to extend it on their way, or the archive's lags at all. */
 export function indexWhenFarBehind(peerpost: Peerpost, entry: string): void {
   let farBehind = false;
   try {
-    farBehind = peerpost.mailbox.indexLag().farBehind || peerpost.mailbox.archiveIndexLags() || peerpost.receipts.indexFarBehind() || logsPastCompactionSize(peerpost).length > 0;
+    // Not for a log past its compaction size: one whose records are too young to move stays so, and every
+    // status or prompt would start a run that reads it whole for nothing. Servers call for those, at most
+    // once per growth or hour (log-size-watch.ts).
+    farBehind = peerpost.mailbox.indexLag().farBehind || peerpost.mailbox.archiveIndexLags() || peerpost.receipts.indexFarBehind();
   } catch {
     // A mailbox that cannot be looked at now is left to its readers (and their own error).
   }
