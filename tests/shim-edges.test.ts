@@ -49,6 +49,14 @@ test("a pushed prompt the agent refuses after a session state update is not coun
   assert.equal(store(rig).mailbox.view("copilot:sess-1").state.messages[sent.message.id]!.delivered, undefined);
 });
 
+test("a push the agent refused and the shim tries again shows the editor the turn's text once", async (t) => {
+  const { rig, editor } = await acpSession(t, "update-then-error");
+  await ask(rig, "copilot:sess-1");
+  await until(() => pushedLines(rig).length >= 2, 30_000, "the push tried again");
+  const shown = editor.notifications.filter((note) => (note.params?.["update"] as { sessionUpdate?: string } | undefined)?.sessionUpdate === "user_message_chunk");
+  assert.equal(shown.length, 1);
+});
+
 test("no turn is pushed while the editor reloads a session it has open (the agent replays it)", async (t) => {
   const { rig, editor } = await acpSession(t);
   const loaded = editor.request("session/load", { sessionId: "sess-1", cwd: rig.root, mcpServers: [] });

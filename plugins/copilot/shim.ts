@@ -10,5 +10,5 @@ export const copilotShim: ShimDialect = {
   // `--acp` alone (or with --stdio) speaks on stdio; `--acp --port N` listens on TCP, where no shim sits.
   isProtocolMode: (args) => args.includes("--acp") && !args.some((arg) => arg === "--port" || arg.startsWith("--port=") || arg === "-h" || arg === "--help"),
   observer: acpObserver,
-  inject: (relay, sessionId, text) => acpInject(relay, sessionId, text),
+  inject: acpInject,
 };

@@ -58,5 +58,5 @@ export const grokShim: ShimDialect = {
     return rest.includes("stdio") && !rest.some((arg) => AGENT_MODES_ELSEWHERE.includes(arg));
   },
   observer: grokObserver,
-  inject: (relay, sessionId, text) => acpInject(relay, sessionId, text),
+  inject: acpInject,
 };

@@ -63,7 +63,10 @@ function isTurnWork(params: unknown): boolean {
  * Sends the turn as a session/prompt with the shim's own id. Resolves once the agent works on it (its
  * first update of turn work for the session) or has answered it; rejects on an error answer.
  */
-export async function acpInject(relay: ShimRelay, sessionId: string, text: string): Promise<void> {
+/** The messages whose turn text the editor was shown already: a push tried again is not shown twice. */
+const shownToEditor = new Set<string>();
+
+export async function acpInject(relay: ShimRelay, sessionId: string, text: string, messageId: string): Promise<void> {
   let stopWatching: () => void = () => undefined;
   const working = new Promise<"working">((resolve) => {
     stopWatching = relay.observe({
@@ -74,7 +77,10 @@ export async function acpInject(relay: ShimRelay, sessionId: string, text: strin
   });
   // ACP agents do not echo a prompt they did not get from the editor: the panel shows the pushed turn's
   // text as the user's message (what a load of the session replays it as), so its person sees what was asked.
-  relay.notifyEditor("session/update", { sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text } } });
+  if (!shownToEditor.has(messageId)) {
+    shownToEditor.add(messageId);
+    relay.notifyEditor("session/update", { sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text } } });
+  }
   const answer = relay.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
   const first = await Promise.race([working, answer]);
   stopWatching();
