@@ -131,13 +131,26 @@ test("after /clear the new session's claim around the earlier one's takes it ove
   await liveHolder(t, peerpost, "claude:after", pid);
   const claimed = await claimPaths(peerpost, { holder: "claude:after", cwd: repo, paths: ["src/**"], ttl: "2h" });
   assert.deepEqual(claimed.claims.map((claim) => claim.path), ["src/**"]);
-  assert.deepEqual(listClaims(peerpost).claims.map((claim) => [claim.holder, claim.path]), [["claude:after", "src/**"]]);
+  // The earlier claim passes to the new session as it was (its TTL too).
+  assert.deepEqual(listClaims(peerpost).claims.map((claim) => [claim.holder, claim.path]).sort(), [["claude:after", "src/**"], ["claude:after", "src/a.ts"]]);
   // /resume of "before" in the same process: the claim "after" made is the process's, so before's own.
   clock.now += 1000;
   await peerpost.sessions.register({ host: "claude-code", address: "claude:before", sessionId: "before", hostPid: pid, source: "resume" });
   const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(clock.now) };
   assert.doesNotMatch((await write(env, repo, join(repo, "src", "b.ts"), "before")).stdout, /"permissionDecision":"deny"/);
   assert.equal((await releasePaths(peerpost, { by: "claude:before", cwd: repo, paths: ["src/**"] })).released.length, 1);
+});
+
+test("after /clear a narrower claim inside the earlier session's wider one keeps the wider one standing, the process's own", async (t) => {
+  const repo = tempRepo(t);
+  const { peerpost, clock } = tempPeerpost(t);
+  const pid = await liveHolder(t, peerpost, "claude:before");
+  await claimPaths(peerpost, { holder: "claude:before", cwd: repo, paths: ["src/**"], ttl: "2h" });
+  clock.now += 1000;
+  await liveHolder(t, peerpost, "claude:after", pid);
+  await claimPaths(peerpost, { holder: "claude:after", cwd: repo, paths: ["src/a.ts"], ttl: "30m" });
+  assert.deepEqual(listClaims(peerpost).claims.map((claim) => [claim.holder, claim.path]).sort(), [["claude:after", "src/**"], ["claude:after", "src/a.ts"]]);
+  await assert.rejects(claimPaths(peerpost, { holder: "user:sam", cwd: repo, paths: ["src/b.ts"], ttl: "1h" }), { code: "claim_conflict" });
 });
 
 test("release --all from where the claims were made ends those that went to repositories below it; a path of 200,000 characters is refused at once", async (t) => {
@@ -224,5 +237,43 @@ test("a merge that takes back an old version of a claimed file from a branch tha
   gitRun(repo, env, "checkout", "old", "--", "src/a.ts");
   const merged = gitRun(repo, env, "commit", "-q", "--no-edit");
   assert.notEqual(merged.status, 0, "the holder's work undone in a merge");
+  assert.match(merged.stderr, /"src\/a\.ts": claimed by codex:holder/);
+});
+
+test("a merge of unrelated histories with an edit in a claimed file is checked and refused, not let through for a missing merge base", async (t) => {
+  const { repo, env, peerpost } = await guardedRepo(t);
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/**"], ttl: "2h" });
+  assert.equal((await cliIn(repo, env, "guard", "install")).code, 0);
+  gitRun(repo, env, "checkout", "-q", "--orphan", "other");
+  gitRun(repo, env, "rm", "-rq", "--cached", ".");
+  writeFileSync(join(repo, "other.txt"), "o\n");
+  gitRun(repo, env, "add", "other.txt");
+  assert.equal(gitRun(repo, env, "commit", "-q", "--no-verify", "-m", "other root").status, 0);
+  gitRun(repo, env, "checkout", "-q", "-f", "main");
+  assert.equal(gitRun(repo, env, "merge", "-q", "--no-commit", "--allow-unrelated-histories", "other").status, 0);
+  writeFileSync(join(repo, "src/a.ts"), "changed in the merge\n");
+  gitRun(repo, env, "add", "src/a.ts");
+  const committed = gitRun(repo, env, "commit", "-q", "-m", "merge unrelated");
+  assert.notEqual(committed.status, 0, committed.stderr);
+  assert.match(committed.stderr, /"src\/a\.ts": claimed by codex:holder/);
+});
+
+test("a merge that keeps this side's old version of a claimed file, dropping the holder's work the merged branch brought, is refused", async (t) => {
+  const { repo, env, peerpost } = await guardedRepo(t);
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/a.ts"], ttl: "2h" });
+  assert.equal((await cliIn(repo, env, "guard", "install")).code, 0);
+  gitRun(repo, env, "checkout", "-q", "-b", "holder-work");
+  writeFileSync(join(repo, "src/a.ts"), "holder's change\n");
+  writeFileSync(join(repo, "docs/guide.md"), "holder's guide\n");
+  assert.equal(gitRun(repo, { ...env, PEERPOST_ADDRESS: "codex:holder" }, "commit", "-qam", "holder").status, 0);
+  gitRun(repo, env, "checkout", "-q", "main");
+  writeFileSync(join(repo, "docs/guide.md"), "my guide\n");
+  assert.equal(gitRun(repo, env, "commit", "-qam", "mine").status, 0);
+  assert.notEqual(gitRun(repo, env, "merge", "-q", "holder-work").status, 0, "a conflict in the guide");
+  writeFileSync(join(repo, "docs/guide.md"), "both guides\n");
+  gitRun(repo, env, "add", "docs/guide.md");
+  gitRun(repo, env, "checkout", "HEAD", "--", "src/a.ts");
+  const merged = gitRun(repo, env, "commit", "-q", "--no-edit");
+  assert.notEqual(merged.status, 0, "the holder's work dropped in the merge");
   assert.match(merged.stderr, /"src\/a\.ts": claimed by codex:holder/);
 });

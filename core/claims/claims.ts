@@ -142,18 +142,26 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
     const now = peerpost.config.now();
     const at = new Date(now).toISOString();
     const events: MailboxEvent[] = [];
-    // Claims of sessions that have ended give way, with an event that says so, and so do the claimer's own
-    // from before a /clear (its process's earlier sessions: heldBefore), which the new claim takes over; any other stands.
+    // Claims of sessions that have ended give way, with an event that says so; the claimer's own from before
+    // a /clear (its process's earlier sessions: heldBefore) pass to it as they are, so the new claim stands
+    // beside them; any other stands.
     const byHolder = new Map<string, { holder: string; repo: string; paths: string[]; why: "gone" | "released" }>();
+    const handedOver: ClaimEntry[] = [];
     for (const { entry, path } of allConflicts(state, request, now)) {
       const own = heldBefore(peerpost, entry.holder, input.holder);
       if (!own && !holderGone(peerpost, entry.holder)) throw claimConflict(entry, path);
+      if (own) handedOver.push(entry);
       const key = `${entry.holder}\0${entry.repo}`;
       const ending = byHolder.get(key) ?? { holder: entry.holder, repo: entry.repo, paths: [], why: own ? "released" : "gone" };
       ending.paths.push(entry.path);
       byHolder.set(key, ending);
     }
     for (const ending of byHolder.values()) events.push({ v: 1, type: "release", id: newId(now), ...ending, paths: [...new Set(ending.paths)], by: input.holder, at });
+    for (const entry of handedOver) {
+      const kept: ClaimEvent = { v: 1, type: "claim", id: newId(now), holder: input.holder, repo: entry.repo, paths: [entry.path], shared: entry.shared, at, until: entry.until };
+      if (entry.reason !== undefined) kept.reason = entry.reason;
+      events.push(kept);
+    }
     const claim: ClaimEvent = { v: 1, type: "claim", id: newId(now), holder: input.holder, repo, paths, shared, at, until: new Date(now + ttlMs).toISOString() };
     if (input.reason !== undefined) claim.reason = input.reason;
     events.push(claim);

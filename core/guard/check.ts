@@ -63,20 +63,32 @@ function mergeHeads(top: string): string[] {
 
 /**
  * The paths the commit being made changes: the index against HEAD; for a merge commit (a conflict
- * resolved, then `git commit`) without those the other side brought as it changed them (a holder's own
- * pushed work): a path left as a merged head has it counts only when that head never changed it, for
- * then taking its version undoes what this side did.
+ * resolved, then `git commit`) as each merged head's changes are kept or dropped. A path left as a head
+ * has it after that head changed it since the merge base is what the head brought (a holder's own pushed
+ * work: not the committer's change); one a head changed that the merge does not keep as it is, dropped
+ * back to HEAD's version included, and one taken from a head that never changed it (undoing this side's
+ * work) are the merge's own.
  */
 function stagedPaths(top: string): string[] {
   const names = (args: string[]) => new Set(namesFromStatus(git(top, ["diff", "--name-status", "-z", "-M", ...args])));
-  let paths = [...names(["--cached"])];
+  const paths = names(["--cached"]);
+  const brought: Array<{ differs: Set<string>; changed: Set<string> }> = [];
   for (const head of mergeHeads(top)) {
     const differs = names(["--cached", head]);
-    const base = git(top, ["merge-base", "HEAD", head]).trim();
-    const broughtByHead = base === "" ? new Set<string>() : names([base, head]);
-    paths = paths.filter((path) => differs.has(path) || !broughtByHead.has(path));
+    const changed = names([mergeBase(top, head), head]);
+    for (const path of changed) if (differs.has(path)) paths.add(path);
+    brought.push({ differs, changed });
   }
-  return paths;
+  return [...paths].filter((path) => !brought.some(({ differs, changed }) => changed.has(path) && !differs.has(path)));
+}
+
+/** Where HEAD and `head` part, or the empty tree for histories that never met (a merge with --allow-unrelated-histories): all the head has, it brought. */
+function mergeBase(top: string, head: string): string {
+  try {
+    return git(top, ["merge-base", "HEAD", head]).trim();
+  } catch {
+    return git(top, ["hash-object", "-t", "tree", "/dev/null"]).trim();
+  }
 }
 
 /**
