@@ -32,7 +32,7 @@ export function heldBefore(peerpost: Peerpost, holder: string, address: string):
     now.hostPid === before.hostPid &&
     now.hostStart === before.hostStart &&
     // The process runs one session at a time: the one it registered last (a /resume of an older one included).
-    before.lastSeen <= now.lastSeen &&
+    before.lastSeen < now.lastSeen &&
     now.alive
   );
 }
