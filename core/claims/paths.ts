@@ -3,9 +3,10 @@
 // repository (`..`, an absolute path outside, a symlink that leads out) is refused, as is one that names
 // the whole repository unless asked for.
 // The top level is found by walking up to a `.git` entry, not by running git: an edit hook pays for it.
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { PeerpostError } from "../common/errors.js";
+import { isDirectory } from "../common/is-directory.js";
 import { isGlob, matchesEverything, normalisePattern } from "./glob.js";
 
 export const MAX_PATTERNS = 100;
@@ -166,12 +167,4 @@ export function repositoryPattern(pattern: string, options: PatternOptions): str
   // Made relative to the root, a short path written from deep in the tree is longer than it was given.
   if (stored.length > MAX_PATTERN_LENGTH) throw refused(pattern, "too_long", `This path is ${stored.length} characters long from the repository's root (${options.root}), longer than ${MAX_PATTERN_LENGTH}.`, "Claim a shorter path or a directory above it.");
   return stored;
-}
-
-export function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

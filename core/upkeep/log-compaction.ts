@@ -35,7 +35,7 @@ function withLog<R>(peerpost: Peerpost, name: CompactedLog, visit: <T>(part: Com
   if (name === "receipts") return visit({ log: receipts.log, swaps: receipts.swaps, store: receipts.store, plan: () => receiptRetentionPlan(cutoff) });
   if (name === "sessions") return visit({ log: sessions.log, swaps: sessions.swaps, store: sessions.store, plan: latestStatePlan });
   // The wakes log is this machine's own file, whatever the store.
-  return visit({ log: wakes.log, swaps: wakes.swaps, plan: () => wakeRetentionPlan(cutoff) });
+  return visit({ log: wakes.log, swaps: wakes.swaps, plan: () => wakeRetentionPlan(cutoff, peerpost.config.now()) });
 }
 
 /** Whether the log's local file may be compacted: the log itself, or a mirror that follows its database's compaction. */

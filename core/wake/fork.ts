@@ -5,6 +5,7 @@
 // detached, with receipts; its answer comes back to the original session as one message (fork-run.ts).
 import type { Peerpost } from "../peerpost.js";
 import { PeerpostError } from "../common/errors.js";
+import { requireHostBinary } from "./host-binary.js";
 import { idFactory } from "../common/ids.js";
 import { checkBody } from "../mail/messages.js";
 import type { Recipient } from "../sessions/recipients.js";
@@ -58,6 +59,8 @@ export async function forkSession(peerpost: Peerpost, deps: WakeDeps, request: F
       details: { reason: "wake_off", address: entry.address },
       hint: `A person forks it with \`peerpost fork\`, or turns waking on for it (\`peerpost wake on ${entry.address}\`).`,
     });
+  // Refused at once, as a launch is, not as a failed run later in the forked session's mail.
+  requireHostBinary(entry.host, waker.binary, process.env);
   const forkSessionId = waker.fork.choosesId ? nodeCrypto().randomUUID() : undefined;
   const newId = await idFactory();
   let claimId: string | undefined;

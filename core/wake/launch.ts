@@ -12,7 +12,7 @@ import { formatAddress } from "../common/address.js";
 import { idFactory } from "../common/ids.js";
 import type { Anticipation, SessionHost } from "../records/schemas.js";
 import { readSwitches } from "./switches.js";
-import { claimDeadline, releaseAbandoned, startRunner } from "./request.js";
+import { claimDeadline, HOUR_MS, releaseAbandoned, startRunner } from "./request.js";
 import type { LaunchInput, RunSettings, WakeDeps } from "./waker.js";
 import { checkRunSettings, settingTags } from "./settings.js";
 import type { WakeClaim } from "./records.js";
@@ -21,7 +21,6 @@ import { checkBody } from "../mail/messages.js";
 import { awaitBinding, KIND_OF_HOST, LAUNCH_BIND_TIMEOUT_MS } from "./launch-bind.js";
 import { requireHostBinary } from "./host-binary.js";
 
-const HOUR_MS = 3_600_000;
 
 export interface LaunchRequest {
   from: string;

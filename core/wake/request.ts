@@ -23,7 +23,8 @@ function runSettings(overrides: SessionOverrides | undefined): Pick<WakeClaim, "
 
 /** A runner that died is given this long past the turn's timeout before its claim is released. */
 export const CLAIM_GRACE_MS = 30_000;
-const HOUR_MS = 3_600_000;
+/** The window the wake budget counts runs in (PEERPOST_WAKE_PER_HOUR): compaction keeps its runs live (wake-retention.ts). */
+export const HOUR_MS = 3_600_000;
 
 /** The outcomes a send reports to its sender (the `message` tool's `wake`); the others say nothing was tried. */
 export const REPORTED_WAKE_OUTCOMES = ["started", "running", "over_budget", "unsupported", "unsure"] as const;

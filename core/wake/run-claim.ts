@@ -3,6 +3,7 @@
 // a size-capped log under the state dir; its outcome is recorded in the wakes log and as a receipt.
 import { nodeChildProcess } from "../common/child-process.js";
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { isDirectory } from "../common/is-directory.js";
 import { join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { DIR_MODE, FILE_MODE } from "../security/state-dir.js";
@@ -128,8 +129,16 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
       if (usage) ended.usage = usage;
       if (spawnError) {
         ended.outcome = "failed";
+        // spawn says ENOENT for a working dir that is gone as for a missing binary: which one, said apart.
         const missing = (spawnError as NodeJS.ErrnoException).code === "ENOENT";
-        ended.reason = (missing ? `host_not_found: ${command} is not on the run's PATH (${options.env.PATH ?? ""})` : `could not start ${command}: ${spawnError.message}`).slice(0, 2000);
+        const noDir = missing && !isDirectory(options.cwd);
+        ended.reason = (
+          noDir
+            ? `the working directory ${options.cwd} does not exist (any more)`
+            : missing
+              ? `host_not_found: ${command} is not on the run's PATH (${options.env.PATH ?? ""})`
+              : `could not start ${command}: ${spawnError.message}`
+        ).slice(0, 2000);
       } else if (timedOut) {
         ended.outcome = "timeout";
         ended.reason = `the turn ran past PEERPOST_WAKE_TIMEOUT_MS (${options.timeoutMs} ms) and was stopped`;

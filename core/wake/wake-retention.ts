@@ -5,9 +5,12 @@
 import type { LogEntry } from "../log/types.js";
 import type { CompactionPlan } from "../store/file/log-compaction.js";
 import { WakeFold } from "./wakes.js";
+import { HOUR_MS } from "./request.js";
 import type { WakeRecord } from "./records.js";
 
-export function wakeRetentionPlan(cutoff: number): CompactionPlan<WakeRecord> {
+export function wakeRetentionPlan(retentionCutoff: number, now: number): CompactionPlan<WakeRecord> {
+  // The wake budget counts the runs of the last hour, from the live file: none of them moves, whatever the retention.
+  const cutoff = Math.min(retentionCutoff, now - HOUR_MS);
   const fold = new WakeFold();
   let moving: Set<string> | undefined;
   return {

@@ -6,7 +6,7 @@ import { syncClaims } from "../../claims/sync.js";
 import { guardedAction, guardFindings, personsOwnCommit, refusalText } from "../../guard/check.js";
 import { GUARDED_ACTION, GUARDED_HOOKS, installGuard, uninstallGuard, type GuardedHook } from "../../guard/install.js";
 import { openPeerpost } from "../../peerpost.js";
-import { isDirectory } from "../../claims/paths.js";
+import { isDirectory } from "../../common/is-directory.js";
 import { PeerpostError } from "../../common/errors.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
+import { mailOwner } from "../claimed.js";
 import { ADDRESS_PATTERN } from "../../common/address.js";
 import { PeerpostError } from "../../common/errors.js";
 import { resolveRecipient } from "../../sessions/recipients.js";
@@ -30,6 +31,8 @@ export const forkTool = defineTool({
     const me = context.identity();
     if (!context.wake) throw new PeerpostError("unsupported", "This server cannot start runs.", { hint: "Use a host plugin's server or `peerpost serve`." });
     const session = await resolveRecipient(context.peerpost, args.address);
+    // One's own session forks without a wake switch: not a claimed one, which another running host serves.
+    if (session.address === me.address) mailOwner(context, "fork");
     const forked = await forkSession(context.peerpost, context.wake, { from: me.address, fromVerified: me.verified, byAgent: true, session, text: args.message, settings: { model: args.model, effort: args.effort }, cwd: args.cwd, keep: args.keep ?? false });
     return { ...forked };
   },

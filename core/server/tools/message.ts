@@ -127,7 +127,8 @@ export const messageTool = defineTool({
       result.delivery = "delivered";
       result.deliveredVia = delivered.via;
     }
-    if (override) result.settings = { applied: { ...override.change }, expectedCost: override.expectedCost };
+    // A replay (the key named a message sent before) changed nothing: the first send's settings are what stand.
+    if (override && created) result.settings = { applied: { ...override.change }, expectedCost: override.expectedCost };
     if (args.waitForReply) result.wait = await waitForMessage(context, { messageId: message.id, timeoutMs: args.timeoutMs ?? DEFAULT_WAIT_MS });
     return result;
   },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
+import { mailOwner } from "../claimed.js";
 import { ADDRESS_PATTERN } from "../../common/address.js";
 import { setOverridePolicy } from "../../wake/overrides.js";
 
@@ -28,7 +29,8 @@ export const setAgentOverridePolicyTool = defineTool({
   output,
   annotations: { title: "Set the override policy", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
-    const me = context.identity();
+    // Not for a claimed identity: another running host serves that session, and its policy is its own.
+    const me = mailOwner(context, "set the override policy of");
     const policy = setOverridePolicy(context.peerpost, me.address, args.target, { model: args.model, effort: args.effort, cwd: args.cwd });
     return { target: args.target, policy };
   },
