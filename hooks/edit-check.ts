@@ -9,7 +9,7 @@ import { formatAddress } from "../core/common/address.js";
 import { readClaims } from "../core/claims/claims.js";
 import { blockingClaims, type ClaimEntry } from "../core/claims/fold.js";
 import { heldBefore, holderGone } from "../core/claims/holders.js";
-import { gitTopsOf } from "../core/claims/paths.js";
+import { gitTopsOf, slashRelative } from "../core/claims/paths.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import { syncClaims } from "../core/claims/sync.js";
 import type { HookDialect, HookInput } from "./dialect.js";
@@ -99,7 +99,7 @@ export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, p
       const tops = gitTopsOf(deepestExisting(absolute));
       // Outside git a claim's repository is the directory it was made from: any directory above the file.
       return (tops.length === 0 ? directoriesAbove(absolute) : tops).flatMap((repo) => {
-        const inRepo = relative(repo, absolute).split(sep).join("/");
+        const inRepo = slashRelative(repo, absolute);
         return inRepo === "" || inRepo.startsWith("../") ? [] : [{ repo, inRepo }];
       });
     });

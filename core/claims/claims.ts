@@ -3,7 +3,6 @@
 // the store's exclusion and confirmed by log order: of two overlapping claims the earlier one stands, the
 // later one is refused with `claim_conflict`. A claim whose holder's session has ended is released (an
 // event saying so) by the claim that finds it in its way; one past its TTL simply no longer stands.
-import { relative, sep } from "node:path";
 import { PeerpostError } from "../common/errors.js";
 import { parseAddress } from "../common/address.js";
 import { idFactory } from "../common/ids.js";
@@ -13,7 +12,7 @@ import { CLAIMS_SCOPE } from "../records/work-scope.js";
 import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimRequest, type ClaimsState } from "./fold.js";
 import { patternsOverlap } from "./glob.js";
 import { heldBefore, holderGone } from "./holders.js";
-import { checkPatternText, gitTopsOf, MAX_PATTERNS, repositoryOf, repositoryOfPattern, repositoryPattern } from "./paths.js";
+import { checkPatternText, gitTopsOf, MAX_PATTERNS, repositoryOf, repositoryOfPattern, repositoryPattern, slashRelative } from "./paths.js";
 import { keptWorkFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
 import { CLAIMS_SNAPSHOT } from "./snapshot.js";
@@ -113,19 +112,30 @@ export function claimConflict(entry: ClaimEntry, wanted: string): PeerpostError 
  */
 function allConflicts(state: ClaimsState, request: ClaimRequest, now: number): Array<{ entry: ClaimEntry; path: string }> {
   const found = conflictsWith(state, request, now);
-  const inside = (outer: string, inner: string) => relative(outer, inner).split(sep).join("/");
   for (const superproject of gitTopsOf(request.repo).filter((top) => top !== request.repo)) {
-    const prefix = inside(superproject, request.repo);
+    const prefix = slashRelative(superproject, request.repo);
     for (const { entry, path } of conflictsWith(state, { ...request, repo: superproject, paths: request.paths.map((path) => `${prefix}/${path}`) }, now))
       found.push({ entry, path: path.slice(prefix.length + 1) });
   }
   for (const entry of state.all()) {
     if (!entry.repo.startsWith(`${request.repo}/`) || entry.holder === request.holder || !isLive(entry, now) || (entry.shared && request.shared)) continue;
-    const theirs = `${inside(request.repo, entry.repo)}/${entry.path}`;
+    const theirs = `${slashRelative(request.repo, entry.repo)}/${entry.path}`;
     const path = request.paths.find((mine) => patternsOverlap(mine, theirs));
     if (path !== undefined) found.push({ entry, path });
   }
   return found;
+}
+
+/** Claims grouped as a release event names them: per holder and repository, each pattern once. */
+function byHolderAndRepo(entries: readonly ClaimEntry[]): Array<{ holder: string; repo: string; paths: string[] }> {
+  const groups = new Map<string, { holder: string; repo: string; paths: string[] }>();
+  for (const entry of entries) {
+    const key = `${entry.holder}\0${entry.repo}`;
+    const group = groups.get(key) ?? { holder: entry.holder, repo: entry.repo, paths: [] };
+    if (!group.paths.includes(entry.path)) group.paths.push(entry.path);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 }
 
 /** Claims all the paths or none: refused with `claim_conflict` when a live holder's claim overlaps. */
@@ -145,18 +155,16 @@ export async function claimPaths(peerpost: Peerpost, input: ClaimInput): Promise
     // Claims of sessions that have ended give way, with an event that says so; the claimer's own from before
     // a /clear (its process's earlier sessions: heldBefore) pass to it as they are, so the new claim stands
     // beside them; any other stands.
-    const byHolder = new Map<string, { holder: string; repo: string; paths: string[]; why: "gone" | "released" }>();
+    const ending: ClaimEntry[] = [];
     const handedOver: ClaimEntry[] = [];
     for (const { entry, path } of allConflicts(state, request, now)) {
       const own = heldBefore(peerpost, entry.holder, input.holder);
       if (!own && !holderGone(peerpost, entry.holder)) throw claimConflict(entry, path);
       if (own) handedOver.push(entry);
-      const key = `${entry.holder}\0${entry.repo}`;
-      const ending = byHolder.get(key) ?? { holder: entry.holder, repo: entry.repo, paths: [], why: own ? "released" : "gone" };
-      ending.paths.push(entry.path);
-      byHolder.set(key, ending);
+      ending.push(entry);
     }
-    for (const ending of byHolder.values()) events.push({ v: 1, type: "release", id: newId(now), ...ending, paths: [...new Set(ending.paths)], by: input.holder, at });
+    for (const group of byHolderAndRepo(ending))
+      events.push({ v: 1, type: "release", id: newId(now), ...group, why: heldBefore(peerpost, group.holder, input.holder) ? "released" : "gone", by: input.holder, at });
     for (const entry of handedOver) {
       const kept: ClaimEvent = { v: 1, type: "claim", id: newId(now), holder: input.holder, repo: entry.repo, paths: [entry.path], shared: entry.shared, at, until: entry.until };
       if (entry.reason !== undefined) kept.reason = entry.reason;
@@ -220,15 +228,8 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
         details: { repo, paths, by: input.by },
         hint: "`peerpost claims` (the claims tool) lists the standing claims with their exact patterns.",
       });
-    const byHolder = new Map<string, { holder: string; repo: string; paths: string[] }>();
-    for (const entry of released) {
-      const key = `${entry.holder}\0${entry.repo}`;
-      const ending = byHolder.get(key) ?? { holder: entry.holder, repo: entry.repo, paths: [] };
-      ending.paths.push(entry.path);
-      byHolder.set(key, ending);
-    }
     const at = new Date(now).toISOString();
-    const events: ReleaseEvent[] = [...byHolder.values()].map((ending) => ({ v: 1, type: "release", id: newId(now), ...ending, why: input.force ? "forced" : "released", by: input.by, at }));
+    const events: ReleaseEvent[] = byHolderAndRepo(released).map((group) => ({ v: 1, type: "release", id: newId(now), ...group, why: input.force ? "forced" : "released", by: input.by, at }));
     return { items: events.map((record) => ({ record, scopes: [CLAIMS_SCOPE] })) };
   });
   // A holder is told of the claims that still stood; one past its TTL kept nobody out.

@@ -40,6 +40,13 @@ export function gitTopsOf(start: string): string[] {
   return tops;
 }
 
+/** A pattern's segments (`/` or `\` between them) before its first wildcard, and those from it on. */
+function splitAtGlob(pattern: string): { literal: string; globs: string[] } {
+  const segments = pattern.replace(/\\/g, "/").split("/");
+  const firstGlob = segments.findIndex((segment) => isGlob(segment));
+  return firstGlob < 0 ? { literal: segments.join("/"), globs: [] } : { literal: segments.slice(0, firstGlob).join("/"), globs: segments.slice(firstGlob) };
+}
+
 /** `path` with the deepest part of it that exists resolved through symlinks. */
 function realAsFarAsItExists(path: string): string {
   for (let dir = path; ; dir = dirname(dir)) {
@@ -58,9 +65,7 @@ function realAsFarAsItExists(path: string): string {
  * into, where the edit hook and the guard of that repository look for it.
  */
 export function repositoryOfPattern(pattern: string, cwd: string): string | undefined {
-  const segments = pattern.replace(/\\/g, "/").split("/");
-  const firstGlob = segments.findIndex((segment) => isGlob(segment));
-  const literal = (firstGlob < 0 ? segments : segments.slice(0, firstGlob)).join("/");
+  const { literal } = splitAtGlob(pattern);
   const base = realOrSelf(resolve(cwd));
   const real = realAsFarAsItExists(resolve(base, literal));
   const top = gitTopOf(real);
@@ -68,6 +73,11 @@ export function repositoryOfPattern(pattern: string, cwd: string): string | unde
   // superproject's, `sub/**` there, as claimed from there before.
   const fromAbove = top !== undefined && top === real && base !== top && !base.startsWith(top + sep);
   return fromAbove && dirname(top) !== top ? (gitTopOf(dirname(top)) ?? top) : top;
+}
+
+/** `to` relative to `from`, with `/` between its segments whatever the system's separator: as claims store paths. */
+export function slashRelative(from: string, to: string): string {
+  return relative(from, to).split(sep).join("/");
 }
 
 /** The repository a path is in: its git top level, else `fallback` (the working directory). */
@@ -108,7 +118,7 @@ function throughLinks(root: string, relativePattern: string, original: string): 
     return relativePattern;
   }
   if (real !== root && !real.startsWith(root + sep)) throw refused(original, "symlink", `${original} leads out of the repository ${root} through a symlink (to ${real}).`, OUTSIDE_HINT);
-  return normalisePattern([relative(root, real).split(sep).join("/"), ...segments.slice(existing)].join("/"));
+  return normalisePattern([slashRelative(root, real), ...segments.slice(existing)].join("/"));
 }
 
 export interface PatternOptions {
@@ -128,7 +138,7 @@ export interface PatternOptions {
  */
 function inRoot(root: string, joined: string, literal: string, globs: readonly string[]): string | undefined {
   const relativeTo = (path: string) => {
-    const inside = relative(root, path).split(sep).join("/");
+    const inside = slashRelative(root, path);
     return inside === ".." || inside.startsWith("../") || isAbsolute(inside) ? undefined : inside;
   };
   const direct = relativeTo(joined);
@@ -148,14 +158,12 @@ export function repositoryPattern(pattern: string, options: PatternOptions): str
   checkPatternText(pattern);
   const raw = pattern.replace(/\\/g, "/");
   // `..` resolves against the caller's directory only before the first wildcard: `*/..` names nothing certain.
-  const segments = raw.split("/");
-  const firstGlob = segments.findIndex((segment) => isGlob(segment));
-  if (firstGlob >= 0 && segments.slice(firstGlob).includes(".."))
+  const { literal: literalPart, globs } = splitAtGlob(raw);
+  if (globs.includes(".."))
     throw refused(pattern, "outside", `${pattern} has '..' after a wildcard.`, "Write the pattern without '..' after its first wildcard.");
   const base = isAbsolute(raw) ? "/" : realOrSelf(resolve(options.cwd)).split(sep).join("/");
   const joined = posix.normalize(posix.join(base, raw));
-  const literal = posix.normalize(posix.join(base, (firstGlob < 0 ? segments : segments.slice(0, firstGlob)).join("/")));
-  const relativePattern = inRoot(options.root, joined, literal, firstGlob < 0 ? [] : segments.slice(firstGlob));
+  const relativePattern = inRoot(options.root, joined, posix.normalize(posix.join(base, literalPart)), globs);
   if (relativePattern === undefined)
     throw refused(pattern, "outside", `${pattern} is outside the repository ${options.root}.`, OUTSIDE_HINT);
   const normal = throughLinks(options.root, normalisePattern(relativePattern), pattern);

@@ -2,7 +2,7 @@
 // store, a database that is away leaves the mirror as it is: the claims it holds still stand, so the check
 // goes on with them instead of letting everything through; the outage goes to the error log.
 import { logError } from "../common/error-log.js";
-import { toErrorValue } from "../common/errors.js";
+import { databaseAway } from "../store/database-away.js";
 import type { Peerpost } from "../peerpost.js";
 
 /** `behind`: the sync's budget left older records uncopied (a machine new to a large store); `away`: the database did not answer. */
@@ -12,7 +12,7 @@ export async function syncClaims(peerpost: Peerpost, where: string, options: { t
   try {
     return (await peerpost.backend.sync({ ...options, only: ["mailbox"] })) ? "current" : "behind";
   } catch (error) {
-    if (peerpost.backend.database === undefined || toErrorValue(error).code !== "state_io_error") throw error;
+    if (databaseAway(peerpost, error) === undefined) throw error;
     logError(peerpost.stateDir.path, where, error);
     return "away";
   }

@@ -4,7 +4,7 @@ import { parseAddress } from "../common/address.js";
 import { userAddress } from "../sessions/user.js";
 import type { ReceiptInput } from "../mail/receipts.js";
 import { discoverAll } from "../../plugins/discovery.js";
-import { toErrorValue } from "../common/errors.js";
+import { databaseAway } from "../store/database-away.js";
 import { storeWarnings } from "./output.js";
 
 /**
@@ -17,9 +17,9 @@ export async function openStore(): Promise<Peerpost> {
   try {
     await peerpost.backend.sync();
   } catch (error) {
-    const value = toErrorValue(error, "cli");
-    if (peerpost.backend.database === undefined || value.code !== "state_io_error") throw error;
-    storeWarnings.push({ code: "store_unreachable", message: `${value.message} What this machine copied from it last is shown; changes fail until it answers.` });
+    const away = databaseAway(peerpost, error, "cli");
+    if (away === undefined) throw error;
+    storeWarnings.push({ code: "store_unreachable", message: `${away.message} What this machine copied from it last is shown; changes fail until it answers.` });
   }
   return peerpost;
 }

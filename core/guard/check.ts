@@ -3,12 +3,12 @@
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
 import { existsSync, readFileSync } from "node:fs";
-import { basename, join, relative, sep } from "node:path";
+import { basename, join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { readClaims } from "../claims/claims.js";
 import { blockingClaims, blockingWithin, type ClaimEntry, type ClaimsState } from "../claims/fold.js";
 import { holderGone } from "../claims/holders.js";
-import { gitTopOf, gitTopsOf } from "../claims/paths.js";
+import { gitTopOf, gitTopsOf, slashRelative } from "../claims/paths.js";
 import { isDirectory } from "../common/is-directory.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { userAddress } from "../sessions/user.js";
@@ -132,7 +132,7 @@ function blockingAt(state: ClaimsState, tops: readonly string[], path: string, n
   const absolute = join(tops[0]!, path);
   const submodule = isDirectory(absolute);
   const entries = tops.flatMap((repo) => {
-    const inRepo = relative(repo, absolute).split(sep).join("/");
+    const inRepo = slashRelative(repo, absolute);
     return submodule ? blockingWithin(state, repo, inRepo, "", now) : blockingClaims(state, repo, inRepo, "", now);
   });
   const inner = submodule ? gitTopOf(absolute) : undefined;

@@ -37,14 +37,16 @@ function running(stateDir: string): boolean {
 }
 
 /**
- * Makes this process the run under way, unless another is: checked and written under the file's lock, so
- * of two started at once (two hooks, a server and a hook, each seeing none) one goes on, the other ends.
+ * Names the run under way in its file, unless another runs: checked and written under the file's lock, so
+ * of two started at once (two hooks, a server and a hook, each seeing none) one goes on. `pid` gives the
+ * run's pid (this process's, or a child it starts), or undefined when there is none.
  */
-function becomeTheRun(stateDir: string): boolean {
+function claimRun(stateDir: string, pid: () => number | undefined): boolean {
   return withFileLock(runFile(stateDir), () => {
     if (running(stateDir)) return false;
-    writeStateFile(runFile(stateDir), `${process.pid}\n`);
-    return true;
+    const run = pid();
+    if (run !== undefined) writeStateFile(runFile(stateDir), `${run}\n`);
+    return run !== undefined;
   });
 }
 
@@ -63,7 +65,7 @@ export async function indexRunCommand(): Promise<number> {
   const stateDir = peerpost.stateDir.path;
   let code = 0;
   try {
-    if (!becomeTheRun(stateDir)) {
+    if (!claimRun(stateDir, () => process.pid)) {
       await peerpost.backend.close().catch(() => undefined);
       return 0;
     }
@@ -135,12 +137,7 @@ export function catchUpDetached(peerpost: Peerpost, entry: string): boolean {
   // Named in the run's file at once, under its lock: a second look moments later (another hook, a server)
   // sees it, before the child has loaded its bundle and named itself there.
   try {
-    return withFileLock(runFile(stateDir), () => {
-      if (running(stateDir)) return false;
-      const pid = startDetached(entry, ["index-run"], stateDir);
-      if (pid !== undefined) writeStateFile(runFile(stateDir), `${pid}\n`);
-      return pid !== undefined;
-    });
+    return claimRun(stateDir, () => startDetached(entry, ["index-run"], stateDir));
   } catch {
     // The lock or the file cannot be had now: the next look starts one.
     return false;
