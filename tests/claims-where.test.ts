@@ -180,6 +180,14 @@ async function guardedRepo(t: TestContext) {
   return { repo, env, peerpost: tp.peerpost };
 }
 
+/** A guarded repository (its guard installed) where codex:holder holds `pattern` exclusively. */
+async function holderClaimsUnderGuard(t: TestContext, pattern: string) {
+  const guarded = await guardedRepo(t);
+  await claimPaths(guarded.peerpost, { holder: "codex:holder", cwd: guarded.repo, paths: [pattern], ttl: "2h" });
+  assert.equal((await cliIn(guarded.repo, guarded.env, "guard", "install")).code, 0);
+  return guarded;
+}
+
 test("the guard in a submodule refuses a commit of a file the superproject's claim covers", async (t) => {
   const { repo, env, peerpost } = await guardedRepo(t);
   const library = tempRepo(t, { "x.ts": "x\n", "y.ts": "y\n" });
@@ -198,9 +206,7 @@ test("the guard in a submodule refuses a commit of a file the superproject's cla
 });
 
 test("a merge committed after a conflict in an unclaimed file is not refused for what the other side changed in a claimed one; its own edit there, or dropping that change, is", async (t) => {
-  const { repo, env, peerpost } = await guardedRepo(t);
-  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/a.ts"], ttl: "2h" });
-  assert.equal((await cliIn(repo, env, "guard", "install")).code, 0);
+  const { repo, env } = await holderClaimsUnderGuard(t, "src/a.ts");
   gitRun(repo, env, "checkout", "-q", "-b", "holder-work");
   writeFileSync(join(repo, "src/a.ts"), "holder's change\n");
   writeFileSync(join(repo, "docs/guide.md"), "holder's guide\n");
@@ -229,13 +235,11 @@ test("a merge committed after a conflict in an unclaimed file is not refused for
 });
 
 test("a merge that takes back an old version of a claimed file from a branch that never changed it is refused: it undoes the holder's work", async (t) => {
-  const { repo, env, peerpost } = await guardedRepo(t);
+  const { repo, env } = await holderClaimsUnderGuard(t, "src/a.ts");
   gitRun(repo, env, "checkout", "-q", "-b", "old");
   writeFileSync(join(repo, "docs/guide.md"), "old branch's guide\n");
   assert.equal(gitRun(repo, env, "commit", "-qam", "old").status, 0);
   gitRun(repo, env, "checkout", "-q", "main");
-  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/a.ts"], ttl: "2h" });
-  assert.equal((await cliIn(repo, env, "guard", "install")).code, 0);
   writeFileSync(join(repo, "src/a.ts"), "holder's work\n");
   assert.equal(gitRun(repo, { ...env, PEERPOST_ADDRESS: "codex:holder" }, "commit", "-qam", "holder").status, 0);
   assert.equal(gitRun(repo, env, "merge", "-q", "--no-commit", "--no-ff", "old").status, 0);
@@ -246,9 +250,7 @@ test("a merge that takes back an old version of a claimed file from a branch tha
 });
 
 test("a merge of unrelated histories with an edit in a claimed file is checked and refused, not let through for a missing merge base", async (t) => {
-  const { repo, env, peerpost } = await guardedRepo(t);
-  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/**"], ttl: "2h" });
-  assert.equal((await cliIn(repo, env, "guard", "install")).code, 0);
+  const { repo, env } = await holderClaimsUnderGuard(t, "src/**");
   gitRun(repo, env, "checkout", "-q", "--orphan", "other");
   gitRun(repo, env, "rm", "-rq", "--cached", ".");
   writeFileSync(join(repo, "other.txt"), "o\n");

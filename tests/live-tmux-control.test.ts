@@ -5,10 +5,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { tempDir, onCleanup } from "./helpers/temp.js";
+import { onCleanup } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
-import { NO_TMUX, startTmux, type TmuxServer } from "./helpers/tmux.js";
-import { submittedLines, writeFakeTui } from "./helpers/fake-tui.js";
+import { NO_TMUX, tuiInTmux, type TmuxServer } from "./helpers/tmux.js";
+import { submittedLines } from "./helpers/fake-tui.js";
 import { tmux, TmuxPush } from "../core/live/tmux.js";
 import { TmuxCommandUnsure, controlClientFor } from "../core/live/tmux-control.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
@@ -18,13 +18,6 @@ import { updateSwitches } from "../core/wake/switches.js";
 import { recordTurn } from "../core/live/turns.js";
 import { liveNote } from "../core/live/rules.js";
 
-function tuiInTmux(t: Parameters<typeof tempDir>[0]): { server: TmuxServer; log: string; scratch: string } {
-  const scratch = tempDir(t, "peerpost-tmux-control-");
-  const log = join(scratch, "submitted.log");
-  const server = startTmux(t, scratch);
-  server.start(process.execPath, [writeFakeTui(scratch), log], { PATH: process.env.PATH ?? "" }, scratch);
-  return { server, log, scratch };
-}
 
 /** The control-mode clients attached to the test's tmux server, by process id. */
 function controlClients(server: TmuxServer): number[] {
@@ -37,7 +30,7 @@ function controlClients(server: TmuxServer): number[] {
 }
 
 test("one control client per tmux server answers in order, keeps arguments exactly, reports failures, and is replaced when killed", { skip: NO_TMUX, timeout: 60_000 }, async (t) => {
-  const { server } = tuiInTmux(t);
+  const { server } = tuiInTmux(t, "peerpost-tmux-control-");
   const pane = server.pane();
   const client = controlClientFor(pane.socket);
   client.acquire();
@@ -68,7 +61,7 @@ test("one control client per tmux server answers in order, keeps arguments exact
 });
 
 test("a request is typed into an idle TUI through the control client, and the next one still after that client was killed", { skip: NO_TMUX, timeout: 60_000 }, async (t) => {
-  const { server, log, scratch } = tuiInTmux(t);
+  const { server, log, scratch } = tuiInTmux(t, "peerpost-tmux-control-");
   const stateDir = join(scratch, "state");
   const peerpost = openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: scratch });
   onCleanup(t, () => peerpost.backend.close());
@@ -103,7 +96,7 @@ test("a request is typed into an idle TUI through the control client, and the ne
 });
 
 test("typing that tmux took and did not answer is not typed again: it runs once or not at all", { skip: NO_TMUX, timeout: 120_000 }, async (t) => {
-  const { server, log } = tuiInTmux(t);
+  const { server, log } = tuiInTmux(t, "peerpost-tmux-control-");
   await server.inputShows(codexInputLine, "");
   const pane = server.pane();
   const client = controlClientFor(pane.socket);

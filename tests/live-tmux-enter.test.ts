@@ -11,8 +11,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
-import { NO_TMUX, startTmux, type TmuxServer } from "./helpers/tmux.js";
-import { submittedLines, writeFakeTui } from "./helpers/fake-tui.js";
+import { NO_TMUX, tuiInTmux, type TmuxServer } from "./helpers/tmux.js";
+import { submittedLines } from "./helpers/fake-tui.js";
 import { TmuxPush } from "../core/live/tmux.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
@@ -21,10 +21,7 @@ import { updateSwitches } from "../core/wake/switches.js";
 import { screenLines } from "../core/live/screen.js";
 
 async function setUp(t: Parameters<typeof tempDir>[0]): Promise<{ server: TmuxServer; log: string; scratch: string; peerpost: Peerpost; address: string; loop: (hostPid?: number) => PushLoop }> {
-  const scratch = tempDir(t, "peerpost-tmux-enter-");
-  const log = join(scratch, "submitted.log");
-  const server = startTmux(t, scratch);
-  server.start(process.execPath, [writeFakeTui(scratch), log], { PATH: process.env.PATH ?? "" }, scratch);
+  const { server, log, scratch } = tuiInTmux(t, "peerpost-tmux-enter-");
   const stateDir = join(scratch, "state");
   const peerpost = openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: scratch });
   onCleanup(t, () => peerpost.backend.close());

@@ -4,7 +4,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
-import { onCleanup } from "./temp.js";
+import { onCleanup, tempDir } from "./temp.js";
+import { writeFakeTui } from "./fake-tui.js";
 import { until } from "./poll.js";
 import { screenLines, type InputLineReader } from "../../core/live/screen.js";
 import type { TmuxPane } from "../../core/live/tmux.js";
@@ -95,4 +96,13 @@ function descendants(pid: number): number[] {
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
     .filter((candidate) => ancestors(candidate).some((info) => info.pid === pid));
+}
+
+/** A tmux server of the test's own with the stand-in TUI (fake-tui.ts) in its pane, writing what it submits to `log`. */
+export function tuiInTmux(t: TestContext, prefix: string): { server: TmuxServer; log: string; scratch: string } {
+  const scratch = tempDir(t, prefix);
+  const log = join(scratch, "submitted.log");
+  const server = startTmux(t, scratch);
+  server.start(process.execPath, [writeFakeTui(scratch), log], { PATH: process.env.PATH ?? "" }, scratch);
+  return { server, log, scratch };
 }
