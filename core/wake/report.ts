@@ -17,12 +17,11 @@ export interface WakeReport {
   self?: { on: boolean; rule: string };
 }
 
-/** `read`: the switches as the caller read them already (doctor), so that one report reads the file once. */
-export function wakeReport(peerpost: Peerpost, address?: string, read = switchesOrRefusal(peerpost.stateDir.path)): WakeReport {
+/** `read`, `overridesError`: the switches and the overrides' refusal as the caller read them already (doctor), so that one report reads each file once. */
+export function wakeReport(peerpost: Peerpost, address?: string, read = switchesOrRefusal(peerpost.stateDir.path), overridesError = overridesRefusal(peerpost.stateDir.path)): WakeReport {
   // A switches file refused is reported, not the whole report lost.
   const { switches, refusal } = read;
   const now = peerpost.config.now();
-  const overridesError = overridesRefusal(peerpost.stateDir.path);
   const report: WakeReport = {
     ...(refusal !== undefined ? { switchesError: toErrorValue(refusal) } : {}),
     ...(overridesError !== undefined ? { overridesError: toErrorValue(overridesError) } : {}),

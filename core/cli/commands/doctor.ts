@@ -110,7 +110,7 @@ export const doctorCommand = defineCommand({
     else if (setUp.length === 0) notes.push("peerpost is not set up in any host yet: run the \"to set up\" command above for the host you use.");
     const live = await liveReport(peerpost, process.env);
     if (json) {
-      printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost, undefined, read), hosts: wake } : null, live, notes, problems });
+      printJson({ ok: problems.length === 0, version: VERSION, store: store ?? null, state: state ?? null, hosts, wake: peerpost ? { ...wakeReport(peerpost, undefined, read, overridesError), hosts: wake } : null, live, notes, problems });
       return problems.length === 0 ? 0 : 1;
     }
     const out: string[] = [`peerpost ${VERSION}`];
