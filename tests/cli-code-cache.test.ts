@@ -10,6 +10,7 @@ import { onCleanup, tempDir } from "./helpers/temp.js";
 import { cli } from "./helpers/cli.js";
 import { CLI } from "./helpers/mcp.js";
 import { cacheFiles, ignoresUntrustedCacheFiles, plantedCodeRunsOnlyFromPrivateDir } from "./helpers/code-cache.js";
+import { cacheFileBytes } from "../core/common/code-cache.js";
 import { openPeerpost } from "../core/peerpost.js";
 
 /** The program status and --version run (core/cli/light-words.ts). */
@@ -88,4 +89,16 @@ test("a command run without a state dir creates none for its code cache", async 
   const stateDir = join(home, "missing");
   assert.match(await version({ HOME: home, PEERPOST_HOME: stateDir }), /^\d+\.\d+\.\d+/);
   assert.equal(existsSync(stateDir), false);
+});
+
+test("a cache file's check reads the same for compiled code at any alignment in memory", () => {
+  // V8 hands over its cached data wherever it sits; the check reads it by 32-bit words.
+  const data = Buffer.from(Array.from({ length: 40_003 }, (_, i) => (i * 7919) & 0xff));
+  const shifted = Buffer.alloc(data.length + 1);
+  data.copy(shifted, 1);
+  assert.deepEqual(cacheFileBytes(shifted.subarray(1)), cacheFileBytes(data));
+  // And every word of a short one counts: a change anywhere changes the check.
+  const changed = Buffer.from(data.subarray(0, 4_000));
+  changed.writeUInt8(changed.readUInt8(1_001) ^ 1, 1_001);
+  assert.notDeepEqual(cacheFileBytes(changed).subarray(0, 4), cacheFileBytes(data.subarray(0, 4_000)).subarray(0, 4));
 });

@@ -95,19 +95,27 @@ function readCache(path: string): Buffer | undefined {
 
 /** Bytes of the check in front of a cache file's data. */
 const CHECKSUM_BYTES = 4;
-/** The check hashes this many runs of bytes, evenly spread from the data's start to its end, and its length. */
+/** The check hashes this many runs of 32-bit words, evenly spread from the data's start to its end, and its length. */
 const SAMPLES = 512;
-const SAMPLE_BYTES = 16;
+const SAMPLE_WORDS = 4;
+const SAMPLE_BYTES = 4 * SAMPLE_WORDS;
 
-/** FNV-1a (32 bits) of the data's length and of SAMPLES runs of SAMPLE_BYTES spread over it (all of it, when that is shorter). */
+/**
+ * FNV-1a (32 bits, a word at a time) of the data's length and of SAMPLES runs of SAMPLE_WORDS spread over
+ * it (all of it, when that is shorter), and of its last bytes. By words: a hook runs it once, in V8's
+ * interpreter, where a loop over 8 KiB of single bytes took a millisecond or two.
+ */
 function sampledHash(data: Buffer): number {
+  // Int32Array needs an aligned start: a file read whole starts its own ArrayBuffer, so `data` (after the check) is aligned but for a copy made here.
+  const aligned = data.byteOffset % 4 === 0 ? data : new Uint8Array(data);
+  const words = new Int32Array(aligned.buffer, aligned.byteOffset, data.length >>> 2);
   let hash = Math.imul(0x811c9dc5 ^ data.length, 0x01000193);
-  const step = Math.max(SAMPLE_BYTES, Math.floor(data.length / SAMPLES));
-  for (let start = 0; start < data.length; start += step) {
-    const end = Math.min(data.length, start + SAMPLE_BYTES);
-    for (let at = start; at < end; at++) hash = Math.imul(hash ^ data[at]!, 0x01000193);
+  const step = Math.max(SAMPLE_WORDS, Math.floor(words.length / SAMPLES));
+  for (let start = 0; start < words.length; start += step) {
+    const end = Math.min(words.length, start + SAMPLE_WORDS);
+    for (let at = start; at < end; at++) hash = Math.imul(hash ^ words[at]!, 0x01000193);
   }
-  // The last bytes too, where a file cut short or zeroed from some point on differs first.
+  // The last bytes too (those past the last whole word among them), where a file cut short or zeroed from some point on differs first.
   for (let at = Math.max(0, data.length - SAMPLE_BYTES); at < data.length; at++) hash = Math.imul(hash ^ data[at]!, 0x01000193);
   return hash >>> 0;
 }
