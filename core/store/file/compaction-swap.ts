@@ -7,7 +7,7 @@ import { writeAll } from "../../log/kept-files.js";
 import { MAX_LINE_BYTES } from "../../log/types.js";
 import { PeerpostError, ioError } from "../../common/errors.js";
 import { dirname } from "node:path";
-import { openStateFile, readStateFile, readStateFileIfAny, writeStateFile } from "../../security/trust.js";
+import { openStateFile, readStateFile, readStateFileIfAny, writeStateFile, writeStateFileInPlace } from "../../security/trust.js";
 import { processStartTime } from "../../sessions/process-tree.js";
 
 export interface Marker {
@@ -50,28 +50,70 @@ export function compactionPaths(livePath: string): CompactionPaths {
 }
 
 /**
- * The last swap, for readers that follow the live file by offset (`peerpost tail`): the new file holds
- * the kept lines of the old one's first `end` bytes (`keptBytes` of them), then the old file's bytes
- * from `end` to `copiedUpTo`, byte for byte. So an old offset X in [end, copiedUpTo] continues at
- * keptBytes + (X - end). (Lines the old file got later come after new writers' lines, copied again.)
+ * A swap, for readers that follow the live file by offset (`peerpost tail`): the new file holds the kept
+ * lines of the old one's first `end` bytes (`keptBytes` of them), then the old file's bytes from `end` to
+ * `copiedUpTo`, byte for byte. So an old offset X in [end, copiedUpTo] continues at keptBytes + (X - end).
+ * (Lines the old file got later come after new writers' lines, copied again.) From `tailFrom` on, every
+ * line before `end` was kept too: an offset X in [tailFrom, end] continues at keptBytes - (end - X), which
+ * a reader that no longer holds the old file (a swap it slept through) can still place.
  */
 export interface Swap {
-  v: 1;
   fromIno: number;
   toIno: number;
   end: number;
   copiedUpTo: number;
   keptBytes: number;
+  tailFrom: number;
 }
 
-/** The last swap's record, or undefined when there is none or it cannot be read (a reader then resumes at the end). */
-export function readSwap(paths: CompactionPaths): Swap | undefined {
+/**
+ * The record of swaps: the last compaction's, after those it followed without a reader in between (the
+ * rounds of one compaction each swap a file in). A reader asleep through them all follows the chain.
+ */
+interface SwapRecord {
+  v: 2;
+  swaps: Swap[];
+}
+
+/** Swaps a record keeps, oldest dropped first: a reader further behind resumes at the end, and says so. */
+const KEPT_SWAPS = 64;
+
+const isSwap = (swap: Partial<Swap>): swap is Swap => [swap.fromIno, swap.toIno, swap.end, swap.copiedUpTo, swap.keptBytes, swap.tailFrom].every(Number.isSafeInteger);
+
+/** The recorded swaps, oldest first; none when there is no record or it cannot be read (a reader then resumes at the end). */
+export function readSwaps(paths: CompactionPaths): Swap[] {
   try {
-    const swap = JSON.parse(readStateFile(paths.swap)) as Partial<Swap>;
-    return swap.v === 1 && [swap.fromIno, swap.toIno, swap.end, swap.copiedUpTo, swap.keptBytes].every(Number.isSafeInteger) ? (swap as Swap) : undefined;
+    const record = JSON.parse(readStateFile(paths.swap)) as Partial<SwapRecord>;
+    return record.v === 2 && Array.isArray(record.swaps) && record.swaps.every(isSwap) ? record.swaps : [];
   } catch {
-    return undefined;
+    return [];
   }
+}
+
+/** The last swap, if recorded. */
+export function readSwap(paths: CompactionPaths): Swap | undefined {
+  return readSwaps(paths).at(-1);
+}
+
+/** Records a swap after the ones it follows from (the last went to its old file), or alone. Derived, for followers only: not fsynced. */
+export function recordSwap(paths: CompactionPaths, swap: Swap): void {
+  const earlier = readSwaps(paths);
+  const chain = earlier.at(-1)?.toIno === swap.fromIno ? [...earlier, swap].slice(-KEPT_SWAPS) : [swap];
+  writeStateFileInPlace(paths.swap, JSON.stringify({ v: 2, swaps: chain } satisfies SwapRecord));
+}
+
+/**
+ * The swaps that lead from the file with inode `fromIno` to the one with `toIno`, oldest first, or
+ * undefined when the record holds no such chain (a reader then resumes at the end).
+ */
+export function swapsBetween(paths: CompactionPaths, fromIno: number, toIno: number): Swap[] | undefined {
+  const swaps = readSwaps(paths);
+  // The latest swap from that file: an inode freed by an earlier swap may have been given out again.
+  let start = swaps.length - 1;
+  while (start >= 0 && swaps[start]!.fromIno !== fromIno) start--;
+  if (start < 0) return undefined;
+  const chain = swaps.slice(start);
+  return chain.at(-1)!.toIno === toIno && chain.every((swap, i) => i === 0 || swap.fromIno === chain[i - 1]!.toIno) ? chain : undefined;
 }
 
 /** The marker, or undefined when there is none (or it is torn); a link or another user's file in its place is refused (trust.ts). */

@@ -3,7 +3,7 @@
 // (held open) is read to the swap point and the swap's record says where it continues in the new one.
 import type { JsonlLog } from "../../log/log.js";
 import type { FileIdentity, LogEntry, PinnedFile } from "../../log/types.js";
-import { readSwap, type CompactionPaths } from "./compaction-swap.js";
+import { swapsBetween, type CompactionPaths } from "./compaction-swap.js";
 
 export class LogFollower<T> {
   private pinned: PinnedFile<T> | undefined;
@@ -42,13 +42,19 @@ export class LogFollower<T> {
   private follow(current: FileIdentity, visit: (entry: LogEntry<T>) => void): void {
     const old = this.pinned!;
     const next = this.log.pin();
-    const swap = readSwap(this.paths);
-    if (next && swap && swap.fromIno === old.ino && swap.toIno === next.ino && next.ino === current.ino) {
+    const [first, ...later] = (next && next.ino === current.ino && swapsBetween(this.paths, old.ino, next.ino)) || [];
+    let offset: number | undefined;
+    if (first) {
       // Lines before the swap point not shown yet are read from the old file, where they were in order.
-      if (this.offset < swap.end) this.offset = old.scan(this.offset, visit, { until: swap.end }).next;
+      if (this.offset < first.end) this.offset = old.scan(this.offset, visit, { until: first.end }).next;
       // Old lines past the copied part reappear later in the new file: shown again rather than missed.
-      this.offset = swap.keptBytes + Math.max(0, Math.min(this.offset, swap.copiedUpTo) - swap.end);
-    } else {
+      offset = first.keptBytes + Math.max(0, Math.min(this.offset, first.copiedUpTo) - first.end);
+      // Swaps slept through (a compaction's later rounds): their old files are gone, so an offset is placed
+      // only where every line from it to the swap point was kept.
+      for (const swap of later) offset = offset !== undefined && offset >= swap.tailFrom ? swap.keptBytes + (Math.min(offset, swap.copiedUpTo) - swap.end) : undefined;
+    }
+    if (offset !== undefined) this.offset = offset;
+    else {
       old.scan(this.offset, visit);
       this.offset = next ? next.size() : 0;
       this.onGap("the mailbox file was replaced (compacted) without a record of where it continues: following resumes at its end");

@@ -8,9 +8,9 @@ import { dirname } from "node:path";
 import { type JsonlLog } from "../../log/log.js";
 import type { LogEntry } from "../../log/types.js";
 import { writeAll } from "../../log/kept-files.js";
-import { openEmptiedStateFile, openStateFile, writeStateFileInPlace } from "../../security/trust.js";
+import { openEmptiedStateFile, openStateFile } from "../../security/trust.js";
 import { PeerpostError } from "../../common/errors.js";
-import { archiveSize, copyTail, eachLine, fsyncPath, inode, recoverCompaction, writeMarker, type CompactionPaths, type LongLineSink, type Swap } from "./compaction-swap.js";
+import { archiveSize, copyTail, eachLine, fsyncPath, inode, recordSwap, recoverCompaction, writeMarker, type CompactionPaths, type LongLineSink } from "./compaction-swap.js";
 
 export type CompactionFault = "after-marker" | "after-archive" | "after-rename" | "stop-after-marker";
 
@@ -106,11 +106,14 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
     // corrupt, and stays: eachLine gives it to `kept` in pieces as it reads it.
     const buffer = Buffer.allocUnsafe(1024 * 1024);
     let position = 0;
+    // Where the last run of kept lines before `end` starts (the swap's record: Swap.tailFrom).
+    let tailFrom = 0;
     const byRecord = typeof place === "function" ? place : undefined;
     if (!byRecord) {
       const { atOffset } = place as { atOffset: (offset: number, line: Buffer) => LinePlace };
       const copied = eachLine(source, 0, end, buffer, (line, offset) => {
         const to = atOffset(offset, line);
+        if (to !== "keep") tailFrom = offset + line.length;
         (to === "keep" ? kept : writers[to]).add(line);
       }, kept);
       if (copied !== end) throw changedUnder(log.path, copied);
@@ -120,7 +123,9 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
       const away = new Map<number, LineWriter>();
       const batchEnd = log.scan(position, (entry) => {
         const to = byRecord(entry);
-        if (to !== "keep") away.set(entry.offset, writers[to]);
+        if (to === "keep") return;
+        away.set(entry.offset, writers[to]);
+        tailFrom = entry.end;
       }, { until: end, maxLines: BATCH_LINES }).next;
       // Pass 1 ended at a line end and the lock holds other compactions off: short of that, the file changed.
       if (batchEnd <= position || eachLine(source, position, batchEnd, buffer, (line, offset) => (away.get(offset) ?? kept).add(line), kept) !== batchEnd) throw changedUnder(log.path, position);
@@ -138,8 +143,7 @@ export function moveLines<T>(log: JsonlLog<T>, paths: CompactionPaths, end: numb
     linkSync(paths.live, paths.old);
     const liveIno = inode(paths.live)!;
     writeMarker(paths, { v: 1, archiveBytes: archiveBefore, liveIno, copiedUpTo });
-    // Derived, for followers only: not fsynced (a follower that finds none resumes at the end).
-    writeStateFileInPlace(paths.swap, JSON.stringify({ v: 1, fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes } satisfies Swap));
+    recordSwap(paths, { fromIno: liveIno, toIno: fstatSync(nextFd).ino, end, copiedUpTo, keptBytes, tailFrom });
     renameSync(paths.next, paths.live);
     fsyncPath(dirname(paths.live));
     die(fault, "after-rename");
