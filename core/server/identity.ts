@@ -69,17 +69,16 @@ export class IdentityResolver {
     const address = parseAddress(explicit, "PEERPOST_ADDRESS");
     if (address.kind === "role")
       throw new PeerpostError("invalid_arguments", "PEERPOST_ADDRESS must be a session address, not a role.", { details: { variable: "PEERPOST_ADDRESS" }, hint: "Use e.g. claude:my-session; take roles with PEERPOST_ROLES." });
-    return { address: address.text, sessionId: address.id, source: "PEERPOST_ADDRESS", detail: "PEERPOST_ADDRESS", verified: false };
+    return this.claimIfHeldElsewhere({ address: address.text, sessionId: address.id, source: "PEERPOST_ADDRESS", detail: "PEERPOST_ADDRESS", verified: false });
   }
 
-
   /**
-   * A verified identity from the host's variable or a call's _meta names a session whose own host is
-   * another running process: anything can set that variable or _meta (a server an agent's shell started),
-   * so it is a claim, as a hook's registration would be.
+   * An identity from PEERPOST_ADDRESS, the host's variable or a call's _meta names a session whose own host
+   * is another running process: anything can set those (a server an agent's shell started), so it is a
+   * claim, as a hook's registration would be. PEERPOST_ADDRESS is unverified anyway, but unclaimed it would read the session's mail.
    */
   private claimIfHeldElsewhere(identity: Identity): Identity {
-    if (!identity.verified || identity.claim !== undefined || identity.source === "registry") return identity;
+    if (!(identity.verified || identity.source === "PEERPOST_ADDRESS") || identity.claim !== undefined || identity.source === "registry") return identity;
     const holder = heldByAnotherHost(this.peerpost.sessions.get(identity.address));
     if (holder === undefined) return identity;
     return { ...identity, verified: false, claim: `${identity.address} came from ${identity.detail} in a server that does not run under its own host (pid ${holder}), which was still running` };
