@@ -1,5 +1,7 @@
 // The paths a host's file-writing tool call names, read from its arguments. Each host's table of tools
 // (which tools write, which argument names the path) is in its plugin's dialect and README.
+import { homedir } from "node:os";
+import { join } from "node:path";
 import type { ToolCall } from "../../hooks/dialect.js";
 
 /** The files an apply_patch call writes: its patch is `command` (Codex), or `input` or `patch` (a freeform call's whole text). */
@@ -15,6 +17,42 @@ export function stringArgument(tool: ToolCall, ...names: string[]): string[] {
     if (typeof value === "string" && value.length > 0) return [value];
   }
   return [];
+}
+
+/**
+ * A path written from `~`: Codex's newer builds and Grok expand it to the home directory, where another
+ * would read a directory named `~`; both are checked.
+ */
+export function fromHome(path: string): string[] {
+  if (path === "~") return [path, homedir()];
+  return path.startsWith("~/") ? [path, join(homedir(), path.slice(2))] : [path];
+}
+
+/**
+ * A string field of a tool's arguments whose JSON text the host cut short (Grok 1.0.41 passes arguments
+ * past 128 KiB as their first 131072 characters and " [truncated]"): read from the top level of what is
+ * there, undefined when the cut came first.
+ */
+export function truncatedStringField(text: string, name: string): string | undefined {
+  let depth = 0;
+  let key: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === "{" || char === "[") depth++;
+    else if (char === "}" || char === "]") depth--;
+    else if (char === '"') {
+      // The whole string literal, by hand: a value of megabytes (the content written) is skipped in one pass.
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      if (end >= text.length) return undefined;
+      const literal = JSON.parse(text.slice(i, end + 1)) as string;
+      const isKey = /^\s*:/.test(text.slice(end + 1, end + 64));
+      if (depth === 1 && !isKey && key === name) return literal;
+      key = depth === 1 && isKey ? literal : undefined;
+      i = end;
+    }
+  }
+  return undefined;
 }
 
 const ADD_FILE = "*** Add File: ";
