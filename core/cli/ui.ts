@@ -8,6 +8,7 @@ import { uiAuthor } from "../ui/author.js";
 import { openBrowser } from "../ui/opener.js";
 import { UsageError } from "./output.js";
 import { setUpCommands } from "./next-steps.js";
+import { databaseAway } from "../store/database-away.js";
 
 export interface UiOptions {
   port?: string | undefined;
@@ -27,8 +28,14 @@ export async function ui(options: UiOptions): Promise<void> {
   const port = parsePort(options.port);
   const peerpost = openPeerpost({});
   // A shared (PostgreSQL) store: bring this machine's mirrors up to date, then follow the database, so
-  // what other machines write reaches the page as it happens.
-  await peerpost.backend.sync();
+  // what other machines write reaches the page as it happens. A database that is away leaves the page on
+  // what this machine copied last, as the other people's commands do; the follow catches up once it is back.
+  let away: string | undefined;
+  await peerpost.backend.sync().catch((error: unknown) => {
+    const value = databaseAway(peerpost, error, "cli");
+    if (value === undefined) throw error;
+    away = value.message;
+  });
   const unfollow = peerpost.backend.follow();
   // Its bundle runs `index-run`: a compaction the size setting calls for runs there, not in the view's process.
   peerpost.mailbox.compactElsewhere(() => catchUpDetached(peerpost, process.argv[1] ?? ""));
@@ -44,6 +51,7 @@ export async function ui(options: UiOptions): Promise<void> {
   const url = await server.listen();
   process.stdout.write(`${url}\n`);
   process.stderr.write(`peerpost ui: ${peerpost.stateDir.path}, ${author === null ? `read-only (${problem}; start with --as ADDR to write)` : `writing as ${author}`}; Ctrl-C stops it\n`);
+  if (away !== undefined) process.stderr.write(`peerpost ui: warning store_unreachable: ${away} What this machine copied from it last is shown; changes fail until it answers.\n`);
   // A one-time code, not the token: an opener's arguments are visible to every user of the machine.
   if (options.open) void openBrowser(server.openingUrl()).then((problem) => problem && process.stderr.write(`peerpost ui: could not open a browser (${problem}); open the URL above\n`));
   await stopped;

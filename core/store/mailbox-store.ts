@@ -186,6 +186,14 @@ export class MailboxStore {
     return view;
   }
 
+  /**
+   * Lets go of this process's view of `scope`: a long-lived reader that looks at many scopes one after
+   * another (the web view's session pages) holds only those it still shows. The next `view` starts it again.
+   */
+  forgetView(scope: string): void {
+    this.views.delete(scope);
+  }
+
   /** This process's view of `scope`, started from its snapshot or the index, not yet refreshed. */
   private viewOf(scope: string): MailboxView {
     let view = this.views.get(scope);

@@ -209,7 +209,8 @@ export class UiServer {
   }
 
   private fail(response: ServerResponse, error: unknown): void {
-    const value = toErrorValue(error);
+    // A person reads it on the page: the hint that names commands, not the model's tools and arguments.
+    const value = toErrorValue(error, "cli");
     if (response.headersSent) response.destroy();
     else this.sendJson(response, STATUS_OF[value.code] ?? 500, { ok: false, error: value });
   }

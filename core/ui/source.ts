@@ -21,6 +21,8 @@ const BODIES_KEPT = 5000;
 const INDEX_AT_BYTES = 64 * 1024;
 /** Searches remembered with their results (a person types a few). */
 const SEARCHES_KEPT = 10;
+/** Session pages whose views (each its address's whole mail) are kept: those asked for last; older ones are let go. */
+const SESSION_VIEWS_KEPT = 8;
 
 /** Any JSON value: the search reads lines without validating them again, and trusts only ids the fold knows. */
 const ANY_RECORD: RecordSchema<{ type?: unknown; id?: unknown; body?: unknown }> = { safeParse: (input) => ({ success: true, data: input as { type?: unknown } }) };
@@ -44,6 +46,10 @@ export class UiSource {
   private readonly bodies = new Map<string, string>();
   private readonly searches = new Map<string, { start: number; offset: number; ids: Set<string> }>();
   private readonly rawMailbox: JsonlLog<{ type?: unknown; id?: unknown; body?: unknown }>;
+  /** Addresses of the session pages asked for, least recent first (SESSION_VIEWS_KEPT of them). */
+  private readonly sessionPages: string[] = [];
+  /** Addresses whose open requests the page shows (the author's): their views are always kept. */
+  private readonly pinned = new Set<string>();
 
   constructor(readonly peerpost: Peerpost) {
     this.recent = new RecentMail(peerpost.mailbox.log);
@@ -76,20 +82,35 @@ export class UiSource {
    */
   select(filters: UiFilters): MailSelection {
     const { mailbox } = this.peerpost;
-    if (filters.conversation !== undefined && !this.mailbox.state.messages[filters.conversation]) {
+    // Always through the indexes: a first message still live says nothing of the ones a compaction archived after it.
+    if (filters.conversation !== undefined) {
       const thread = mailbox.thread(filters.conversation);
       return { messages: thread, key: `conversation\n${filters.conversation}\n${this.mailbox.offset}`, partial: false };
     }
     if (filters.session !== undefined) {
-      const view = mailbox.view(filters.session);
+      const view = this.sessionView(filters.session);
       return { messages: Object.values(view.state.messages), key: `session\n${filters.session}\n${view.offset}`, partial: false };
     }
     const view = this.mailbox;
     return { messages: Object.values(view.state.messages), key: `recent\n${this.recent.start}\n${view.offset}`, partial: this.recent.partial };
   }
 
+  /** A session page's view; the least recent page's beyond SESSION_VIEWS_KEPT is let go, so memory follows the pages shown, not every one ever asked for. */
+  private sessionView(address: string): MailboxView {
+    const view = this.peerpost.mailbox.view(address);
+    const at = this.sessionPages.indexOf(address);
+    if (at >= 0) this.sessionPages.splice(at, 1);
+    this.sessionPages.push(address);
+    if (this.sessionPages.length > SESSION_VIEWS_KEPT) {
+      const dropped = this.sessionPages.shift()!;
+      if (!this.pinned.has(dropped)) this.peerpost.mailbox.forgetView(dropped);
+    }
+    return view;
+  }
+
   /** Open requests addressed to `address`, from its own view (the whole log's, through the per-address index). */
   openRequestsTo(address: string): MessageState[] {
+    this.pinned.add(address);
     return this.peerpost.mailbox
       .view(address)
       .openRequests()

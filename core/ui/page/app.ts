@@ -2,7 +2,7 @@
 // nodes, and redraws only the parts the server's event stream says changed (page/sync.ts). Writes
 // (send, reply, decline, and the claims and tasks actions) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
-import { $, ago, bytes, el, localTime, type Child } from "./dom.js";
+import { $, ago, bytes, el, holding, localTime, type Child } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { FILTERS, PageSync } from "./sync.js";
 import { renderClaims, renderTasks, wireTaskForm, type WorkHelpers } from "./work.js";
@@ -178,15 +178,15 @@ function renderMine(mine: UiMessage[]): void {
     text.rows = 2;
     text.placeholder = "reply, or the reason to decline";
     const result = el("span", { className: "result" });
-    const act = (resolution: "reply" | "decline") => async () => {
-      const outcome = await write("/api/resolve", { id: message.id, resolution, text: text.value || undefined });
-      result.textContent = outcome;
-    };
     const reply = el("button", null, "Reply");
     reply.type = "button";
-    reply.addEventListener("click", act("reply"));
     const decline = el("button", null, "Decline");
     decline.type = "button";
+    const act = (resolution: "reply" | "decline") => () =>
+      holding([reply, decline], async () => {
+        result.textContent = await write("/api/resolve", { id: message.id, resolution, text: text.value || undefined });
+      });
+    reply.addEventListener("click", act("reply"));
     decline.addEventListener("click", act("decline"));
     list.append(el("div", { className: "request", data: { id: message.id } }, view, text, el("div", { className: "actions" }, reply, " ", decline, " ", result)));
   }
@@ -293,10 +293,10 @@ function render(next: UiState, changed?: ReadonlySet<string>): void {
 async function write(path: string, body: unknown): Promise<string> {
   try {
     const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-peerpost-token": token }, body: JSON.stringify(body) });
-    const result = (await response.json()) as { ok: boolean; messageId?: string; task?: { id: string }; error?: { code: string; message: string } };
+    const result = (await response.json()) as { ok: boolean; messageId?: string; task?: { id: string }; error?: { code: string; message: string; hint?: string } };
     void sync.load();
     const id = result.messageId ?? result.task?.id;
-    return result.ok ? `done${id ? ` (${id})` : ""}` : `${result.error?.code}: ${result.error?.message}`;
+    return result.ok ? `done${id ? ` (${id})` : ""}` : `${result.error?.code}: ${result.error?.message}${result.error?.hint ? ` ${result.error.hint}` : ""}`;
   } catch (error) {
     return `failed: ${String(error)}`;
   }
@@ -360,9 +360,11 @@ function wire(): void {
   send.addEventListener("submit", async (event) => {
     event.preventDefault();
     const field = (name: string) => (send.elements.namedItem(name) as HTMLInputElement).value;
-    const result = await write("/api/send", { to: field("to").trim(), body: field("body"), anticipation: field("anticipation"), replyToMessageId: field("replyToMessageId").trim() || undefined });
-    send.querySelector(".result")!.textContent = result;
-    if (result.startsWith("done")) (send.elements.namedItem("body") as HTMLTextAreaElement).value = "";
+    await holding([send.querySelector<HTMLButtonElement>('button[type="submit"]')], async () => {
+      const result = await write("/api/send", { to: field("to").trim(), body: field("body"), anticipation: field("anticipation"), replyToMessageId: field("replyToMessageId").trim() || undefined });
+      send.querySelector(".result")!.textContent = result;
+      if (result.startsWith("done")) (send.elements.namedItem("body") as HTMLTextAreaElement).value = "";
+    });
   });
 }
 

@@ -25,6 +25,21 @@ function append(parent: Node, children: Child[]): void {
   }
 }
 
+/**
+ * Runs a write with its buttons disabled until it is answered: a double click, or a click while it is on its
+ * way, makes no second write (a second send or task, or an answer's already_resolved over its "done").
+ */
+export async function holding(buttons: Array<HTMLButtonElement | null>, work: () => Promise<void>): Promise<void> {
+  const held = buttons.filter((button) => button !== null);
+  if (held.some((button) => button.disabled)) return;
+  for (const button of held) button.disabled = true;
+  try {
+    await work();
+  } finally {
+    for (const button of held) button.disabled = false;
+  }
+}
+
 export function $(selector: string): HTMLElement {
   const found = document.querySelector<HTMLElement>(selector);
   if (!found) throw new Error(`missing ${selector}`);

@@ -2,7 +2,7 @@
 // waits on. The author's actions (release, end another's claim as a person, add, take, finish, fail or
 // block a task) are writes like sending: token header, JSON body, the page's own origin.
 import type { UiClaim, UiState, UiTask } from "../types.js";
-import { $, el, type Child } from "./dom.js";
+import { $, el, holding, type Child } from "./dom.js";
 
 export interface WorkHelpers {
   /** A time with a label ("since 2026-… (5 min ago)"). */
@@ -21,10 +21,11 @@ function button(label: string, onClick: () => void, className?: string): HTMLBut
 
 function claimView(claim: UiClaim, helpers: WorkHelpers): HTMLElement {
   const result = el("span", { className: "result" });
-  const act = (force: boolean) => async () => {
-    result.textContent = await helpers.write("/api/release", { repo: claim.repo, path: claim.path, force });
-  };
-  const action =
+  const act = (force: boolean) => () =>
+    holding([action], async () => {
+      result.textContent = await helpers.write("/api/release", { repo: claim.repo, path: claim.path, force });
+    });
+  const action: HTMLButtonElement | null =
     claim.action === "release"
       ? button("Release", act(false), "release")
       : claim.action === "force"
@@ -75,11 +76,14 @@ function taskRow(task: UiTask, helpers: WorkHelpers): HTMLElement {
   note.rows = 2;
   note.placeholder = "the result (done) or the reason (fail, block)";
   const result = el("span", { className: "result" });
-  const act = (action: "claim" | "done" | "fail" | "block") => async () => {
-    result.textContent = await helpers.write("/api/task", action === "claim" ? { action, id: task.id } : { action, id: task.id, note: note.value || undefined });
-    if (result.textContent.startsWith("done")) note.value = "";
-  };
-  const actions = el("div", { className: "actions" }, button("Take", act("claim"), "take"), " ", button("Done", act("done"), "done"), " ", button("Fail", act("fail"), "fail"), " ", button("Block", act("block"), "block"), " ", result);
+  const buttons: HTMLButtonElement[] = [];
+  const act = (action: "claim" | "done" | "fail" | "block") => () =>
+    holding(buttons, async () => {
+      result.textContent = await helpers.write("/api/task", action === "claim" ? { action, id: task.id } : { action, id: task.id, note: note.value || undefined });
+      if (result.textContent.startsWith("done")) note.value = "";
+    });
+  buttons.push(button("Take", act("claim"), "take"), button("Done", act("done"), "done"), button("Fail", act("fail"), "fail"), button("Block", act("block"), "block"));
+  const actions = el("div", { className: "actions" }, ...buttons.flatMap((each) => [each, " "]), result);
   return el("article", { className: "task", data: { id: task.id } }, el("div", { className: "info" }), el("div", { className: "act" }, note, actions));
 }
 
@@ -117,8 +121,10 @@ export function wireTaskForm(helpers: WorkHelpers): void {
     event.preventDefault();
     const field = (name: string) => (form.elements.namedItem(name) as HTMLInputElement).value.trim();
     const after = field("after").split(/[\s,]+/).filter(Boolean);
-    const result = await helpers.write("/api/task", { action: "add", title: field("title"), body: field("body") || undefined, assignee: field("assignee") || undefined, after: after.length > 0 ? after : undefined });
-    form.querySelector(".result")!.textContent = result;
-    if (result.startsWith("done")) form.reset();
+    await holding([form.querySelector<HTMLButtonElement>('button[type="submit"]')], async () => {
+      const result = await helpers.write("/api/task", { action: "add", title: field("title"), body: field("body") || undefined, assignee: field("assignee") || undefined, after: after.length > 0 ? after : undefined });
+      form.querySelector(".result")!.textContent = result;
+      if (result.startsWith("done")) form.reset();
+    });
   });
 }
