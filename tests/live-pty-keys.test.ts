@@ -1,7 +1,7 @@
 // `peerpost run` follows the person's keys to tell whether their input line is empty. Keys the hosts give
 // a meaning of their own leave it unsure, never sure it is empty: Enter on the @file menu (it picks a
-// file and submits nothing) until a hook shows a turn after it, and Esc twice (the rewind or backtrack
-// view). It follows the host it started, not a headless host that host runs as a tool; and a host that is
+// file and submits nothing) and on a slash command (it may open a picker, where Enter picks an entry) until
+// a hook shows a turn after it, and Esc twice (the rewind or backtrack view). It follows the host it started, not a headless host that host runs as a tool; and a host that is
 // not on PATH ends it with 127 and a plain message, as without a terminal.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -51,6 +51,25 @@ test("a host without a prompt hook (Grok): the stop that ends the turn after the
   assert.notEqual(await push.ready(), undefined);
   recordTurn(stateDir, address, "stop", new Date().toISOString());
   assert.equal(await push.ready(), undefined);
+});
+
+test("Enter on a slash command (/model opens a picker, and runs no prompt hook) does not leave the line counted empty", async (t) => {
+  const { push, input, stateDir } = wrapped(t, () => Date.now() - 6_000);
+  input.observe("/model");
+  input.observe("\r");
+  assert.notEqual(await push.ready(), undefined, "the request would be pasted into the picker, and its Enter would pick the highlighted model");
+  input.observe("\u0003");
+  assert.equal(await push.ready(), undefined, "Ctrl-C closes the picker: idle again");
+  input.observe("/clear\r");
+  assert.notEqual(await push.ready(), undefined);
+  // The person's next prompt runs its hook: typing goes on after its turn.
+  input.observe("go on\r");
+  recordTurn(stateDir, address, "prompt", new Date().toISOString());
+  recordTurn(stateDir, address, "stop", new Date(Date.now() + 1).toISOString());
+  assert.equal(await push.ready(), undefined);
+  // A slash typed and erased leaves a plain prompt.
+  input.observe("/\u007fexplain this\r");
+  assert.equal(await push.ready(), undefined, "a plain prompt, submitted more than 5 s ago, its turn not seen: idle");
 });
 
 test("Esc twice on an empty line (the host's rewind / edit-previous-message view) is not an empty input line", async (t) => {

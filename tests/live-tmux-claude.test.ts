@@ -3,60 +3,17 @@
 // tmux pane directly, and under `peerpost run claude` in one. After the person's first turn it is idle; a
 // typed request is read and answered; text in the input line holds the typing; a stale request is never
 // typed. With a budget of one live turn an hour, the second request is not typed, and the sender is told.
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { CLI, connect } from "./helpers/mcp.js";
-import { collect } from "./helpers/children.js";
-import { tempDir, onCleanup } from "./helpers/temp.js";
+import { connect } from "./helpers/mcp.js";
 import { until } from "./helpers/poll.js";
-import { startFakeAnthropic, type Script } from "./helpers/fake-anthropic.js";
-import { acceptTuiDialogs, claudeBinary, claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, repoRoot } from "./helpers/claude-cli.js";
-import { NO_TMUX, startTmux } from "./helpers/tmux.js";
-import { checkTypedDelivery, messagesTypedTurns, sessionIdle, startTui } from "./helpers/live-typing.js";
+import { claudeSkipReason } from "./helpers/claude-cli.js";
+import { NO_TMUX } from "./helpers/tmux.js";
+import { checkTypedDelivery, sessionIdle } from "./helpers/live-typing.js";
+import { idleClaudeTui } from "./helpers/claude-tui.js";
 import { claudeInputLine } from "../plugins/claude-code/terminal.js";
-import { openPeerpost } from "../core/peerpost.js";
 
 const skip = NO_TMUX || claudeSkipReason();
-const tool = (name: string) => `mcp__plugin_peerpost_peerpost__${name}`;
-
-/** A real Claude Code TUI in a pane of the test's own tmux server, after the person's first turn: registered and idle. */
-async function idleClaudeTui(t: TestContext, via: "tmux" | "pty", extraEnv: Record<string, string> = {}) {
-  const base = tempDir(t, `peerpost-live-${via}-claude-`);
-  const stateDir = join(base, "peerpost");
-  const cwd = join(base, "project");
-  mkdirSync(cwd);
-  let script: Script = () => ({ text: "hi" });
-  const fake = await startFakeAnthropic((request) => script(request));
-  onCleanup(t, () => fake.close());
-  const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir, CLAUDE_CODE_HARBOR_KITE: "0", TERM: "xterm-256color", PATH: `${dirname(claudeBinary())}:${process.env.PATH ?? ""}`, ...extraEnv }) as Record<string, string>;
-  await installFromDirectoryMarketplace(repoRoot(), "peerpost@peerpost", { env, cwd, timeoutMs: 90_000 });
-  acceptTuiDialogs(env, cwd);
-  const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] }));
-  assert.equal((await cli(["allow", "claude-code"])).code, 0, "peerpost's tools run without asking");
-  script = messagesTypedTurns(tool, "claude answers");
-
-  const tmux = startTmux(t, base);
-  startTui(tmux, via, { name: "claude", binary: claudeBinary(), args: [] }, env, cwd);
-  await tmux.inputShows(claudeInputLine, "", 120_000);
-  tmux.type("hello");
-  await tmux.inputShows(claudeInputLine, "hello");
-  tmux.sendKeys("Enter");
-  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env["HOME"]! });
-  await until(() => store().sessions.list({ host: "claude-code" }).some((session) => session.alive), 60_000, `the claude session to register\n${tmux.capture()}`);
-  const address = store().sessions.list({ host: "claude-code" }).find((session) => session.alive)!.address;
-  await until(() => fake.modelRequests.length > 0 && sessionIdle(stateDir, address), 60_000, `the person's first turn to end\n${tmux.capture()}`);
-  if (via === "tmux") assert.equal((await cli(["push", "on", "tmux", "claude-code"])).code, 0);
-  else {
-    // A terminal answers a TUI's query when it comes, here after the person's Enter (as under load at
-    // start-up): the answer reaches `peerpost run` on the person's input, and is no typing.
-    tmux.type("\u001b[?1;2c");
-    await tmux.inputShows(claudeInputLine, "");
-  }
-  return { fake, env, stateDir, tmux, address, store };
-}
 
 for (const via of ["tmux", "pty"] as const) {
   const how = via === "tmux" ? "in tmux" : "under peerpost run in tmux";

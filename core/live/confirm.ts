@@ -17,8 +17,11 @@ export function liveTransportOf(peerpost: Peerpost, address: string): string | u
 
 function outcomeNow(peerpost: Peerpost, message: MessageState, transport: string): LiveOutcome | undefined {
   const state = peerpost.mailbox.view(message.to).state.messages[message.id];
-  if (state?.delivered) return { delivered: state.delivered };
-  const skipped = peerpost.receipts.query({ kind: "push", address: message.to, since: message.sentAt, limit: 20 }).receipts.find((receipt) => receipt.messageId === message.id && receipt.delivery === "skipped");
+  const receipts = peerpost.receipts.query({ kind: "push", address: message.to, since: message.sentAt, limit: 20 }).receipts.filter((receipt) => receipt.messageId === message.id);
+  // The claim comes before the push: a transport may still refuse (the person started typing) and give it
+  // back. Delivered once its receipt says so; a claim with no receipt yet counts only when the wait ends.
+  if (state?.delivered && receipts.some((receipt) => receipt.delivery === "delivered")) return { delivered: state.delivered };
+  const skipped = receipts.find((receipt) => receipt.delivery === "skipped");
   const said = skipped?.warnings[0];
   if (said === undefined) return undefined;
   const colon = said.indexOf(": ");
@@ -33,5 +36,8 @@ export async function awaitLiveOutcome(peerpost: Peerpost, message: MessageState
     watchDir: peerpost.stateDir.path,
     signal,
   });
-  return waited.outcome === "match" ? waited.value : undefined;
+  if (waited.outcome === "match") return waited.value;
+  // A push still under way when the wait ends (a terminal waits for its Enter to be taken) holds its claim.
+  const state = waited.outcome === "timeout" ? peerpost.mailbox.view(message.to).state.messages[message.id] : undefined;
+  return state?.delivered ? { delivered: state.delivered } : undefined;
 }

@@ -43,7 +43,12 @@ export class InputLine {
   submittedAt: number | undefined;
   /** An @ was typed: the host's file menu may be open, and an Enter there picks an entry instead of submitting. */
   private mention = false;
-  /** When an Enter on a line with an @ left it unknown: submitted only if a prompt hook ran after it (confirmSubmitted). */
+  /**
+   * The line starts with a slash: a host command, which runs no prompt hook and may open a picker or a
+   * dialog (Claude Code's /model, /config, /resume) where a typed line and its Enter would pick an entry.
+   */
+  private command = false;
+  /** When an Enter on a line with an @, or on a command, left it unknown: submitted only if a hook ran after it (confirmSubmitted). */
   pendingSubmitAt: number | undefined;
   /** The last key was Esc alone: a second one opens the host's rewind (Claude Code) or backtrack (Codex) view. */
   private loneEsc = false;
@@ -80,6 +85,7 @@ export class InputLine {
     else if (FORWARD_EDITS.includes(char)) this.unsure ||= this.moved;
     else if (char === "\u0017") this.unsure ||= this.length > 0;
     else if (char >= " ") {
+      if (char === "/" && this.empty && !this.multiline) this.command = true;
       this.length++;
       if (char === "@") this.mention = true;
     }
@@ -113,6 +119,8 @@ export class InputLine {
     // Off the line's end a Backspace removes a character somewhere, or nothing at the line's start.
     if (this.moved) this.unsure ||= this.length > 0;
     else this.length = Math.max(0, this.length - 1);
+    // The slash erased: what is typed next is a prompt again.
+    if (this.length === 0 && !this.unsure) this.command = false;
   }
 
   private lineBreak(): void {
@@ -159,8 +167,9 @@ export class InputLine {
   }
 
   private submit(): void {
-    if (this.mention && !this.empty) {
-      // Enter may have picked a file from the host's menu: the line is unknown until a prompt hook shows it was submitted.
+    if ((this.mention || this.command) && !this.empty) {
+      // Enter may have picked a file from the host's menu, or run a command that opened a picker: the
+      // line is unknown until a hook shows a turn after it (a command's picker: the next prompt), or Ctrl-C.
       this.submittedAt = this.pendingSubmitAt = this.now();
       this.unsure = true;
       return;
@@ -176,6 +185,7 @@ export class InputLine {
 
   private clear(): void {
     this.mention = false;
+    this.command = false;
     this.pendingSubmitAt = undefined;
     this.length = 0;
     this.unsure = false;

@@ -13,7 +13,7 @@ import { liveNote } from "./rules.js";
 
 import { readTurn, recordTurn } from "./turns.js";
 import type { InputLine } from "./keystrokes.js";
-import { PTY_VIA, TerminalPush } from "./terminal-push.js";
+import { PTY_VIA, TERMINAL_VIAS, TerminalPush } from "./terminal-push.js";
 
 const FIND_SESSION_MS = 500;
 /**
@@ -69,6 +69,17 @@ export class PtyPush extends TerminalPush {
     return "the host runs under peerpost run";
   }
 
+  /**
+   * The session's own server may reach it through the host's own protocol (Claude Code's inbox, its
+   * channel), which comes first and applies the recipient's own policy: the wrapper types only when that
+   * server reports none. (In the server, tmux typing sits behind the host's protocol the same way: transports.ts.)
+   */
+  override availability(): { available: boolean; reason: string } {
+    const own = this.address === undefined ? undefined : this.peerpost.sessions.get(this.address)?.push;
+    if (isOwnTransport(own)) return { available: false, reason: `the session's own server reaches it through ${own}, which comes first` };
+    return super.availability();
+  }
+
   protected async typingRefusal(): Promise<string | undefined> {
     // An Enter that may have picked from the host's @file menu submitted the line only if a turn began
     // (the prompt hook) or ended (the stop hook: Grok has no prompt hook) after it.
@@ -90,12 +101,14 @@ export class PtyPush extends TerminalPush {
     // meanwhile reaches the host after it, never inside the request or submitted with it.
     const release = this.terminal.holdKeys();
     let typedAt: number;
+    let bracketed = false;
     try {
       const refusal = await this.typingRefusal();
       if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
       typedAt = this.peerpost.config.now();
       recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(typedAt).toISOString());
-      if (this.terminal.bracketedPaste()) {
+      bracketed = this.terminal.bracketedPaste();
+      if (bracketed) {
         // A paste the TUI knows as one, then Enter: nothing for it to take for a burst of keys.
         this.terminal.write(`\u001b[200~${liveNote(message)}\u001b[201~`);
       } else {
@@ -107,9 +120,11 @@ export class PtyPush extends TerminalPush {
     } finally {
       release();
     }
-    // No prompt hook ran: the TUI may have kept that Enter inside the paste. An Enter on an empty line
-    // does nothing, so press it once more, unless the person has started to type meanwhile.
-    if (!(await this.promptHookRan(message.to, typedAt)) && this.input.empty) this.terminal.write("\r");
+    // Typed plain, a TUI may have kept that Enter inside what it took for a paste: when no prompt hook ran,
+    // press it once more, unless the person has started to type meanwhile. Never after a bracketed paste,
+    // whose Enter is a key of its own: by then the turn may show a dialog (a tool's approval) that an
+    // Enter would answer with its first choice, unseen here.
+    if (!bracketed && !(await this.promptHookRan(message.to, typedAt)) && this.input.empty) this.terminal.write("\r");
   }
 
   /** Whether the session's prompt hook recorded a turn start after `since` (waits up to PROMPT_HOOK_WAIT_MS). */
@@ -149,7 +164,13 @@ export function sessionUnder(peerpost: Peerpost, host: SessionHost, childPid: nu
  */
 async function reportWrapped(peerpost: Peerpost, identity: Identity, push: string): Promise<void> {
   const entry = peerpost.sessions.get(identity.address);
-  if (entry) await peerpost.sessions.register({ host: entry.host, address: entry.address, sessionId: entry.sessionId, source: "cli", push });
+  // The transport of the session's own server stays in the record: it is the one that pushes.
+  if (entry && !isOwnTransport(entry.push)) await peerpost.sessions.register({ host: entry.host, address: entry.address, sessionId: entry.sessionId, source: "cli", push });
+}
+
+/** A push the session's own server reports for a protocol of its host: not a terminal's typing, not none. */
+function isOwnTransport(push: string | undefined): push is string {
+  return push !== undefined && push !== "none" && !(TERMINAL_VIAS as readonly string[]).includes(push);
 }
 
 /** Follows the wrapped host to its current session and types requests into it; stopped when the host exits. */

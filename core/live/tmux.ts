@@ -4,7 +4,7 @@
 // turn has ended, the person's input line is empty, and the request is a fresh one (rules.ts). Commands go
 // through one tmux control client per tmux server (tmux-control.ts), or their own tmux process when it is gone.
 import { execFile } from "node:child_process";
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import type { Peerpost } from "../peerpost.js";
 import type { MessageState } from "../mail/fold.js";
 import { PeerpostError } from "../common/errors.js";
@@ -79,17 +79,27 @@ export async function inputRefusal(target: TmuxPane, inputLine: InputLineReader)
   return text === "" ? undefined : `the person is typing in tmux pane ${target.pane}`;
 }
 
+/** The pane's terminal device, e.g. /dev/pts/3. */
+async function paneTty(target: TmuxPane): Promise<string> {
+  return (await tmux(target, ["display-message", "-p", "-t", target.pane, "#{pane_tty}"])).trim();
+}
+
 /**
- * Whether the host process reads the pane's terminal. A headless host that the TUI in the pane runs as a
- * tool (`codex exec`, `claude -p`) inherits TMUX and TMUX_PANE, not the terminal: its requests are never
- * typed into the TUI.
+ * Why the host process cannot be typed into through the pane's terminal now, if it cannot. A headless host
+ * that the TUI in the pane runs as a tool (`codex exec`, `claude -p`) inherits TMUX and TMUX_PANE, not the
+ * terminal: its requests are never typed into the TUI. A host the person suspended (Ctrl-Z) still reads the
+ * terminal, and its last frame stays on the screen, but the shell owns the terminal: what is typed goes there.
  */
-async function readsPane(target: TmuxPane, hostPid: number): Promise<boolean> {
-  const tty = (await tmux(target, ["display-message", "-p", "-t", target.pane, "#{pane_tty}"])).trim();
+function hostRefusal(tty: string, hostPid: number, pane: string): string | undefined {
   try {
-    return tty !== "" && readlinkSync(`/proc/${hostPid}/fd/0`) === tty;
+    if (tty === "" || readlinkSync(`/proc/${hostPid}/fd/0`) !== tty) return `the host process ${hostPid} does not read tmux pane ${pane}'s terminal (a headless run started from the program there)`;
+    // After the name's closing parenthesis: state, ppid, pgrp, session, tty, the terminal's foreground group.
+    const stat = readFileSync(`/proc/${hostPid}/stat`, "utf8");
+    const [state, , pgrp, , , foreground] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (state === "T" || state === "t" || pgrp !== foreground) return `the host process ${hostPid} is not in the foreground of tmux pane ${pane} (suspended, or another program runs there)`;
+    return undefined;
   } catch {
-    return false;
+    return `the host process ${hostPid} is gone`;
   }
 }
 
@@ -106,8 +116,8 @@ function enter(target: TmuxPane, message: MessageState): string[] {
 export class TmuxPush extends TerminalPush {
   readonly name = TMUX_VIA;
 
-  /** Whether the host process reads the pane's terminal, once known. */
-  private hostInPane: boolean | undefined;
+  /** The pane's terminal device, once known. */
+  private tty: string | undefined;
 
   constructor(peerpost: Peerpost, host: SessionHost, private readonly target: TmuxPane, private readonly inputLine: InputLineReader, private readonly hostPid: number) {
     super(peerpost, host);
@@ -123,9 +133,9 @@ export class TmuxPush extends TerminalPush {
   }
 
   protected async typingRefusal(): Promise<string | undefined> {
-    this.hostInPane ??= await readsPane(this.target, this.hostPid);
-    if (!this.hostInPane) return `the host process ${this.hostPid} does not read tmux pane ${this.target.pane}'s terminal (a headless run started from the program there)`;
-    return inputRefusal(this.target, this.inputLine);
+    this.tty ??= await paneTty(this.target);
+    // Checked at every look: the person may suspend the host and get their shell back at any time.
+    return hostRefusal(this.tty, this.hostPid, this.target.pane) ?? inputRefusal(this.target, this.inputLine);
   }
 
   async deliver(message: MessageState): Promise<void> {
