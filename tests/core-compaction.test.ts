@@ -2,11 +2,11 @@
 // status/bodies/threads/tail read the archive, a kill -9 at each step (inside, or from outside as the step
 // starts) reads as before or after (the claims and the task board too), and senders running through
 // compactions lose and duplicate nothing.
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, closeSync, copyFileSync, cpSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { cliEnv, onCleanup, tempPeerpost } from "./helpers/temp.js";
+import { cliEnv, tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { CLI, connect } from "./helpers/mcp.js";
@@ -18,6 +18,7 @@ import { isAlive } from "../core/sessions/process-tree.js";
 import { fullSuiteOnly } from "./helpers/suite.js";
 import { committedLines, observe, openIds, traffic } from "./helpers/old-traffic.js";
 import { handWrittenLog } from "./helpers/hand-written-log.js";
+import { liveTail } from "./helpers/tail.js";
 
 const DAY = 86_400_000;
 
@@ -27,21 +28,6 @@ const ROUNDS: { name: string; env: Record<string, string> }[] = [
   { name: ", in rounds of one message", env: { PEERPOST_COMPACT_ROUND_MESSAGES: "1" } },
 ];
 
-/** `peerpost tail --from-start --json` as a child: what it printed and warned so far, and the bodies of its msg lines matching `pattern`. */
-function liveTail(t: TestContext, env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
-  onCleanup(t, () => child.kill("SIGKILL"));
-  const out = { printed: "", warned: "" };
-  child.stdout.on("data", (chunk: Buffer) => (out.printed += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (out.warned += chunk.toString("utf8")));
-  const bodies = (pattern: RegExp) =>
-    out.printed.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; body?: string }).filter((record) => record.type === "msg" && pattern.test(record.body ?? "")).map((record) => record.body);
-  const stop = async () => {
-    child.kill("SIGINT");
-    await collect(child);
-  };
-  return { child, out, bodies, stop };
-}
 
 for (const rounds of ROUNDS) {
   test(`compaction moves finished old messages to the archive, keeps open ones, and every read stays the same${rounds.name}`, async (t) => {

@@ -4,54 +4,19 @@
 // typed into the other one.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { connect } from "./helpers/mcp.js";
-import { onCleanup } from "./helpers/temp.js";
+import { spawnSync } from "node:child_process";
+import { CLI, connect } from "./helpers/mcp.js";
 import { until } from "./helpers/poll.js";
-import { startFakeResponses, type Script } from "./helpers/fake-openai-responses.js";
-import { codexAvailable, codexBinary, isolatedCodexEnv, makeScratchDir, repoRoot, runCodex } from "./helpers/codex-cli.js";
-import { NO_TMUX, startTmux } from "./helpers/tmux.js";
-import { isHealthResult, responsesTypedTurns, sessionIdle } from "./helpers/live-typing.js";
+import { codexAvailable, codexBinary } from "./helpers/codex-cli.js";
+import { NO_TMUX } from "./helpers/tmux.js";
+import { idleCodexTui } from "./helpers/codex-tui.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
-import { openPeerpost } from "../core/peerpost.js";
 
 const availability = codexAvailable();
-const PLUGIN = "peerpost@peerpost";
-
 
 test("codex in tmux suspended with Ctrl-Z, another codex started in the pane: a request to the suspended session is not typed into the other", { skip: NO_TMUX || (availability.ok ? false : availability.reason), timeout: 300_000 }, async (t: TestContext) => {
-  let script: Script = () => ({ text: "hi" });
-  const fake = await startFakeResponses((request, index) => script(request, index));
-  onCleanup(t, () => fake.close());
-  const scratch = makeScratchDir("peerpost-live-codex-suspend-");
-  onCleanup(t, () => rmSync(scratch, { recursive: true, force: true }));
-  const stateDir = join(scratch, "peerpost");
-  const codex = isolatedCodexEnv(scratch, fake.baseUrl, { env: { PEERPOST_HOME: stateDir, PATH: `${dirname(codexBinary()!)}:${process.env.PATH ?? ""}`, TERM: "xterm-256color" } });
-  delete codex.env.NO_COLOR;
-  for (const args of [["plugin", "marketplace", "add", repoRoot()!, "--json"], ["plugin", "add", PLUGIN, "--json"]]) {
-    const run = await runCodex(args, { env: codex.env });
-    assert.equal(run.code, 0, run.stderr);
-  }
-  appendFileSync(codex.configPath, `\n[plugins."${PLUGIN}".mcp_servers.peerpost]\ndefault_tools_approval_mode = "approve"\n`);
-  script = responsesTypedTurns(() => fake, "codex answers");
-  const tmux = startTmux(t, scratch);
-  tmux.start("/bin/bash", ["--norc", "--noprofile", "-i"], { ...(codex.env as Record<string, string>), PS1: "$ ", HISTFILE: join(scratch, "history") }, codex.home);
-  await until(() => /^\$/m.test(tmux.capture()), 30_000, "the shell prompt");
-  tmux.type(`${codexBinary()} --dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-trust`);
-  tmux.sendKeys("Enter");
-  await tmux.inputShows(codexInputLine, "");
-  tmux.type("hello");
-  await tmux.inputShows(codexInputLine, "hello");
-  tmux.sendKeys("Enter");
-  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: codex.home });
-  await until(() => store().sessions.list({ host: "codex" }).some((session) => session.alive), 60_000, "the codex session to register");
-  const address = store().sessions.list({ host: "codex" }).find((session) => session.alive)!.address;
-  await until(() => sessionIdle(stateDir, address) && fake.requests().some((request) => fake.shown(request).some((item) => item.source === "tool_output" && isHealthResult(item))), 60_000, "the first turn's health call and its end");
-  const env = codex.env as Record<string, string>;
-  const { spawnSync } = await import("node:child_process");
-  const { CLI } = await import("./helpers/mcp.js");
-  assert.equal(spawnSync(process.execPath, [CLI, "push", "on", "tmux", "codex"], { env }).status, 0);
+  const { fake, codex, stateDir, tmux, address } = await idleCodexTui(t, "codex answers", "shell");
+  assert.equal(spawnSync(process.execPath, [CLI, "push", "on", "tmux", "codex"], { env: codex.env }).status, 0);
 
   tmux.sendKeys("C-z");
   await until(() => /Stopped/.test(tmux.capture()), 30_000, `the shell to report the stopped job\n${tmux.capture()}`);

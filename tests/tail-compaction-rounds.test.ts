@@ -2,31 +2,15 @@
 // new live file in once per round. A running `peerpost tail` that slept through several of them follows
 // the chain of swaps the record keeps, and shows every line appended meanwhile once, in order: before the
 // compaction, between its rounds, and after it (docs/state-dir.md).
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { cliEnv, onCleanup, tempPeerpost } from "./helpers/temp.js";
 import { collect, spawnFixture } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
-import { CLI } from "./helpers/mcp.js";
 import { traffic } from "./helpers/old-traffic.js";
+import { liveTail } from "./helpers/tail.js";
 
 const DAY = 86_400_000;
-
-function liveTail(t: TestContext, env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
-  onCleanup(t, () => child.kill("SIGKILL"));
-  const out = { printed: "", warned: "" };
-  child.stdout.on("data", (chunk: Buffer) => (out.printed += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (out.warned += chunk.toString("utf8")));
-  const bodies = (pattern: RegExp) =>
-    out.printed.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; body?: string }).filter((record) => record.type === "msg" && pattern.test(record.body ?? "")).map((record) => record.body);
-  const stop = async () => {
-    child.kill("SIGINT");
-    await collect(child);
-  };
-  return { child, out, bodies, stop };
-}
 
 test("a live tail stopped through a compaction in rounds shows every line appended meanwhile, once, in order", { timeout: 60_000 }, async (t) => {
   const temp = tempPeerpost(t, { PEERPOST_RETENTION_DAYS: "30", PEERPOST_COMPACT_ROUND_MESSAGES: "4" });

@@ -1,5 +1,5 @@
-// A real Codex TUI, offline, in a pane of the test's own tmux server (started directly or through a
-// wrapper such as `peerpost run`), with the peerpost plugin installed and its tools approved: it runs
+// A real Codex TUI, offline, in a pane of the test's own tmux server (started directly, through a wrapper
+// such as `peerpost run`, or typed into a shell there), with the peerpost plugin installed and its tools approved: it runs
 // the person's first turn ("hello"), so its session is registered and idle when this returns.
 import assert from "node:assert/strict";
 import { appendFileSync, rmSync } from "node:fs";
@@ -24,8 +24,13 @@ export interface IdleCodexTui {
   address: string;
 }
 
-/** `command` runs in the pane with the TUI's arguments after `prefixArgs` (e.g. the CLI and `run codex`). */
-export async function idleCodexTui(t: TestContext, answer: string, command: { command: string; prefixArgs: string[] } | undefined = undefined): Promise<IdleCodexTui> {
+/**
+ * How the TUI starts in the pane: as the pane's program, `command` with the TUI's arguments after
+ * `prefixArgs` (e.g. the CLI and `run codex`), or typed into the person's shell there ("shell").
+ */
+export type CodexStart = { command: string; prefixArgs: string[] } | "shell";
+
+export async function idleCodexTui(t: TestContext, answer: string, start: CodexStart | undefined = undefined): Promise<IdleCodexTui> {
   let script: Script = () => ({ text: "hi" });
   const fake = await startFakeResponses((request, index) => script(request, index));
   onCleanup(t, () => fake.close());
@@ -43,7 +48,12 @@ export async function idleCodexTui(t: TestContext, answer: string, command: { co
 
   const tmux = startTmux(t, scratch);
   const tuiArgs = ["--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust"];
-  if (command) tmux.start(command.command, [...command.prefixArgs, ...tuiArgs], codex.env, codex.home);
+  if (start === "shell") {
+    tmux.start("/bin/bash", ["--norc", "--noprofile", "-i"], { ...(codex.env as Record<string, string>), PS1: "$ ", HISTFILE: join(scratch, "history") }, codex.home);
+    await until(() => /^\$/m.test(tmux.capture()), 30_000, "the shell prompt");
+    tmux.type([codexBinary()!, ...tuiArgs].join(" "));
+    tmux.sendKeys("Enter");
+  } else if (start) tmux.start(start.command, [...start.prefixArgs, ...tuiArgs], codex.env, codex.home);
   else tmux.start(codexBinary()!, tuiArgs, codex.env, codex.home);
   await tmux.inputShows(codexInputLine, "");
   // The person's first turn: the session registers, and its stop hook marks it idle.
