@@ -2,14 +2,18 @@
 // core.hooksPath is respected; a commit or push touching another live session's exclusive claim is
 // refused with the holder named and the override said, through renames, a detached HEAD and names with
 // spaces and newlines; the committer's own claims never refuse; uninstall restores the hooks byte for byte.
+// A push from a linked worktree counts the claims of every worktree; a person's --no-verify at a rebase's
+// stop passes through a git alias too; a guard whose peerpost is gone lets commits through with a word.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git, tempRepo } from "./helpers/repo.js";
 import { cliIn } from "./helpers/cli.js";
 import { runHook } from "./helpers/hooks.js";
+import { REPO_ROOT } from "./helpers/mcp.js";
+import { collect } from "./helpers/children.js";
 import { onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
 import { claimPaths } from "../core/claims/claims.js";
 
@@ -361,4 +365,59 @@ test("installing again over a hook another tool put in the guard's place refuses
   assert.match(again.stderr, /already keeps the hook that was there before it/);
   assert.equal(readFileSync(join(hooksDir, "pre-commit"), "utf8"), "#!/bin/sh\necho framework\n", "the framework's hook is where it was");
   assert.equal(readFileSync(join(hooksDir, "pre-commit.peerpost-chained"), "utf8"), kept, "the first hook is still kept");
+});
+
+test("a push from a linked worktree carrying a commit into another session's claim is refused, as the same push from the main checkout is", async (t) => {
+  const { repo, env } = await guarded(t);
+  addRemote(t, repo, "origin");
+  assert.equal(gitRun(repo, env, "push", "-q", "origin", "HEAD:refs/heads/main", "--no-verify").status, 0);
+
+  // Another agent works in a worktree of the same repository, and commits into the claimed file.
+  const worktree = join(tempDir(t), "wt");
+  assert.equal(gitRun(repo, env, "worktree", "add", "-q", worktree, "-b", "side").status, 0);
+  writeFileSync(join(worktree, "src/a.ts"), "changed in the worktree\n");
+  assert.equal(gitRun(worktree, env, "commit", "-q", "--no-verify", "-a", "-m", "into the claim").status, 0);
+
+  const fromMain = gitRun(repo, env, "push", "-q", "origin", "side:refs/heads/main");
+  assert.notEqual(fromMain.status, 0, "from the main checkout the push is refused");
+  assert.match(fromMain.stderr, /"src\/a\.ts": claimed by codex:holder/);
+  const fromWorktree = gitRun(worktree, env, "push", "-q", "origin", "side:refs/heads/main");
+  assert.match(fromWorktree.stderr, /"src\/a\.ts": claimed by codex:holder/, "the same commits pushed from the worktree");
+  assert.notEqual(fromWorktree.status, 0, "refused from the worktree too");
+});
+
+test("at a rebase's stop, a person's --no-verify commit through a git alias passes, as `git commit --no-verify` does", async (t) => {
+  const { repo, env } = await guarded(t);
+  git(repo, "config", "alias.ci", "commit");
+  writeFileSync(join(repo, "docs/guide.md"), "more\n");
+  assert.equal(gitRun(repo, env, "commit", "-q", "-a", "-m", "docs").status, 0);
+
+  const editFirst = { ...env, GIT_SEQUENCE_EDITOR: "sed -i 1s/^pick/edit/" };
+  const stopped = gitRun(repo, editFirst, "rebase", "-q", "-i", "HEAD~1");
+  assert.equal(stopped.status, 0, stopped.stderr);
+  writeFileSync(join(repo, "src/a.ts"), "edited at the stop\n");
+  gitRun(repo, env, "add", "src/a.ts");
+  // Without --no-verify the alias is refused by pre-commit, as a plain commit is.
+  const checked = gitRun(repo, env, "ci", "-q", "-m", "at the stop");
+  assert.notEqual(checked.status, 0);
+  assert.match(checked.stderr, /this commit touches/);
+  const noVerify = gitRun(repo, env, "ci", "-q", "--no-verify", "-m", "at the stop");
+  assert.equal(noVerify.status, 0, `the person's override, through an alias:\n${noVerify.stderr}`);
+});
+
+test("a guard whose peerpost was removed lets commits through with a word, rather than refusing every commit", async (t) => {
+  const repo = tempRepo(t);
+  const { stateDir, home } = tempPeerpost(t);
+  const env = { HOME: home, PEERPOST_HOME: stateDir };
+  // A peerpost installed in a prefix of its own, which installs the guard.
+  const prefix = tempDir(t, "peerpost-prefix-");
+  cpSync(join(REPO_ROOT, "dist"), join(prefix, "dist"), { recursive: true });
+  const installed = await collect(spawn(process.execPath, [join(prefix, "dist", "cli.mjs"), "guard", "install"], { cwd: repo, env: { PATH: "/usr/bin:/bin", ...env }, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(installed.code, 0, installed.stderr);
+  writeFileSync(join(repo, "notes.txt"), "n\n");
+  gitRun(repo, env, "add", "notes.txt");
+  // That peerpost is removed; the repository's hooks stay.
+  rmSync(prefix, { recursive: true, force: true });
+  const committed = gitRun(repo, env, "commit", "-q", "-m", "notes");
+  assert.equal(committed.status, 0, `every commit refused:\n${committed.stderr}`);
 });

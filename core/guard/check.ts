@@ -2,7 +2,7 @@
 // index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { readClaims } from "../claims/claims.js";
@@ -128,26 +128,49 @@ export interface GuardFinding {
  * around it (whose claims reach into a submodule, as the edit hook counts them); for a path that is a
  * directory on disk, a submodule, those on anything in it, its own repository's included.
  */
-function blockingAt(state: ClaimsState, tops: readonly string[], path: string, now: number): ClaimEntry[] {
+function blockingAt(state: ClaimsState, tops: readonly string[], worktrees: readonly string[], path: string, now: number): ClaimEntry[] {
   const absolute = join(tops[0]!, path);
   const submodule = isDirectory(absolute);
   const entries = tops.flatMap((repo) => {
     const inRepo = slashRelative(repo, absolute);
     return submodule ? blockingWithin(state, repo, inRepo, "", now) : blockingClaims(state, repo, inRepo, "", now);
   });
+  // A push's commits are the same from every worktree of the repository: their claims count too.
+  for (const root of worktrees) entries.push(...(submodule ? blockingWithin(state, root, path, "", now) : blockingClaims(state, root, path, "", now)));
   const inner = submodule ? gitTopOf(absolute) : undefined;
   if (inner !== undefined && inner !== tops[0]) entries.push(...blockingWithin(state, inner, "", "", now));
   return entries;
 }
 
+/** The top levels of the repository's other worktrees (`git worktree add`), real paths: they share its commits, branches and remotes. */
+function otherWorktrees(top: string): string[] {
+  const roots = git(top, ["worktree", "list", "--porcelain"])
+    .split("\n")
+    .filter((line) => line.startsWith("worktree "))
+    .map((line) => line.slice("worktree ".length));
+  const here = realOrSelf(top);
+  return [...new Set(roots.map(realOrSelf))].filter((root) => root !== here);
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook, refsOnStdin: string, remote?: string): GuardFinding[] {
   const top = topLevel(cwd);
   const tops = gitTopsOf(top);
+  // A push from any worktree sends the same commits to the same remote; a commit stays in its worktree's
+  // branch, as edits there do (the edit hook counts the claims of the worktree's own top level).
+  const worktrees = hook === "pre-push" ? otherWorktrees(top) : [];
   const own = committerAddresses(peerpost);
   const now = peerpost.config.now();
   const touched = touchedPaths(top, hook, refsOnStdin, remote);
   // Only the segments of the touched paths are read (readClaims).
-  const blocking = readClaims(peerpost, (state) => touched.map((path) => ({ path, entries: blockingAt(state, tops, path, now) })));
+  const blocking = readClaims(peerpost, (state) => touched.map((path) => ({ path, entries: blockingAt(state, tops, worktrees, path, now) })));
   const findings: GuardFinding[] = [];
   for (const { path, entries } of blocking) {
     const entry = entries.find((claim) => !own.has(claim.holder) && !holderGone(peerpost, claim.holder));
@@ -186,8 +209,14 @@ function gitSubcommand(command: string): string | undefined {
  */
 export function personsOwnCommit(): boolean {
   const [parent, grandparent] = ancestors(process.pid, 2);
-  return parent !== undefined && gitSubcommand(parent.command) === "commit" && (grandparent === undefined || gitSubcommand(grandparent.command) === undefined);
+  if (parent === undefined || gitSubcommand(parent.command) !== "commit") return false;
+  // A git above it that is no command of those that commit on their own is a person's alias (`git ci`, alias.ci=commit), which git runs as a child `git commit`.
+  const above = grandparent === undefined ? undefined : gitSubcommand(grandparent.command);
+  return above === undefined || !SEQUENCING.has(above);
 }
+
+/** The git commands that make commits of their own, through a `git commit` child at times. */
+const SEQUENCING = new Set(["rebase", "cherry-pick", "revert", "am", "pull", "merge", "commit"]);
 
 /** What the hook prints on refusal: each path with its holder, then how to ask and how to override. */
 export function refusalText(action: GuardedAction, findings: readonly GuardFinding[]): string {

@@ -42,10 +42,13 @@ function shellQuote(text: string): string {
  */
 function hookScript(hook: GuardedHook, node: string, cli: string): string {
   const check = `${shellQuote(node)} ${shellQuote(cli)} guard check ${hook}`;
+  // The peerpost that installed the hook may be gone since (uninstalled, or nvm's prefix of a node removed):
+  // a failure of the guard's own, which lets the commit through with a word, as the check does.
+  const gone = `[ -x ${shellQuote(node)} ] && [ -f ${shellQuote(cli)} ] || { echo ${shellQuote(`peerpost guard: ${node} or ${cli} is gone; letting the ${GUARDED_ACTION[hook].what} through. Run \`peerpost guard install\` again.`)} >&2; exit 0; }`;
   const body =
     hook === "pre-push"
-      ? ['input=$(cat; echo x); input=${input%x}', runChained(hook, `printf '%s' "$input" | `), `printf '%s' "$input" | exec ${check} "$@"`]
-      : [runChained(hook, ""), ...(hook === "prepare-commit-msg" ? [SEQUENCER_UNDER_WAY] : []), `exec ${check} </dev/null`];
+      ? ['input=$(cat; echo x); input=${input%x}', runChained(hook, `printf '%s' "$input" | `), gone, `printf '%s' "$input" | exec ${check} "$@"`]
+      : [runChained(hook, ""), ...(hook === "prepare-commit-msg" ? [SEQUENCER_UNDER_WAY] : []), gone, `exec ${check} </dev/null`];
   return ["#!/bin/sh", `${MARKER} refuses a ${GUARDED_ACTION[hook].what} touching paths another live session claimed. \`peerpost guard uninstall\` puts back what was here.`, ...body, ""].join("\n");
 }
 

@@ -10,7 +10,8 @@ import type { Peerpost } from "../peerpost.js";
 import type { TaskEvent, TaskStatus, TaskStatusEvent } from "../records/schemas.js";
 import { TASKS_SCOPE } from "../records/work-scope.js";
 import { keptFold, type WorkFoldSpec } from "../claims/work-fold.js";
-import { checkBody } from "../mail/messages.js";
+import { BODY_TOO_LARGE_HINT, checkBody } from "../mail/messages.js";
+import { MAX_BODY_BYTES } from "../records/record-values.js";
 import { applyTaskEvent, emptyTasks, isFinal, openDependencies, statusRefusal, wouldCycle, type TaskState, type TasksState } from "./fold.js";
 
 const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent), archived: true };
@@ -81,6 +82,8 @@ export async function updateTask(peerpost: Peerpost, update: TaskUpdate): Promis
     if (!task) throw unknownTask(update.id);
     before = { ...task, after: [...task.after] };
     refuseUpdate(state, task, update);
+    // The result goes to the creator after the status is written: a note it cannot carry is refused first.
+    if (isFinal(update.status)) checkResultSize(task, update);
     const now = peerpost.config.now();
     const event: TaskStatusEvent = { v: 1, type: "task_status", id: newId(now), task: task.id, status: update.status, by: update.by, at: new Date(now).toISOString() };
     if (update.note !== undefined) event.note = update.note;
@@ -135,17 +138,40 @@ function checkDependencies(state: TasksState, after: readonly string[], closesCy
   }
 }
 
+/** The message that takes a finished task's result to its creator. */
+function resultText(task: Pick<TaskState, "id" | "title">, status: TaskStatus, by: string, note: string | undefined): string {
+  return `Task ${task.id} (${task.title}) ${status} by ${by}${note !== undefined ? `:\n\n${note}` : "."}`;
+}
+
+function checkResultSize(task: TaskState, update: TaskUpdate): void {
+  const bytes = Buffer.byteLength(resultText(task, update.status, update.by, update.note), "utf8");
+  if (bytes <= MAX_BODY_BYTES) return;
+  const limit = MAX_BODY_BYTES - Buffer.byteLength(resultText(task, update.status, update.by, ""), "utf8");
+  throw new PeerpostError("body_too_large", `The note is ${Buffer.byteLength(update.note ?? "", "utf8")} bytes of UTF-8; with the task's header the result message to its creator may hold ${limit}.`, {
+    details: { field: "note", bytes: Buffer.byteLength(update.note ?? "", "utf8"), limit },
+    hint: BODY_TOO_LARGE_HINT,
+  });
+}
+
 /** The result to the creator (an answer in the task's conversation), and task_unblocked to whoever waits. */
 async function announceEnd(peerpost: Peerpost, task: TaskState, update: TaskUpdate): Promise<void> {
-  const text = `Task ${task.id} (${task.title}) ${task.status} by ${update.by}${update.note !== undefined ? `:\n\n${update.note}` : "."}`;
-  await peerpost.mailbox.resolve({ id: task.messageId, by: task.by, resolution: "reply", text });
+  const text = resultText(task, task.status, update.by, update.note);
+  try {
+    await peerpost.mailbox.resolve({ id: task.messageId, by: task.by, resolution: "reply", text });
+  } catch (error) {
+    // The creator resolved its own task note already: the result follows it in the conversation instead.
+    if (!(error instanceof PeerpostError && error.code === "already_resolved")) throw error;
+    await peerpost.mailbox.send({ from: task.by, fromVerified: false, to: task.by, body: text, anticipation: "fyi", replyToMessageId: task.messageId, allowSelf: true });
+  }
   if (task.status !== "done") return;
   const state = tasksState(peerpost);
   for (const waiting of Object.values(state.tasks)) {
     if (!waiting.after.includes(task.id) || isFinal(waiting.status) || openDependencies(state, waiting).length > 0) continue;
-    const to = waiting.assignee ?? waiting.by;
-    const via = to.startsWith("role:") ? to : undefined;
-    await peerpost.mailbox.send({ from: update.by, fromVerified: false, to, via, anticipation: "fyi", allowSelf: true, body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be taken now: ${task.id} was the last task it waited on.` });
+    // Its taker too, when it was taken and then blocked: the task_blocked hint tells it it will be told.
+    for (const to of new Set([waiting.assignee ?? waiting.by, ...(waiting.takenBy !== undefined ? [waiting.takenBy] : [])])) {
+      const via = to.startsWith("role:") ? to : undefined;
+      await peerpost.mailbox.send({ from: update.by, fromVerified: false, to, via, anticipation: "fyi", allowSelf: true, body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be ${waiting.takenBy !== undefined ? "taken up again" : "taken"} now: ${task.id} was the last task it waited on.` });
+    }
   }
 }
 

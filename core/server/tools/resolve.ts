@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { findSessions } from "../../sessions/resolve.js";
+import { findSessions, type Candidate } from "../../sessions/resolve.js";
+import { escapeVisible } from "../../security/escape.js";
 
 const input = z
   .object({
@@ -22,6 +23,13 @@ const candidate = z.object({
   reasons: z.array(z.string()),
 });
 
+/** Names, titles and working dirs come from other sessions and their hosts (reasons quote them): shown as agents shows them. */
+function shown(candidate: Candidate): Candidate {
+  const copy = { ...candidate, reasons: candidate.reasons.map((reason) => escapeVisible(reason)) };
+  for (const key of ["name", "cwd", "title"] as const) if (copy[key] !== undefined) copy[key] = escapeVisible(copy[key]);
+  return copy;
+}
+
 export const resolveTool = defineTool({
   name: "resolve",
   description:
@@ -31,6 +39,6 @@ export const resolveTool = defineTool({
   output: z.object({ query: z.string(), candidates: z.array(candidate) }),
   annotations: { title: "Find a session by name", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
-    return { query: args.query, candidates: findSessions(context.peerpost, args.query).slice(0, args.limit ?? 10) };
+    return { query: args.query, candidates: findSessions(context.peerpost, args.query).slice(0, args.limit ?? 10).map(shown) };
   },
 });

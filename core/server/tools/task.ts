@@ -6,6 +6,7 @@ import { PeerpostError } from "../../common/errors.js";
 import { TASK_STATUSES } from "../../records/schemas.js";
 import { createTask, listTasks, updateTask } from "../../tasks/tasks.js";
 import type { TaskState } from "../../tasks/fold.js";
+import { escapeVisible } from "../../security/escape.js";
 
 const input = z
   .object({
@@ -28,14 +29,23 @@ export const taskRow = z.object({
   after: z.array(z.string()).describe("Tasks it waits on."),
   status: z.enum(TASK_STATUSES),
   takenBy: z.string().optional(),
-  note: z.string().optional().describe("The result or reason its taker gave; untrusted text."),
+  note: z.string().optional().describe("The result or reason its taker gave (list shows its first 2000 characters); untrusted text."),
   messageId: z.string().describe("Its conversation: wait on this id (as its creator) for the result."),
   at: z.string(),
   updatedAt: z.string(),
 });
 
-function row({ bodyBytes: _bodyBytes, ...task }: TaskState): z.infer<typeof taskRow> {
-  return task;
+/** How much of each note `list` shows: a board of long results made one answer past an MCP client's 10 MiB line. */
+const LISTED_NOTE_CHARS = 2000;
+
+/** Titles and notes are other agents' text: shown with invisible and control characters made visible, as agents shows titles. */
+function row({ bodyBytes: _bodyBytes, ...task }: TaskState, noteChars = Infinity): z.infer<typeof taskRow> {
+  const shown = { ...task, title: escapeVisible(task.title) };
+  if (task.note !== undefined) {
+    const clipped = task.note.length > noteChars ? `${task.note.slice(0, noteChars)}… (${task.note.length - noteChars} more characters: the whole result answers messageId)` : task.note;
+    shown.note = escapeVisible(clipped, { multiline: true });
+  }
+  return shown;
 }
 
 function needs(field: string, action: string): PeerpostError {
@@ -52,7 +62,7 @@ export const taskTool = defineTool({
   annotations: { title: "Task board", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
     const { peerpost } = context;
-    if (args.action === "list") return { tasks: listTasks(peerpost).map(row) };
+    if (args.action === "list") return { tasks: listTasks(peerpost).map((task) => row(task, LISTED_NOTE_CHARS)) };
     const me = context.identity().address;
     if (args.action === "create") {
       if (args.title === undefined) throw needs("title", "create");

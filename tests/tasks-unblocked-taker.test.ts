@@ -1,0 +1,32 @@
+// A taker that blocked its task on another is told by the refusal's hint that it will hear `task_unblocked`;
+// the fyi reaches it when the last dependency is done.
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempDir } from "./helpers/temp.js";
+import { openPeerpost, type Peerpost } from "../core/peerpost.js";
+import { createTask, updateTask } from "../core/tasks/tasks.js";
+
+function board(t: TestContext, home = tempDir(t)): Peerpost {
+  const peerpost = openPeerpost({ env: { PEERPOST_HOME: join(home, "state") }, home });
+  t.after(() => peerpost.backend.close());
+  return peerpost;
+}
+
+test("the taker of a task blocked on another is told task_unblocked, as the task_blocked hint promises it", async (t) => {
+  const peerpost = board(t);
+  const task = await createTask(peerpost, { by: "user:pat", title: "release" });
+  const schema = await createTask(peerpost, { by: "user:pat", title: "schema" });
+  await updateTask(peerpost, { id: task.id, by: "claude:a", status: "in_progress" });
+  await updateTask(peerpost, { id: task.id, by: "claude:a", status: "blocked", after: [schema.id], note: "needs the schema" });
+  const refusal = await updateTask(peerpost, { id: task.id, by: "claude:a", status: "in_progress" }).then(
+    () => assert.fail("taken up while it waits"),
+    (error: { code: string; hint: string }) => error,
+  );
+  assert.equal(refusal.code, "task_blocked");
+  assert.match(refusal.hint, /you are told: task_unblocked/);
+  await updateTask(peerpost, { id: schema.id, by: "claude:b", status: "in_progress" });
+  await updateTask(peerpost, { id: schema.id, by: "claude:b", status: "done", note: "schema in" });
+  const told = peerpost.mailbox.inbox("claude:a").filter((entry) => entry.body.startsWith("task_unblocked:"));
+  assert.equal(told.length, 1, "the taker, who was promised it, is told its task may go on");
+});
