@@ -1,11 +1,14 @@
 // The web view's server at its limits, against a real `peerpost ui` child: a write body past the limit is
 // cut off at once; a refused write or API call is answered as the JSON the page reads; and past what a
-// browser opens, more event streams are refused, not each given a state of its own.
+// browser opens, more event streams are refused, not each given a state of its own; the bodies it keeps are
+// bounded by their size.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { readFileSync } from "node:fs";
 import { openPeerpost } from "../core/peerpost.js";
+import { UiSource } from "../core/ui/source.js";
+import { tempPeerpost } from "./helpers/temp.js";
 import { registerSessions, request, startUi, uiEnv, write, type RunningUi } from "./helpers/ui.js";
 
 /** Sends a write's headers and `bytes` of body, then nothing more; resolves with the status line if one comes within `waitMs`, else null. */
@@ -112,4 +115,23 @@ test("event streams cannot grow the server without bound: past what a browser op
   const refused = await request(ui.port, `/events?token=${ui.token}`);
   assert.equal(refused.status, 503);
   assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, "unsupported");
+});
+
+test("the bodies the page keeps are bounded by their size, not only their count: long ones past a few MiB are read again when shown", async (t) => {
+  const { peerpost } = tempPeerpost(t);
+  const ids: string[] = [];
+  // 200 bodies of 60 KiB: 12 MiB of text, far fewer than the count the cache keeps.
+  for (let i = 0; i < 200; i++) ids.push((await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: `${i} ${"x".repeat(60 * 1024)}` })).message.id);
+  const source = new UiSource(peerpost);
+  const reads: string[] = [];
+  const read = peerpost.mailbox.body.bind(peerpost.mailbox);
+  peerpost.mailbox.body = (message) => (reads.push(message.id), read(message));
+  const state = peerpost.mailbox.view("codex:b").state.messages;
+  for (const id of ids) assert.ok(source.body(state[id]!).startsWith(`${ids.indexOf(id)} `));
+  assert.equal(reads.length, 200);
+  // The newest stay; the oldest were let go, and are read again from the log, whole.
+  source.body(state[ids.at(-1)!]!);
+  assert.equal(reads.length, 200, "the newest body is still kept");
+  assert.ok(source.body(state[ids[0]!]!).startsWith("0 xxx"));
+  assert.equal(reads.length, 201, "the oldest was let go: 12 MiB of bodies are not all kept");
 });

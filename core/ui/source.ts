@@ -15,8 +15,12 @@ import type { UiFilters } from "./types.js";
 
 /** Receipts kept in memory for the page (the newest). */
 const RECEIPTS_KEPT = 500;
-/** Bodies are immutable, so they are cached by message id; the cap bounds memory on a large mailbox. */
+/**
+ * Bodies are immutable, so they are cached by message id, the oldest let go first past either cap: the
+ * count bounds a large mailbox of short mail, the characters one of long bodies (64 KiB each at most).
+ */
 const BODIES_KEPT = 5000;
+const BODY_CHARS_KEPT = 4 * 1024 * 1024;
 /** How far the per-address index may lag before the view extends it (below this, scanning the rest is cheaper). */
 const INDEX_AT_BYTES = 64 * 1024;
 /** Searches remembered with their results (a person types a few). */
@@ -44,6 +48,8 @@ export class UiSource {
   /** The receipts file (dev:ino) `receiptsOffset` is in. */
   private receiptsFile = "";
   private readonly bodies = new Map<string, string>();
+  /** The characters of the bodies kept. */
+  private bodyChars = 0;
   private readonly searches = new Map<string, { start: number; offset: number; ids: Set<string> }>();
   private readonly rawMailbox: JsonlLog<{ type?: unknown; id?: unknown; body?: unknown }>;
   /** Addresses of the session pages asked for, least recent first (SESSION_VIEWS_KEPT of them). */
@@ -160,8 +166,13 @@ export class UiSource {
     let body = this.bodies.get(message.id);
     if (body === undefined) {
       body = this.peerpost.mailbox.body(message);
-      if (this.bodies.size >= BODIES_KEPT) this.bodies.delete(this.bodies.keys().next().value!);
       this.bodies.set(message.id, body);
+      this.bodyChars += body.length;
+      for (const [id, kept] of this.bodies) {
+        if (id === message.id || (this.bodies.size <= BODIES_KEPT && this.bodyChars <= BODY_CHARS_KEPT)) break;
+        this.bodies.delete(id);
+        this.bodyChars -= kept.length;
+      }
     }
     return body;
   }
