@@ -1,5 +1,6 @@
 // Per-host facts for `peerpost doctor` and `health`: is the CLI on PATH, is the peerpost plugin
 // installed, are its hooks active, which push transport exists. Read-only; never writes host config.
+import { shellWord } from "../core/common/shell-word.js";
 import { join } from "node:path";
 import { findOnPath } from "../core/wake/host-binary.js";
 import { describeCodexHost } from "./codex/inspect.js";
@@ -104,5 +105,7 @@ function grokReport(env: NodeJS.ProcessEnv, source: string): HostReport {
 
 /** `source` is what a host's `plugin marketplace add` takes for this peerpost: a clone's path or owner/repo. */
 export function inspectHosts(source: string, env: NodeJS.ProcessEnv = process.env): HostReport[] {
-  return [claudeReport(env, source), codexReport(env, source), copilotReport(env, source), grokReport(env, source)];
+  // The set-up commands are pasted into a shell, and a clone's path may hold a space.
+  const word = shellWord(source);
+  return [claudeReport(env, word), codexReport(env, word), copilotReport(env, word), grokReport(env, word)];
 }

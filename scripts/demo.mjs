@@ -35,9 +35,14 @@ const env = { ...demoEnv, PEERPOST_HOME: stateDir };
 async function session(address) {
   const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "serve"], env: { ...env, PEERPOST_ADDRESS: address } });
   const client = new Client({ name: `demo ${address}`, version: "1.0.0" });
-  await client.connect(transport);
+  // A server that could not start (or stopped) has said why on stderr, above: the demo ends there, without the SDK's stack trace.
+  const stopped = (error) => {
+    console.error(`demo: the peerpost server for ${address} stopped (${error instanceof Error ? error.message : String(error)}); its own error, if it gave one, is above.`);
+    process.exit(1);
+  };
+  await client.connect(transport).catch(stopped);
   const call = async (name, args = {}) => {
-    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }).catch(stopped);
     if (result.isError) {
       const { code, message, hint } = result.structuredContent?.error ?? {};
       console.error(`demo: ${address}'s ${name} failed: ${code}: ${message}${hint ? `\n${hint}` : ""}`);

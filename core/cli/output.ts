@@ -62,12 +62,21 @@ export function table(rows: string[][]): string {
 
 /**
  * A reader that closed the pipe (`peerpost tail | head`) ends the command quietly instead of with an
- * EPIPE stack trace: there is nobody left to read the rest.
+ * EPIPE stack trace: there is nobody left to read the rest. Any other failure to write the output (a
+ * full disk under `> file`) is one error line, not an uncaught exception printing the bundle's source.
  */
 export function quietOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr])
     stream.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-      throw error;
+      if (stream === process.stdout)
+        try {
+          process.stderr.write(
+            `peerpost: state_io_error: Could not write the output: ${visible(error.message)}\nhint: Check where the output goes (a full disk?). What the command did before it printed is done: check with \`peerpost status\` before repeating it.\n`,
+          );
+        } catch {
+          // stderr is gone too: the exit code says it.
+        }
+      process.exit(EXIT.error);
     });
 }

@@ -8,6 +8,7 @@
 // The hooks directory is git's own answer (core.hooksPath respected). A hook already there is moved
 // aside, byte for byte with its mode, and runs first from ours (a failing one still stops the commit);
 // uninstall removes ours and moves it back, so the repository is exactly as it was.
+import { shellQuote } from "../common/shell-word.js";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitPath, topLevel } from "./git.js";
@@ -31,9 +32,6 @@ export const GUARDED_ACTION: Record<GuardedHook, GuardedAction> = {
 const MARKER = "# peerpost guard:";
 const CHAINED_SUFFIX = ".peerpost-chained";
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The hook: the chained one first, then the check. pre-push reads its refs on stdin (kept for both) and

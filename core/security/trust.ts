@@ -3,6 +3,7 @@
 // only when sticky). Every state file is opened without following a link and must be a regular file of
 // this user that no one else can write. Links are resolved before any of these checks. peerpost
 // never changes the mode of a directory it did not just create.
+import { shellWord } from "../common/shell-word.js";
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeFileSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { PeerpostError } from "../common/errors.js";
@@ -40,6 +41,11 @@ export function checkStateFileKind(path: string, stat: Stats): void {
 }
 
 const OWN_IT_HINT = "peerpost only uses state it alone can write. Remove it (it is recreated), or fix its owner and mode (files 0600, dirs 0700), or point PEERPOST_HOME at a directory of your own.";
+
+/** Your own state with a mode others can write: the chmod keeps what it holds (removing it would lose the mail). */
+function modeHint(path: string, mode: "700" | "600"): string {
+  return `Run: chmod ${mode} ${shellWord(path)} (peerpost only uses state it alone can write; removing it instead would lose what it holds).`;
+}
 
 /**
  * The path with every link in its existing part resolved; the part that does not exist yet is appended as
@@ -116,7 +122,7 @@ export function checkPrivateDir(path: string, stat: Stats = lstatSync(path)): vo
   if (stat.isSymbolicLink()) throw untrusted(path, "it is a symbolic link", OWN_IT_HINT);
   if (!stat.isDirectory()) throw wrongKind(path, "a directory");
   const problem = directoryProblem(stat, true);
-  if (problem) throw untrusted(path, problem, OWN_IT_HINT);
+  if (problem) throw untrusted(path, problem, stat.uid === me() ? modeHint(path, "700") : OWN_IT_HINT);
 }
 
 /** Whether a state file passes every check as it is: a regular file of this user that no one else can read or write. */
@@ -132,7 +138,7 @@ function checkOpenFile(fd: number, path: string): void {
   const uid = me();
   if (!stat.isFile()) throw wrongKind(path, "a regular file");
   if (uid !== undefined && stat.uid !== uid) throw untrusted(path, `it belongs to another user (uid ${stat.uid})`, OWN_IT_HINT);
-  if ((stat.mode & WRITABLE_BY_OTHERS) !== 0) throw untrusted(path, `other users can write to it (mode 0${(stat.mode & 0o777).toString(8)})`, OWN_IT_HINT);
+  if ((stat.mode & WRITABLE_BY_OTHERS) !== 0) throw untrusted(path, `other users can write to it (mode 0${(stat.mode & 0o777).toString(8)})`, modeHint(path, "600"));
   // Our own file, only too readable: tightening it takes nothing from anyone.
   if ((stat.mode & 0o077) !== 0) fchmodSync(fd, FILE_MODE);
 }

@@ -18,7 +18,7 @@ export interface Recipient {
 }
 
 export interface RecipientWarning {
-  code: "role_unheld" | "recipient_not_running" | "recipient_mailbox_only" | "unknown_person";
+  code: "role_unheld" | "recipient_not_running" | "recipient_other_machine" | "recipient_mailbox_only" | "unknown_person";
   message: string;
 }
 
@@ -47,6 +47,9 @@ export function recipientWarning(recipient: Recipient): RecipientWarning | undef
   if (recipient.via !== undefined && recipient.address === recipient.via)
     return { code: "role_unheld", message: `Nobody holds ${recipient.via} now; the message waits until someone takes the role (\`peerpost role set\`).` };
   if (!recipient.entry) return undefined;
+  // A pid names a process only on its own machine: from here a session of another one is neither running nor not.
+  if (!recipient.entry.local)
+    return { code: "recipient_other_machine", message: `${recipient.address} runs on machine ${recipient.entry.machine ?? "?"}, whose sessions this machine cannot see running or not; the message waits in its mailbox for it there.` };
   if (!recipient.alive) return { code: "recipient_not_running", message: `${recipient.address} is not running now; the message waits in its mailbox until it starts again.` };
   if (recipient.entry.push === undefined || recipient.entry.push === "none")
     return { code: "recipient_mailbox_only", message: `${recipient.address} has no live push: it sees the message at its next prompt (its hooks) or when its agent calls read.` };

@@ -27,13 +27,13 @@ function summary(peerpost: Peerpost, json: boolean): number {
   };
   const counts = sessions.map((session) => {
     const lastRun = wakes.runsFor({ address: session.address })[0];
-    return { address: session.address, alive: session.alive, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, ...mailTo(session.address) };
+    return { address: session.address, alive: session.alive, local: session.local, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, ...mailTo(session.address) };
   });
   // People have mail too, though no session registers them.
   const people = peopleWithMail(peerpost).map((address) => ({ address, ...mailTo(address) }));
   if (json) printJson({ ok: true, stateDir: peerpost.stateDir.path, sessions: counts, people });
   else {
-    const rows = [...counts.map((row) => [row.address, row.alive ? "yes" : "no", String(row.unread), String(row.open), row.lastWake ? `${row.lastWake.state}${row.lastWake.reason ? `: ${row.lastWake.reason}` : ""}` : ""]), ...people.map((row) => [row.address, "person", String(row.unread), String(row.open), ""])];
+    const rows = [...counts.map((row) => [row.address, row.local ? (row.alive ? "yes" : "no") : "?", String(row.unread), String(row.open), row.lastWake ? `${row.lastWake.state}${row.lastWake.reason ? `: ${row.lastWake.reason}` : ""}` : ""]), ...people.map((row) => [row.address, "person", String(row.unread), String(row.open), ""])];
     process.stdout.write(`state dir ${peerpost.stateDir.path}\n` + (rows.length === 0 ? `no sessions and no mail yet\n${nextSteps()}` : table([["ADDRESS", "RUNNING", "UNREAD", "OPEN REQUESTS", "LAST WAKE"], ...rows])));
   }
   return 0;
