@@ -1,7 +1,9 @@
 // `peerpost shim codex app-server` between a test editor and the real, pinned `codex app-server`,
 // offline: a request to an idle thread arrives as a turn the editor sees, the model reads and replies,
 // and the sender's wait returns the answer; a busy thread gets it only after the editor's turn ends;
-// the editor never sees an answer to an id it did not send; with a broken state dir the host still runs.
+// the editor never sees an answer to an id it did not send; with a broken state dir the host still runs; a
+// thread the editor archived (the app-server lets it go: `turn/start` there answers "thread not found")
+// gets no turn until the editor opens it again.
 import { after, before, describe, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { rmSync, writeFileSync } from "node:fs";
@@ -155,5 +157,31 @@ describe("peerpost shim codex (real app-server, loopback model)", { skip, timeou
     const version = spawnSync(process.execPath, [CLI, "shim", "codex", "--version"], { env: codex.env, encoding: "utf8", timeout: 60_000 });
     assert.equal(version.status, 0, version.stderr);
     assert.match(version.stdout, new RegExp(`codex-cli ${availability.ok ? availability.version : ""}`));
+  });
+
+  test("no turn is pushed into a thread the editor archived (each would be refused: thread not found); it is once the editor opens it again", async (t) => {
+    const editor = await openEditor(t);
+    const threadId = await newThread(editor);
+    const address = `codex:${threadId}`;
+    // One turn, so the thread has a rollout to archive.
+    const own = await editor.request("turn/start", { threadId, input: text("hello") });
+    const ownTurn = (own.result?.turn as { id: string }).id;
+    await editor.waitFor((message) => message.method === "turn/completed" && (message.params?.turn as { id: string }).id === ownTurn);
+    assert.ok((await editor.request("thread/archive", { threadId })).result, "archived");
+
+    const sender = await connect(t, { HOME: codex.home, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "claude:peer" });
+    script = responsesAnswerMail(() => fake, "mcp__peerpost", "codex answers");
+    const asked = await sender.call("message", { to: address, message: "Which branch are you on?", anticipation: "reply" });
+    // The shim pushes within moments to an open idle thread; an archived one must get nothing meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: codex.home });
+    const pushes = store().receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.messageId === asked.messageId);
+    assert.deepEqual(pushes.map((receipt) => [receipt.delivery, ...receipt.warnings]), [], "no push tried into the archived thread");
+
+    // Opened again, the request arrives as a turn and is answered.
+    assert.ok((await editor.request("thread/unarchive", { threadId })).result, "unarchived");
+    assert.ok((await editor.request("thread/resume", { threadId })).result, "resumed");
+    const waited = await sender.call("wait", { messageId: asked.messageId, timeoutMs: 60_000 });
+    assert.equal(waited.outcome, "reply", JSON.stringify({ waited, stderr: editor.stderr().slice(-2000) }));
   });
 });

@@ -59,11 +59,16 @@ function startLive(dialect: ShimDialect, relay: ShimRelay, host: ChildProcess, p
   const loops = new Map<string, PushLoop>();
   const unfollow = peerpost.backend.follow();
   let stopped = false;
+  const cwds = new Map<string, string | undefined>();
+  const register = (sessionId: string, push: string): Promise<unknown> => {
+    const [address, hostPid, cwd] = [formatAddress(dialect.kind, sessionId), host.pid!, cwds.get(sessionId)];
+    return peerpost.sessions.register({ host: dialect.host, address, sessionId, hostPid, ...hostStartField(hostPid), ...(cwd !== undefined ? { cwd } : {}), source: "server", push });
+  };
+  const push = peerpost.config.push ? SHIM_VIA : "none";
   const watch = async (sessionId: string, cwd: string | undefined): Promise<void> => {
     const address = formatAddress(dialect.kind, sessionId);
-    const hostPid = host.pid!;
-    const push = peerpost.config.push ? SHIM_VIA : "none";
-    await peerpost.sessions.register({ host: dialect.host, address, sessionId, hostPid, ...hostStartField(hostPid), ...(cwd !== undefined ? { cwd } : {}), source: "server", push });
+    cwds.set(sessionId, cwd);
+    await register(sessionId, push);
     if (stopped) return;
     const transport = new ShimPush(address, sessionId, sessions, (text, messageId) => dialect.inject(relay, sessionId, text, messageId));
     const loop = new PushLoop(peerpost, transport, dialect.host);
@@ -73,6 +78,8 @@ function startLive(dialect: ShimDialect, relay: ShimRelay, host: ChildProcess, p
   const sessions: ShimSessions = new ShimSessions(
     (sessionId, cwd) => void watch(sessionId, cwd).catch(onError),
     (sessionId) => loops.get(sessionId)?.kick(),
+    // A closed session gets no turn: its senders are told the mail waits for read (recipient_mailbox_only).
+    (sessionId, closed) => void register(sessionId, closed ? "none" : push).catch(onError),
   );
   relay.observe(dialect.observer(sessions));
   return {

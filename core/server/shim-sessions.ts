@@ -31,6 +31,9 @@ export interface ShimDialect {
 
 type Waiter = { resolve: (idle: boolean) => void; timer: NodeJS.Timeout };
 
+/** The busy reason of a session the editor closed: no turn starts there until it opens it again. */
+export const CLOSED = "closed";
+
 export class ShimSessions implements ShimSessionEvents {
   private readonly reasons = new Map<string, Set<string>>();
   private readonly waiters = new Map<string, Waiter[]>();
@@ -39,6 +42,8 @@ export class ShimSessions implements ShimSessionEvents {
   constructor(
     private readonly onOpened: (sessionId: string, cwd: string | undefined) => void,
     private readonly onIdle: (sessionId: string) => void,
+    /** Told when the editor closes a session or opens it again: senders hear that no turn starts there meanwhile. */
+    private readonly onClosed: (sessionId: string, closed: boolean) => void = () => undefined,
   ) {}
 
   opened(sessionId: string, cwd?: string): void {
@@ -51,6 +56,7 @@ export class ShimSessions implements ShimSessionEvents {
     // Only sessions the editor opened through this shim are tracked (a host may report others it holds).
     const reasons = this.reasons.get(sessionId);
     if (reasons === undefined) return;
+    if (reason === CLOSED && reasons.has(reason) !== holds) this.onClosed(sessionId, holds);
     if (holds) reasons.add(reason);
     else if (reasons.delete(reason) && reasons.size === 0) this.becameIdle(sessionId);
   }

@@ -4,7 +4,7 @@
 // thread/status/changed says "active". A turn is a turn/start whose clientUserMessageId names the message,
 // as the daemon push does (push.ts): a turn started on a busy thread would steer the running turn.
 import { PeerpostError } from "../../core/common/errors.js";
-import type { ShimDialect, ShimSessionEvents } from "../../core/server/shim-sessions.js";
+import { CLOSED, type ShimDialect, type ShimSessionEvents } from "../../core/server/shim-sessions.js";
 import type { RelayObserver } from "../../core/server/shim-relay.js";
 import { textInput, type ThreadStatus, type TurnStartParams } from "./app-server-client.js";
 import { clientMessageIdFor } from "./push.js";
@@ -28,6 +28,9 @@ const turnIdOf = (value: unknown): string | undefined => {
   return typeof id === "string" ? id : undefined;
 };
 
+/** Notifications that a thread is gone from the app-server. */
+const CLOSING = ["thread/archived", "thread/deleted", "thread/closed"];
+
 /** How many ended turns an observer remembers: enough for the answers still in flight. */
 const ENDED_TURNS_KEPT = 256;
 
@@ -44,7 +47,7 @@ function codexObserver(events: ShimSessionEvents): RelayObserver {
       const threadId = threadIdOf(params);
       if (method === "turn/start" && threadId !== undefined) events.busy(threadId, `start:${from}:${id}`, true);
       // A thread the editor closed is shown nowhere: no turn starts there until it opens it again.
-      if (method === "thread/unsubscribe" && threadId !== undefined && from === "editor") events.busy(threadId, "closed", true);
+      if (method === "thread/unsubscribe" && threadId !== undefined && from === "editor") events.busy(threadId, CLOSED, true);
     },
     response(request, answer, from) {
       const threadId = threadIdOf(request.params);
@@ -59,12 +62,14 @@ function codexObserver(events: ShimSessionEvents): RelayObserver {
       const thread = (answer.result as { thread?: { id?: unknown; cwd?: unknown; status?: ThreadStatus } } | undefined)?.thread;
       if (typeof thread?.id !== "string") return;
       events.opened(thread.id, typeof thread.cwd === "string" ? thread.cwd : undefined);
-      events.busy(thread.id, "closed", false);
+      events.busy(thread.id, CLOSED, false);
       events.busy(thread.id, "status", thread.status?.type === "active");
     },
     notification(method, params) {
       const threadId = threadIdOf(params);
       if (threadId === undefined) return;
+      // A thread the app-server let go (archived, deleted, unloaded) answers turn/start "thread not found": closed until opened again.
+      if (CLOSING.includes(method) || (method === "thread/status/changed" && (params as { status?: ThreadStatus }).status?.type === "notLoaded")) events.busy(threadId, CLOSED, true);
       if (method === "thread/status/changed") events.busy(threadId, "status", (params as { status?: ThreadStatus }).status?.type === "active");
       const turnId = turnIdOf(params);
       if (turnId === undefined) return;
