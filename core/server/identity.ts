@@ -13,6 +13,8 @@ import type { SessionHost } from "../records/schemas.js";
 import type { HostAdapter, Identity, IdentityContext } from "./adapter.js";
 
 const HOST_OF_KIND: Record<SessionKind, SessionHost> = { claude: "claude-code", codex: "codex", copilot: "copilot", grok: "grok" };
+/** How long a session's host seen running elsewhere is taken to run on before it is looked at again. */
+const HELD_RECHECK_MS = 2_000;
 
 export class IdentityResolver {
   private current: Identity | undefined;
@@ -21,6 +23,8 @@ export class IdentityResolver {
   private lastError: string | undefined;
   /** A claimed session this server did not switch to, because it already served another. */
   private refusedClaim: string | undefined;
+  /** The last answer of heldElsewhere, with the registry's host process it was for. */
+  private held: { key: string; holder: number | undefined; at: number } | undefined;
 
   constructor(
     private readonly peerpost: Peerpost,
@@ -79,10 +83,26 @@ export class IdentityResolver {
    */
   private claimIfHeldElsewhere(identity: Identity): Identity {
     if (!(identity.verified || identity.source === "PEERPOST_ADDRESS") || identity.claim !== undefined || identity.source === "registry") return identity;
-    const holder = heldByAnotherHost(this.peerpost.sessions.get(identity.address));
+    const holder = this.heldElsewhere(identity.address);
     if (holder === undefined) return identity;
     return { ...identity, verified: false, claim: `${identity.address} came from ${identity.detail} in a server that does not run under its own host (pid ${holder}), which was still running` };
   }
+  /**
+   * heldByAnotherHost for this address, asked on every call (about 40 µs: the holder's /proc and this
+   * process's ancestors), kept while the registry names the same host process: a holder that is no other
+   * host stays so; one that is is looked at again after HELD_RECHECK_MS, to see it end.
+   */
+  private heldElsewhere(address: string): number | undefined {
+    const entry = this.peerpost.sessions.get(address);
+    const key = entry === undefined ? address : `${address}\n${entry.local}\n${entry.hostPid}\n${entry.hostStart}`;
+    const now = Date.now();
+    const cached = this.held;
+    if (cached?.key === key && (cached.holder === undefined || now - cached.at < HELD_RECHECK_MS)) return cached.holder;
+    const holder = heldByAnotherHost(entry);
+    this.held = { key, holder, at: now };
+    return holder;
+  }
+
 
   private async register(identity: Identity): Promise<void> {
     if (this.registered.has(identity.address)) return;
