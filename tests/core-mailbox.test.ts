@@ -192,7 +192,8 @@ testEachBackend("the hop budget stops a five-hop chain at the fifth hop", async 
   assert.equal(fresh.message.hop, 1);
 });
 
-testEachBackend("answer, then ask back: the new request continues the conversation within a turn's length, so a ping-pong runs out of hops", async (t, backend) => {
+for (const resolution of ["reply", "done", "decline"] as const)
+  testEachBackend(`answer (${resolution}), then ask back: the new request continues the conversation within a turn's length, so a ping-pong runs out of hops`, async (t, backend) => {
   const { peerpost, clock } = tempPeerpost(t, { ...backend, PEERPOST_MAX_HOPS: "4" });
   const { mailbox } = peerpost;
   let request = (await mailbox.send({ from: A, fromVerified: true, to: B, body: "q0", anticipation: "reply" })).message;
@@ -201,9 +202,9 @@ testEachBackend("answer, then ask back: the new request continues the conversati
   for (let round = 1; round <= 12 && stopped === undefined; round++) {
     const [me, peer] = round % 2 === 1 ? [B, A] : [A, B];
     clock.now += 1000;
-    // The turn the request woke: it reads it, answers it, then asks a follow-up (a new message).
+    // The turn the request woke: it reads it, answers it (or marks it done, or declines it), then asks a follow-up (a new message).
     await mailbox.markRead(me, [request.id]);
-    await mailbox.resolve({ id: request.id, by: me, resolution: "reply", text: `a${round}` });
+    await mailbox.resolve({ id: request.id, by: me, resolution, text: `a${round}` });
     try {
       request = (await mailbox.send({ from: me, fromVerified: true, to: peer, body: `q${round}`, anticipation: "reply" })).message;
       hops.push(request.hop);
@@ -212,14 +213,15 @@ testEachBackend("answer, then ask back: the new request continues the conversati
     }
   }
   assert.equal(stopped?.code, "hop_limit", `hops ${hops.join(",")}`);
-  // A request hop 1 asked, answered at hop 2: the ask-back is hop 3, whose answer is the last hop.
-  assert.deepEqual(hops, [1, 3]);
+  // A request hop 1 asked, answered at hop 2: the ask-back is hop 3, whose answer is the last hop. Closed
+  // with no message, each ask-back is one hop after the request it closed.
+  assert.deepEqual(hops, resolution === "reply" ? [1, 3] : [1, 2, 3]);
   // Past a turn's length (PEERPOST_WAKE_TIMEOUT_MS) a new message starts a conversation of its own.
   clock.now += 600_001;
   const answered = (await mailbox.send({ from: A, fromVerified: true, to: B, body: "later", anticipation: "reply" })).message;
   assert.equal(answered.hop, 1);
   await mailbox.markRead(B, [answered.id]);
-  await mailbox.resolve({ id: answered.id, by: B, resolution: "reply", text: "done" });
+  await mailbox.resolve({ id: answered.id, by: B, resolution, text: "done" });
   clock.now += 600_001;
   assert.equal((await mailbox.send({ from: B, fromVerified: true, to: A, body: "a new topic", anticipation: "reply" })).message.hop, 1);
   // And a message to someone else is no ask-back.

@@ -44,8 +44,8 @@ export const HINTS = {
     cli: "Follow a message you sent with `peerpost status ID`; `peerpost reply` is for messages in the --as address's own inbox.",
   },
   lastHop: {
-    model: "Send it with anticipation fyi, or start a new conversation (no replyToMessageId) if a person asked for more: a message without it still continues the recipient's open request you read, until you answer that (reply, done or decline). PEERPOST_MAX_HOPS sets the budget.",
-    cli: "Send it with --anticipation fyi, or start a new conversation (no --reply-to) if a person asked for more: a message without it still continues the recipient's open request you read, until you answer that (reply, done or decline). PEERPOST_MAX_HOPS sets the budget.",
+    model: "Send it with anticipation fyi, or start a new conversation (no replyToMessageId) if a person asked for more: a message without it still continues the recipient's open request you read, and for a turn's length (PEERPOST_WAKE_TIMEOUT_MS) the one you answered, closed or declined. PEERPOST_MAX_HOPS sets the budget.",
+    cli: "Send it with --anticipation fyi, or start a new conversation (no --reply-to) if a person asked for more: a message without it still continues the recipient's open request you read, and for a turn's length (PEERPOST_WAKE_TIMEOUT_MS) the one you answered, closed or declined. PEERPOST_MAX_HOPS sets the budget.",
   },
   hopsUsed: {
     model: "Stop the exchange here, or start a new conversation (no replyToMessageId) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",

@@ -41,6 +41,11 @@ function continuedMessage(view: MailboxView, input: SendInput, now: number, askB
     if (message.to === input.from && message.from === input.to && message.read && isOpen(message, now) && (!found || byId(found, message) < 0)) found = message;
   if (found) return found;
   const latest = view.latestSentTo(input.to);
+  // A request the sender marked done or declined, with nothing sent to its asker since: a turn that closes
+  // it and then hands work back asks back too (else two agents trading action requests never run out).
+  const closed = view.latestClosedFrom(input.to);
+  const closedAt = closed?.resolved?.at;
+  if (closed && closedAt !== undefined && now - Date.parse(closedAt) <= askBackMs && (latest === undefined || Date.parse(latest.sentAt) <= Date.parse(closedAt))) return closed;
   if (latest?.inReplyTo === undefined || now - Date.parse(latest.sentAt) > askBackMs) return undefined;
   const answered = view.state.messages[latest.inReplyTo];
   return answered?.from === input.to && answered.resolved?.replyId === latest.id ? latest : undefined;

@@ -113,6 +113,26 @@ export class MailboxView {
     if (latest === undefined || latest < message.id) this.sentTo!.set(message.to, message.id);
   }
 
+  /** Per sender, the id of the newest message from it that the scope closed without a reply (done, decline); built on first use, then kept. */
+  private closedFrom: Map<string, string> | undefined;
+
+  /** The newest message from `address` the scope marked done or declined: a send right after it asks back, as one after an answer does. */
+  latestClosedFrom(address: string): MessageState | undefined {
+    if (!this.closedFrom) {
+      this.closedFrom = new Map();
+      for (const message of Object.values(this.state.messages)) this.noteClosed(message);
+    }
+    const id = this.closedFrom.get(address);
+    return id === undefined ? undefined : this.state.messages[id];
+  }
+
+  private noteClosed(message: MessageState | undefined): void {
+    if (!message?.resolved || message.resolved.by !== this.scope || message.resolved.resolution === "reply") return;
+    const latest = this.closedFrom!.get(message.from);
+    const latestAt = latest === undefined ? undefined : this.state.messages[latest]?.resolved?.at;
+    if (latestAt === undefined || latestAt <= message.resolved.at) this.closedFrom!.set(message.from, message.id);
+  }
+
   private track(id: string): void {
     const message = this.state.messages[id];
     if (message && message.anticipation !== "fyi" && !message.resolved) this.asking!.add(id);
@@ -122,6 +142,7 @@ export class MailboxView {
   private reset(): void {
     this.asking = undefined;
     this.sentTo = undefined;
+    this.closedFrom = undefined;
     this.state = emptyState();
     this.offset = 0;
     this.corrupt = { count: 0, recent: [] };
@@ -203,6 +224,7 @@ export class MailboxView {
       applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message));
       if (this.asking) this.track(entry.record.id);
       if (this.sentTo && entry.record.type === "msg") this.noteSent(this.state.messages[entry.record.id]);
+      if (this.closedFrom && entry.record.type === "resolved") this.noteClosed(this.state.messages[entry.record.id]);
     }, wanted ? { wanted } : {}, identity);
     lines += result.corrupt.length;
     if (result.corrupt.length > 0) this.corrupt = withCorrupt(this.corrupt, result.corrupt);

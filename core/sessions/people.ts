@@ -17,7 +17,8 @@ export function ownAddress(peerpost: Peerpost): string | undefined {
 /** Whether `address` (a `user:` address) is this person's own or has sent or received a message. */
 export function personKnown(peerpost: Peerpost, address: string): boolean {
   if (address === ownAddress(peerpost)) return true;
-  return Object.keys(peerpost.mailbox.view(address).state.messages).length > 0;
+  // Every view keeps all role mail too: only a message from or to the person counts.
+  return Object.values(peerpost.mailbox.view(address).state.messages).some((message) => message.from === address || message.to === address);
 }
 
 /** Every `user:` address in the mailbox (sender or recipient), and this machine's own person when it has mail; sorted. */

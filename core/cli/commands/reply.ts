@@ -27,8 +27,10 @@ export const replyCommand = defineCommand({
     const text = resolution === "reply" ? flags.reply : resolution === "decline" ? flags.decline : undefined;
     const peerpost = await openStore();
     // A message sent to this person is answered as them; any other needs --as, naming whom it was sent to.
-    const sentTo = flags.as === undefined ? peerpost.mailbox.find(args[0]!)?.to : undefined;
-    if (sentTo !== undefined && sentTo !== ownAddress(peerpost)) throw usageError(`needs --as ADDR (the message was sent to ${sentTo})`);
+    const found = flags.as === undefined ? peerpost.mailbox.find(args[0]!) : undefined;
+    const own = ownAddress(peerpost);
+    // A request that followed a role away from this person is the resolve's to refuse (wrong_recipient, naming the new holder), not an --as to add.
+    if (found !== undefined && found.to !== own && !found.handovers?.some((step) => step.from === own)) throw usageError(`needs --as ADDR (the message was sent to ${found.to})`);
     const by = addressOrMine(peerpost, flags.as, "--as");
     const { message, reply: sent } = await peerpost.mailbox.resolve({ id: args[0]!, by, byVerified: false, resolution, text });
     const warning = await receiptWarning(peerpost, { kind: "reply", host: "cli", from: by, to: message.from, messageId: sent?.id ?? message.id, delivery: "queued", warnings: [], origin: cliOrigin(flags.as === undefined ? "user" : "--as") });
