@@ -57,16 +57,21 @@ async function listMessageRead(t: TestContext, hostEnv: Record<string, string>, 
   assert.match((read.messages as Array<{ envelope: string }>)[0]!.envelope, /from="user:pat"[\s\S]*hello from a person/);
 }
 
-test("Claude Code: a transcript under CLAUDE_CONFIG_DIR/projects is listed once, messaged and read; symlinks are not followed", { skip: claudeSkipReason() }, async (t) => {
+/** One `claude -p` run in a project dir of its own, offline, with `input` on its stdin: its env, dir and session id. */
+async function claudePrinted(t: TestContext, prompt: string, input?: string) {
   const base = tempDir(t);
   const cwd = join(base, "project");
   mkdirSync(cwd);
   const fake = await startFakeAnthropic(() => ({ text: "DONE" }));
   onCleanup(t, () => fake.close());
   const env = isolatedClaudeEnv(base, fake.url);
-  const run = await runClaude(["-p", "tidy the readme", "--output-format", "json"], { env, cwd, timeoutMs: 120_000 });
+  const run = await runClaude(["-p", prompt, "--output-format", "json"], { env, cwd, timeoutMs: 120_000, ...(input !== undefined ? { input } : {}) });
   assert.equal(run.code, 0, run.stderr);
-  const sessionId = parsePrintResult(run.stdout).session_id;
+  return { env, cwd, sessionId: parsePrintResult(run.stdout).session_id };
+}
+
+test("Claude Code: a transcript under CLAUDE_CONFIG_DIR/projects is listed once, messaged and read; symlinks are not followed", { skip: claudeSkipReason() }, async (t) => {
+  const { env, cwd, sessionId } = await claudePrinted(t, "tidy the readme");
   const configDir = env.CLAUDE_CONFIG_DIR!;
   // A link to the transcript and a linked project folder must not add rows or be read.
   const projects = join(configDir, "projects");
@@ -74,6 +79,21 @@ test("Claude Code: a transcript under CLAUDE_CONFIG_DIR/projects is listed once,
   symlinkSync(join(projects, project!, `${sessionId}.jsonl`), join(projects, project!, "00000000-0000-4000-8000-000000000000.jsonl"));
   symlinkSync(join(projects, project!), join(projects, "linked-project"));
   await listMessageRead(t, { CLAUDE_CONFIG_DIR: configDir }, { address: `claude:${sessionId}`, host: "claude-code", sessionId, cwd, title: "tidy the readme" });
+});
+
+test("Claude Code: a session started with a long piped prompt (its first lines past the head discovery reads) is discovered, with its working dir, and can be messaged", { skip: claudeSkipReason() }, async (t) => {
+  // About 100 KB on stdin, as a diff piped into `claude -p` is.
+  const diff = Array.from({ length: 1500 }, (_, i) => `+ line ${i} ${"-".repeat(60)}`).join("\n");
+  const { env, cwd, sessionId } = await claudePrinted(t, "review this diff", diff);
+
+  const home = tempDir(t);
+  const peerEnv = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_USER: "pat", CLAUDE_CONFIG_DIR: env.CLAUDE_CONFIG_DIR!, CODEX_HOME: join(home, "none"), COPILOT_HOME: join(home, "none"), GROK_HOME: join(home, "none") };
+  const listed = await cli(peerEnv, "agents", "--all", "--json");
+  assert.equal(listed.code, 0, listed.stderr);
+  const unseen = json(listed).unseen as Array<{ address: string; cwd?: string }>;
+  assert.deepEqual(unseen.map((row) => [row.address, row.cwd]), [[`claude:${sessionId}`, cwd]], "the session is listed once, with its working dir");
+  const sent = await cli(peerEnv, "send", "--to", `claude:${sessionId}`, "--json", "hello");
+  assert.equal(sent.code, 0, sent.stdout + sent.stderr);
 });
 
 test("Codex: a rollout under CODEX_HOME/sessions is listed once, messaged and read", { skip: codexAvailable().ok ? false : "codex CLI unavailable" }, async (t) => {

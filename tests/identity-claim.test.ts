@@ -1,10 +1,11 @@
 // A session cannot be taken from a host that still runs it: a SessionStart hook run from inside one host
 // (an agent's shell tool) with another live session's id does not rebind that host's server, and a server
 // that starts on such a claim serves it unverified, with the reason in `health`. A session whose host
-// has ended moves to the host that resumes it, verified.
+// has ended moves to the host that resumes it, verified. After /clear a role names the session the process
+// runs now; a host that got an ended session's pid serves its own session, not the ended one.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,6 +14,8 @@ import { tempDir, onCleanup } from "./helpers/temp.js";
 import { fixturePath } from "./helpers/children.js";
 import { REPO_ROOT, connect } from "./helpers/mcp.js";
 import { until } from "./helpers/poll.js";
+import { openPeerpost } from "../core/peerpost.js";
+import { processStartTime } from "../core/sessions/process-tree.js";
 
 const PLUGIN_DIR = join(REPO_ROOT, "dist", "claude-code");
 
@@ -39,15 +42,20 @@ async function fakeHost(t: TestContext, link: string, env: Record<string, string
   };
 }
 
-type Health = { identity: { address: string | null; verified: boolean; claim?: string; refusedClaim?: string }; warnings?: Array<{ code: string; message: string }> };
-
-test("a hook run from one host's shell with another live session's id neither rebinds nor verifies; an ended session resumes verified", async (t) => {
-  const base = tempDir(t, "peerpost-claim-");
+/** A dir for a stand-in `claude` (node under that name, so process lookups take it for the host), with a home and a state dir in it. */
+function claudeLink(t: TestContext, prefix: string) {
+  const base = tempDir(t, prefix);
   const home = join(base, "home");
   mkdirSync(home);
   const link = join(base, "claude");
   symlinkSync(process.execPath, link);
-  const env = { PATH: process.env.PATH ?? "", HOME: home, PEERPOST_HOME: join(base, "state") };
+  return { base, home, link, env: { PATH: process.env.PATH ?? "", HOME: home, PEERPOST_HOME: join(base, "state") } };
+}
+
+type Health = { identity: { address: string | null; verified: boolean; claim?: string; refusedClaim?: string }; warnings?: Array<{ code: string; message: string }> };
+
+test("a hook run from one host's shell with another live session's id neither rebinds nor verifies; an ended session resumes verified", async (t) => {
+  const { link, env } = claudeLink(t, "peerpost-claim-");
   const alice = randomUUID();
   const bob = randomUUID();
 
@@ -114,4 +122,57 @@ test("a hook run from one host's shell with another live session's id neither re
   assert.equal(health.identity.address, `claude:${bob}`);
   assert.equal(health.identity.verified, true);
   assert.equal(health.identity.claim, undefined);
+});
+
+test("after /clear in a session started with PEERPOST_ROLES, role:<name> reaches the session the process runs now", async (t) => {
+  const { link, env } = claudeLink(t, "peerpost-clear-");
+  const before = randomUUID();
+  const after = randomUUID();
+  // The stand-in host runs the hook for `before`; on SIGUSR1 its child runs the hook again with `after` (as /clear does).
+  const host = await fakeHost(t, link, { ...env, PEERPOST_ROLES: "reviewer" }, before, after);
+  assert.equal(((await host.call("health")) as Health).identity.address, `claude:${before}`);
+  process.kill(host.pid(), "SIGUSR1");
+  await until(() => host.stderr().includes(`hook ran: ${after}`), 30_000, "the /clear hook ran");
+  assert.equal(((await host.call("health")) as Health).identity.address, `claude:${after}`, "the server follows the host to its new session");
+
+  const peer = await connect(t, { ...env, PEERPOST_ADDRESS: "codex:peer" });
+  const sent = (await peer.call("message", { to: "role:reviewer", message: "please review" })) as { ok?: boolean; to?: string; error?: { code: string; message: string } };
+  assert.equal(sent.error, undefined, `role:reviewer is held once, by the session the process runs now: ${JSON.stringify(sent)}`);
+  const read = (await host.call("read")) as { messages?: Array<{ envelope: string }> };
+  assert.ok((read.messages ?? []).some((message) => message.envelope.includes("please review")), "the session the process runs now reads it");
+});
+
+test("a server whose host reuses an ended session's pid serves its own session, not the ended one", async (t) => {
+  const { base, home, link, env } = claudeLink(t, "peerpost-pidreuse-");
+  const go = join(base, "go");
+  const ended = randomUUID();
+  const mine = randomUUID();
+  // A stand-in `claude` (its process name is `claude`) that starts the peerpost server as its child once told to.
+  const host = `const { spawn } = require("node:child_process"); const { existsSync } = require("node:fs");
+const wait = setInterval(() => { if (!existsSync(${JSON.stringify(go)})) return; clearInterval(wait);
+  const child = spawn(process.execPath, [${JSON.stringify(join(REPO_ROOT, "dist", "claude-code", "server.mjs"))}], { stdio: "inherit" });
+  child.on("exit", (code) => process.exit(code ?? 0)); process.on("SIGTERM", () => child.kill()); }, 20);`;
+  const transport = new StdioClientTransport({ command: link, args: ["-e", host], env: { ...env, CLAUDE_CODE_SESSION_ID: mine }, stderr: "pipe" });
+  const client = new Client({ name: "claude-code", version: "2.1.332" });
+  const connected = client.connect(transport);
+  onCleanup(t, () => client.close());
+  await until(() => transport.pid !== null && transport.pid !== undefined, 10_000, "the host started");
+  const pid = transport.pid!;
+  const start = processStartTime(pid)!;
+  // The ended session's host had this pid, but started at another time (the pid was reused since).
+  const peerpost = openPeerpost({ env, home });
+  onCleanup(t, () => peerpost.backend.close());
+  await peerpost.sessions.register({ host: "claude-code", address: `claude:${ended}`, sessionId: ended, source: "startup", hostPid: pid, hostStart: Math.max(0, start - 5000), cwd: "/old/project" });
+  assert.equal(peerpost.sessions.get(`claude:${ended}`)?.alive, false, "the ended session is not alive: its start time names another process");
+  const peer = await connect(t, { ...env, PEERPOST_ADDRESS: "codex:peer" });
+  await peer.call("message", { to: `claude:${ended}`, message: "for the ended session only" });
+
+  writeFileSync(go, "");
+  await connected;
+  const health = (await client.callTool({ name: "health", arguments: {} })).structuredContent as { identity: { address: string; verified: boolean } };
+  const read = (await client.callTool({ name: "read", arguments: {} })).structuredContent as { messages?: Array<{ envelope: string }> };
+  const agents = (await peer.call("agents")) as { sessions: Array<{ address: string; alive: boolean }> };
+  assert.equal(health.identity.address, `claude:${mine}`, "the server serves the session its host runs (CLAUDE_CODE_SESSION_ID), not the reused pid's ended one");
+  assert.ok(!(read.messages ?? []).some((message) => message.envelope.includes("for the ended session only")), "the new session does not read the ended session's mail");
+  assert.ok(!agents.sessions.some((session) => session.address === `claude:${ended}` && session.alive), "the ended session is not shown running again");
 });

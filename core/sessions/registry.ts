@@ -66,6 +66,17 @@ export function heldByAnotherHost(entry: SessionEntry | undefined): number | und
   return findAncestor((info) => info.pid === hostPid) === undefined ? hostPid : undefined;
 }
 
+/**
+ * A Claude Code session its own process has since left for another (/clear, /resume): that process runs one
+ * session at a time, the one it registered last, so the earlier one holds no role while it runs the later.
+ */
+function supersededInProcess(entry: SessionEntry, all: Iterable<SessionEntry>): boolean {
+  if (entry.host !== "claude-code" || entry.hostPid === undefined) return false;
+  for (const other of all)
+    if (other !== entry && other.host === "claude-code" && other.hostPid === entry.hostPid && other.hostStart === entry.hostStart && other.machine === entry.machine && other.lastSeen > entry.lastSeen) return true;
+  return false;
+}
+
 /** Addresses whose alone-folds a process keeps (`foldOne`). */
 const FOLDED_ONE_KEPT = 8;
 /** A registry shorter than this is folded whole even by a hook (a few ms); a longer one is read through its index. */
@@ -182,11 +193,13 @@ export class Sessions {
   private liveHolders(role: string): SessionEntry[] {
     const holders: SessionEntry[] = [];
     const elsewhere = new Map<string, SessionEntry>();
-    for (const entry of this.fold().values())
+    const folded = this.fold();
+    for (const entry of folded.values())
       if (entry.roles.includes(role)) {
         const holder = this.view(entry);
-        if (holder.alive) holders.push(holder);
-        else if (!holder.local) {
+        if (holder.alive) {
+          if (!supersededInProcess(entry, folded.values())) holders.push(holder);
+        } else if (!holder.local) {
           const machine = holder.machine ?? "";
           const seen = elsewhere.get(machine);
           if (!seen || byLastSeen(holder, seen) < 0) elsewhere.set(machine, holder);

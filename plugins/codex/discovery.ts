@@ -30,6 +30,8 @@ export function discoverCodexSessions(env: NodeJS.ProcessEnv): DiscoveredSession
   return newestFiles(paths).flatMap((file) => {
     const head = readBounded(file.path, HEAD_BYTES);
     if (!head.startsWith('{"') || !head.includes('"session_meta"')) return [];
+    // A sub-agent's rollout (spawn_agent) names its parent thread: it is part of the parent's turn, not a session.
+    if (metaField(head, "parent_thread_id") !== undefined) return [];
     const row = discovered("codex", "codex", metaField(head, "id"), { cwd: metaField(head, "cwd"), mtimeMs: file.mtimeMs });
     return row ? [row] : [];
   });

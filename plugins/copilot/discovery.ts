@@ -13,7 +13,10 @@ function yamlField(text: string, key: string): string | undefined {
   const match = new RegExp(`^${key}: (.*)$`, "m").exec(text);
   const raw = match?.[1]?.trim();
   if (!raw) return undefined;
-  if (!raw.startsWith('"')) return raw.replace(/^'(.*)'$/, "$1");
+  // Single-quoted: a quote inside is doubled (`'bob''s app'`).
+  const single = /^'(.*)'$/.exec(raw);
+  if (single) return single[1]!.replace(/''/g, "'");
+  if (!raw.startsWith('"')) return raw;
   try {
     return JSON.parse(raw) as string;
   } catch {

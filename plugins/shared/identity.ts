@@ -13,7 +13,9 @@ import type { SessionHost } from "../../core/records/schemas.js";
 export function identityFromRegistry(context: IdentityContext, host: SessionHost): Identity | undefined {
   if (!context.hostProcess) return undefined;
   const pid = context.hostProcess.pid;
-  const entry = context.sessions.byHostPid(host, pid);
+  const found = context.sessions.byHostPid(host, pid);
+  // A record whose start time names another process is an ended session whose pid was handed out again.
+  const entry = found?.alive ? found : undefined;
   const claimed = context.sessions.claimedBy(host, pid);
   if (claimed?.claim && (!entry || claimed.claim.at > entry.lastSeen))
     return {

@@ -9,6 +9,8 @@ import type { SessionHost } from "../../core/records/schemas.js";
 /** At most this many session files per host, the most recently written first. */
 export const MAX_SESSION_FILES = 500;
 export const HEAD_BYTES = 64 * 1024;
+/** A second, longer head for a transcript whose first lines outgrow HEAD_BYTES (a long first prompt). */
+export const LONG_HEAD_BYTES = 1024 * 1024;
 export const TAIL_BYTES = 16 * 1024;
 
 export interface SessionFile {
