@@ -94,7 +94,7 @@ export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: Corru
 }
 
 /** A marker this old belongs to no running compaction (one takes seconds even at a million messages' worth of moves). */
-const INTERRUPTED_AFTER_MS = 60_000;
+export const INTERRUPTED_AFTER_MS = 60_000;
 
 /**
  * Damage found in the indexes of the mailbox, the archive, the receipts and the sessions in the last day.

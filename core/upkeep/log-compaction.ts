@@ -92,12 +92,14 @@ export interface CompactedLogReport {
   lastCompacted: string | null;
   /** A compaction marker is there: one is running, or died (the next one completes or undoes it). */
   compacting: boolean;
+  /** How long ago that marker was written (null: none); `doctor` reports an old one as a compaction that stopped. */
+  markerAgeMs: number | null;
 }
 
-function statOf(path: string): { size: number; mtime: string } | undefined {
+function statOf(path: string): { size: number; mtime: string; mtimeMs: number } | undefined {
   try {
     const stat = statSync(path);
-    return { size: stat.size, mtime: stat.mtime.toISOString() };
+    return { size: stat.size, mtime: stat.mtime.toISOString(), mtimeMs: stat.mtimeMs };
   } catch {
     return undefined;
   }
@@ -108,7 +110,8 @@ export function compactedLogsReport(peerpost: Peerpost): Record<CompactedLog, Co
   const report = {} as Record<CompactedLog, CompactedLogReport>;
   for (const name of COMPACTED_LOGS) {
     const { paths } = withLog(peerpost, name, (part) => part.swaps);
-    report[name] = { bytes: statOf(paths.live)?.size ?? 0, archiveBytes: statOf(paths.archive)?.size ?? 0, lastCompacted: statOf(paths.swap)?.mtime ?? null, compacting: statOf(paths.marker) !== undefined };
+    const marker = statOf(paths.marker);
+    report[name] = { bytes: statOf(paths.live)?.size ?? 0, archiveBytes: statOf(paths.archive)?.size ?? 0, lastCompacted: statOf(paths.swap)?.mtime ?? null, compacting: marker !== undefined, markerAgeMs: marker ? Math.round(Date.now() - marker.mtimeMs) : null };
   }
   return report;
 }

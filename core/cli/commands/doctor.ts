@@ -2,7 +2,8 @@
 // whose CLI is here but where peerpost is not set up is information (with the command that sets it up),
 // not a problem: only problems make doctor exit 1.
 import { openPeerpost, type Peerpost } from "../../peerpost.js";
-import { inspectState } from "../../upkeep/health.js";
+import { INTERRUPTED_AFTER_MS, inspectState } from "../../upkeep/health.js";
+import { shellWord } from "../../common/shell-word.js";
 import { inspectStore, storeProblems, type StoreReport } from "../../store/report.js";
 import { toErrorValue } from "../../common/errors.js";
 import { VERSION } from "../../common/version.js";
@@ -24,22 +25,40 @@ interface Problem {
 
 type State = ReturnType<typeof inspectState>;
 
+/**
+ * What the logs hold that readers pass over: lines that are no valid record, and a last line a writer
+ * stopped in. Nothing is lost and nothing can be done (the log is append-only; compaction keeps them), so
+ * they are notes: a crashed writer's fragment must not make doctor fail for good.
+ */
+function stateNotes(state: State): string[] {
+  const notes: string[] = [];
+  for (const [name, log] of Object.entries(state.logs)) {
+    if (log.corrupt > 0) {
+      // The report keeps the latest few with their offsets: the first of them is the log's first only when it holds them all.
+      const all = log.corrupt <= log.recentCorrupt.length;
+      const shown = all ? log.recentCorrupt[0] : log.recentCorrupt.at(-1);
+      const inspect = shown ? `tail -c +${shown.offset + 1} ${shellWord(log.path)} | head -1` : `less ${shellWord(log.path)}`;
+      notes.push(`${name}: ${log.corrupt} line(s) are not valid records (${all ? "first" : "latest"} at byte ${shown?.offset ?? "?"}: ${shown?.reason ?? ""}). Readers skip them and nothing is lost; a writer that stopped mid-line leaves one, a hand edit others. Inspect it with: ${inspect}`);
+    }
+    if (log.tornTail) notes.push(`${name}: the last line is incomplete (a writer stopped mid-line). The next write closes it off as a line of its own that readers skip; nothing is lost.`);
+  }
+  return notes;
+}
+
 function stateProblems(state: State): Problem[] {
   const problems: Problem[] = [];
-  if (!state.stateDir.private) problems.push({ problem: `state dir ${state.stateDir.path} has mode ${state.stateDir.mode}`, fix: `chmod 700 ${state.stateDir.path}` });
+  // Fixes are pasted into a shell: every path in them quoted where it needs it (a space in PEERPOST_HOME).
+  if (!state.stateDir.private) problems.push({ problem: `state dir ${state.stateDir.path} has mode ${state.stateDir.mode}`, fix: `chmod 700 ${shellWord(state.stateDir.path)}` });
   if (!state.stateDir.writable) problems.push({ problem: `state dir ${state.stateDir.path} is not writable`, fix: "Fix its owner and permissions, or point PEERPOST_HOME elsewhere." });
-  for (const [name, log] of Object.entries(state.logs)) {
-    if (log.mode !== undefined && log.mode !== "0600") problems.push({ problem: `${log.path} has mode ${log.mode}`, fix: `chmod 600 ${log.path}` });
-    if (log.corrupt > 0)
-      problems.push({
-        problem: `${name}: ${log.corrupt} line(s) are not valid records (first at byte ${log.recentCorrupt[0]?.offset ?? "?"}: ${log.recentCorrupt[0]?.reason ?? ""})`,
-        fix: "They are skipped and kept; nothing needs doing unless you edited the file by hand. Inspect them with: tail -c +<offset+1> " + log.path + " | head -1",
-      });
-    if (log.tornTail) problems.push({ problem: `${name}: the last line is incomplete (a writer stopped mid-line)`, fix: "The next write repairs it automatically." });
-    if (log.lock === "stale") problems.push({ problem: `${log.path}.lock is stale (its holder stopped)`, fix: "The next write takes it over; or remove it: rmdir " + log.path + ".lock" });
+  for (const log of Object.values(state.logs)) {
+    if (log.mode !== undefined && log.mode !== "0600") problems.push({ problem: `${log.path} has mode ${log.mode}`, fix: `chmod 600 ${shellWord(log.path)}` });
+    if (log.lock === "stale") problems.push({ problem: `${log.path}.lock is stale (its holder stopped)`, fix: `The next write takes it over; or remove it: rmdir ${shellWord(`${log.path}.lock`)}` });
   }
   if (state.storage.compactionInterrupted)
     problems.push({ problem: "a compaction of the mailbox stopped before it finished (its marker is still there)", fix: "Reads are unaffected. Run `peerpost compact`: it completes or undoes the interrupted one, then compacts." });
+  for (const [name, log] of Object.entries(state.storage.compactedLogs))
+    if (log.markerAgeMs !== null && log.markerAgeMs > INTERRUPTED_AFTER_MS)
+      problems.push({ problem: `a compaction of the ${name} log stopped before it finished (its marker is still there, ${Math.round(log.markerAgeMs / 1000)} s old)`, fix: "Reads are unaffected. Run `peerpost compact`: it completes or undoes the interrupted one, then compacts." });
   if (!state.storage.archive.indexed && !state.storage.compactionInterrupted)
     problems.push({ problem: "the archive's index does not reach its end (an archive from before the index, or a compaction stopped before indexing it), so `status` of an archived message scans the whole archive", fix: "Run `peerpost compact`, or `peerpost status` once: each builds it (the latter in the background)." });
   if (state.storage.index.farBehind)
@@ -47,10 +66,10 @@ function stateProblems(state: State): Problem[] {
   for (const damage of state.storage.indexDamage)
     problems.push({ problem: `index file ${damage.file} ${damage.problem} (found ${damage.at})`, fix: "Nothing to do: readers stopped trusting that index and rebuild it from the log, which holds all mail. If it repeats, look for what else writes in the state dir (a sync tool, a backup restore, a failing disk)." });
   for (const snapshot of state.snapshots.invalid)
-    problems.push({ problem: `cached view ${snapshot.path} is invalid (${snapshot.reason})`, fix: `Readers ignore it and rebuild from the mailbox log; remove it to stop the rebuild: rm ${snapshot.path}` });
+    problems.push({ problem: `cached view ${snapshot.path} is invalid (${snapshot.reason})`, fix: `Readers ignore it and rebuild from the mailbox log; remove it to stop the rebuild: rm ${shellWord(snapshot.path)}` });
   const claims = state.work.claims;
   if (claims.status === "invalid")
-    problems.push({ problem: `the claims' snapshot ${claims.path} is invalid (${claims.reason})`, fix: `Readers ignore it and fold the claims' lines of the log; remove it to stop that: rm ${claims.path}` });
+    problems.push({ problem: `the claims' snapshot ${claims.path} is invalid (${claims.reason})`, fix: `Readers ignore it and fold the claims' lines of the log; remove it to stop that: rm ${shellWord(claims.path)}` });
   for (const line of state.recentErrors) problems.push({ problem: `recent error: ${line}`, fix: "Hooks and servers log failures in logs/errors.log instead of breaking the prompt; report it if it repeats. An error counts here for a day." });
   return problems;
 }
@@ -105,7 +124,7 @@ export const doctorCommand = defineCommand({
       if (entry.on && host && host.cli === null) problems.push({ problem: `${entry.host}: waking is on, but its CLI is not on PATH, so a wake would fail`, fix: `Install the ${entry.host} CLI, or turn waking off: peerpost wake off ${entry.host}` });
     }
     const setUp = hosts.filter((host) => host.pluginInstalled);
-    const notes = hosts.flatMap((host) => host.notes.map((note) => `${host.host}: ${note}`));
+    const notes = [...(state ? stateNotes(state) : []), ...hosts.flatMap((host) => host.notes.map((note) => `${host.host}: ${note}`))];
     if (hosts.every((host) => host.cli === null) && setUp.length === 0) notes.push("No host CLI (claude, codex, copilot, grok) is on PATH, so nothing is set up. Install one, then run `peerpost doctor` again for the command that sets peerpost up in it.");
     else if (setUp.length === 0) notes.push("peerpost is not set up in any host yet: run the \"to set up\" command above for the host you use.");
     const live = await liveReport(peerpost, process.env);

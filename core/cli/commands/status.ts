@@ -76,9 +76,10 @@ export const statusCommand = defineCommand({
   async run({ args, json }) {
     const peerpost = await openStore();
     const id = args[0];
-    if (id === undefined) return summary(peerpost, json);
     // Without current indexes the lookup scans the whole store: they are built in the background for the next one.
+    // The summary starts it too: `peerpost status` is the fix doctor gives for an archive's index that lags.
     indexWhenFarBehind(peerpost, process.argv[1] ?? "");
+    if (id === undefined) return summary(peerpost, json);
     const message = peerpost.mailbox.find(id);
     if (!message) {
       // A task's id is an id of its own, never a message's: the task board is folded only for an id no message has.
