@@ -236,7 +236,8 @@ export class MirroredStore<T> implements LocalStore<T> {
         forgetMirrorCurrent(this.stateDir, this.name);
         // Its archive holds the other database's rows too: gone with them.
         removeArchive(compactionPaths(this.local.log.path));
-        if (this.logOptions.fault === "start-over-after-archive") process.kill(process.pid, "SIGKILL");
+        // Crash tests: the mailbox's mirror (the mirrors sync side by side: another's would die first at times).
+        if (this.logOptions.fault === "start-over-after-archive" && this.name === "mailbox") process.kill(process.pid, "SIGKILL");
         writeStateFile(this.local.log.path, "");
         rmSync(this.passedPath, { force: true });
       }
