@@ -12,6 +12,7 @@ import { heldBefore, holderGone } from "../core/claims/holders.js";
 import { gitTopsOf, slashRelative } from "../core/claims/paths.js";
 import { SYNC_BATCH } from "../core/store/postgres/mirror.js";
 import { syncClaims } from "../core/claims/sync.js";
+import { escapeVisible } from "../core/security/escape.js";
 import type { HookDialect, HookInput } from "./dialect.js";
 import { EDIT_EVENTS } from "./programs.js";
 import type { HookProgram } from "./run.js";
@@ -115,8 +116,9 @@ export function firstBlocking(peerpost: Peerpost, editor: string, cwd: string, p
 
 /** The one line the model reads. */
 export function refusal({ path, entry }: Blocked): string {
-  const why = entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : "";
-  return `peerpost: ${path} is claimed exclusively by ${entry.holder} until ${entry.until}${why}. Ask the holder with peerpost's message tool (to ${entry.holder}) before changing it, or work elsewhere.`;
+  // The reason is the holder's text, read by this session's model: escaped as every other session's text is.
+  const why = entry.reason !== undefined ? ` (${JSON.stringify(escapeVisible(entry.reason, { multiline: true }))})` : "";
+  return `peerpost: ${escapeVisible(path)} is claimed exclusively by ${entry.holder} until ${entry.until}${why}. Ask the holder with peerpost's message tool (to ${entry.holder}) before changing it, or work elsewhere.`;
 }
 
 /**

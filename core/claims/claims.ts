@@ -16,6 +16,7 @@ import { checkPatternText, gitTopsOf, MAX_PATTERNS, repositoryOf, repositoryOfPa
 import { keptWorkFold, type WorkFoldSpec } from "./work-fold.js";
 import { parseTtl } from "./ttl.js";
 import { CLAIMS_SNAPSHOT } from "./snapshot.js";
+import { escapeVisible } from "../security/escape.js";
 
 export const CLAIMS_FOLD: WorkFoldSpec<ClaimsState> = {
   scope: CLAIMS_SCOPE,
@@ -98,11 +99,20 @@ function patternsOf(input: { cwd: string; paths: readonly string[]; all?: boolea
 
 /** The refusal for a claim that meets a standing one: who holds what, since when, until when and why. */
 export function claimConflict(entry: ClaimEntry, wanted: string): PeerpostError {
-  const why = entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : "";
-  return new PeerpostError("claim_conflict", `${wanted} overlaps ${entry.path}, claimed ${entry.shared ? "shared" : "exclusively"} by ${entry.holder} since ${entry.since} until ${entry.until}${why}.`, {
-    details: { holder: entry.holder, path: entry.path, wanted, repo: entry.repo, shared: entry.shared, since: entry.since, until: entry.until, reason: entry.reason ?? null },
-    hint: `Ask the holder with message to ${entry.holder}, claim something else, or wait until ${entry.until}. A person can end the claim with \`peerpost release --force ${entry.path}\`.`,
+  // The holder's reason, path and repository are another session's text: shown with invisible and control characters made visible.
+  const shown = shownClaim(entry);
+  const why = entry.reason !== undefined ? ` (${JSON.stringify(escapeVisible(entry.reason, { multiline: true }))})` : "";
+  return new PeerpostError("claim_conflict", `${escapeVisible(wanted)} overlaps ${shown.path}, claimed ${entry.shared ? "shared" : "exclusively"} by ${entry.holder} since ${entry.since} until ${entry.until}${why}.`, {
+    details: { holder: entry.holder, path: shown.path, wanted: escapeVisible(wanted), repo: shown.repo, shared: entry.shared, since: entry.since, until: entry.until, reason: shown.reason ?? null },
+    hint: `Ask the holder with message to ${entry.holder}, claim something else, or wait until ${entry.until}. A person can end the claim with \`peerpost release --force ${shown.path}\`.`,
   });
+}
+
+/** A claim as a model or a terminal is shown it: its reason, path and repository (another session's text) escaped as escapeVisible does. */
+export function shownClaim<T extends Pick<ClaimEntry, "path" | "repo" | "reason">>(entry: T): T {
+  const shown = { ...entry, path: escapeVisible(entry.path), repo: escapeVisible(entry.repo) };
+  if (entry.reason !== undefined) shown.reason = escapeVisible(entry.reason);
+  return shown;
 }
 
 /**

@@ -14,6 +14,7 @@ import { ancestors } from "../sessions/process-tree.js";
 import { userAddress } from "../sessions/user.js";
 import { git, gitPath, namesFromStatus, topLevel } from "./git.js";
 import { GUARDED_ACTION, type GuardedAction, type GuardedHook } from "./install.js";
+import { escapeVisible } from "../security/escape.js";
 
 const NO_COMMIT = /^0+$/;
 
@@ -221,7 +222,7 @@ const SEQUENCING = new Set(["rebase", "cherry-pick", "revert", "am", "pull", "me
 /** What the hook prints on refusal: each path with its holder, then how to ask and how to override. */
 export function refusalText(action: GuardedAction, findings: readonly GuardFinding[]): string {
   const { what, verb, override } = action;
-  const lines = findings.map(({ path, entry }) => `  ${JSON.stringify(path)}: claimed by ${entry.holder} until ${entry.until}${entry.reason !== undefined ? ` (${JSON.stringify(entry.reason)})` : ""}`);
+  const lines = findings.map(({ path, entry }) => `  ${JSON.stringify(escapeVisible(path, { multiline: true }))}: claimed by ${entry.holder} until ${entry.until}${entry.reason !== undefined ? ` (${JSON.stringify(escapeVisible(entry.reason, { multiline: true }))})` : ""}`);
   const holders = [...new Set(findings.map(({ entry }) => entry.holder))];
   return [
     `peerpost guard: this ${what} touches paths another live session holds exclusively:`,

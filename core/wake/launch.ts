@@ -20,6 +20,7 @@ import type { WakeFold } from "./wakes.js";
 import { checkBody } from "../mail/messages.js";
 import { awaitBinding, KIND_OF_HOST, LAUNCH_BIND_TIMEOUT_MS } from "./launch-bind.js";
 import { requireHostBinary } from "./host-binary.js";
+import { escapeVisible } from "../security/escape.js";
 
 
 export interface LaunchRequest {
@@ -162,7 +163,7 @@ async function launchNamedByHost(peerpost: Peerpost, deps: WakeDeps, request: La
   }
   const bound = run?.bound;
   if (!bound)
-    throw new PeerpostError("internal_error", `The ${request.host} session could not be launched: ${run?.ended?.reason ?? "it never started"}.`, {
+    throw new PeerpostError("internal_error", `The ${request.host} session could not be launched: ${run?.ended?.reason !== undefined ? escapeVisible(run.ended.reason) : "it never started"}.`, {
       details: { runId, host: request.host, ...(run?.ended?.logPath ? { logPath: run.ended.logPath } : {}) },
       hint: `See \`peerpost wake\` and the run's log for what the host said.`,
     });

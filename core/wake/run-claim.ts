@@ -17,6 +17,9 @@ import { usageTags } from "./usage.js";
 import type { Waker } from "./waker.js";
 import type { WakeClaim, WakeEnded } from "./records.js";
 
+/** What gives a session roles or the role tool: its own start-up's, never carried into another session's run. */
+const SESSION_ROLE_VARIABLES = ["PEERPOST_ROLES", "PEERPOST_ROLE_ADMIN"];
+
 /** Bytes of a run's output kept in its log; the rest is counted, not stored. */
 export const OUTPUT_CAP_BYTES = 256 * 1024;
 /** The tail of stdout kept in memory for the host's report. */
@@ -181,6 +184,9 @@ export async function runClaim(
   // A fork resumes the session's own history: it needs that session's config dir and credentials too.
   const own = claim.kind !== "launch" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
   const env: NodeJS.ProcessEnv = { ...(own ?? runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[claim.host])), PEERPOST_HOME: peerpost.stateDir.path };
+  // A launch or a fork is a new session: the roles and the role tool another session was started with are
+  // that session's (a person's switch, docs/tools.md), never lent to a session an agent asked for.
+  if (claim.kind !== "wake") for (const name of SESSION_ROLE_VARIABLES) delete env[name];
   let recorded: Promise<unknown> = Promise.resolve();
   let hostPid: number | undefined;
   const onSpawn = (pid: number) => {

@@ -72,7 +72,7 @@ export const agentsTool = defineTool({
     const now = context.peerpost.config.now();
     const sessions = context.peerpost.sessions
       .list({ host: args.host, includeDead: args.includeDead })
-      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, claim: _claim, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), claims: claimsOf(claimsState(context.peerpost), entry.address, now).map((claim) => `${claim.repo}:${claim.path}${claim.shared ? " (shared)" : ""}`), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
+      .map(({ hostPid: _hostPid, hostStart: _hostStart, source: _source, claim: _claim, ...entry }) => ({ ...entry, roles: rolesOf(state, entry), claims: claimsOf(claimsState(context.peerpost), entry.address, now).map((claim) => `${escapeVisible(claim.repo)}:${escapeVisible(claim.path)}${claim.shared ? " (shared)" : ""}`), wake: wakeSetting(switches, entry).on, self: entry.address === self }));
     if (!args.includeUnseen) return self === undefined ? { sessions: sessions.map(shown) } : { self, sessions: sessions.map(shown) };
     const { peerpost } = context;
     const view = withHostFiles(peerpost.discover, peerpost.env, sessions, peerpost.sessions.all().map((entry) => entry.address));

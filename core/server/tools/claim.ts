@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { claimPaths } from "../../claims/claims.js";
+import { claimPaths, shownClaim } from "../../claims/claims.js";
 import { claimRow } from "./claims.js";
 
 const input = z
@@ -24,6 +24,6 @@ export const claimTool = defineTool({
   annotations: { title: "Claim files", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
     const result = await claimPaths(context.peerpost, { holder: context.identity().address, cwd: process.cwd(), paths: args.paths, shared: args.shared, ttl: args.ttl, reason: args.reason, all: args.all });
-    return { repo: result.repo, claims: result.claims.map(({ claimId: _claimId, ...row }) => row) };
+    return { repo: result.repo, claims: result.claims.map(({ claimId: _claimId, ...row }) => shownClaim(row)) };
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { listClaims } from "../../claims/claims.js";
+import { listClaims, shownClaim } from "../../claims/claims.js";
 import { repositoryOf } from "../../claims/paths.js";
 
 const input = z
@@ -29,6 +29,6 @@ export const claimsTool = defineTool({
   annotations: { title: "List file claims", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, context) {
     const repo = repositoryOf(process.cwd());
-    return { repo, claims: listClaims(context.peerpost, args.everywhere ? undefined : repo).claims.map(({ claimId: _claimId, ...row }) => row) };
+    return { repo, claims: listClaims(context.peerpost, args.everywhere ? undefined : repo).claims.map(({ claimId: _claimId, ...row }) => shownClaim(row)) };
   },
 });

@@ -40,7 +40,13 @@ export const receiptsTool = defineTool({
   async run(args, context) {
     const page = context.peerpost.receipts.query(args);
     // Receipts of any session may be listed; the working dir each sender recorded is shown escaped.
-    const receipts = page.receipts.map(({ v: _v, type: _type, ...receipt }) => (receipt.origin.cwd === undefined ? receipt : { ...receipt, origin: { ...receipt.origin, cwd: escapeVisible(receipt.origin.cwd) } }));
+    // Warnings carry what a host printed (a woken run's stderr), tags a run's working dir: escaped too.
+    const receipts = page.receipts.map(({ v: _v, type: _type, ...receipt }) => ({
+      ...receipt,
+      warnings: receipt.warnings.map((warning) => escapeVisible(warning)),
+      ...(receipt.tags ? { tags: receipt.tags.map((tag) => escapeVisible(tag)) } : {}),
+      origin: { ...receipt.origin, ...(receipt.origin.detail !== undefined ? { detail: escapeVisible(receipt.origin.detail) } : {}), ...(receipt.origin.cwd !== undefined ? { cwd: escapeVisible(receipt.origin.cwd) } : {}) },
+    }));
     return { receipts, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
   },
 });
