@@ -1,28 +1,25 @@
 // A run's outcome is its host's exit: a process the host left behind holding its stdout/stderr (an MCP
 // server with inherited stderr, a backgrounded command) does not keep the run, its concurrency slot and
-// the session's claim until the turn timeout, nor turn an answered turn into a `timeout`.
-import { test } from "node:test";
+// the session's claim until the turn timeout, nor turn an answered turn into a `timeout`. A turn that runs
+// past PEERPOST_WAKE_TIMEOUT_MS is stopped with its whole process group: a process the host started that
+// ignores SIGTERM does not outlive the run.
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { claudeResult, dormantSession, standInClaude } from "./helpers/stand-in-claude.js";
 import { CLI } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { isAlive } from "../core/sessions/process-tree.js";
 
-test("a host that answers and exits is recorded ok at once, though a process it left behind still holds its output", { timeout: 60_000 }, async (t) => {
-  // The stand-in host answers, leaves a background process that inherited its stdout/stderr, and exits 0.
-  const standIn = standInClaude(
-    t,
-    "peerpost-linger-",
-    () => `const { spawn } = require("node:child_process");
-spawn(process.execPath, ["-e", "setTimeout(() => {}, 25000)"], { stdio: ["ignore", "inherit", "inherit"] }).unref();
-${claudeResult("answered", "dormant")}
-process.exit(0);
-`,
-  );
+/** A dormant claude:dormant with a stand-in host (`script`), woken by a request: its store, the run's home, and when the request was sent. */
+async function wokenBy(t: TestContext, prefix: string, script: (home: string) => string, timeoutMs: number) {
+  const standIn = standInClaude(t, prefix, script);
   const { home, stateDir } = standIn;
-  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_WAKE_TIMEOUT_MS: "20000" };
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_WAKE_TIMEOUT_MS: String(timeoutMs) };
   const store = () => openPeerpost({ env, home, create: true });
   const address = "claude:dormant";
   await dormantSession(store(), standIn, address);
@@ -31,11 +28,55 @@ process.exit(0);
   const sent = await cli("send", "--json", "--from", "codex:asker", "--to", address, "--anticipation", "reply", "ping?");
   assert.equal(sent.code, 0, sent.stderr);
   assert.equal((JSON.parse(sent.stdout) as { wake?: string }).wake, "started");
-  const started = Date.now();
+  return { home, store, address, sentAt: Date.now() };
+}
+
+test("a host that answers and exits is recorded ok at once, though a process it left behind still holds its output", { timeout: 60_000 }, async (t) => {
+  // The stand-in host answers, leaves a background process that inherited its stdout/stderr, and exits 0.
+  const { store, address, sentAt } = await wokenBy(
+    t,
+    "peerpost-linger-",
+    () => `const { spawn } = require("node:child_process");
+spawn(process.execPath, ["-e", "setTimeout(() => {}, 25000)"], { stdio: ["ignore", "inherit", "inherit"] }).unref();
+${claudeResult("answered", "dormant")}
+process.exit(0);
+`,
+    20_000,
+  );
   // The host is done within a second or so; its run must end then, not at the 20 s turn timeout.
   await until(() => store().wakes.fold().runsFor({ address }).some((run) => run.ended), 30_000, "the run to end");
   const run = store().wakes.fold().runsFor({ address })[0]!;
-  const tookMs = Date.now() - started;
+  const tookMs = Date.now() - sentAt;
   assert.equal(run.ended?.outcome, "ok", `outcome ${run.ended?.outcome}: ${run.ended?.reason ?? ""}`);
   assert.ok(tookMs < 8_000, `the run held its claim and a concurrency slot for ${tookMs} ms after its host exited`);
+});
+
+test("a timed-out run leaves no process of its host's group behind", { timeout: 60_000 }, async (t) => {
+  // The stand-in host starts a helper in its own process group that ignores SIGTERM, then hangs.
+  const { home, store, address } = await wokenBy(
+    t,
+    "peerpost-timeout-group-",
+    (home) => `const { spawn } = require("node:child_process");
+const helper = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+require("node:fs").writeFileSync(${JSON.stringify(join(home, "helper.pid"))}, String(helper.pid));
+setTimeout(() => {}, 60000);
+`,
+    2_000,
+  );
+  const pidFile = join(home, "helper.pid");
+  t.after(() => {
+    if (existsSync(pidFile))
+      try {
+        process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+      } catch {
+        // gone
+      }
+  });
+  await until(() => store().wakes.fold().runsFor({ address }).some((run) => run.ended), 30_000, "the run to end");
+  const run = store().wakes.fold().runsFor({ address })[0]!;
+  assert.equal(run.ended?.outcome, "timeout", `outcome ${run.ended?.outcome}: ${run.ended?.reason ?? ""}`);
+  const helper = Number(readFileSync(pidFile, "utf8"));
+  // Past the runner's SIGTERM→SIGKILL grace (5 s): nothing of the stopped turn may still run.
+  await new Promise((resolve) => setTimeout(resolve, 7000));
+  assert.equal(isAlive(helper), false, `process ${helper}, started by the timed-out host, still runs after the run was recorded "${run.ended?.reason}"`);
 });

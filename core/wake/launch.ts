@@ -12,7 +12,8 @@ import { formatAddress } from "../common/address.js";
 import { idFactory } from "../common/ids.js";
 import type { Anticipation, SessionHost } from "../records/schemas.js";
 import { readSwitches } from "./switches.js";
-import { claimDeadline, HOUR_MS, releaseAbandoned, startRunner } from "./request.js";
+import { claimDeadline, HOUR_MS, releaseAbandoned, startRunner, stopGroup } from "./request.js";
+import { isSameProcess } from "../sessions/process-tree.js";
 import type { LaunchInput, RunSettings, WakeDeps } from "./waker.js";
 import { checkRunSettings, settingTags } from "./settings.js";
 import type { WakeClaim } from "./records.js";
@@ -160,6 +161,10 @@ async function launchNamedByHost(peerpost: Peerpost, deps: WakeDeps, request: La
       return current?.bound || current?.ended ? [] : [{ v: 1, type: "wake-ended", id: runId, outcome: "failed", reason: `${request.host} did not name its new session within ${LAUNCH_BIND_TIMEOUT_MS} ms`, at: new Date(peerpost.config.now()).toISOString() }];
     });
     run = peerpost.wakes.fold().runs.get(runId);
+    // Its runner watches for the name only in the host's output: a host that never prints it is stopped
+    // here, or it would run on to the turn timeout, unaddressed and outside the concurrency budget.
+    const host = run?.bound ? undefined : run?.host;
+    if (host && isSameProcess(host.pid, host.pidStart)) stopGroup(host.pid);
   }
   const bound = run?.bound;
   if (!bound)

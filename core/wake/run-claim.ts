@@ -28,19 +28,37 @@ const KILL_GRACE_MS = 5000;
 /** How long a host's output may still drain after it exited, before the run ends without the rest. */
 const EXIT_DRAIN_MS = 2000;
 
-/** A log file that keeps the first OUTPUT_CAP_BYTES of what is written to it. */
+/** Of the cap, the bytes kept from the end of the output: a host's final answer is its last line(s). */
+const LOG_TAIL_BYTES = 64 * 1024;
+
+/**
+ * A log file of at most OUTPUT_CAP_BYTES of what is written to it: its beginning and, past the cap, its
+ * last complete lines, where a host's final answer is (a fork's answer is read from the log, fork-run.ts).
+ */
 function cappedLog(path: string): { write(chunk: Buffer): void; close(): void } {
   const fd = openSync(path, "w", FILE_MODE);
+  const head = OUTPUT_CAP_BYTES - LOG_TAIL_BYTES;
   let written = 0;
   let dropped = 0;
+  let tail = Buffer.alloc(0);
   return {
     write: (chunk) => {
-      const room = Math.max(0, OUTPUT_CAP_BYTES - written);
+      const room = Math.max(0, head - written);
       if (room > 0) written += writeSync(fd, chunk.subarray(0, Math.min(room, chunk.length)));
-      dropped += Math.max(0, chunk.length - room);
+      const rest = chunk.subarray(Math.min(room, chunk.length));
+      if (rest.length === 0) return;
+      dropped += rest.length;
+      tail = Buffer.concat([tail, rest]);
+      if (tail.length > LOG_TAIL_BYTES) tail = tail.subarray(tail.length - LOG_TAIL_BYTES);
     },
     close: () => {
-      if (dropped > 0) writeSync(fd, `\n[peerpost: output capped at ${OUTPUT_CAP_BYTES} bytes; ${dropped} more bytes dropped]\n`);
+      if (dropped > 0) {
+        // The tail from its first whole line: a line cut in two would parse as nothing.
+        const start = dropped > tail.length ? tail.indexOf(10) + 1 : 0;
+        const kept = start > 0 || dropped === tail.length ? tail.subarray(start) : Buffer.alloc(0);
+        writeSync(fd, `\n[peerpost: output capped at ${OUTPUT_CAP_BYTES} bytes; ${dropped - kept.length} bytes dropped before the last ${kept.length}]\n`);
+        if (kept.length > 0) writeSync(fd, kept);
+      }
       closeSync(fd);
     },
   };
@@ -121,6 +139,9 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
       settled = true;
       clearTimeout(lingering);
       clearTimeout(timer);
+      // A stopped turn's group goes with it now: the grace timer is unref'd and this runner exits next,
+      // so a process of the host's that ignored SIGTERM would outlive the run.
+      if (timedOut) kill("SIGKILL");
       log.close();
       const durationMs = Date.now() - started;
       const ended: RunOutcome["ended"] = { outcome: "ok", durationMs, logPath: options.logPath };
