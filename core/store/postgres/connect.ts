@@ -91,10 +91,17 @@ export async function connectClient(options: ConnectOptions): Promise<Client> {
   return client;
 }
 
-export async function createPool(options: ConnectOptions, max: number): Promise<Pool> {
+/** How much longer than its statement_timeout a query may go unanswered before the connection counts as dead. */
+export const QUERY_GRACE_MS = 5000;
+
+/**
+ * `queryTimeoutMs`: a query unanswered that long fails (the statement_timeout is the server's to enforce,
+ * which it cannot over a path that died without a FIN or RST: the call would wait forever).
+ */
+export async function createPool(options: ConnectOptions, max: number, queryTimeoutMs?: number): Promise<Pool> {
   const { pg, Client: ClosingClient } = await loadDriver();
   // allowExitOnIdle: a CLI command or hook that is done exits without closing the pool first.
-  const pool = new pg.Pool({ ...clientConfig(options), Client: ClosingClient, max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+  const pool = new pg.Pool({ ...clientConfig(options), query_timeout: queryTimeoutMs, Client: ClosingClient, max, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
   // A server that goes away fails idle and checked-out clients alike; the query under way reports it.
   pool.on("error", () => undefined);
   const clients = new Set<PoolClient>();

@@ -4,7 +4,7 @@
 // sees a live follower reads the mirror as it is and never connects: the database stays off its path.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isAlive } from "../../sessions/process-tree.js";
+import { isSameProcess, processStartTime } from "../../sessions/process-tree.js";
 import { DIR_MODE, FILE_MODE } from "../../security/state-dir.js";
 import { readStateFile } from "../../security/trust.js";
 
@@ -14,7 +14,7 @@ function followersDir(stateDir: string): string {
 
 /** Marks (or unmarks) this process as keeping the mirrors of `store` (its masked URL) current. Best effort: a hook then just connects. */
 export function markFollowing(stateDir: string, store: string, following: boolean): void {
-  const path = join(followersDir(stateDir), String(process.pid));
+  const path = join(followersDir(stateDir), (ownMark ??= markName()));
   try {
     if (!following) return rmSync(path, { force: true });
     mkdirSync(followersDir(stateDir), { recursive: true, mode: DIR_MODE });
@@ -24,6 +24,19 @@ export function markFollowing(stateDir: string, store: string, following: boolea
   }
 }
 
+let ownMark: string | undefined;
+
+/**
+ * This process's mark: its pid and, where the system tells it, its start time. A mark a killed server
+ * left (SIGKILL, a reboot) must not count for a later process that got its pid.
+ */
+function markName(): string {
+  const start = processStartTime(process.pid);
+  return start === undefined ? String(process.pid) : `${process.pid}-${start}`;
+}
+
+const MARK = /^(\d+)(?:-(\d+))?$/;
+
 /** Whether a live process on this machine follows `store` now (a dead one's mark is ignored, and so is a follower of another store). */
 export function isFollowed(stateDir: string, store: string): boolean {
   let names: string[];
@@ -32,7 +45,10 @@ export function isFollowed(stateDir: string, store: string): boolean {
   } catch {
     return false;
   }
-  return names.some((name) => /^\d+$/.test(name) && isAlive(Number(name)) && followedStore(join(followersDir(stateDir), name)) === store);
+  return names.some((name) => {
+    const mark = MARK.exec(name);
+    return mark !== null && isSameProcess(Number(mark[1]), mark[2] === undefined ? undefined : Number(mark[2])) && followedStore(join(followersDir(stateDir), name)) === store;
+  });
 }
 
 /** The store a mark names; undefined for one that cannot be read, or is no plain file of this user's (never waited on: trust.ts). */

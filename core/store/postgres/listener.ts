@@ -7,6 +7,13 @@ import { connectClient, type ConnectOptions } from "./connect.js";
 
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5000;
+/**
+ * How often an idle LISTEN connection is asked to answer, and how long it may take. A connection only
+ * ever receives: one whose path died without a FIN or RST (a NAT or firewall that forgot it, a laptop on
+ * another network) would otherwise look up for hours, and its follower vouch for a mirror that lags.
+ */
+const HEARTBEAT_MS = 5000;
+const HEARTBEAT_TIMEOUT_MS = 5000;
 
 export type WatchCallback = () => void;
 
@@ -16,6 +23,7 @@ export class Listener {
   private connecting: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelay = RETRY_FIRST_MS;
+  private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
   /** Whether notifications can arrive now (health reports it). */
   connected = false;
@@ -70,6 +78,7 @@ export class Listener {
       this.client = client;
       this.connected = true;
       this.retryDelay = RETRY_FIRST_MS;
+      this.beat(client);
       this.onConnection?.(true);
       // Whatever was committed before LISTEN took effect (or during an outage) sent no notification we saw.
       for (const channel of this.watchers.keys()) this.dispatch(channel);
@@ -79,8 +88,23 @@ export class Listener {
     }
   }
 
+  /** Asks `client` to answer now and then; one that does not in time is lost (and reconnected). */
+  private beat(client: Client): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => {
+      const silent = setTimeout(() => this.lost(new Error("the LISTEN connection stopped answering"), client), HEARTBEAT_TIMEOUT_MS).unref();
+      this.commands = this.commands.then(() => client.query("SELECT 1")).then(
+        () => clearTimeout(silent),
+        () => clearTimeout(silent),
+      );
+    }, HEARTBEAT_MS).unref();
+  }
+
   private lost(error: unknown, client?: Client): void {
     if (client !== undefined && client !== this.client) return;
+    clearInterval(this.heartbeat);
+    // A command the dead connection never answers must not hold up the next connection's.
+    this.commands = Promise.resolve();
     this.lastError = error instanceof Error ? error.message : String(error);
     const dead = this.client;
     this.client = undefined;
@@ -113,6 +137,7 @@ export class Listener {
   }
 
   private async disconnect(): Promise<void> {
+    clearInterval(this.heartbeat);
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const client = this.client;

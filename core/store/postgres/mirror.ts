@@ -302,6 +302,10 @@ export class MirroredStore<T> implements LocalStore<T> {
   async appendDeciding(decide: (context: DecideContext<T>) => Decision<T> | Promise<Decision<T>>): Promise<AppendOutcome<T>> {
     let from = this.local.origin;
     let fromFile: string | undefined;
+    // Caught up before the database's lock is taken: the sync inside it then copies only what committed
+    // meanwhile, and rarely waits for the mirror's lock (another process compacting the mirror) while it
+    // holds every machine's appends to this log.
+    await this.sync();
     const outcome = await this.remote.appendDeciding(async (remote) => {
       await this.sync(remote.read);
       from = await this.local.end();

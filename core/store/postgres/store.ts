@@ -7,7 +7,7 @@ import type { Pool, PoolClient } from "pg";
 import { PeerpostError } from "../../common/errors.js";
 import type { RecordSchema } from "../../log/types.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, Store, StoreStats, StoredRecord, Visit } from "../types.js";
-import { createPool, releaseSockets, storeError, type ConnectOptions, type Queryable } from "./connect.js";
+import { createPool, QUERY_GRACE_MS, releaseSockets, storeError, type ConnectOptions, type Queryable } from "./connect.js";
 import { archiveTable, ensureSchema, LOCK_CLASS, logTable, notifyChannel, readSchemaVersion, SCHEMA_VERSION, type SchemaState } from "./schema.js";
 import { Listener, type WatchCallback } from "./listener.js";
 import { maskStoreUrl } from "./url.js";
@@ -40,7 +40,7 @@ export class PostgresDatabase {
   }
 
   private async connectPool(): Promise<Pool> {
-    return (this.pool ??= await createPool(this.options, this.options.poolSize));
+    return (this.pool ??= await createPool(this.options, this.options.poolSize, this.options.statementTimeoutMs + QUERY_GRACE_MS));
   }
 
   /** Which database this is (see SchemaState), known once the schema was checked. */
@@ -231,6 +231,9 @@ export class PostgresLog<T> implements Store<T> {
     }
     let broken = false;
     let committing = false;
+    // This transaction's statement timeout, enforced on this side too (see createPool): pg reads the
+    // client's query_timeout at each query, so a pooled client takes the one of the transaction it serves.
+    (client as unknown as { connectionParameters: { query_timeout?: number } }).connectionParameters.query_timeout = statementTimeoutMs + QUERY_GRACE_MS;
     try {
       await client.query(begin);
       await client.query(`SET LOCAL statement_timeout = ${Math.floor(statementTimeoutMs)}`);
@@ -240,7 +243,8 @@ export class PostgresLog<T> implements Store<T> {
       return result;
     } catch (error) {
       broken = !(error instanceof PeerpostError);
-      await client.query("ROLLBACK").catch(() => undefined);
+      // A connection that stopped answering would not answer the ROLLBACK either: it is dropped, which rolls back.
+      if (!(error instanceof Error && error.message === "Query read timeout")) await client.query("ROLLBACK").catch(() => undefined);
       throw storeError(action, this.database.options.url, error, committing);
     } finally {
       // A connection that failed mid-transaction is not given back to the pool.
