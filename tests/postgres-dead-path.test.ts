@@ -12,7 +12,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { runHook } from "./helpers/hooks.js";
-import { NO_POSTGRES, testDatabase } from "./helpers/postgres.js";
+import { mailFromAnotherMachine, NO_POSTGRES, testDatabase } from "./helpers/postgres.js";
 import { openPeerpost } from "../core/peerpost.js";
 
 /** A proxy to `target`; `freeze` makes its connections so far a black hole (open, nothing passes), as a NAT that forgot them. */
@@ -72,13 +72,7 @@ test("a server whose LISTEN connection silently died stops vouching for the mirr
 
   // The path to the database goes dead without a word; then another machine sends mail to claude:me.
   freeze();
-  const otherHome = tempDir(t);
-  const other = openPeerpost({ env: { HOME: otherHome, PEERPOST_HOME: join(otherHome, "state"), PEERPOST_STORE: url }, home: otherHome });
-  try {
-    await other.mailbox.send({ from: "codex:elsewhere", fromVerified: true, to: "claude:me", body: "are you there?", anticipation: "fyi" });
-  } finally {
-    await other.backend.close();
-  }
+  await mailFromAnotherMachine(t, url, "claude:me");
 
   // New connections get through (only the old ones were forgotten). 20 s later, well past
   // PEERPOST_MIRROR_TRUST_MS (3 s here), the prompt hook must have learned of the mail somehow.

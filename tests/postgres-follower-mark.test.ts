@@ -10,9 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "./helpers/temp.js";
 import { runHook } from "./helpers/hooks.js";
-import { NO_POSTGRES, testDatabase } from "./helpers/postgres.js";
+import { mailFromAnotherMachine, NO_POSTGRES, testDatabase } from "./helpers/postgres.js";
 import { until } from "./helpers/poll.js";
-import { openPeerpost } from "../core/peerpost.js";
 
 const peerpostModule = fileURLToPath(new URL("../core/peerpost.js", import.meta.url));
 
@@ -43,13 +42,7 @@ test("a follower's mark left by a killed server does not make hooks trust the mi
   renameSync(join(followers, mark), join(followers, mark.replace(/^\d+/, String(unrelated.pid))));
 
   // Mail from another machine, then a prompt past PEERPOST_MIRROR_TRUST_MS.
-  const otherHome = tempDir(t);
-  const other = openPeerpost({ env: { HOME: otherHome, PEERPOST_HOME: join(otherHome, "state"), PEERPOST_STORE: url }, home: otherHome });
-  try {
-    await other.mailbox.send({ from: "codex:elsewhere", fromVerified: true, to: "claude:me", body: "are you there?", anticipation: "fyi" });
-  } finally {
-    await other.backend.close();
-  }
+  await mailFromAnotherMachine(t, url, "claude:me");
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const prompt = await hook("user-prompt", { hook_event_name: "UserPromptSubmit", prompt: "hi" });
   assert.match(prompt.stdout, /1 new message/, `the hook trusted a mirror no one follows (a stale mark on pid ${unrelated.pid}, a \`sleep\`): ${JSON.stringify(prompt.stdout)}`);

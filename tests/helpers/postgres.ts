@@ -5,7 +5,8 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { TestContext } from "node:test";
-import { onCleanup } from "./temp.js";
+import { onCleanup, tempDir } from "./temp.js";
+import { openPeerpost } from "../../core/peerpost.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -90,4 +91,15 @@ async function dropDatabase(url: string, name: string): Promise<void> {
 /** Runs SQL on a test database directly (to plant rows peerpost would never write). */
 export function sql(url: string, text: string): Promise<unknown> {
   return admin(url, (query) => query(text));
+}
+
+/** Another machine (a state dir of its own on the database at `url`) sends `to` an fyi. */
+export async function mailFromAnotherMachine(t: TestContext, url: string, to: string): Promise<void> {
+  const home = tempDir(t);
+  const other = openPeerpost({ env: { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_STORE: url }, home });
+  try {
+    await other.mailbox.send({ from: "codex:elsewhere", fromVerified: true, to, body: "are you there?", anticipation: "fyi" });
+  } finally {
+    await other.backend.close();
+  }
 }
