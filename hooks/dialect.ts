@@ -29,6 +29,8 @@ export interface HookInput {
   stopHookActive: boolean;
   /** For pre-tool: the tool about to run. */
   tool?: ToolCall;
+  /** A prompt that is a stop block's own note, which the host sends back as the next prompt (Copilot): told already. */
+  followsBlock?: boolean;
 }
 
 export interface HookDialect {

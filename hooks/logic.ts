@@ -159,6 +159,8 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
   if (event === "user-prompt") {
     // A turn starts: a live transport types nothing into the session until its stop hook runs.
     recordTerminalTurn(peerpost.stateDir.path, address, "prompt", peerpost.config.now(), env);
+    // The prompt is the stop hook's note itself (Copilot sends a block's reason back as a prompt): said once.
+    if (input.followsBlock) return {};
     const mail = await pending(peerpost, address, via, mirrorCurrent, event);
     const reminders = mail.reminders.length > 0 ? await mail.record() : [];
     const note = mailNote({ unread: mail.unread, reminders });

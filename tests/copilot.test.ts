@@ -152,6 +152,26 @@ describe("copilot plugin (real CLI, loopback model)", { skip: unavailable ? `cop
     assert.equal(calls.length, 3, "the continued turn ended: agentStop did not block again");
     assert.equal(store().mailbox.view(address).state.messages[messageId]!.reminders.count, 1);
   });
+
+  test("a stop block's continuation prompt carries the mail note once, not once from agentStop's reason and again from userPromptSubmitted", async (t) => {
+    const other = await peer(t);
+    const sessionId = randomUUID();
+    script = () => ({ text: "hi" });
+    const first = await copilotPrompt("hello", { home: copilot, provider: { baseUrl: fake.baseUrl }, sessionId });
+    assert.equal(first.code, 0, first.stderr.slice(-2000));
+    const sent = await other.call("message", { to: `copilot:${sessionId}`, message: "q?", anticipation: "reply" });
+    assert.equal(sent.ok, true);
+
+    const before = fake.chatCalls().length;
+    script = () => ({ text: "done" });
+    const run = await copilotPrompt("do the task", { home: copilot, provider: { baseUrl: fake.baseUrl }, extraArgs: [`--resume=${sessionId}`] });
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const calls = fake.chatCalls().slice(before);
+    assert.equal(calls.length, 2, "agentStop blocked once for the unread request");
+    const continuation = contentText(calls[1]!.body.messages.at(-1)!.content);
+    const notes = continuation.match(/peerpost: 1 new message/g) ?? [];
+    assert.equal(notes.length, 1, `the continuation prompt the model got:\n${continuation}`);
+  });
 });
 
 // ---- no CLI needed ---------------------------------------------------------------------------

@@ -19,6 +19,11 @@ function plural(count: number, word: string): string {
 }
 
 /** Undefined when there is nothing to say. */
+/** Whether `text` is a note mailNote wrote (a host may send a stop block's note back as the next prompt). */
+export function isMailNote(text: string): boolean {
+  return /^peerpost(?: reminder)?: /.test(text) && /(?:Call the peerpost read tool to see them|Resolve each with the peerpost reply tool)/.test(text);
+}
+
 export function mailNote(summary: MailSummary): string | undefined {
   const parts: string[] = [];
   if (summary.unread.length > 0) {
