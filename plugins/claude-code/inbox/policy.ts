@@ -6,7 +6,7 @@
 // permission prompts holds the message. peerpost pushes from the session's own MCP server, which Claude
 // would accept unconditionally as self-sent: so peerpost applies this policy itself, before the push.
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 export type InboundPolicy = "accept" | "hold" | "refuse";
 export interface PolicyDecision {
@@ -66,7 +66,8 @@ function flagSettings(argv: string[], cwd: string): Source {
       return "invalid";
     }
   }
-  return readSettings(join(cwd, value)) ?? "invalid";
+  // An absolute path (the usual `--settings ~/x.json`) is itself; a relative one is from the session's cwd.
+  return readSettings(resolve(cwd, value)) ?? "invalid";
 }
 
 function inboundValue(source: Source): InboundPolicy | "invalid" | undefined {
@@ -115,9 +116,14 @@ function mayBypass(input: PolicyInput): string | undefined {
   const flag = input.argv.find((arg) => BYPASS_FLAGS.includes(arg));
   if (flag) return `it was started with ${flag}`;
   if (flagValue(input.argv, "--permission-mode") === "bypassPermissions") return "it was started with --permission-mode bypassPermissions";
-  for (const path of [join(input.configDir, "settings.json"), join(input.cwd, ".claude", "settings.json"), join(input.cwd, ".claude", "settings.local.json")]) {
-    const source = readSettings(path);
-    if (source !== "invalid" && source?.permissions?.defaultMode === "bypassPermissions") return `${path} sets permissions.defaultMode bypassPermissions`;
+  // Every source Claude takes permissions.defaultMode from, the --settings flag and managed policy included.
+  const sources: Array<[string, Source]> = [
+    ...managedSettings().map((source): [string, Source] => ["managed settings", source]),
+    ["--settings", flagSettings(input.argv, input.cwd)],
+    ...[join(input.configDir, "settings.json"), join(input.cwd, ".claude", "settings.json"), join(input.cwd, ".claude", "settings.local.json")].map((path): [string, Source] => [path, readSettings(path)]),
+  ];
+  for (const [where, source] of sources) {
+    if (source !== "invalid" && source?.permissions?.defaultMode === "bypassPermissions") return `${where} sets permissions.defaultMode bypassPermissions`;
   }
   return undefined;
 }

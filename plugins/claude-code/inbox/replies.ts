@@ -21,7 +21,8 @@ const SOCKET_NAME_BYTES = 26 + ".sock".length;
 
 export function replyDir(stateDir: string): string {
   const inStateDir = join(stateDir, "live", "claude-inbox");
-  if (join(inStateDir, "x".repeat(SOCKET_NAME_BYTES)).length <= MAX_SOCKET_PATH) return inStateDir;
+  // The limit is in bytes (Node silently truncates a longer path): a non-ASCII state dir counts double or more.
+  if (Buffer.byteLength(join(inStateDir, "x".repeat(SOCKET_NAME_BYTES))) <= MAX_SOCKET_PATH) return inStateDir;
   return join("/tmp", `peerpost-${process.getuid?.() ?? "user"}`, fnv1a64(stateDir).slice(0, 16));
 }
 
@@ -85,7 +86,13 @@ export class ReplySockets {
       server.once("error", reject);
       server.listen(path, () => resolve());
     });
-    chmodSync(path, 0o600);
+    try {
+      chmodSync(path, 0o600);
+    } catch (error) {
+      // Not bound where asked: close it rather than leave a listener on some other path.
+      server.close();
+      throw error;
+    }
     server.unref();
     this.servers.set(messageId, server);
     return path;

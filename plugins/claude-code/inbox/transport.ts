@@ -47,7 +47,7 @@ export function createInboxPush(peerpost: Peerpost, context: IdentityContext): P
 
   const lookup = (): InboxLookup => {
     if (!identity) return { ok: false, reason: "the session is not known yet" };
-    if (replies.path("X".repeat(26)).length > MAX_SOCKET_PATH) return { ok: false, reason: `the state dir's path is too long for a Unix socket (${replies.dir})` };
+    if (Buffer.byteLength(replies.path("X".repeat(26))) > MAX_SOCKET_PATH) return { ok: false, reason: `the state dir's path is too long for a Unix socket (${replies.dir})` };
     return findInboxSession(configDir, identity.sessionId, hostPid);
   };
 
