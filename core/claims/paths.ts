@@ -12,7 +12,8 @@ import { isGlob, matchesEverything, normalisePattern } from "./glob.js";
 export const MAX_PATTERNS = 100;
 const MAX_PATTERN_LENGTH = 1024;
 
-function realOrSelf(path: string): string {
+/** The path with its links resolved, or as given when it does not exist (yet). */
+export function realOrSelf(path: string): string {
   try {
     return realpathSync(path);
   } catch {

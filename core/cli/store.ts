@@ -14,14 +14,24 @@ import { storeWarnings } from "./output.js";
  */
 export async function openStore(): Promise<Peerpost> {
   const peerpost = openPeerpost({ discover: discoverAll });
+  const away = await syncMirrors(peerpost);
+  if (away !== undefined) storeWarnings.push({ code: "store_unreachable", message: away });
+  return peerpost;
+}
+
+/**
+ * Brings a shared store's mirrors up to date for a person's command or the web view. With the database
+ * away they stay as they are: what to tell the person (store_unreachable); undefined when synced.
+ */
+export async function syncMirrors(peerpost: Peerpost): Promise<string | undefined> {
   try {
     await peerpost.backend.sync();
+    return undefined;
   } catch (error) {
     const away = databaseAway(peerpost, error, "cli");
     if (away === undefined) throw error;
-    storeWarnings.push({ code: "store_unreachable", message: `${away.message} What this machine copied from it last is shown; changes fail until it answers.` });
+    return `${away.message} What this machine copied from it last is shown; changes fail until it answers.`;
   }
-  return peerpost;
 }
 
 export function addressFlag(value: string, flag: string): string {

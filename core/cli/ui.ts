@@ -8,7 +8,7 @@ import { uiAuthor } from "../ui/author.js";
 import { openBrowser } from "../ui/opener.js";
 import { UsageError } from "./output.js";
 import { setUpCommands } from "./next-steps.js";
-import { databaseAway } from "../store/database-away.js";
+import { syncMirrors } from "./store.js";
 
 export interface UiOptions {
   port?: string | undefined;
@@ -30,12 +30,7 @@ export async function ui(options: UiOptions): Promise<void> {
   // A shared (PostgreSQL) store: bring this machine's mirrors up to date, then follow the database, so
   // what other machines write reaches the page as it happens. A database that is away leaves the page on
   // what this machine copied last, as the other people's commands do; the follow catches up once it is back.
-  let away: string | undefined;
-  await peerpost.backend.sync().catch((error: unknown) => {
-    const value = databaseAway(peerpost, error, "cli");
-    if (value === undefined) throw error;
-    away = value.message;
-  });
+  const away = await syncMirrors(peerpost);
   const unfollow = peerpost.backend.follow();
   // Its bundle runs `index-run`: a compaction the size setting calls for runs there, not in the view's process.
   peerpost.mailbox.compactElsewhere(() => catchUpDetached(peerpost, process.argv[1] ?? ""));
@@ -51,7 +46,7 @@ export async function ui(options: UiOptions): Promise<void> {
   const url = await server.listen();
   process.stdout.write(`${url}\n`);
   process.stderr.write(`peerpost ui: ${peerpost.stateDir.path}, ${author === null ? `read-only (${problem}; start with --as ADDR to write)` : `writing as ${author}`}; Ctrl-C stops it\n`);
-  if (away !== undefined) process.stderr.write(`peerpost ui: warning store_unreachable: ${away} What this machine copied from it last is shown; changes fail until it answers.\n`);
+  if (away !== undefined) process.stderr.write(`peerpost ui: warning store_unreachable: ${away}\n`);
   // A one-time code, not the token: an opener's arguments are visible to every user of the machine.
   if (options.open) void openBrowser(server.openingUrl()).then((problem) => problem && process.stderr.write(`peerpost ui: could not open a browser (${problem}); open the URL above\n`));
   await stopped;

@@ -2,13 +2,13 @@
 // index against HEAD, both sides of a rename) or a push (every commit the remote does not have yet, merges included)
 // touches, checked against the claims of other live holders. The committer's own claims never refuse:
 // PEERPOST_ADDRESS, the person's user:<name>, and every session whose host process is an ancestor of git.
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { readClaims } from "../claims/claims.js";
 import { blockingClaims, blockingWithin, type ClaimEntry, type ClaimsState } from "../claims/fold.js";
 import { holderGone } from "../claims/holders.js";
-import { gitTopOf, gitTopsOf, slashRelative } from "../claims/paths.js";
+import { gitTopOf, gitTopsOf, realOrSelf, slashRelative } from "../claims/paths.js";
 import { isDirectory } from "../common/is-directory.js";
 import { ancestors } from "../sessions/process-tree.js";
 import { userAddress } from "../sessions/user.js";
@@ -132,12 +132,10 @@ export interface GuardFinding {
 function blockingAt(state: ClaimsState, tops: readonly string[], worktrees: readonly string[], path: string, now: number): ClaimEntry[] {
   const absolute = join(tops[0]!, path);
   const submodule = isDirectory(absolute);
-  const entries = tops.flatMap((repo) => {
-    const inRepo = slashRelative(repo, absolute);
-    return submodule ? blockingWithin(state, repo, inRepo, "", now) : blockingClaims(state, repo, inRepo, "", now);
-  });
+  const blocking = submodule ? blockingWithin : blockingClaims;
+  const entries = tops.flatMap((repo) => blocking(state, repo, slashRelative(repo, absolute), "", now));
   // A push's commits are the same from every worktree of the repository: their claims count too.
-  for (const root of worktrees) entries.push(...(submodule ? blockingWithin(state, root, path, "", now) : blockingClaims(state, root, path, "", now)));
+  for (const root of worktrees) entries.push(...blocking(state, root, path, "", now));
   const inner = submodule ? gitTopOf(absolute) : undefined;
   if (inner !== undefined && inner !== tops[0]) entries.push(...blockingWithin(state, inner, "", "", now));
   return entries;
@@ -151,14 +149,6 @@ function otherWorktrees(top: string): string[] {
     .map((line) => line.slice("worktree ".length));
   const here = realOrSelf(top);
   return [...new Set(roots.map(realOrSelf))].filter((root) => root !== here);
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 export function guardFindings(peerpost: Peerpost, cwd: string, hook: GuardedHook, refsOnStdin: string, remote?: string): GuardFinding[] {

@@ -32,7 +32,6 @@ export const GUARDED_ACTION: Record<GuardedHook, GuardedAction> = {
 const MARKER = "# peerpost guard:";
 const CHAINED_SUFFIX = ".peerpost-chained";
 
-
 /**
  * The hook: the chained one first, then the check. pre-push reads its refs on stdin (kept for both) and
  * passes its remote on; prepare-commit-msg checks only while a cherry-pick or a rebase is under way, as

@@ -293,7 +293,6 @@ export class Mailbox extends MailboxStore {
   }
 
   /** A message by id, whoever's it is: see lookup.ts. */
-
   find(id: string): MessageState | undefined {
     this.broughtOver();
     return findMessage(this.lookups, (held) => this.heldMessage(held), id);

@@ -18,12 +18,12 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
-/** Undefined when there is nothing to say. */
 /** Whether `text` is a note mailNote wrote (a host may send a stop block's note back as the next prompt). */
 export function isMailNote(text: string): boolean {
   return /^peerpost(?: reminder)?: /.test(text) && /(?:Call the peerpost read tool to see them|Resolve each with the peerpost reply tool)/.test(text);
 }
 
+/** Undefined when there is nothing to say. */
 export function mailNote(summary: MailSummary): string | undefined {
   const parts: string[] = [];
   if (summary.unread.length > 0) {

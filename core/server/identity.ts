@@ -103,7 +103,6 @@ export class IdentityResolver {
     return holder;
   }
 
-
   private async register(identity: Identity): Promise<void> {
     if (this.registered.has(identity.address)) return;
     // A server without a push transport is mailbox-only from the start; one with a transport reports itself.

@@ -23,7 +23,6 @@ import { awaitBinding, KIND_OF_HOST, LAUNCH_BIND_TIMEOUT_MS } from "./launch-bin
 import { requireHostBinary } from "./host-binary.js";
 import { escapeVisible } from "../security/escape.js";
 
-
 export interface LaunchRequest {
   from: string;
   fromVerified: boolean;
