@@ -9,6 +9,7 @@ import { loadSnapshot, saveSnapshot, SNAPSHOT_VERSION, type Snapshot } from "./s
 import { logPosition } from "../log/log-snapshot.js";
 import type { ScopeIndex } from "../store/file/scope-index.js";
 import { scopeLineTest } from "./scope-lines.js";
+import { NewestBy } from "./newest-by.js";
 
 /**
  * How much of the log a reader reads on its way before the per-address index is the cheaper start (a
@@ -94,43 +95,22 @@ export class MailboxView {
     return [...this.asking].map((id) => this.state.messages[id]!);
   }
 
-  /** Per recipient, the id of the newest message from the scope to it; built on first use, then kept as events fold. */
-  private sentTo: Map<string, string> | undefined;
+  /** Per recipient, the scope's newest message to it (ids order sends). */
+  private readonly sentTo = new NewestBy((message) => (message.from === this.scope ? { address: message.to, order: message.id } : undefined));
+
+  /** Per sender, the newest message from it that the scope closed without a reply (done, decline). */
+  private readonly closedFrom = new NewestBy((message) =>
+    message.resolved && message.resolved.by === this.scope && message.resolved.resolution !== "reply" ? { address: message.from, order: message.resolved.at } : undefined,
+  );
 
   /** The scope's newest message to `address`: a send after an answer looks here to see whether it asks back. */
   latestSentTo(address: string): MessageState | undefined {
-    if (!this.sentTo) {
-      this.sentTo = new Map();
-      for (const message of Object.values(this.state.messages)) this.noteSent(message);
-    }
-    const id = this.sentTo.get(address);
-    return id === undefined ? undefined : this.state.messages[id];
+    return this.sentTo.get(this.state.messages, address);
   }
-
-  private noteSent(message: MessageState | undefined): void {
-    if (!message || message.from !== this.scope) return;
-    const latest = this.sentTo!.get(message.to);
-    if (latest === undefined || latest < message.id) this.sentTo!.set(message.to, message.id);
-  }
-
-  /** Per sender, the id of the newest message from it that the scope closed without a reply (done, decline); built on first use, then kept. */
-  private closedFrom: Map<string, string> | undefined;
 
   /** The newest message from `address` the scope marked done or declined: a send right after it asks back, as one after an answer does. */
   latestClosedFrom(address: string): MessageState | undefined {
-    if (!this.closedFrom) {
-      this.closedFrom = new Map();
-      for (const message of Object.values(this.state.messages)) this.noteClosed(message);
-    }
-    const id = this.closedFrom.get(address);
-    return id === undefined ? undefined : this.state.messages[id];
-  }
-
-  private noteClosed(message: MessageState | undefined): void {
-    if (!message?.resolved || message.resolved.by !== this.scope || message.resolved.resolution === "reply") return;
-    const latest = this.closedFrom!.get(message.from);
-    const latestAt = latest === undefined ? undefined : this.state.messages[latest]?.resolved?.at;
-    if (latestAt === undefined || latestAt <= message.resolved.at) this.closedFrom!.set(message.from, message.id);
+    return this.closedFrom.get(this.state.messages, address);
   }
 
   private track(id: string): void {
@@ -141,8 +121,8 @@ export class MailboxView {
 
   private reset(): void {
     this.asking = undefined;
-    this.sentTo = undefined;
-    this.closedFrom = undefined;
+    this.sentTo.reset();
+    this.closedFrom.reset();
     this.state = emptyState();
     this.offset = 0;
     this.corrupt = { count: 0, recent: [] };
@@ -223,8 +203,8 @@ export class MailboxView {
       lines++;
       applyEvent(this.state, entry.record, entry.offset, (message) => this.keeps(message));
       if (this.asking) this.track(entry.record.id);
-      if (this.sentTo && entry.record.type === "msg") this.noteSent(this.state.messages[entry.record.id]);
-      if (this.closedFrom && entry.record.type === "resolved") this.noteClosed(this.state.messages[entry.record.id]);
+      if (entry.record.type === "msg") this.sentTo.note(this.state.messages[entry.record.id]);
+      if (entry.record.type === "resolved") this.closedFrom.note(this.state.messages[entry.record.id]);
     }, wanted ? { wanted } : {}, identity);
     lines += result.corrupt.length;
     if (result.corrupt.length > 0) this.corrupt = withCorrupt(this.corrupt, result.corrupt);
