@@ -1,4 +1,4 @@
-// Forking a real Codex thread offline: `peerpost fork` runs `codex exec fork <id> <prompt> -m M` detached;
+// Forking a real Codex thread offline: `peerpost fork` runs `codex exec fork <id> - -m M` (the prompt on stdin) detached;
 // the fake Responses API is called with M and shown the original thread's history; the original rollout
 // is unchanged; the fork names its thread in `thread.started`; its answer comes back once.
 import { test } from "node:test";

@@ -1,4 +1,4 @@
-// Forking a real Grok session offline: `peerpost fork` runs `grok --single … --resume <id> --fork-session
+// Forking a real Grok session offline: `peerpost fork` runs `grok --prompt-file /dev/stdin --resume <id> --fork-session
 // --session-id <new>` detached; the fake chat API is shown the original history; the original's files are unchanged; the answer comes
 // back once, under the model the fork asked for. Grok 1.0.41 checks `-m` against its model catalogue
 // ("unknown model id" otherwise), so the model is declared the way a person declares one of their own: a

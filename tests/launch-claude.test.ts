@@ -45,6 +45,7 @@ test("launch: a new headless Claude Code session gets the task, has peerpost's t
   const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env.HOME! });
   assert.equal(waited.outcome, "reply", JSON.stringify({ waited, runs: store().wakes.fold().runsFor({ address }), errors: fake.errors }));
   assert.match(String((waited.reply as { envelope: string }).envelope), new RegExp(`from="${address}" fromVerified="true"[\\s\\S]*helper says: done`));
+  assert.ok(fake.sawText("Count the files here."), "the launched turn's prompt, on stdin, carries the request");
   await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the launched run to end");
   const run = store().wakes.fold().runsFor({ address })[0]!;
   assert.equal(run.claim.kind, "launch");

@@ -1,8 +1,8 @@
 // Copilot CLI offline: a `copilot -p` run creates a session (its plugin's sessionStart hook registers
 // it and peerpost captures the copilot process's own environment, provider variables included, which
-// Copilot strips from hooks and servers) and ends; a request wakes it with `copilot -p <prompt>
-// --resume=<id> --allow-tool=peerpost(read) --allow-tool=peerpost(reply)`; the fake model tries to send a
-// message (refused: not allowed without asking), reads and replies; the answer reaches wait.
+// Copilot strips from hooks and servers) and ends; a request wakes it with `copilot --resume=<id>
+// --allow-tool=peerpost(read) --allow-tool=peerpost(reply)` and the prompt on stdin; the fake model tries
+// to send a message (refused: not allowed without asking), reads and replies; the answer reaches wait.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -60,6 +60,8 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   // The run ends after the reply: its outcome is a receipt.
   await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the woken run to end");
   assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
+  // The prompt, given on stdin, carried the request to the model.
+  assert.ok(fake.findShown("Did the tests pass?").length > 0, "the woken turn's prompt carries the request");
   // Only read and reply run without asking, and nobody answers a headless run's question.
   assert.deepEqual(store().mailbox.inbox("user:bystander", { unreadOnly: false }), []);
 
@@ -75,4 +77,5 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   assert.equal(helped.outcome, "reply", JSON.stringify({ helped, launchRuns, launchLog }));
   assert.match(String((helped.reply as { envelope: string }).envelope), new RegExp(`from="${String(launched.address)}" fromVerified="true"[\\s\\S]*copilot helper`));
   await until(() => store().wakes.fold().runsFor({ address: String(launched.address) })[0]?.ended !== undefined, 60_000, "the launched run to end");
+  assert.ok(fake.findShown("Summarise the work dir.").length > 0, "the launched turn's prompt carries the request");
 });

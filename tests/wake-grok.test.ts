@@ -1,6 +1,6 @@
 // Grok Build offline: `peerpost hooks install grok` writes the user-level hook file the real CLI runs
 // (it ignores a plugin's own hooks); a `grok --single` run registers its session and ends; a request
-// wakes it with `grok --single … --resume <id> --allow peerpost__read --allow peerpost__reply`; the fake
+// wakes it with `grok --prompt-file /dev/stdin --resume <id> --allow peerpost__read --allow peerpost__reply`; the fake
 // model reads and replies through use_tool; the answer reaches the sender's `wait`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -23,7 +23,7 @@ const useTool = (tool: string, input: unknown): Turn => ({ toolCall: { name: "us
 
 
 test("grok: user-level hooks installed by peerpost; a request wakes an ended session; the model reads and replies; the answer reaches wait", { skip: unavailable ? `grok CLI unavailable: ${unavailable}` : false, timeout: 240_000 }, async (t) => {
-  const { home: grok, stateDir, answer } = await grokWithPeerpost(t);
+  const { home: grok, stateDir, answer, fake } = await grokWithPeerpost(t);
   const cliEnv = { ...grok.env, PEERPOST_ADDRESS: "claude:peer" };
   const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: cliEnv, stdio: ["ignore", "pipe", "pipe"] }));
 
@@ -63,6 +63,7 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
 
   await until(() => store().wakes.fold().runsFor({ address })[0]?.ended !== undefined, 60_000, "the woken run to end");
   assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended!.outcome, "ok");
+  assert.ok(fake.findShown("Is the build green?").length > 0, "the woken turn's prompt, on stdin, carries the request");
   // Launch: a new Grok session (Grok takes MCP servers from its config: the installed plugin serves it).
   assert.equal((await cli(["launch", "on"])).code, 0);
   answer(chatAnswerMail(useTool, "grok helper"));
@@ -73,6 +74,7 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
   assert.equal(helped.outcome, "reply", JSON.stringify({ helped, launchRuns }));
   assert.match(String((helped.reply as { envelope: string }).envelope), new RegExp(`from="${String(launched.address)}" fromVerified="true"[\\s\\S]*grok helper`));
   await until(() => store().wakes.fold().runsFor({ address: String(launched.address) })[0]?.ended !== undefined, 60_000, "the launched run to end");
+  assert.ok(fake.findShown("Summarise the work dir.").length > 0, "the launched turn's prompt carries the request");
   const removed = await cli(["hooks", "uninstall", "grok"]);
   assert.equal(removed.code, 0);
   assert.equal(existsSync(hookFile), false);

@@ -1,7 +1,6 @@
-// A wake carries its requests' envelopes in one argv string of the host CLI (`claude -p <prompt>`), and
-// Linux refuses any one argument past 128 KiB (MAX_ARG_STRLEN) with E2BIG. A request within the 64 KiB body
-// limit whose envelope grows past that (markup escaped as &lt; &gt; &amp;) is named by id for the woken turn
-// to read instead: the run starts, and later wakes of the session are not stopped by it.
+// A wake carries its requests' envelopes in its prompt (the host's stdin), up to 96 KiB of them. A request
+// within the 64 KiB body limit whose envelope grows past that (markup escaped as &lt; &gt; &amp;) is named
+// by id for the woken turn to read instead: the run starts, and later wakes of the session are not stopped by it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -19,7 +18,7 @@ test("a request within the body limit wakes its dormant recipient, and does not 
   const { home, stateDir, project, path } = standInClaude(
     t,
     "peerpost-wake-e2big-",
-    (home) => `require("node:fs").appendFileSync(${JSON.stringify(join(home, "started"))}, "x");\nrequire("node:fs").appendFileSync(${JSON.stringify(join(home, "prompts"))}, process.argv[process.argv.indexOf("-p") + 1] + "\\u0000");\n${claudeResult("answered", "dormant")}`,
+    (home) => `require("node:fs").appendFileSync(${JSON.stringify(join(home, "started"))}, "x");\nrequire("node:fs").appendFileSync(${JSON.stringify(join(home, "prompts"))}, require("node:fs").readFileSync(0, "utf8") + "\\u0000");\n${claudeResult("answered", "dormant")}`,
   );
   const env = { HOME: home, PEERPOST_HOME: stateDir };
   const peerpost = openPeerpost({ env, home });

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { standInClaude } from "./helpers/stand-in-claude.js";
@@ -20,6 +20,7 @@ import { WAKERS } from "../plugins/wakers.js";
 interface Invocation {
   pid: number;
   argv: string[];
+  prompt: string;
   cwd: string;
   startedAt: number;
   endedAt?: number;
@@ -29,7 +30,7 @@ interface Invocation {
 
 /**
  * A dormant Claude Code session `claude:dormant` whose PATH holds a stand-in `claude`: it records each
- * start (argv, cwd, times), may sleep, print a lot or fail, as its fake.json says.
+ * start (argv, the prompt on its stdin, cwd, times), may sleep, print a lot or fail, as its fake.json says.
  */
 function machine(t: TestContext, fake: Record<string, string> = {}, settings: Record<string, string> = {}) {
   const { home, stateDir, project, path } = standInClaude(
@@ -37,7 +38,7 @@ function machine(t: TestContext, fake: Record<string, string> = {}, settings: Re
     "peerpost-wake-",
     (home) => `const fs = require("node:fs");
 const fake = JSON.parse(fs.readFileSync(${JSON.stringify(join(home, "fake.json"))}, "utf8"));
-const entry = { pid: process.pid, argv: process.argv.slice(2), cwd: process.cwd(), startedAt: Date.now(), peerpostHome: process.env.PEERPOST_HOME, dropped: process.env.FAKE_DROPPED ?? null };
+const entry = { pid: process.pid, argv: process.argv.slice(2), prompt: fs.readFileSync(0, "utf8"), cwd: process.cwd(), startedAt: Date.now(), peerpostHome: process.env.PEERPOST_HOME, dropped: process.env.FAKE_DROPPED ?? null };
 fs.appendFileSync(${JSON.stringify(join(home, "invocations.jsonl"))}, JSON.stringify({ ...entry, phase: "start" }) + "\\n");
 const finish = () => {
   if (fake.FAKE_OUTPUT_BYTES) fs.writeSync(1, "x".repeat(Number(fake.FAKE_OUTPUT_BYTES)) + "\\n");
@@ -140,11 +141,13 @@ test("a request wakes the dormant session once, detached from `peerpost send`, i
   assert.deepEqual(flags, ["-p", "--resume", "--output-format", "--allowedTools"]);
   assert.equal(run.argv[run.argv.indexOf("--resume") + 1], "dormant");
   assert.equal(run.argv[run.argv.indexOf("--allowedTools") + 1], "mcp__plugin_peerpost_peerpost__read,mcp__plugin_peerpost_peerpost__reply");
-  const prompt = run.argv[1]!;
+  const prompt = run.prompt;
+  assert.ok(!run.argv.some((arg) => arg.includes("6 times 7")), "mail stays off the command line, which every user can read");
   assert.match(prompt, /reply tool/);
   assert.match(prompt, new RegExp(`<peerpost-message id="${sent.messageId}"`));
   assert.match(prompt, /What is 6 times 7\?/);
   assert.ok(!prompt.includes("fyi only"), "only the request is carried");
+  assert.deepEqual(readdirSync(join(m.stateDir, "wakes")).filter((name) => name.endsWith(".prompt")), [], "the prompt's file is gone once the host has it open");
   const status = JSON.parse((await m.cli(["status", sent.messageId, "--json"])).stdout) as { message: { wakes: Array<Record<string, unknown>> } };
   const [wake] = status.message.wakes;
   assert.equal(wake?.state, "ok");

@@ -1,12 +1,15 @@
 // Runs one claimed headless turn of a host (wake, launch or fork) detached, in its own process group,
 // with the environment captured at the session's start, in the claim's working dir. Its output goes to
 // a size-capped log under the state dir; its outcome is recorded in the wakes log and as a receipt.
+import type { ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 import { nodeChildProcess } from "../common/child-process.js";
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { isDirectory } from "../common/is-directory.js";
 import { join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
 import { DIR_MODE, FILE_MODE } from "../security/state-dir.js";
+import { openEmptiedStateFile } from "../security/trust.js";
 import { loadHostEnv, runEnvironment } from "./host-env.js";
 import { findOnPath } from "./host-binary.js";
 import { stopGroup } from "./request.js";
@@ -14,7 +17,7 @@ import { KIND_OF_HOST } from "./launch-bind.js";
 import { processStartTime } from "../sessions/process-tree.js";
 import { settingTags } from "./settings.js";
 import { usageTags } from "./usage.js";
-import type { Waker } from "./waker.js";
+import type { RunCommand, Waker } from "./waker.js";
 import type { WakeClaim, WakeEnded } from "./records.js";
 
 /** What gives a session roles or the role tool: its own start-up's, never carried into another session's run. */
@@ -78,6 +81,8 @@ interface HostRunOptions {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   logPath: string;
+  /** Where the prompt is written for the host's stdin (unlinked once open). */
+  promptPath: string;
   /** What the host reported, and its usage, from the tail of its stdout. */
   waker: Waker;
   onSpawn: (pid: number) => void;
@@ -85,7 +90,23 @@ interface HostRunOptions {
   onLine?: (line: string) => void;
 }
 
-function runHost(command: string, args: string[], options: HostRunOptions): Promise<RunOutcome> {
+/**
+ * The prompt as the host's stdin: a private file, unlinked once open. A file, not a pipe, so a host that
+ * opens its stdin by path reads it too (Grok's `--prompt-file /dev/stdin`: node's pipes are sockets,
+ * which /dev/stdin cannot open); written at an offset, so the host reads it from its start.
+ */
+function spawnWithPrompt(command: string, args: string[], prompt: string, options: HostRunOptions): ChildProcessByStdio<null, Readable, Readable> {
+  const input = openEmptiedStateFile(options.promptPath);
+  try {
+    rmSync(options.promptPath);
+    writeSync(input, prompt, 0, "utf8");
+    return nodeChildProcess().spawn(command, args, { cwd: options.cwd, env: options.env, stdio: [input, "pipe", "pipe"], detached: true }) as ChildProcessByStdio<null, Readable, Readable>;
+  } finally {
+    closeSync(input);
+  }
+}
+
+function runHost({ command, args, stdin }: RunCommand, options: HostRunOptions): Promise<RunOutcome> {
   const started = Date.now();
   const log = cappedLog(options.logPath);
   let tail = "";
@@ -93,7 +114,7 @@ function runHost(command: string, args: string[], options: HostRunOptions): Prom
   return new Promise((resolve) => {
     let timedOut = false;
     let spawnError: Error | undefined;
-    const child = nodeChildProcess().spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawnWithPrompt(command, args, stdin, options);
     if (child.pid !== undefined) options.onSpawn(child.pid);
     let partial = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -190,7 +211,7 @@ function reportOf(waker: Waker, stdout: string): string | undefined {
 export async function runClaim(
   peerpost: Peerpost,
   claim: WakeClaim,
-  hostCommand: { command: string; args: string[] },
+  hostCommand: RunCommand,
   waker: Waker,
   /** For a run whose host names a new session itself: how a stdout line names it, and what to do then (false: stop the host). */
   naming?: SessionNaming,
@@ -232,7 +253,7 @@ export async function runClaim(
   const outcome: RunOutcome =
     binary === undefined
       ? { ended: { outcome: "failed", reason: `host_not_found: ${hostCommand.command} is not on the PATH of the process that asked for this run (${process.env.PATH ?? ""}); \`peerpost doctor\` shows which host CLIs it finds` } }
-      : await runHost(binary, hostCommand.args, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), waker, onSpawn, ...(naming ? { onLine } : {}) });
+      : await runHost({ ...hostCommand, command: binary }, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), promptPath: join(wakes.outputDir, `${claim.id}.prompt`), waker, onSpawn, ...(naming ? { onLine } : {}) });
   await recorded;
   const bound = naming ? await (binding ?? Promise.resolve(false)) : true;
   if (!bound && outcome.ended.outcome === "ok") Object.assign(outcome.ended, { outcome: "failed", reason: `${claim.host} ended without naming its new session (or the launch had already given up on it)` });

@@ -10,6 +10,14 @@ export interface HostCommand {
   args: string[];
 }
 
+/**
+ * A headless run: its prompt is written to the host's stdin, which is then closed. Mail never goes in
+ * `args`, which every user of the machine can read (/proc/<pid>/cmdline).
+ */
+export interface RunCommand extends HostCommand {
+  stdin: string;
+}
+
 /** A model and a reasoning effort for one headless run, passed with the host's own flags. */
 export interface RunSettings {
   model?: string | undefined;
@@ -47,17 +55,17 @@ export interface Waker {
   host: SessionHost;
   /** The host CLI's command name, looked for on the run's PATH before a run is claimed. */
   binary: string;
-  resume(input: { sessionId: string; prompt: string; settings?: RunSettings | undefined }): HostCommand;
+  resume(input: { sessionId: string; prompt: string; settings?: RunSettings | undefined }): RunCommand;
   /** What `settings` a run of this host may carry. */
   settings: SettingSupport;
   /** Starts a new session with the given id (only hosts that let the caller choose it). */
-  launch?(input: LaunchInput): HostCommand;
+  launch?(input: LaunchInput): RunCommand;
   /**
    * For a host that picks a new session's id itself and names it in its output (Codex's `thread.started`):
    * the command that starts one, and how one line of its stdout names the id.
    */
   launchNamedByHost?: {
-    command(input: Omit<LaunchInput, "sessionId">): HostCommand;
+    command(input: Omit<LaunchInput, "sessionId">): RunCommand;
     sessionIdIn(line: string): string | undefined;
   };
   /**
@@ -65,7 +73,7 @@ export interface Waker {
    * is the fork's id where peerpost chooses it; else `forkNamed` reads it from the output.
    */
   fork?: {
-    command(input: { sessionId: string; forkSessionId?: string | undefined; prompt: string; settings?: RunSettings | undefined }): HostCommand;
+    command(input: { sessionId: string; forkSessionId?: string | undefined; prompt: string; settings?: RunSettings | undefined }): RunCommand;
     /** Whether peerpost chooses the fork's id (else forkNamed reads it). */
     choosesId: boolean;
     forkNamed?(line: string): string | undefined;

@@ -1,5 +1,5 @@
 // Claude Code run headless for peerpost (verified with 2.1.332, see README.md): resume a session with
-// `claude -p <prompt> --resume <id>`; --allowedTools names exactly peerpost's read and reply, so the
+// `claude -p --resume <id>`, the prompt on stdin; --allowedTools names exactly peerpost's read and reply, so the
 // woken turn answers without a permission prompt while every other tool keeps the user's own rules.
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { anthropicStyleUsage, usageInJsonLines } from "../../core/wake/usage.js";
@@ -48,11 +48,13 @@ export const claudeCodeWaker: Waker = {
   isHostProcess: isClaudeCodeProcess,
   // Claude Code keeps a session under its project dir: `--resume` from another dir does not find it.
   settings: { model: true, effort: true, efforts: ["low", "medium", "high", "xhigh", "max"], cwdOnResume: false, cwdWhy: "Claude Code keeps each session under its project directory, so a resume from another directory does not find it" },
-  resume: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", prompt, "--resume", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--allowedTools", CLAUDE_PEERPOST_TOOLS.join(",")] }),
+  // `-p` without a prompt argument reads the prompt from stdin.
+  resume: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", "--resume", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--allowedTools", CLAUDE_PEERPOST_TOOLS.join(",")], stdin: prompt }),
   // --session-id fixes the new session's id; --mcp-config gives it peerpost's server even without the plugin.
   launch: ({ sessionId, prompt, server, settings }) => ({
     command: "claude",
-    args: ["-p", prompt, "--session-id", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
+    args: ["-p", "--session-id", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
+    stdin: prompt,
   }),
   report,
   usage,
@@ -60,8 +62,8 @@ export const claudeCodeWaker: Waker = {
   // `--resume <id> --fork-session` copies the history into a new session; the result line names it.
   fork: {
     choosesId: false,
-    // The prompt is the fork's text as sent: after "--", so text that starts with "-" is never taken for an option.
-    command: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", "--resume", sessionId, "--fork-session", ...claudeSettingFlags(settings), "--output-format", "json", "--", prompt] }),
+    // The prompt is the fork's text as sent, on stdin: text that starts with "-" is never taken for an option.
+    command: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", "--resume", sessionId, "--fork-session", ...claudeSettingFlags(settings), "--output-format", "json"], stdin: prompt }),
     forkNamed: (line) => {
       const id = resultLine(line)?.session_id;
       return typeof id === "string" ? id : undefined;

@@ -1,5 +1,5 @@
 // Codex run headless for peerpost (verified with 0.171.0, see README.md): `codex exec --json resume <id>
-// <prompt>`. --skip-git-repo-check because a session's dir need not be a git repository. Peerpost's
+// -`, the prompt on stdin. --skip-git-repo-check because a session's dir need not be a git repository. Peerpost's
 // read and reply run without approval (read is read-only; see the plugin's approval settings).
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { tokenCount, usageInJsonLines } from "../../core/wake/usage.js";
@@ -67,7 +67,8 @@ export const codexWaker: Waker = {
   isHostProcess: isCodexProcess,
   // Codex keeps threads under CODEX_HOME, not per directory: a thread resumes from any working dir.
   settings: { model: true, effort: true, efforts: ["minimal", "low", "medium", "high", "xhigh"], cwdOnResume: true },
-  resume: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "resume", sessionId, prompt] }),
+  // A prompt of "-" is read from stdin (0.171.0's --help, for exec, resume and fork alike).
+  resume: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "resume", sessionId, "-"], stdin: prompt }),
   // A new thread's id cannot be chosen: codex names it in `thread.started`. Peerpost's server comes on the
   // command line as a user-level server (`mcp_servers.peerpost`), with only `reply` approved beyond the
   // read-only tools (codex exec never asks, so an unapproved tool would fail).
@@ -83,15 +84,16 @@ export const codexWaker: Waker = {
         ...override("mcp_servers.peerpost.args", server.args),
         ...Object.entries(server.env).flatMap(([name, value]) => override(`mcp_servers.peerpost.env.${name}`, value)),
         ...override("mcp_servers.peerpost.tools.reply.approval_mode", "approve"),
-        prompt,
+        "-",
       ],
+      stdin: prompt,
     }),
     sessionIdIn: threadStarted,
   },
-  // `codex exec fork <id> <prompt>` copies the thread into a new one, named in `thread.started`.
+  // `codex exec fork <id> -` copies the thread into a new one, named in `thread.started`.
   fork: {
     choosesId: false,
-    command: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "fork", sessionId, "--", prompt] }),
+    command: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "fork", sessionId, "-"], stdin: prompt }),
     forkNamed: threadStarted,
   },
   finalAnswer: lastAgentMessage,

@@ -1,6 +1,7 @@
-// Copilot CLI run headless for peerpost (verified with 1.0.102, see README.md): `copilot -p <prompt>
-// --resume=<id> --allow-tool=peerpost(read) --allow-tool=peerpost(reply)`: a turn another agent's message
-// started answers it, and asks before anything else (in -p mode, where nobody answers, is refused).
+// Copilot CLI run headless for peerpost (verified with 1.0.102, see README.md): `copilot --resume=<id>
+// --allow-tool=peerpost(read) --allow-tool=peerpost(reply)`, the prompt on stdin (Copilot runs it as -p
+// runs one): a turn another agent's message started answers it, and asks before anything else (refused
+// in a prompt-mode run, where nobody answers).
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { isCopilotProcess } from "../shared/host-processes.js";
 
@@ -19,10 +20,11 @@ export const copilotWaker: Waker = {
   settings: { model: true, effort: true, efforts: ["none", "minimal", "low", "medium", "high", "xhigh", "max"], cwdOnResume: false, cwdWhy: "a Copilot CLI session keeps the working directory it started in (--resume restores it)" },
   archiveMissing: "Copilot CLI 1.0.102 has no archive command (`copilot sessions` only imports)",
   forkMissing: "Copilot CLI 1.0.102 has no fork: its --help lists no --fork-session flag and no fork command, and --resume continues the session itself",
-  resume: ({ sessionId, prompt, settings }) => ({ command: "copilot", args: ["-p", prompt, `--resume=${sessionId}`, ...copilotSettingFlags(settings), ...READ_AND_REPLY] }),
+  resume: ({ sessionId, prompt, settings }) => ({ command: "copilot", args: [`--resume=${sessionId}`, ...copilotSettingFlags(settings), ...READ_AND_REPLY], stdin: prompt }),
   // --additional-mcp-config (highest precedence) names the server "peerpost", which the allowed tools name.
   launch: ({ sessionId, prompt, server, settings }) => ({
     command: "copilot",
-    args: ["-p", prompt, `--session-id=${sessionId}`, ...copilotSettingFlags(settings), ...READ_AND_REPLY, "--additional-mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "local", ...server, tools: ["*"] } } })],
+    args: [`--session-id=${sessionId}`, ...copilotSettingFlags(settings), ...READ_AND_REPLY, "--additional-mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "local", ...server, tools: ["*"] } } })],
+    stdin: prompt,
   }),
 };

@@ -1,5 +1,5 @@
-// Grok Build run headless for peerpost (verified with 1.0.41, see README.md): `grok --single <prompt>
-// --resume <id>`, allowing exactly peerpost's read and reply (Grok names MCP tools <server>__<tool>).
+// Grok Build run headless for peerpost (verified with 1.0.41, see README.md): `grok --prompt-file /dev/stdin
+// --resume <id>`, the prompt on stdin, allowing exactly peerpost's read and reply (Grok names MCP tools <server>__<tool>).
 import type { RunSettings, Waker } from "../../core/wake/waker.js";
 import { anthropicStyleUsage, usageInJsonLines } from "../../core/wake/usage.js";
 import { isGrokProcess } from "../shared/host-processes.js";
@@ -23,6 +23,9 @@ function usage(stdout: string) {
   return usageInJsonLines(stdout, (event) => (event["type"] === "end" ? anthropicStyleUsage(event["usage"]) : undefined));
 }
 
+/** A single-turn prompt read from a file (1.0.41's --help): the run's stdin. */
+const PROMPT_ON_STDIN = ["--prompt-file", "/dev/stdin"];
+
 const ALLOW = ["--output-format", "streaming-json", "--allow", "peerpost__read", "--allow", "peerpost__reply"];
 
 /** `-m` and `--reasoning-effort` (1.0.41's --help; the words are the model's to check). */
@@ -36,13 +39,13 @@ export const grokWaker: Waker = {
   isHostProcess: isGrokProcess,
   // Grok matches sessions to the current directory on resume.
   settings: { model: true, effort: true, cwdOnResume: false, cwdWhy: "Grok keeps each session with the directory it started in" },
-  resume: ({ sessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--resume", sessionId, ...grokSettingFlags(settings), ...ALLOW] }),
+  resume: ({ sessionId, prompt, settings }) => ({ command: "grok", args: [...PROMPT_ON_STDIN, "--resume", sessionId, ...grokSettingFlags(settings), ...ALLOW], stdin: prompt }),
   // Grok takes MCP servers from its config only: a launched session has peerpost's tools through the plugin.
-  launch: ({ sessionId, prompt, settings }) => ({ command: "grok", args: ["--single", prompt, "--session-id", sessionId, ...grokSettingFlags(settings), ...ALLOW] }),
+  launch: ({ sessionId, prompt, settings }) => ({ command: "grok", args: [...PROMPT_ON_STDIN, "--session-id", sessionId, ...grokSettingFlags(settings), ...ALLOW], stdin: prompt }),
   // `--resume <id> --fork-session` copies the session; `--session-id` names the fork (1.0.41's --help).
   fork: {
     choosesId: true,
-    command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: [`--single=${prompt}`, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"] }),
+    command: ({ sessionId, forkSessionId, prompt, settings }) => ({ command: "grok", args: [...PROMPT_ON_STDIN, "--resume", sessionId, "--fork-session", ...(forkSessionId ? ["--session-id", forkSessionId] : []), ...grokSettingFlags(settings), "--output-format", "streaming-json"], stdin: prompt }),
   },
   finalAnswer: agentText,
   usage,

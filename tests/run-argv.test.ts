@@ -1,6 +1,7 @@
-// A fork's text goes to the host CLI where it can never be parsed as an option (after `--`, or as
-// `--single=<text>`): text starting with "-" (`--mcp-config=<json>`, a `-c` override) would otherwise make
-// the host start a command of the sender's choosing.
+// A headless run's prompt (a wake's or a launch's mail, a fork's text) reaches the host CLI on stdin, never
+// on its command line: every user of the machine can read a process's argv (/proc/<pid>/cmdline), and
+// text starting with "-" (`--mcp-config=<json>`, a `-c` override) placed there could be parsed as an
+// option that makes the host start a command of the sender's choosing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
@@ -13,22 +14,30 @@ import { claudeBinary, claudeSkipReason } from "./helpers/claude-cli.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { WAKERS } from "../plugins/wakers.js";
 import { setWakeRule, updateSwitches } from "../core/wake/switches.js";
+import type { RunCommand } from "../core/wake/waker.js";
 
-/** True when `prompt` reaches the host where no option parser can take it for an option. */
-function promptIsOperand(args: string[], prompt: string): boolean {
-  const at = args.indexOf(prompt);
-  if (at === -1) return args.some((arg) => /^--[a-z-]+=/.test(arg) && arg.endsWith(`=${prompt}`));
-  return args.slice(0, at).includes("--");
-}
-
-test("fork: a message starting with '-' is never placed where the host CLI parses it as an option (claude, codex, grok)", () => {
-  for (const host of ["claude-code", "codex", "grok"] as const) {
-    const fork = WAKERS[host]!.fork!;
-    for (const prompt of ["--dangerously-skip-permissions", "-cmodel=\"x\"", "- list the files", "--help"]) {
-      const { args } = fork.command({ sessionId: "0199aaaa-bbbb-cccc-dddd-eeeeffff0000", forkSessionId: "11111111-2222-3333-4444-555555555555", prompt, settings: {} });
-      assert.ok(promptIsOperand(args, prompt), `${host}: ${JSON.stringify(prompt)} is parsed as an option in ${JSON.stringify(args)}`);
+test("every host's headless runs (wake, launch, fork) take the prompt on stdin, and no argument holds any of it", () => {
+  const sessionId = "0199aaaa-bbbb-cccc-dddd-eeeeffff0000";
+  const server = { command: "/usr/bin/node", args: ["/opt/peerpost/dist/cli.mjs", "serve"], env: { PEERPOST_HOME: "/home/a/.peerpost" } };
+  const settings = { model: "m", effort: "high" };
+  let checked = 0;
+  for (const waker of Object.values(WAKERS)) {
+    for (const prompt of ["--dangerously-skip-permissions", '-cmodel="x"', "- list the files", "--help", "<peerpost-message>the build key is 7f3a</peerpost-message>"]) {
+      const commands: Array<RunCommand | undefined> = [
+        waker.resume({ sessionId, prompt, settings }),
+        waker.launch?.({ sessionId, prompt, server, settings }),
+        waker.launchNamedByHost?.command({ prompt, server, settings }),
+        waker.fork?.command({ sessionId, forkSessionId: "11111111-2222-3333-4444-555555555555", prompt, settings }),
+      ];
+      for (const command of commands.filter((each) => each !== undefined)) {
+        assert.equal(command.stdin, prompt, `${waker.host}: ${JSON.stringify(command.args)}`);
+        assert.ok(!command.args.some((arg) => arg.includes(prompt)), `${waker.host}: the prompt is on the command line: ${JSON.stringify(command.args)}`);
+        checked++;
+      }
     }
   }
+  // Four hosts: resume and launch each (Codex names its new session itself), fork three (not Copilot).
+  assert.equal(checked, 5 * (4 + 4 + 3));
 });
 
 const skip = claudeSkipReason();
