@@ -54,3 +54,35 @@ test("status and wait find messages a compaction archived, for sender, recipient
   const foreign = await carol.raw("status", { messageId: q });
   assert.equal((foreign.structuredContent as { error: { code: string } }).error.code, "not_found");
 });
+
+// A request still open keeps its conversation's first message in the live log while later notes, done with
+// and old, move: the thread is looked up in the archive all the same.
+test("status of an open request shows its whole conversation, the notes a compaction archived too, as `peerpost status` does", async (t) => {
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state") };
+  const alice = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:alice" });
+  const bob = await connect(t, { ...env, PEERPOST_ADDRESS: "codex:bob" });
+  // A long-running request: open until bob is done with it.
+  const request = await alice.call("message", { to: "codex:bob", message: "Please migrate the database.", anticipation: "action" });
+  const r = request.messageId as string;
+  assert.equal(((await bob.call("read")).messages as unknown[]).length, 1);
+  // Bob's progress note in the same conversation, read by alice: done with.
+  const note = await bob.call("message", { to: "claude:alice", message: "Half of the tables are done.", anticipation: "fyi", replyToMessageId: r });
+  const n = note.messageId as string;
+  assert.equal(((await alice.call("read")).messages as unknown[]).length, 1);
+  const before = await alice.call("status", { messageId: r });
+  assert.deepEqual((before.thread as Array<{ id: string }>).map((other) => other.id), [r, n], "before the compaction");
+
+  // The note is done with and past the retention: it moves; the open request stays in the live log.
+  const compacted = await cli({ ...env, PEERPOST_RETENTION_DAYS: "0" }, "compact", "--json");
+  assert.equal(compacted.code, 0, compacted.stderr + compacted.stdout);
+  const viaCli = await cli(env, "status", r, "--json");
+  assert.deepEqual((json(viaCli).thread as Array<{ id: string }>).map((other) => other.id), [r, n], "the CLI reads the archived note");
+
+  const fresh = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:alice" });
+  for (const [who, session] of [["alice", alice], ["bob", bob], ["a new server of alice", fresh]] as const) {
+    const result = await session.call("status", { messageId: r });
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.deepEqual((result.thread as Array<{ id: string }>).map((other) => other.id), [r, n], `${who}: the thread after the compaction`);
+  }
+});

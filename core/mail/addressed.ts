@@ -13,8 +13,8 @@ export function addressedMessage(mailbox: Mailbox, address: string, id: string):
 /** The messages of `message`'s conversation that `address` sees, oldest first, archived ones included. */
 export function addressedThread(mailbox: Mailbox, address: string, message: MessageState): MessageState[] {
   const inView = Object.values(mailbox.view(address).state.messages).filter((other) => other.conversationId === message.conversationId);
-  // A conversation wholly in the live log needs no look into the archive.
-  if (inView.some((other) => other.id === message.id) && inView.some((other) => other.id === message.conversationId)) return inView.sort(byId);
+  // Always looked up, even with its first message in view: a compaction moves each message on its own, so a
+  // request still open keeps its conversation's later notes, done with and old, only in the archive.
   const thread = new Map(inView.map((other) => [other.id, other]));
   for (const other of mailbox.thread(message.conversationId)) if (!thread.has(other.id) && keptBy(address, other)) thread.set(other.id, other);
   return [...thread.values()].sort(byId);
