@@ -2,7 +2,7 @@
 // CLI and the MCP tool, never a silent pick; bad names change nothing stored.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { connect } from "./helpers/mcp.js";
@@ -85,4 +85,49 @@ test("bad names and unknown addresses get a clear error and leave the sessions r
     assert.equal((json(result).error as { code: string }).code, code, args.join(" "));
   }
   assert.deepEqual(readFileSync(registry), before);
+});
+
+// A session known only from its host's files is registered by naming it, as a message to it would be.
+test("a session listed from its host's files (seen: false) can be named, and resolve then finds it by that name", async (t) => {
+  const home = tempDir(t);
+  const codexHome = join(home, "codex");
+  const id = "019aaaaa-1111-7000-8000-000000000001";
+  const day = join(codexHome, "sessions", "2026", "12", "07");
+  mkdirSync(day, { recursive: true });
+  // The first line of a Codex rollout, as Codex 0.171.0 writes it.
+  writeFileSync(join(day, `rollout-2026-12-07T00-00-00-${id}.jsonl`), JSON.stringify({ timestamp: new Date().toISOString(), type: "session_meta", payload: { id, cwd: "/work/api" } }) + "\n");
+  const none = join(home, "none");
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_USER: "pat", CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: none, COPILOT_HOME: none, GROK_HOME: none };
+
+  const listed = json(await cli(env, "resolve", "api", "--json")).candidates as Array<{ address: string; seen: boolean }>;
+  assert.deepEqual(listed.map(({ address, seen }) => ({ address, seen })), [{ address: `codex:${id}`, seen: false }]);
+
+  const named = await cli(env, "name", `codex:${id}`, "api", "server", "--json");
+  assert.equal(named.code, 0, named.stdout + named.stderr);
+  const found = json(await cli(env, "resolve", "api server", "--json")).candidates as Array<{ address: string; name?: string }>;
+  assert.equal(found[0]!.address, `codex:${id}`);
+  assert.equal(found[0]!.name, "api server");
+});
+
+// A person's finished mail that a compaction archived still makes the person known: no typo warning.
+test("a person with mail in the archive is not reported as unknown after compaction", async (t) => {
+  const home = tempDir(t);
+  const base = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_USER: "pat" };
+  const at = (iso: string) => ({ ...base, PEERPOST_NOW: iso });
+  const warningCodes = (result: Awaited<ReturnType<typeof cli>>) => (json(result).warnings as Array<{ code: string }>).map((warning) => warning.code);
+
+  const first = await cli(at("2026-01-01T00:00:00Z"), "send", "--to", "user:bob", "--anticipation", "reply", "--json", "can you look at the build?");
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual(warningCodes(first), ["unknown_person"], "the first message to bob: a typo is possible");
+  const id = json(first).messageId as string;
+  // bob marks it done: the request is finished.
+  const done = await cli(at("2026-01-01T01:00:00Z"), "reply", id, "--as", "user:bob", "--done", "--json");
+  assert.equal(done.code, 0, done.stderr);
+
+  // Past the retention (30 days), compaction moves the finished mail to the archive.
+  const compacted = await cli(at("2026-03-01T00:00:00Z"), "compact", "--json");
+  assert.equal(compacted.code, 0, compacted.stderr);
+  const later = await cli(at("2026-03-01T00:01:00Z"), "send", "--to", "user:bob", "--json", "one more question");
+  assert.equal(later.code, 0, later.stderr);
+  assert.deepEqual(warningCodes(later), [], "bob has had mail (now in the archive): still known, no unknown_person warning");
 });

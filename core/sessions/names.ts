@@ -4,6 +4,7 @@ import { NAME_PATTERN, parseAddress } from "../common/address.js";
 import { PeerpostError } from "../common/errors.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionEntry } from "./registry.js";
+import { findUnseen, registerDiscovered } from "./unseen.js";
 
 export function checkName(name: string): void {
   if (!NAME_PATTERN.test(name))
@@ -18,7 +19,9 @@ export async function nameSession(peerpost: Peerpost, address: string, name: str
   const kind = parseAddress(address).kind;
   if (kind === "role" || kind === "user")
     throw new PeerpostError("invalid_arguments", `Only sessions take names; ${address} is a ${kind === "role" ? "role" : "person"}.`, { details: { field: "address", value: address }, hint: "Give a session's address, as `peerpost agents --all` lists it." });
-  const { entry } = peerpost.sessions.resolveRecipient(address);
+  // A session known only from its host's files (`agents --all`, `resolve` list it) is registered first, as a message to it would be.
+  const { entry, discovered } = peerpost.sessions.resolveRecipient(address, () => findUnseen(peerpost, address));
+  if (discovered) await registerDiscovered(peerpost, discovered);
   await peerpost.sessions.register({ host: entry.host, address: entry.address, sessionId: entry.sessionId, source: "cli", name });
   return peerpost.sessions.get(address)!;
 }

@@ -18,7 +18,14 @@ export function ownAddress(peerpost: Peerpost): string | undefined {
 export function personKnown(peerpost: Peerpost, address: string): boolean {
   if (address === ownAddress(peerpost)) return true;
   // Every view keeps all role mail too: only a message from or to the person counts.
-  return Object.values(peerpost.mailbox.view(address).state.messages).some((message) => message.from === address || message.to === address);
+  if (Object.values(peerpost.mailbox.view(address).state.messages).some((message) => message.from === address || message.to === address)) return true;
+  // Finished mail that compaction moved to the archive counts as well: the person has been written to or from.
+  const quoted = `"${address}"`;
+  let archived = false;
+  peerpost.mailbox.archivedScope(address, (line) => line.includes(quoted), ({ record }) => {
+    if (record.type === "msg" && (record.from === address || record.to === address)) archived = true;
+  });
+  return archived;
 }
 
 /** Every `user:` address in the mailbox (sender or recipient), and this machine's own person when it has mail; sorted. */

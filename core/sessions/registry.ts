@@ -70,7 +70,7 @@ export function heldByAnotherHost(entry: SessionEntry | undefined): number | und
  * A Claude Code session its own process has since left for another (/clear, /resume): that process runs one
  * session at a time, the one it registered last, so the earlier one holds no role while it runs the later.
  */
-function supersededInProcess(entry: SessionEntry, all: Iterable<SessionEntry>): boolean {
+export function supersededInProcess(entry: SessionEntry, all: Iterable<SessionEntry>): boolean {
   if (entry.host !== "claude-code" || entry.hostPid === undefined) return false;
   for (const other of all)
     if (other !== entry && other.host === "claude-code" && other.hostPid === entry.hostPid && other.hostStart === entry.hostStart && other.machine === entry.machine && other.lastSeen > entry.lastSeen) return true;

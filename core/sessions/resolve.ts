@@ -4,12 +4,12 @@
 // caller chooses and then messages the exact address.
 import { basename } from "node:path";
 import { PeerpostError } from "../common/errors.js";
-import type { SessionEntry } from "./registry.js";
+import { supersededInProcess, type SessionEntry } from "./registry.js";
 import { withHostFiles, type DiscoveredSession } from "./discovery.js";
 import type { Peerpost } from "../peerpost.js";
 
 /** What ranking looks at; sessions peerpost has not seen yet are given `seen: false`. */
-export type Rankable = Pick<SessionEntry, "address" | "host" | "sessionId" | "name" | "cwd" | "title" | "alive" | "lastSeen"> & { seen?: boolean };
+export type Rankable = Pick<SessionEntry, "address" | "host" | "sessionId" | "name" | "cwd" | "title" | "alive" | "lastSeen"> & Partial<Pick<SessionEntry, "machine" | "local">> & { seen?: boolean };
 
 export interface Candidate {
   address: string;
@@ -20,6 +20,8 @@ export interface Candidate {
   alive: boolean;
   /** False for a session known only from its host's files: a message registers it. */
   seen: boolean;
+  /** Another machine's session: `alive` is false there because liveness is known only on its own machine. */
+  machine?: string;
   lastSeen: string;
   score: number;
   reasons: string[];
@@ -40,7 +42,14 @@ function textMatch(field: string, value: string | undefined, word: string, weigh
 function scoreWord(session: Rankable, word: string): Array<[number, string]> {
   const found: Array<[number, string] | undefined> = [
     textMatch("name", session.name, word, [100, 60, 40]),
-    session.address.toLowerCase() === word ? [100, "exact address"] : session.sessionId.toLowerCase().startsWith(word) ? [50, `session id starts with "${word}"`] : undefined,
+    session.address.toLowerCase() === word
+      ? [100, "exact address"]
+      : session.sessionId.toLowerCase().startsWith(word)
+        ? [50, `session id starts with "${word}"`]
+        : // An address as `agents` shows it, cut short (`codex:019a`).
+          word.includes(":") && session.address.toLowerCase().startsWith(word)
+          ? [50, `address starts with "${word}"`]
+          : undefined,
     session.cwd === undefined ? undefined : (textMatch("working dir", basename(session.cwd), word, [45, 30, 25]) ?? (session.cwd.toLowerCase().includes(word) ? [15, `working dir ${session.cwd} contains "${word}"`] : undefined)),
     textMatch("title", session.title, word, [30, 25, 20]),
     HOST_WORDS[session.host]?.includes(word) ? [30, `host is ${session.host}`] : undefined,
@@ -78,10 +87,11 @@ export function rankSessions(sessions: Rankable[], query: string, now: number): 
   for (const session of sessions) {
     const matches = words.flatMap((word) => scoreWord(session, word));
     if (matches.length === 0) continue;
-    const whole = words.length > 1 ? wholeQueryMatch(session, words) : undefined;
-    if (whole) matches.push(whole);
-    let score = matches.reduce((sum, [points]) => sum + points, 0);
+    // One word's exact name already says so in its reason, but needs the bonus too: partial matches of another session's fields add up past it.
+    const whole = wholeQueryMatch(session, words);
+    let score = matches.reduce((sum, [points]) => sum + points, 0) + (whole?.[0] ?? 0);
     const reasons = matches.map(([, reason]) => reason);
+    if (whole && words.length > 1) reasons.push(whole[1]);
     if (session.alive) {
       score += 10;
       reasons.push("running");
@@ -91,12 +101,15 @@ export function rankSessions(sessions: Rankable[], query: string, now: number): 
       score += 5;
       reasons.push(`seen ${Math.max(0, Math.round(age / 60_000))} min ago`);
     }
+    // Of another machine's session this one cannot tell whether it runs: said, not taken for "not running".
+    if (session.local === false) reasons.push(`runs on machine ${session.machine ?? "?"} (whether it runs is known only there)`);
     const seen = session.seen ?? true;
     if (!seen) reasons.push("not seen by peerpost yet (from the host's own files)");
     const candidate: Candidate = { address: session.address, host: session.host, alive: session.alive, seen, lastSeen: session.lastSeen, score, reasons };
     if (session.name !== undefined) candidate.name = session.name;
     if (session.cwd !== undefined) candidate.cwd = session.cwd;
     if (session.title !== undefined) candidate.title = session.title;
+    if (session.local === false && session.machine !== undefined) candidate.machine = session.machine;
     candidates.push(candidate);
   }
   return candidates.sort((a, b) => b.score - a.score || (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
@@ -104,7 +117,9 @@ export function rankSessions(sessions: Rankable[], query: string, now: number): 
 
 /** Every session a query can name: registered ones (with their hosts' titles) and unseen ones. */
 export function findSessions(peerpost: Peerpost, query: string): Candidate[] {
-  const all = peerpost.sessions.all();
+  const registered = peerpost.sessions.all();
+  // A Claude Code process runs the session it registered last (/clear, /resume): the one it left does not run, though its pid does.
+  const all = registered.map((session) => (session.alive && supersededInProcess(session, registered) ? { ...session, alive: false } : session));
   const view = withHostFiles(peerpost.discover, peerpost.env, all, all.map((session) => session.address));
   return rankSessions([...view.sessions, ...view.unseen.map(rankableUnseen)], query, peerpost.config.now());
 }

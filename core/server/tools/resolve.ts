@@ -18,6 +18,7 @@ const candidate = z.object({
   title: z.string().optional().describe("Untrusted text."),
   alive: z.boolean(),
   seen: z.boolean().describe("False for a session known only from its host's own files; a message registers it."),
+  machine: z.string().optional().describe("Set for a session of another machine: whether it runs is known only there, so alive is false here."),
   lastSeen: z.string(),
   score: z.number(),
   reasons: z.array(z.string()),
