@@ -4,7 +4,8 @@
 // - a server whose LISTEN connection died that way stops vouching for this machine's mirror in followers/
 //   (its heartbeat goes unanswered): prompt hooks connect again and find new mail;
 // - a send over a pooled connection that died that way fails with state_io_error in bounded time (no
-//   statement_timeout reaches an unreachable server: the query times out on this side) instead of hanging.
+//   statement_timeout reaches an unreachable server: the query times out on this side) instead of hanging;
+// - a wait over such a connection ends at its own timeout: it does not wait for the sync that goes first.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, connect as tcpConnect, type Socket } from "node:net";
@@ -12,6 +13,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { runHook } from "./helpers/hooks.js";
+import { connect } from "./helpers/mcp.js";
 import { mailFromAnotherMachine, NO_POSTGRES, testDatabase } from "./helpers/postgres.js";
 import { openPeerpost } from "../core/peerpost.js";
 
@@ -105,3 +107,23 @@ test("a send over a pooled connection that silently died fails with state_io_err
   // The server's statement timeout is 15 s: a bounded failure (or a success on a new connection) is due well before 40 s.
   assert.ok(outcome === "stored" || outcome === "failed state_io_error", `the send neither failed state_io_error nor succeeded within 40 s (${outcome} after ${Date.now() - startedAt} ms): an MCP tool call that never returns`);
 });
+
+test("a wait over a pooled connection that silently died ends at its own timeout, not the query's", { timeout: 120_000 }, async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const { url: viaProxy, freeze } = await proxy(t, new URL(url));
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_STORE: viaProxy };
+  const alice = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:alice" });
+  // Connections in the pool, as a server has after any call.
+  await alice.call("message", { to: "codex:bob", message: "warm the pool" });
+  await alice.call("read");
+  freeze();
+  const started = Date.now();
+  const waited = await alice.call("wait", { from: "codex:bob", timeoutMs: 2000 });
+  const took = Date.now() - started;
+  assert.equal(waited.outcome, "timeout", JSON.stringify(waited));
+  // Its sync alone would take the statement timeout plus 5 s (20 s for a server).
+  assert.ok(took < 12_000, `a 2 s wait took ${took} ms`);
+});
+

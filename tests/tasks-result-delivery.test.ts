@@ -1,12 +1,14 @@
 // A task's update to done or failed is committed before its result is sent to the creator and its
 // dependents are told (task_unblocked). A result that could not be sent (a note at the limit, with the
 // result's header past it; a task note its creator resolved already) is refused before anything is
-// written, or sent another way: never a done task whose result and dependents' news are lost.
+// written, or sent another way: never a done task whose result and dependents' news are lost, even when
+// the database goes away between the appends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
+import { NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
 
 async function board(t: Parameters<typeof connect>[0]): Promise<{ alice: Session; bob: Session; first: { id: string; messageId: string }; second: { id: string } }> {
   const home = tempDir(t);
@@ -41,3 +43,37 @@ test("a done on a task whose creator already resolved its task note is answered 
   const told = ((await bob.call("read")).messages as Array<{ envelope: string }>).some((message) => message.envelope.includes(`task_unblocked: task ${second.id}`));
   assert.ok(told, "the assignee of the waiting task is told it may start");
 });
+
+// On PostgreSQL the database can go away between the task's status and its result (two appends): the call
+// fails, and the same update again from the taker sends what did not go out instead of a refusal.
+test("the database gone between a task's done and its result: the taker's retry sends the result and task_unblocked", async (t) => {
+  const url = await testDatabase(t);
+  if (!url) return t.skip(NO_POSTGRES);
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_STORE: url };
+  const [alice, bob, carol] = await Promise.all(["claude:alice", "codex:bob", "codex:carol"].map((address) => connect(t, { ...env, PEERPOST_ADDRESS: address })));
+  const a = (await alice!.call("task", { action: "create", title: "A" })).task as { id: string; messageId: string };
+  const b = (await alice!.call("task", { action: "create", title: "B", after: [a.id], assignee: "codex:carol" })).task as { id: string };
+  assert.equal((await bob!.call("task", { action: "claim", id: a.id })).ok, true);
+  // The connection dies (once) as the next resolution is written: the task's result.
+  await sql(url, `
+    CREATE SEQUENCE fire_once;
+    CREATE FUNCTION go_away() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.record::jsonb->>'type' = 'resolved' AND nextval('fire_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER go_away BEFORE INSERT ON peerpost_log_mailbox FOR EACH ROW EXECUTE FUNCTION go_away();`);
+  const done = await bob!.call("task", { action: "update", id: a.id, status: "done", note: "the result" });
+  assert.equal((done.error as { code?: string } | undefined)?.code, "state_io_error", JSON.stringify(done));
+  const again = await bob!.call("task", { action: "update", id: a.id, status: "done", note: "the result" });
+  assert.equal(again.ok, true, JSON.stringify(again));
+  const result = await alice!.call("wait", { messageId: a.messageId, timeoutMs: 3000 });
+  assert.equal(result.outcome, "reply", `the creator gets the task's result: ${JSON.stringify(result)}`);
+  const told = JSON.stringify(await carol!.call("read"));
+  assert.equal(told.split(`task_unblocked: task ${b.id}`).length - 1, 1, `carol is told once that B may be taken: ${told}`);
+  // A third try has nothing left to send: refused as a finished task's update is.
+  const third = await bob!.call("task", { action: "update", id: a.id, status: "done", note: "the result" });
+  assert.equal((third.error as { code?: string } | undefined)?.code, "invalid_arguments", JSON.stringify(third));
+});
+

@@ -44,6 +44,9 @@ import { taskTool } from "./tools/task.js";
 /** How long shutting down waits for tool calls and pushes under way. */
 const SHUTDOWN_GRACE_MS = 5000;
 
+/** How long a wait waits for a shared store's news before it reads the mirror (a healthy sync takes milliseconds). */
+const WAIT_SYNC_MS = 1000;
+
 export const TOOLS: ToolDefinition[] = [messageTool, readTool, replyTool, waitTool, statusTool, agentsTool, resolveTool, rolesTool, claimTool, releaseTool, claimsTool, taskTool, receiptsTool, healthTool, launchTool, setAgentOverridePolicyTool, forkTool];
 /** Tools a server offers only when the user started it with a switch for them. */
 const ROLE_ADMIN_TOOLS: ToolDefinition[] = [roleTool];
@@ -156,7 +159,11 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       await launchBound;
       // A shared store may have news from other machines that no NOTIFY brought yet; a database that is away
       // leaves reads on the mirror as it is (writes then fail with state_io_error).
-      await peerpost.backend.sync().catch((error: unknown) => warnings.push({ code: "store_unreachable", message: toErrorValue(error).message }));
+      const synced = peerpost.backend.sync().catch((error: unknown) => void warnings.push({ code: "store_unreachable", message: toErrorValue(error).message }));
+      // A wait waits for it only so long: it reads the mirror as the sync fills it (its writes wake the wait),
+      // and over a dead path the sync takes a query's timeout plus 5 s (20 s), past the wait's own timeout
+      // and, with the default 45 s, past the 60 s at which hosts give up on a tool call.
+      await (tool.name === "wait" ? Promise.race([synced, new Promise((resolve) => setTimeout(resolve, WAIT_SYNC_MS).unref())]) : synced);
       const caller = await identity.resolve(params._meta as Record<string, unknown> | undefined);
       let aborted: AbortSignal | undefined;
       const context: ToolContext = {

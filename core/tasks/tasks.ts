@@ -12,6 +12,7 @@ import { TASKS_SCOPE } from "../records/work-scope.js";
 import { keptFold, type WorkFoldSpec } from "../claims/work-fold.js";
 import { BODY_TOO_LARGE_HINT, checkBody } from "../mail/messages.js";
 import { MAX_BODY_BYTES } from "../records/record-values.js";
+import { idempotencySlot } from "../mail/fold.js";
 import { applyTaskEvent, emptyTasks, isFinal, openDependencies, statusRefusal, wouldCycle, type TaskState, type TasksState } from "./fold.js";
 
 const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent), archived: true };
@@ -74,6 +75,13 @@ export interface TaskUpdate {
 export async function updateTask(peerpost: Peerpost, update: TaskUpdate): Promise<TaskState> {
   parseAddress(update.by, "by");
   if (update.note !== undefined) checkBody(update.note, "note");
+  // The same final update again from the taker, whose result never went out (the store went away between
+  // the status and the result, two appends): the result and task_unblocked go out now, not a refusal.
+  const current = tasksState(peerpost).tasks[update.id];
+  if (current && isFinal(current.status) && current.status === update.status && current.takenBy === update.by && !announced(peerpost, current)) {
+    await announceEnd(peerpost, current, { ...update, note: current.note }, resultSent(peerpost, current));
+    return current;
+  }
   const newId = await idFactory();
   let before: TaskState | undefined;
   const outcome = await peerpost.mailbox.store.appendDeciding(() => {
@@ -153,25 +161,53 @@ function checkResultSize(task: TaskState, update: TaskUpdate): void {
   });
 }
 
-/** The result to the creator (an answer in the task's conversation), and task_unblocked to whoever waits. */
-async function announceEnd(peerpost: Peerpost, task: TaskState, update: TaskUpdate): Promise<void> {
-  const text = resultText(task, task.status, update.by, update.note);
-  try {
-    await peerpost.mailbox.resolve({ id: task.messageId, by: task.by, resolution: "reply", text });
-  } catch (error) {
-    // The creator resolved its own task note already: the result follows it in the conversation instead.
-    if (!(error instanceof PeerpostError && error.code === "already_resolved")) throw error;
-    await peerpost.mailbox.send({ from: task.by, fromVerified: false, to: task.by, body: text, anticipation: "fyi", replyToMessageId: task.messageId, allowSelf: true });
-  }
-  if (task.status !== "done") return;
+/** Who is told task_unblocked when `task` is done: the tasks it was the last open dependency of. */
+function toUnblock(peerpost: Peerpost, task: TaskState): Array<{ waiting: TaskState; to: string }> {
+  if (task.status !== "done") return [];
   const state = tasksState(peerpost);
+  const told: Array<{ waiting: TaskState; to: string }> = [];
   for (const waiting of Object.values(state.tasks)) {
     if (!waiting.after.includes(task.id) || isFinal(waiting.status) || openDependencies(state, waiting).length > 0) continue;
     // Its taker too, when it was taken and then blocked: the task_blocked hint tells it it will be told.
-    for (const to of new Set([waiting.assignee ?? waiting.by, ...(waiting.takenBy !== undefined ? [waiting.takenBy] : [])])) {
-      const via = to.startsWith("role:") ? to : undefined;
-      await peerpost.mailbox.send({ from: update.by, fromVerified: false, to, via, anticipation: "fyi", allowSelf: true, body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be ${waiting.takenBy !== undefined ? "taken up again" : "taken"} now: ${task.id} was the last task it waited on.` });
+    for (const to of new Set([waiting.assignee ?? waiting.by, ...(waiting.takenBy !== undefined ? [waiting.takenBy] : [])])) told.push({ waiting, to });
+  }
+  return told;
+}
+
+function unblockKey(waiting: TaskState, task: TaskState, to: string): string {
+  return `task_unblocked:${waiting.id}:${task.id}:${to}`.slice(0, 200);
+}
+
+/** Whether everything the end of `task` sends went out: its result, and each task_unblocked (by its key). */
+function announced(peerpost: Peerpost, task: TaskState): boolean {
+  if (!resultSent(peerpost, task)) return false;
+  const state = peerpost.mailbox.view(task.takenBy!).state;
+  return toUnblock(peerpost, task).every(({ waiting, to }) => idempotencySlot(task.takenBy!, unblockKey(waiting, task, to)) in state.idempotency);
+}
+
+/** Whether the result of a finished task is in its conversation. */
+function resultSent(peerpost: Peerpost, task: TaskState): boolean {
+  const text = resultText(task, task.status, task.takenBy ?? "", task.note);
+  return peerpost.mailbox.thread(task.messageId).some((message) => message.from === task.by && message.id !== task.messageId && peerpost.mailbox.body(message) === text);
+}
+
+/**
+ * The result to the creator (an answer in the task's conversation), and task_unblocked to whoever waits;
+ * each task_unblocked with a key, so a retry after a failure part way sends only what did not go out.
+ */
+async function announceEnd(peerpost: Peerpost, task: TaskState, update: TaskUpdate, resultDone = false): Promise<void> {
+  const text = resultText(task, task.status, update.by, update.note);
+  if (!resultDone)
+    try {
+      await peerpost.mailbox.resolve({ id: task.messageId, by: task.by, resolution: "reply", text });
+    } catch (error) {
+      // The creator resolved its own task note already: the result follows it in the conversation instead.
+      if (!(error instanceof PeerpostError && error.code === "already_resolved")) throw error;
+      await peerpost.mailbox.send({ from: task.by, fromVerified: false, to: task.by, body: text, anticipation: "fyi", replyToMessageId: task.messageId, allowSelf: true });
     }
+  for (const { waiting, to } of toUnblock(peerpost, task)) {
+    const via = to.startsWith("role:") ? to : undefined;
+    await peerpost.mailbox.send({ from: update.by, fromVerified: false, to, via, anticipation: "fyi", allowSelf: true, idempotencyKey: unblockKey(waiting, task, to), body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be ${waiting.takenBy !== undefined ? "taken up again" : "taken"} now: ${task.id} was the last task it waited on.` });
   }
 }
 
