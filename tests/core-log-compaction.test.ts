@@ -17,9 +17,12 @@ import { compactOneLog, type CompactedLog } from "../core/upkeep/log-compaction.
 import { heartbeats, receiptReads, sessionReads } from "./helpers/compacted-logs.js";
 import type { ReceiptRecord } from "../core/records/schemas.js";
 import type { WakeRecord } from "../core/wake/records.js";
+import { runsOf, type WakeState } from "../core/wake/wake-fold.js";
 
 const DAY = 86_400_000;
 const ulid = monotonicFactory();
+/** The messages the runs carry, each by several runs old and new. */
+const CARRIED = Array.from({ length: 5 }, () => ulid());
 const FAULTS = ["compact-after-marker", "compact-after-archive", "compact-after-rename"] as const;
 
 function linesOf(path: string): string[] {
@@ -46,7 +49,7 @@ function writeWakes(peerpost: Peerpost, now: number): void {
     const at = now - (i < 40 ? 90 : 1) * DAY + i * 60_000;
     const id = ulid(at);
     const fork = i % 10 === 0;
-    records.push({ v: 1, type: "wake", id, kind: fork ? "fork" : "wake", address: `claude:s${i % 3}`, host: "claude-code", cwd: "/tmp", messageIds: [ulid(at)], at: iso(at), deadline: iso(i === 55 ? now + DAY : at + 600_000), by: 1 });
+    records.push({ v: 1, type: "wake", id, kind: fork ? "fork" : "wake", address: `claude:s${i % 3}`, host: "claude-code", cwd: "/tmp", messageIds: [CARRIED[i % CARRIED.length]!], at: iso(at), deadline: iso(i === 55 ? now + DAY : at + 600_000), by: 1 });
     records.push({ v: 1, type: "wake-started", id, runnerPid: 1, command: "claude", at: iso(at + 1) });
     if (i === 55 || i === 56) continue; // running; abandoned
     records.push({ v: 1, type: "wake-ended", id, outcome: i % 7 === 0 ? "failed" : "ok", at: iso(at + 2) });
@@ -55,10 +58,24 @@ function writeWakes(peerpost: Peerpost, now: number): void {
   appendFileSync(peerpost.wakes.log.path, records.map((record) => JSON.stringify(record)).join("\n") + "\n", { mode: 0o600 });
 }
 
+/** Every run, archived ones too. */
+function allRuns(peerpost: Peerpost): Map<string, WakeState> {
+  return new Map(runsOf([peerpost.wakes.fold(), peerpost.wakes.archived.newest(Infinity)], {}).map((run) => [run.claim.id, run]));
+}
+
 function wakeReads(peerpost: Peerpost, now: number): unknown {
-  const fold = peerpost.wakes.fold();
-  const history = peerpost.wakes.history();
-  return { active: fold.active(now).map((run) => run.claim.id), abandoned: fold.abandoned(now).map((run) => run.claim.id), recent: fold.claimsSince("claude:s1", now - 7 * DAY).length, pendingForks: [...fold.runs.values()].filter((run) => run.claim.kind === "fork" && !run.reconciled).map((run) => run.claim.id), status: history.runsFor({ address: "claude:s2" }) };
+  const { wakes } = peerpost;
+  const fold = wakes.fold();
+  const ids = (runs: WakeState[]) => runs.map((run) => run.claim.id);
+  return {
+    active: ids(fold.active(now)),
+    abandoned: ids(fold.abandoned(now)),
+    recent: fold.claimsSince("claude:s1", now - 7 * DAY).length,
+    pendingForks: [...fold.runs.values()].filter((run) => run.claim.kind === "fork" && !run.reconciled).map((run) => run.claim.id),
+    // What `status` shows: a message's runs, a session's last.
+    carrying: CARRIED.map((id) => wakes.runsCarrying(id)),
+    lastRun: ["claude:s0", "claude:s1", "claude:s2"].map((address) => wakes.lastRunOf(address)?.claim.id),
+  };
 }
 
 /** A store with all three logs filled: old records past the retention, and records of the last days. */
@@ -76,12 +93,16 @@ async function filledStore(t: Parameters<typeof tempPeerpost>[0], oldReceipts = 
 test("receipts and ended wake runs past the retention move to their archives, the registry keeps each session's latest state, and every read stays the same", async (t) => {
   const { peerpost, clock, stateDir, reopen, reads } = await filledStore(t);
   const before = reads(reopen());
+  // What `peerpost wake` lists: the newest runs, 20 of the last days' and 5 archived ones after the compaction.
+  const newest = () => reopen().wakes.newest(25).map((run) => run.claim.id);
+  const newestBefore = newest();
   const sizes = () => Object.fromEntries(["receipts", "sessions", "wakes"].map((name) => [name, statSync(join(stateDir, `${name}.jsonl`)).size]));
   const sizesBefore = sizes();
   const outcomes: Record<string, unknown> = {};
   for (const log of ["receipts", "sessions", "wakes"] as const) outcomes[log] = await compactOneLog(peerpost, log);
   assert.deepEqual(reads(peerpost), before, "the same process reads the same");
   assert.deepEqual(reads(reopen()), before, "a new process reads the same");
+  assert.deepEqual(newest(), newestBefore);
   const after = sizes();
   assert.equal(linesOf(join(stateDir, "receipts.jsonl")).length, 300, "the receipts of the last 30 days stay");
   assert.equal(linesOf(join(stateDir, "receipts.archive.jsonl")).length, 400, "the older ones are in the archive");
@@ -188,7 +209,7 @@ async function appendersThroughCompactions(t: Parameters<typeof tempPeerpost>[0]
     const others = sessionReads(reader) as Array<{ address: string }>;
     assert.deepEqual(others.filter((entry) => !latest.has(entry.address)), (before.sessions as Array<{ address: string }>).filter((entry) => !latest.has(entry.address)), "the sessions from before read as before");
   } else {
-    const runs = reader.wakes.history().runs;
+    const runs = allRuns(reader);
     for (const id of acknowledged) assert.equal(runs.get(id)?.ended?.outcome, "ok", `run ${id} is read with its outcome`);
     assert.deepEqual(wakeReads(reader, clock.now), before.wakes);
   }

@@ -6,8 +6,9 @@ import { appendFileSync, readFileSync, renameSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { seededRandom } from "./helpers/random.js";
-import { Wakes, type WakeFold } from "../core/wake/wakes.js";
-import type { WakeRecord } from "../core/wake/records.js";
+import { Wakes } from "../core/wake/wakes.js";
+import type { WakeFold } from "../core/wake/wake-fold.js";
+import type { WakeClaim, WakeRecord } from "../core/wake/records.js";
 
 const LOG_OPTIONS = { lockStaleMs: 10_000, lockTimeoutMs: 5_000 };
 const AT = "2026-12-05T06:00:00.000Z";
@@ -16,7 +17,7 @@ const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /** A ulid-shaped id for run `n` (Crockford base 32, 26 characters). */
 const runId = (n: number) => `01JF${[...n.toString(32)].map((digit) => CROCKFORD[parseInt(digit, 32)]).join("").padStart(22, "0")}`;
 
-function claim(n: number, address: string): WakeRecord {
+function claim(n: number, address: string): WakeClaim {
   return { v: 1, type: "wake", id: runId(n), kind: "wake", address, host: "claude-code", cwd: "/tmp", messageIds: [runId(1000 + n)], at: AT, deadline: "2026-12-05T07:00:00.000Z", by: 1 };
 }
 
@@ -93,4 +94,47 @@ test("the kept wakes fold is dropped a minute after the last call that needed it
   assert.deepEqual([...kept.fold().runs.keys()], [runId(1)], "each call keeps it another minute");
   t.mock.timers.tick(60_000);
   assert.deepEqual([...kept.fold().runs.keys()], [runId(3)], "a minute without a call: dropped, and folded from the start");
+});
+
+/** Counts the records `log` hands its readers from now on. */
+function countReads(log: Wakes["archive"]): { lines: number } {
+  const count = { lines: 0 };
+  const { scan, readLinesAt, scanBackward } = log;
+  log.scan = (offset, visit, ...rest) => scan.call(log, offset, (entry) => (count.lines++, visit(entry)), ...rest);
+  log.readLinesAt = (offsets, visit) => readLinesAt.call(log, offsets, (entry) => (count.lines++, visit(entry)));
+  log.scanBackward = (before, visit) => scanBackward.call(log, before, (entry) => (count.lines++, visit(entry)));
+  return count;
+}
+
+test("the wakes archive is read through its index: a message's runs, a session's (a launch's bound session too), the newest; never the whole archive", (t) => {
+  const dir = tempDir(t);
+  const wakes = new Wakes(dir, LOG_OPTIONS);
+  // 3,000 runs as a compaction leaves them in the archive, interleaved; the last one a launch its host named.
+  const message = (n: number) => runId(100_000 + n);
+  const records: WakeRecord[] = [];
+  for (let n = 0; n < 3000; n++) {
+    records.push({ ...claim(n, `claude:s${n % 20}`), messageIds: [message(n)] });
+    if (n > 0) records.push({ v: 1, type: "wake-ended", id: runId(n - 1), outcome: "ok", at: AT });
+  }
+  records.push({ v: 1, type: "wake-ended", id: runId(2999), outcome: "ok", at: AT });
+  const launch = runId(3000);
+  records.push({ ...claim(3000, "claude:unused"), kind: "launch", address: undefined, messageIds: [] });
+  records.push({ v: 1, type: "wake-bound", id: launch, address: "claude:helper", sessionId: "helper", messageIds: [message(3000)], at: AT });
+  records.push({ v: 1, type: "wake-ended", id: launch, outcome: "ok", at: AT });
+  writeFileSync(join(dir, "wakes.archive.jsonl"), records.map((record) => JSON.stringify(record)).join("\n") + "\n", { mode: 0o600 });
+  // A run of the last days in the live file carries a message an archived run carried too.
+  appendFileSync(join(dir, "wakes.jsonl"), JSON.stringify({ ...claim(3001, "claude:s7"), messageIds: [message(1234)] }) + "\n", { mode: 0o600 });
+  wakes.archived.indexAll();
+
+  const reads = countReads(wakes.archive);
+  const ids = (runs: Array<{ claim: { id: string } }>) => runs.map((run) => run.claim.id);
+  assert.deepEqual(ids(wakes.runsCarrying(message(1234))), [runId(3001), runId(1234)], "the live run and the archived one, newest first");
+  assert.equal(wakes.runsCarrying(message(1234))[1]!.ended?.outcome, "ok", "an archived run is read whole");
+  assert.deepEqual(ids(wakes.runsCarrying(runId(999_999))), [], "a message no run carried");
+  assert.equal(wakes.lastRunOf("claude:helper")?.claim.id, launch, "a launch is its bound session's");
+  assert.deepEqual(wakes.runsCarrying(message(3000)).map((run) => [run.claim.id, run.claim.address]), [[launch, "claude:helper"]]);
+  assert.equal(wakes.lastRunOf("claude:s7")?.claim.id, runId(3001), "the live file's run is a session's newest");
+  assert.equal(wakes.lastRunOf("claude:s8")?.claim.id, runId(2988));
+  assert.deepEqual(ids(wakes.newest(3)), [runId(3001), launch, runId(2999)]);
+  assert.ok(reads.lines < 100, `the reads took ${reads.lines} of the archive's ${records.length} records`);
 });

@@ -23,7 +23,7 @@ export function wakeList(peerpost: Peerpost): { switches: Record<string, boolean
       const setting = wakeSetting(switches, session);
       return { address: session.address, wake: setting.on, rule: setting.rule };
     }),
-    runs: peerpost.wakes.history().runsFor({}).slice(0, 20).map((run) => describeRun(run, now)),
+    runs: peerpost.wakes.newest(20).map((run) => describeRun(run, now)),
   };
 }
 

@@ -97,11 +97,11 @@ export function inspectLog<T>(log: JsonlLog<T>, staleMs: number, corrupt?: Corru
 export const INTERRUPTED_AFTER_MS = 60_000;
 
 /**
- * Damage found in the indexes of the mailbox, the archive, the receipts and the sessions in the last day.
+ * Damage found in the indexes of the mailbox, the receipts and their archives, the sessions and the wakes archive in the last day.
  * With `verify` (doctor), every index file is checked against its checksum first.
  */
 function indexDamage(peerpost: Peerpost, verify: boolean): StorageReport["indexDamage"] {
-  const indexes = [peerpost.mailbox.index, peerpost.mailbox.archiveIndex, peerpost.receipts.index, peerpost.sessions.index];
+  const indexes = [peerpost.mailbox.index, peerpost.mailbox.archiveIndex, peerpost.receipts.index, peerpost.receipts.archiveIndex, peerpost.sessions.index, peerpost.wakes.archived.index];
   return indexes.flatMap((index) => {
     if (verify) index.verifyAll();
     return index.damageNotes().map((note) => ({ file: relative(peerpost.stateDir.path, join(index.dir, note.file)), problem: note.problem, at: note.at }));

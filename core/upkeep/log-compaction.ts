@@ -65,11 +65,13 @@ export async function compactOneLog(peerpost: Peerpost, name: CompactedLog): Pro
   return withLog(peerpost, name, (part) => compactPart(name, part, beforeMoves, compactionFault(peerpost.config.fault)), cutoff);
 }
 
-/** Compacts `names` (by default every one), one after the other, then indexes the receipts' archive to its new end (not left to the first page that reads it). */
+/** Compacts `names` (by default every one), one after the other, then indexes the receipts' and the wakes' archives to their new ends (not left to the first read). */
 export async function compactLogs(peerpost: Peerpost, names: readonly CompactedLog[] = COMPACTED_LOGS): Promise<LogCompactionOutcome[]> {
   const outcomes: LogCompactionOutcome[] = [];
   for (const name of names) outcomes.push(await compactOneLog(peerpost, name));
-  if (outcomes.some((outcome) => outcome.log === "receipts" && "movedLines" in outcome && outcome.movedLines > 0)) peerpost.receipts.indexAll();
+  const moved = (name: CompactedLog) => outcomes.some((outcome) => outcome.log === name && "movedLines" in outcome && outcome.movedLines > 0);
+  if (moved("receipts")) peerpost.receipts.indexAll();
+  if (moved("wakes")) peerpost.wakes.archived.indexAll();
   return outcomes;
 }
 

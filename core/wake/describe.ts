@@ -1,5 +1,5 @@
 // How a wake or launch run reads in `status`, `peerpost wake` and the status tool: its state and outcome.
-import type { WakeState } from "./wakes.js";
+import type { WakeState } from "./wake-fold.js";
 import { escapeVisible } from "../security/escape.js";
 
 /** claimed | running | ok | failed | timeout | abandoned | refused, with the outcome's details. */

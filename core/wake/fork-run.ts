@@ -14,7 +14,7 @@ import { usageTags } from "./usage.js";
 import { archiveWith } from "../sessions/housekeeping.js";
 import type { Waker } from "./waker.js";
 import type { WakeClaim } from "./records.js";
-import type { WakeState } from "./wakes.js";
+import type { WakeState } from "./wake-fold.js";
 
 export type ForkStatus = "completed" | "failed" | "interrupted";
 

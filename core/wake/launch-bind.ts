@@ -8,7 +8,7 @@ import { formatAddress, type SessionKind } from "../common/address.js";
 import type { SessionHost } from "../records/schemas.js";
 import { waitFor } from "../mail/wait.js";
 import type { WakeClaim } from "./records.js";
-import type { WakeState } from "./wakes.js";
+import type { WakeState } from "./wake-fold.js";
 
 /** How long a launch call (and the launched server's first tool call) waits for the host to name the session. */
 export const LAUNCH_BIND_TIMEOUT_MS = 60_000;

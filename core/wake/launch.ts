@@ -17,7 +17,7 @@ import { isSameProcess } from "../sessions/process-tree.js";
 import type { LaunchInput, RunSettings, WakeDeps } from "./waker.js";
 import { checkRunSettings, settingTags } from "./settings.js";
 import type { WakeClaim } from "./records.js";
-import type { WakeFold } from "./wakes.js";
+import type { WakeFold } from "./wake-fold.js";
 import { checkBody } from "../mail/messages.js";
 import { awaitBinding, KIND_OF_HOST, LAUNCH_BIND_TIMEOUT_MS } from "./launch-bind.js";
 import { requireHostBinary } from "./host-binary.js";

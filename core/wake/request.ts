@@ -13,7 +13,7 @@ import { isStale } from "./stale.js";
 import { sessionLiveness } from "./liveness.js";
 import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeRecord } from "./records.js";
-import type { WakeFold } from "./wakes.js";
+import type { WakeFold } from "./wake-fold.js";
 import { sessionOverrides, type SessionOverrides } from "./overrides.js";
 
 function runSettings(overrides: SessionOverrides | undefined): Pick<WakeClaim, "settings"> {

@@ -4,7 +4,7 @@
 // runs `status` shows; the decisions read only the live file, where every run of the last retention is.
 import type { LogEntry } from "../log/types.js";
 import type { CompactionPlan } from "../store/file/log-compaction.js";
-import { WakeFold } from "./wakes.js";
+import { WakeFold } from "./wake-fold.js";
 import { HOUR_MS } from "./request.js";
 import type { WakeRecord } from "./records.js";
 

@@ -20,13 +20,12 @@ import { nextSteps } from "../next-steps.js";
 
 function summary(peerpost: Peerpost, json: boolean): number {
   const sessions = peerpost.sessions.list({ includeDead: true });
-  const wakes = peerpost.wakes.history();
   const mailTo = (address: string) => {
     const messages = Object.values(peerpost.mailbox.view(address).state.messages).filter((message) => message.to === address);
     return { unread: messages.filter((message) => !message.read).length, open: messages.filter((message) => !message.resolved && message.anticipation !== "fyi").length };
   };
   const counts = sessions.map((session) => {
-    const lastRun = wakes.runsFor({ address: session.address })[0];
+    const lastRun = peerpost.wakes.lastRunOf(session.address);
     return { address: session.address, alive: session.alive, local: session.local, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, ...mailTo(session.address) };
   });
   // People have mail too, though no session registers them.
@@ -91,7 +90,7 @@ export const statusCommand = defineCommand({
     const status = mailbox.status(message);
     const now = peerpost.config.now();
     const stale = !message.read && !message.resolved && isStale(message, now, peerpost.config.staleMs);
-    const wakes = peerpost.wakes.history().runsFor({ messageId: message.id }).map((run) => describeRun(run, now));
+    const wakes = peerpost.wakes.runsCarrying(message.id).map((run) => describeRun(run, now));
     const history = messageHistory(message);
     const thread = mailbox.thread(message.conversationId);
     if (json) {

@@ -40,7 +40,7 @@ export const statusTool = defineTool({
     const now = config.now();
     const stale = !message.read && !message.resolved && isStale(message, now, config.staleMs);
     if (stale) context.warn({ code: "stale", message: staleNote(message, config.staleMs) });
-    const runs = wakes.history().runsFor({ messageId: message.id }).map((run) => describeRun(run, now));
+    const runs = wakes.runsCarrying(message.id).map((run) => describeRun(run, now));
     const entries = messageHistory(message);
     for (const run of runs) entries.push({ event: "woken", at: String(run.claimedAt), detail: `${run.kind} ${run.id}: ${run.state}${run.reason ? ` (${run.reason})` : ""}` });
     entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
