@@ -6,7 +6,7 @@ import { findOnPath } from "../core/wake/host-binary.js";
 import { describeCodexHost } from "./codex/inspect.js";
 import { inspectCopilot } from "./copilot/inspect.js";
 import { grokUserHooksInstalled, inspectGrok, isOfficialGrok } from "./grok/inspect.js";
-import { hostConfigDir, readJsonOrUndefined } from "./shared/host-files.js";
+import { goneMarketplace, hostConfigDir, readJsonOrUndefined } from "./shared/host-files.js";
 
 export interface HostReport {
   host: string;
@@ -45,6 +45,15 @@ function claudeReport(env: NodeJS.ProcessEnv, source: string): HostReport {
   };
   if (entry?.version !== undefined) report.pluginVersion = entry.version;
   if (cli && !entry) report.setUp = `claude plugin marketplace add ${source} && claude plugin install peerpost@peerpost`;
+  if (entry) {
+    // Installed is not loaded: a disabled plugin loads nothing, and one from a directory marketplace runs
+    // from that directory (not the cache copy), so with the clone gone Claude Code silently loads nothing.
+    const settings = readJsonOrUndefined(join(configDir, "settings.json")) as { enabledPlugins?: Record<string, unknown> } | undefined;
+    if (settings?.enabledPlugins?.["peerpost@peerpost"] === false) report.fixes.push("claude plugin enable peerpost@peerpost (the plugin is disabled: Claude Code loads neither its tools nor its hooks)");
+    const known = readJsonOrUndefined(join(configDir, "plugins", "known_marketplaces.json")) as Record<string, { source?: { source?: unknown; path?: unknown } }> | undefined;
+    const gone = goneMarketplace(known?.["peerpost"]?.source, [".claude-plugin/marketplace.json"]);
+    if (gone !== undefined) report.fixes.push(`claude plugin marketplace remove peerpost && claude plugin marketplace add ${source} && claude plugin install peerpost@peerpost (the plugin runs from ${gone}, which is gone: Claude Code loads nothing of it)`);
+  }
   return report;
 }
 
@@ -73,6 +82,8 @@ function copilotReport(env: NodeJS.ProcessEnv, source: string): HostReport {
   const copilot = inspectCopilot(env);
   const report: HostReport = { host: "copilot", cli, pluginInstalled: copilot.pluginEnabled, hooks: copilot.hooks, push: NO_PUSH, fixes: [], notes: [] };
   if (cli && !copilot.pluginEnabled) report.setUp = `copilot plugin marketplace add ${source} && copilot plugin install peerpost@peerpost`;
+  if (copilot.pluginEnabled && copilot.marketplaceGone !== null)
+    report.fixes.push(`copilot plugin marketplace remove peerpost && copilot plugin marketplace add ${source} && copilot plugin install peerpost@peerpost (the plugin runs from ${copilot.marketplaceGone}, which is gone: Copilot CLI loads nothing of it)`);
   if (copilot.pluginEnabled && !copilot.hooksActive) report.fixes.push(`remove "disableAllHooks": true from ${join(copilot.copilotHome, "settings.json")} so peerpost's hooks can announce new mail`);
   return report;
 }

@@ -9,7 +9,7 @@
 // aside, byte for byte with its mode, and runs first from ours (a failing one still stops the commit);
 // uninstall removes ours and moves it back, so the repository is exactly as it was.
 import { shellQuote } from "../common/shell-word.js";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitPath, topLevel } from "./git.js";
 import { PeerpostError } from "../common/errors.js";
@@ -73,6 +73,11 @@ export function hooksDir(repo: string): string {
   return gitPath(topLevel(repo), "hooks");
 }
 
+/** Whether there is an entry at `path`, a symlink included (a hook linked to a script not on this branch dangles). */
+function present(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
 function ours(path: string): boolean {
   try {
     return readFileSync(path, "utf8").includes(MARKER);
@@ -88,11 +93,18 @@ export interface GuardChange {
 
 export function installGuard(repo: string, node: string, cli: string): GuardChange {
   const dir = hooksDir(repo);
+  // core.hooksPath=/dev/null is how people turn hooks off.
+  const kind = statSync(dir, { throwIfNoEntry: false });
+  if (kind !== undefined && !kind.isDirectory())
+    throw new PeerpostError("invalid_arguments", `git's hooks path ${dir} is not a directory, so git runs no hooks in this repository.`, {
+      details: { hooksDir: dir },
+      hint: "core.hooksPath turns hooks off here: set it to a directory (or unset it: git config --unset core.hooksPath), then install again.",
+    });
   mkdirSync(dir, { recursive: true });
   // Checked for every hook before any is touched: moving a hook over a kept one would lose that one.
   for (const hook of GUARDED_HOOKS) {
     const path = join(dir, hook);
-    if (existsSync(path) && !ours(path) && existsSync(path + CHAINED_SUFFIX))
+    if (present(path) && !ours(path) && present(path + CHAINED_SUFFIX))
       throw new PeerpostError("invalid_arguments", `${path} is not peerpost's guard, and ${path + CHAINED_SUFFIX} already keeps the hook that was there before it.`, {
         details: { hook: path, kept: path + CHAINED_SUFFIX },
         hint: "Another tool replaced the guard's hook. Merge the two hooks into one (or remove one of them), then install again.",
@@ -101,10 +113,11 @@ export function installGuard(repo: string, node: string, cli: string): GuardChan
   const hooks = GUARDED_HOOKS.map((hook) => {
     const path = join(dir, hook);
     const chainedPath = path + CHAINED_SUFFIX;
-    if (existsSync(path) && !ours(path)) renameSync(path, chainedPath);
+    // A symlink is moved aside as a link: writing through it would put the guard into the work tree.
+    if (present(path) && !ours(path)) renameSync(path, chainedPath);
     writeFileSync(path, hookScript(hook, node, cli));
     chmodSync(path, 0o755);
-    return { hook, path, chained: existsSync(chainedPath) };
+    return { hook, path, chained: present(chainedPath) };
   });
   return { hooksDir: dir, hooks };
 }
@@ -116,7 +129,7 @@ export function uninstallGuard(repo: string): GuardChange {
     if (!ours(path)) return [];
     rmSync(path);
     const chainedPath = path + CHAINED_SUFFIX;
-    const chained = existsSync(chainedPath);
+    const chained = present(chainedPath);
     if (chained) renameSync(chainedPath, path);
     return [{ hook, path, chained }];
   });

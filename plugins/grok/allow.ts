@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import type { AllowEdit } from "../shared/allow-file.js";
 import { hostConfigDir } from "../shared/host-files.js";
+import { readTomlTables } from "../shared/toml-tables.js";
 
 export const GROK_ALLOW_RULE = "MCPTool(peerpost__*)";
 const BLOCK = `# peerpost allow grok (\`peerpost allow --undo grok\` removes this)\n[permission]\nallow = ["${GROK_ALLOW_RULE}"]`;
@@ -18,7 +19,8 @@ export function grokAllowEdit(env: NodeJS.ProcessEnv): AllowEdit {
     rules: [GROK_ALLOW_RULE],
     isSet: (text) => text !== undefined && text.includes(`"${GROK_ALLOW_RULE}"`),
     add(text) {
-      if (text !== undefined && /^\s*\[permission\]\s*$/m.test(text))
+      // Any way TOML defines the table (a header with a comment or spaces, dotted keys): a second one is invalid, and Grok then ignores the whole file.
+      if (text !== undefined && readTomlTables(text).has("permission"))
         throw new Error(`it already has a [permission] table; add "${GROK_ALLOW_RULE}" to its allow array by hand`);
       return `${text === undefined || text === "" ? "" : text.endsWith("\n") ? `${text}\n` : `${text}\n\n`}${BLOCK}\n`;
     },

@@ -46,7 +46,10 @@ export function allow(edit: AllowEdit, stateDir: string): AllowOutcome {
   if (edit.isSet(before)) return "already";
   const after = edit.add(before);
   const undo = readUndo(stateDir);
-  undo[edit.host] = { file: edit.file, before: before ?? null, after };
+  // Allowed again (a release with a new tool) over a file nobody edited since: undo goes back to before the first.
+  const earlier = undo[edit.host];
+  const original = earlier && earlier.file === edit.file && earlier.after === before ? earlier.before : (before ?? null);
+  undo[edit.host] = { file: edit.file, before: original, after };
   writeStateFile(undoFile(stateDir), `${JSON.stringify(undo, null, 2)}\n`);
   mkdirSync(dirname(edit.file), { recursive: true });
   writeFileSync(edit.file, after, { mode: 0o600 });

@@ -1,6 +1,6 @@
 // Read-only access to a host's own configuration: where its config dir is, and reading a file from it
 // without failing when it is absent or malformed. peerpost never writes these.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -26,4 +26,14 @@ export function readJsonOrUndefined(path: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A directory marketplace's path when it no longer holds any of the catalogues its host reads: the host
+ * loads a plugin from it live (nothing is copied), so with the clone moved or gone nothing loads.
+ */
+export function goneMarketplace(source: { source?: unknown; path?: unknown } | undefined, catalogues: readonly string[]): string | undefined {
+  if (source?.source !== "directory" || typeof source.path !== "string") return undefined;
+  const dir = source.path;
+  return catalogues.some((catalogue) => existsSync(join(dir, catalogue))) ? undefined : dir;
 }
