@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { connect, type Session } from "./helpers/mcp.js";
-import { NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
+import { dropConnectionOnce, NO_POSTGRES, testDatabase } from "./helpers/postgres.js";
 
 async function board(t: Parameters<typeof connect>[0]): Promise<{ alice: Session; bob: Session; first: { id: string; messageId: string }; second: { id: string } }> {
   const home = tempDir(t);
@@ -56,14 +56,7 @@ test("the database gone between a task's done and its result: the taker's retry 
   const b = (await alice!.call("task", { action: "create", title: "B", after: [a.id], assignee: "codex:carol" })).task as { id: string };
   assert.equal((await bob!.call("task", { action: "claim", id: a.id })).ok, true);
   // The connection dies (once) as the next resolution is written: the task's result.
-  await sql(url, `
-    CREATE SEQUENCE fire_once;
-    CREATE FUNCTION go_away() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.record::jsonb->>'type' = 'resolved' AND nextval('fire_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-      RETURN NEW;
-    END $$;
-    CREATE TRIGGER go_away BEFORE INSERT ON peerpost_log_mailbox FOR EACH ROW EXECUTE FUNCTION go_away();`);
+  await dropConnectionOnce(url, "peerpost_log_mailbox", "NEW.record::jsonb->>'type' = 'resolved'");
   const done = await bob!.call("task", { action: "update", id: a.id, status: "done", note: "the result" });
   assert.equal((done.error as { code?: string } | undefined)?.code, "state_io_error", JSON.stringify(done));
   const again = await bob!.call("task", { action: "update", id: a.id, status: "done", note: "the result" });

@@ -9,6 +9,7 @@ import { idFactory } from "../common/ids.js";
 import type { Peerpost } from "../peerpost.js";
 import type { ClaimEvent, MailboxEvent, ReleaseEvent } from "../records/schemas.js";
 import { CLAIMS_SCOPE } from "../records/work-scope.js";
+import type { AppendItem } from "../store/types.js";
 import { applyClaimEvent, conflictsWith, emptyClaims, isLive, type ClaimEntry, type ClaimRequest, type ClaimsState } from "./fold.js";
 import { patternsOverlap } from "./glob.js";
 import { heldBefore, holderGone } from "./holders.js";
@@ -240,20 +241,21 @@ export async function releasePaths(peerpost: Peerpost, input: ReleaseInput): Pro
       });
     const at = new Date(now).toISOString();
     const events: ReleaseEvent[] = byHolderAndRepo(released).map((group) => ({ v: 1, type: "release", id: newId(now), ...group, why: input.force ? "forced" : "released", by: input.by, at }));
-    return { items: events.map((record) => ({ record, scopes: [CLAIMS_SCOPE] })) };
+    // A holder is told of the claims that still stood (one past its TTL kept nobody out), in the same append:
+    // a store lost after the release would leave the holder never told, and a retry finds nothing to release.
+    const told = input.force ? tellHolders(peerpost, input.by, repo, released.filter((entry) => isLive(entry, now)), newId) : [];
+    return { items: [...events.map((record) => ({ record, scopes: [CLAIMS_SCOPE] })), ...told] };
   });
-  // A holder is told of the claims that still stood; one past its TTL kept nobody out.
-  if (input.force) await tellHolders(peerpost, input.by, repo, released.filter((entry) => isLive(entry, peerpost.config.now())));
   return { repo, released };
 }
 
-/** A forced release is told to each holder, in its mailbox. */
-async function tellHolders(peerpost: Peerpost, by: string, repo: string, released: ClaimEntry[]): Promise<void> {
+/** A forced release is told to each holder, in its mailbox: the messages to append with it. */
+function tellHolders(peerpost: Peerpost, by: string, repo: string, released: ClaimEntry[], newId: (seedTime?: number) => string): AppendItem<MailboxEvent>[] {
   const holders = [...new Set(released.map((entry) => entry.holder))];
-  for (const holder of holders) {
+  return holders.map((holder) => {
     const paths = released.filter((entry) => entry.holder === holder).map((entry) => entry.path);
-    await peerpost.mailbox.send({ from: by, fromVerified: false, to: holder, anticipation: "fyi", body: `claim_released: ${by} ended your claim on ${paths.join(", ")} in ${repo}. Claim again (claim tool) before you edit there, or ask ${by} why.` });
-  }
+    return peerpost.mailbox.messageEvent({ from: by, fromVerified: false, to: holder, anticipation: "fyi", notice: true, body: `claim_released: ${by} ended your claim on ${paths.join(", ")} in ${repo}. Claim again (claim tool) before you edit there, or ask ${by} why.` }, newId);
+  });
 }
 
 export interface ClaimListing {

@@ -8,6 +8,8 @@ import { idFactory } from "../common/ids.js";
 import type { LogOptions } from "../log/types.js";
 import type { StoreFactory } from "../store/local.js";
 import { MailboxStore } from "../store/mailbox-store.js";
+import type { AppendItem } from "../store/types.js";
+import { scopesOf } from "./scopes.js";
 import type { CompactionSettings } from "../store/file/mailbox-compactor.js";
 import { keptBy, type MailboxView } from "./view.js";
 import type { MailboxEvent, MsgEvent } from "../records/schemas.js";
@@ -122,12 +124,40 @@ export class Mailbox extends MailboxStore {
     return { message: this.readBack(view, id!), created };
   }
 
+  /**
+   * A new message's event as a plain send (no idempotency key) would write it, on the sender's view as it is
+   * now, for a caller that appends it in one batch with the records it tells about (a forced release).
+   */
+  messageEvent(input: SendInput, newId: (seedTime?: number) => string): { record: MsgEvent; scopes: string[] } {
+    parseAddress(input.from, "from");
+    parseAddress(input.to, "to");
+    checkBody(input.body);
+    const view = this.view(input.from);
+    view.refresh();
+    const record = this.newMessage(view, input, newId);
+    return { record, scopes: scopesOf(record) };
+  }
+
+  /**
+   * A request from `address` to itself, read already, that opens a conversation (a task's), appended with
+   * `more` (the records that name it) in one batch: a store lost part way leaves no note that nothing names.
+   */
+  async noteToSelf(address: string, body: string, more: (note: MsgEvent) => AppendItem<MailboxEvent>[]): Promise<MessageState> {
+    parseAddress(address, "from");
+    checkBody(body);
+    const newId = await idFactory();
+    const view = this.view(address);
+    const note = this.newMessage(view, { from: address, fromVerified: false, to: address, body, anticipation: "reply", allowSelf: true }, newId);
+    await this.appendMessageWith(view, note, [{ v: 1, type: "read", id: note.id, by: address, at: this.nowIso() }], more(note));
+    return this.readBack(view, note.id);
+  }
+
   /** `known`: the message replied to, when the caller holds it already (a resolution of an archived request, which no live view holds). */
   private newMessage(view: MailboxView, input: SendInput, newId: (seedTime?: number) => string, known?: MessageState): MsgEvent {
     const id = newId(this.settings.now());
     let conversationId = id;
     let hop = 1;
-    const parent = input.replyToMessageId === undefined ? continuedMessage(view, input, this.settings.now(), this.settings.askBackMs) : (view.state.messages[input.replyToMessageId] ?? known ?? this.foundFor(input.from, input.replyToMessageId));
+    const parent = input.replyToMessageId === undefined ? (input.notice ? undefined : continuedMessage(view, input, this.settings.now(), this.settings.askBackMs)) : (view.state.messages[input.replyToMessageId] ?? known ?? this.foundFor(input.from, input.replyToMessageId));
     if (input.replyToMessageId !== undefined && !parent) throw notFound(input.replyToMessageId);
     if (parent) {
       conversationId = parent.conversationId;

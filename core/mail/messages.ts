@@ -17,6 +17,8 @@ export interface SendInput {
   replyToMessageId?: string | undefined;
   idempotencyKey?: string | undefined;
   allowSelf?: boolean | undefined;
+  /** A notice of what was done (task_unblocked, claim_released): it continues no conversation, whose hop budget could refuse it. */
+  notice?: boolean | undefined;
 }
 
 export interface SendResult {

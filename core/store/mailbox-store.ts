@@ -273,6 +273,18 @@ export class MailboxStore {
   }
 
   /**
+   * Appends one new message and `more` records in one batch, each event scoped like the message (a store
+   * that fails stores none of them: one write, or one transaction); returns the view refreshed past them.
+   */
+  protected async appendMessageWith(view: MailboxView, event: MailboxEvent & { type: "msg" }, events: MailboxEvent[], more: AppendItem<MailboxEvent>[]): Promise<MailboxView> {
+    const items: AppendItem<MailboxEvent>[] = [event, ...events].map((record) => ({ record, scopes: scopesOf(event) }));
+    const entries = (await this.store.append([...items, ...more])).entries;
+    this.compactor.compactWhenLarge(Number(entries[entries.length - 1]!.next));
+    view.refresh();
+    return view;
+  }
+
+  /**
    * A message this process just appended. Missing only while a compaction swaps files (its line was
    * copied into the old file's tail, not yet brought over): finish that step, catch up, look again.
    */

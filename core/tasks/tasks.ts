@@ -50,15 +50,17 @@ export async function createTask(peerpost: Peerpost, input: NewTask): Promise<Ta
   const after = [...new Set(input.after ?? [])];
   // Before anything is written: a new task closes no cycle.
   checkDependencies(tasksState(peerpost), after, () => false);
-  // The conversation's first message: the creator's own note, marked read so it never nags.
-  const { message } = await peerpost.mailbox.send({ from: input.by, fromVerified: false, to: input.by, body: `Task: ${title}\n\n${body}`.trimEnd(), anticipation: "reply", allowSelf: true });
-  await peerpost.mailbox.markRead(input.by, [message.id]);
   const newId = await idFactory();
-  const now = peerpost.config.now();
-  const event: TaskEvent = { v: 1, type: "task", id: newId(now), title, body, by: input.by, after, messageId: message.id, at: new Date(now).toISOString() };
-  if (input.assignee !== undefined) event.assignee = input.assignee;
-  await peerpost.mailbox.store.append([{ record: event, scopes: [TASKS_SCOPE] }]);
-  return findTask(peerpost, event.id);
+  let event: TaskEvent | undefined;
+  // The conversation's first message: the creator's own note, marked read so it never nags; with the task
+  // in one append, so a store that fails part way leaves neither (its error says nothing was stored).
+  await peerpost.mailbox.noteToSelf(input.by, `Task: ${title}\n\n${body}`.trimEnd(), (note) => {
+    const now = peerpost.config.now();
+    event = { v: 1, type: "task", id: newId(now), title, body, by: input.by, after, messageId: note.id, at: new Date(now).toISOString() };
+    if (input.assignee !== undefined) event.assignee = input.assignee;
+    return [{ record: event, scopes: [TASKS_SCOPE] }];
+  });
+  return findTask(peerpost, event!.id);
 }
 
 export interface TaskUpdate {
@@ -207,7 +209,7 @@ async function announceEnd(peerpost: Peerpost, task: TaskState, update: TaskUpda
     }
   for (const { waiting, to } of toUnblock(peerpost, task)) {
     const via = to.startsWith("role:") ? to : undefined;
-    await peerpost.mailbox.send({ from: update.by, fromVerified: false, to, via, anticipation: "fyi", allowSelf: true, idempotencyKey: unblockKey(waiting, task, to), body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be ${waiting.takenBy !== undefined ? "taken up again" : "taken"} now: ${task.id} was the last task it waited on.` });
+    await peerpost.mailbox.send({ from: update.by, fromVerified: false, to, via, anticipation: "fyi", allowSelf: true, notice: true, idempotencyKey: unblockKey(waiting, task, to), body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be ${waiting.takenBy !== undefined ? "taken up again" : "taken"} now: ${task.id} was the last task it waited on.` });
   }
 }
 

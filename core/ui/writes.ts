@@ -10,6 +10,7 @@ import type { ReceiptInput } from "../mail/receipts.js";
 import { recipientWarning, resolveRecipient } from "../sessions/recipients.js";
 import { releasePaths } from "../claims/claims.js";
 import { createTask, updateTask } from "../tasks/tasks.js";
+import { receiptWarning } from "../server/receipt.js";
 import type { TaskState } from "../tasks/fold.js";
 
 const sendInput = z.strictObject({
@@ -78,16 +79,18 @@ export class UiWrites {
     const recipient = await resolveRecipient(this.peerpost, parseAddress(input.to, "to").text);
     const warnings = [recipientWarning(recipient)?.message].filter((warning) => warning !== undefined);
     const { message } = await this.peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: input.body, anticipation: input.anticipation, replyToMessageId: input.replyToMessageId });
-    await this.peerpost.receipts.record(this.receipt({ kind: "send", from, to: message.to, messageId: message.id }, warnings));
+    // The message is stored: a receipt that cannot be written is a warning, or the person would send it again.
+    const unrecorded = await receiptWarning(this.peerpost, this.receipt({ kind: "send", from, to: message.to, messageId: message.id }, warnings));
+    if (unrecorded) warnings.push(unrecorded.message);
     return { messageId: message.id, to: message.to, conversationId: message.conversationId, warnings };
   }
 
-  async resolve(raw: unknown): Promise<{ messageId: string; resolution: string; replyId: string | null }> {
+  async resolve(raw: unknown): Promise<{ messageId: string; resolution: string; replyId: string | null; warnings: string[] }> {
     const by = this.requireAuthor();
     const input = parse(resolveInput, raw);
     const { message, reply } = await this.peerpost.mailbox.resolve({ id: input.id, by, byVerified: false, resolution: input.resolution, text: input.text });
-    await this.peerpost.receipts.record(this.receipt({ kind: "reply", from: by, to: message.from, messageId: reply?.id ?? message.id }));
-    return { messageId: message.id, resolution: input.resolution, replyId: reply?.id ?? null };
+    const unrecorded = await receiptWarning(this.peerpost, this.receipt({ kind: "reply", from: by, to: message.from, messageId: reply?.id ?? message.id }));
+    return { messageId: message.id, resolution: input.resolution, replyId: reply?.id ?? null, warnings: unrecorded ? [unrecorded.message] : [] };
   }
 
   async release(raw: unknown): Promise<{ repo: string; released: Array<{ holder: string; path: string }> }> {

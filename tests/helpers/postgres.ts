@@ -93,6 +93,21 @@ export function sql(url: string, text: string): Promise<unknown> {
   return admin(url, (query) => query(text));
 }
 
+/**
+ * The database connection dies once (pg_terminate_backend, as a restart or a dropped link would end it) as
+ * the first row of `table` that `when` (SQL over NEW) holds for is inserted: a store lost between appends.
+ */
+export function dropConnectionOnce(url: string, table: "peerpost_log_mailbox" | "peerpost_log_receipts", when = "true"): Promise<unknown> {
+  return sql(url, `
+    CREATE SEQUENCE fire_once;
+    CREATE FUNCTION go_away() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF (${when}) AND nextval('fire_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER go_away BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION go_away();`);
+}
+
 /** Another machine (a state dir of its own on the database at `url`) sends `to` an fyi. */
 export async function mailFromAnotherMachine(t: TestContext, url: string, to: string): Promise<void> {
   const home = tempDir(t);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { mailOwner } from "../claimed.js";
 import { defineTool, type ToolContext } from "../tool.js";
 import { ADDRESS_PATTERN } from "../../common/address.js";
-import { PeerpostError } from "../../common/errors.js";
+import { PeerpostError, toErrorValue } from "../../common/errors.js";
 import { waitFor } from "../../mail/wait.js";
 import { renderReason } from "../../mail/envelope.js";
 import { byId, type MessageStatus } from "../../mail/fold.js";
@@ -93,7 +93,12 @@ export async function waitForMessage(context: ToolContext, query: { messageId?: 
     return result;
   }
   const shown = waited.value.reply ?? waited.value.message;
-  if (shown) await mailbox.markRead(me.address, [shown.id]);
+  // What the wait found is the answer: a read mark that cannot be stored (the store gone) is a warning, not an
+  // error, which would lose the answer and, after message's waitForReply, invite sending the request again.
+  if (shown)
+    await mailbox.markRead(me.address, [shown.id]).catch((error: unknown) =>
+      context.warn({ code: "read_not_recorded", message: `The answer is here, but marking it read failed (${toErrorValue(error).message}); it shows as unread until read again. Do not send the request again.` }),
+    );
   return waited.value;
 }
 
