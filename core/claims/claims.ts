@@ -276,3 +276,10 @@ export function listClaims(peerpost: Peerpost, repo?: string): ClaimListing {
     .sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.path < b.path ? -1 : 1));
   return { claims: entries.filter((entry) => isLive(entry, now) && !holderGone(peerpost, entry.holder)), expired: entries.filter((entry) => !isLive(entry, now) && Date.parse(entry.until) >= since) };
 }
+
+/** The `claims_expired` warning of a listing, as the health tool and `peerpost health`/`doctor` give it. */
+export function expiredClaimsWarning(listing: ClaimListing): { code: "claims_expired"; message: string } | undefined {
+  const oldest = listing.expired[0];
+  if (oldest === undefined) return undefined;
+  return { code: "claims_expired", message: `${listing.expired.length} claims ran past their TTL without a release (oldest: ${escapeVisible(oldest.path)} of ${oldest.holder}); they keep nobody out. Holders release with the release tool, a person with \`peerpost release --force\`.` };
+}

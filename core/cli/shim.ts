@@ -4,11 +4,12 @@
 // when peerpost cannot work (a bad state dir, a bad setting, a bug), the host still runs, byte for byte.
 import type { ChildProcess } from "node:child_process";
 import { nodeChildProcess } from "../common/child-process.js";
-import { constants } from "node:os";
+import { constants, homedir } from "node:os";
 import { openPeerpost, type Peerpost } from "../peerpost.js";
 import { formatAddress } from "../common/address.js";
 import { toErrorValue } from "../common/errors.js";
 import { logError } from "../common/error-log.js";
+import { resolveStateDirPath } from "../security/state-dir.js";
 import { PushLoop } from "../server/push.js";
 import { ShimPush, SHIM_VIA } from "../server/shim-push.js";
 import { hostStartField } from "../sessions/process-tree.js";
@@ -99,6 +100,15 @@ function reportFailure(stateDir: string | undefined, error: unknown): void {
   if (stateDir !== undefined) logError(stateDir, "shim", error);
 }
 
+/** The state dir a bad setting elsewhere (PEERPOST_MAX_HOPS=many) leaves usable, for the error log doctor reads. */
+function stateDirOf(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return resolveStateDirPath(env["PEERPOST_HOME"] || undefined, homedir()).path;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function runShim(dialect: ShimDialect, binary: string | undefined, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (binary === undefined) {
     process.stderr.write(`peerpost shim: no ${dialect.binary} on PATH (a peerpost shim script itself does not count); install ${dialect.binary} or put it on PATH.\n`);
@@ -116,7 +126,7 @@ export async function runShim(dialect: ShimDialect, binary: string | undefined, 
     const stateDir = peerpost.stateDir.path;
     live = startLive(dialect, relay, child, peerpost, (error) => reportFailure(stateDir, error));
   } catch (error) {
-    reportFailure(peerpost?.stateDir.path, error);
+    reportFailure(peerpost?.stateDir.path ?? stateDirOf(env), error);
   }
   const code = await status;
   relay.close(`${dialect.binary} exited`);

@@ -5,8 +5,7 @@ import { inspectStore } from "../../store/report.js";
 import { VERSION } from "../../common/version.js";
 import { wakeReport, wakeWarnings } from "../../wake/report.js";
 import { storeWarnings } from "../../upkeep/health-warnings.js";
-import { listClaims } from "../../claims/claims.js";
-import { escapeVisible } from "../../security/escape.js";
+import { expiredClaimsWarning, listClaims } from "../../claims/claims.js";
 
 const input = z.object({}).strict();
 
@@ -38,7 +37,8 @@ export const healthTool = defineTool({
     const wake = wakeReport(peerpost, identity?.address);
     const warnings = [...storeWarnings(state, store), ...wakeWarnings(wake)];
     const claims = listClaims(peerpost);
-    if (claims.expired.length > 0) warnings.push({ code: "claims_expired", message: `${claims.expired.length} claims ran past their TTL without a release (oldest: ${escapeVisible(claims.expired[0]!.path)} of ${claims.expired[0]!.holder}); they keep nobody out. Holders release with the release tool, a person with \`peerpost release --force\`.` });
+    const expired = expiredClaimsWarning(claims);
+    if (expired !== undefined) warnings.push(expired);
     const report = context.identityReport();
     for (const key of ["claim", "refusedClaim"] as const)
       if (typeof report[key] === "string") warnings.push({ code: "identity_claimed", message: `${report[key]} A session moves to another host only when its own host has ended.` });
