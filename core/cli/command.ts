@@ -14,6 +14,8 @@ export interface FlagSpec {
   /** What completion offers for the value. */
   complete?: "address" | "file";
   short?: string;
+  /** The actions (first arguments) that read this flag: given with another, it is a usage mistake, never dropped. */
+  actions?: readonly string[];
 }
 
 export type Flags = Record<string, FlagSpec>;

@@ -66,6 +66,11 @@ export function parseCommandLine(command: Command, argv: string[]): Parsed {
   }
   // Asking for help is never a usage mistake, whatever else the line lacks.
   if (flags.help) return { flags, args };
+  // A flag the action does not read is a mistake to say, not to drop: `task done ID --after X` would finish the task regardless.
+  for (const name of Object.keys(flags)) {
+    const actions = command.flags[name]?.actions;
+    if (actions && args[0] !== undefined && !actions.includes(args[0])) throw fail(`--${name} is for ${actions.join(" and ")}, not ${args[0]}`);
+  }
   if (args.length < command.args.min) throw fail(`needs ${command.args.name}`);
   if (args.length > command.args.max)
     throw fail(command.args.max === 0 ? `takes no arguments (got ${JSON.stringify(args[0])})` : `takes at most ${command.args.max} argument${command.args.max === 1 ? "" : "s"} (${command.args.name}), got ${args.length}`);

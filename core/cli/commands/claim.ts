@@ -24,7 +24,7 @@ export const claimCommand = defineCommand({
     as: { type: "string", value: "ADDR", help: "Claim for this address instead of yourself.", default: "user:<PEERPOST_USER, else your login name>", complete: "address" },
     all: { type: "boolean", help: "Allow a pattern that names the whole repository (such as **)." },
   },
-  args: { min: 0, max: Infinity, name: "PATH|GLOB…" },
+  args: { min: 1, max: Infinity, name: "PATH|GLOB…" },
   examples: ["peerpost claim src/parser.ts --reason 'fixing #12'", "peerpost claim 'docs/**' --shared --ttl 30m"],
   async run({ flags, args, json }) {
     const peerpost = await openStore();

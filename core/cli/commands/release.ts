@@ -17,7 +17,8 @@ export const releaseCommand = defineCommand({
   },
   args: { min: 0, max: Infinity, name: "PATH|GLOB…" },
   examples: ["peerpost release src/parser.ts", "peerpost release --force 'src/**'"],
-  async run({ flags, args, json }) {
+  async run({ flags, args, json, usageError }) {
+    if (args.length === 0 && !flags.all) throw usageError("needs PATH|GLOB… as claimed (peerpost claims lists them), or --all for every claim of yours here");
     const peerpost = await openStore();
     const by = addressOrMine(peerpost, flags.as, "--as");
     const result = await releasePaths(peerpost, { by, cwd: process.cwd(), paths: args, force: flags.force, all: flags.all });

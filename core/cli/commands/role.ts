@@ -15,7 +15,7 @@ export const roleCommand = defineCommand({
   summary: "give a role to a session (its open requests follow), or clear it",
   usage: "set NAME ADDR [--procedure FILE] | clear NAME",
   details: "A role is reached as role:NAME. Setting it moves its open requests to the new holder; clearing it keeps its mail waiting until someone takes the role. The procedure (a text file, default roles/NAME.md in the state dir) is shown to the holder once per version.",
-  flags: { procedure: { type: "string", value: "FILE", help: "Instructions for the holder of the role (UTF-8 text, at most 64 KiB).", complete: "file" } },
+  flags: { procedure: { type: "string", value: "FILE", help: "set: instructions for the holder of the role (UTF-8 text, at most 64 KiB).", complete: "file", actions: ["set"] } },
   args: { min: 2, max: 3, name: "set NAME ADDR, or clear NAME", complete: ["set", "clear"] },
   examples: ["peerpost role set reviewer codex:0199a2f3 --procedure review.md", "peerpost role clear reviewer"],
   async run({ flags, args, json, usageError }) {

@@ -16,7 +16,7 @@ export const sessionsCommand = defineCommand({
   details:
     "Reads each host's session files (Claude Code, Codex, Copilot CLI, Grok); peerpost writes no database of its own. archive runs the host's own command: `codex archive <id>` for Codex; " +
     "Claude Code, Copilot CLI and Grok have no archive, so there it answers unsupported. A running session is never archived.",
-  flags: { host: { type: "string", value: "HOST", help: "Only this host's sessions.", choices: SESSION_HOSTS } },
+  flags: { host: { type: "string", value: "HOST", help: "list: only this host's sessions.", choices: SESSION_HOSTS, actions: ["list"] } },
   args: { min: 1, max: 2, name: "list, show ADDR or archive ADDR", complete: ["list", "show", "archive"] },
   examples: ["peerpost sessions list --host codex", "peerpost sessions show codex:0199a2f3-…", "peerpost sessions archive codex:0199a2f3-…"],
   async run({ flags, args, json, usageError }) {

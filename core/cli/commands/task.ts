@@ -14,9 +14,6 @@ function describe(task: TaskState): string {
   return `task ${task.id} ${task.status}${task.takenBy ? ` (taken by ${task.takenBy})` : ""}: ${visible(task.title)}${task.after.length > 0 ? `, after ${task.after.join(", ")}` : ""}`;
 }
 
-/** The actions each of the action-specific flags is for. */
-const FLAG_ACTIONS: Record<"body" | "assignee" | "after", readonly string[]> = { body: ["add"], assignee: ["add"], after: ["add", "block"] };
-
 export const taskCommand = defineCommand({
   name: "task",
   summary: "the task board: add, list, claim, done, fail, block",
@@ -25,9 +22,9 @@ export const taskCommand = defineCommand({
     "A task is claimed exactly once, and not while the tasks it waits on are not done. done and fail send the result to the task's creator, as the answer to the task's first message (wait on its messageId); " +
     "when the last task another waits on is done, its assignee (else its creator) gets an fyi task_unblocked.",
   flags: {
-    body: { type: "string", value: "TEXT", help: "add: the details." },
-    assignee: { type: "string", value: "ADDR", help: "add: who should take it (an address or role:NAME).", complete: "address" },
-    after: { type: "string", value: "ID,…", help: "add, block: tasks that must be done first (comma-separated ids)." },
+    body: { type: "string", value: "TEXT", help: "add: the details.", actions: ["add"] },
+    assignee: { type: "string", value: "ADDR", help: "add: who should take it (an address or role:NAME).", complete: "address", actions: ["add"] },
+    after: { type: "string", value: "ID,…", help: "add, block: tasks that must be done first (comma-separated ids).", actions: ["add", "block"] },
     as: { type: "string", value: "ADDR", help: "Act for this address instead of yourself.", default: "user:<PEERPOST_USER, else your login name>", complete: "address" },
   },
   args: { min: 1, max: Infinity, name: "an action and its arguments", complete: ACTIONS },
@@ -35,9 +32,6 @@ export const taskCommand = defineCommand({
   async run({ flags, args, json, usageError }) {
     const [action, ...rest] = args as [string, ...string[]];
     if (!(ACTIONS as readonly string[]).includes(action)) throw usageError(`needs one of ${ACTIONS.join(", ")}, not ${JSON.stringify(action)}`);
-    // A flag the action does not read is a mistake to say, not to drop: `done ID --after X` would finish the task regardless.
-    for (const [flag, actions] of Object.entries(FLAG_ACTIONS))
-      if (flags[flag as keyof typeof FLAG_ACTIONS] !== undefined && !actions.includes(action)) throw usageError(`--${flag} is for ${actions.join(" and ")}, not ${action}`);
     const peerpost = await openStore();
     const by = addressOrMine(peerpost, flags.as, "--as");
     const after = flags.after === undefined ? undefined : flags.after.split(",").map((id) => id.trim()).filter(Boolean);
