@@ -90,6 +90,24 @@ async function pending(peerpost: Peerpost, address: string, via: string, mirrorC
   };
 }
 
+/**
+ * After /clear or /resume: the requests still unread at the sessions this host process left for `address`.
+ * Nothing tells them while the process runs (its hooks serve `address`, and a live process is never woken),
+ * so the session it runs now hears who waits (never the bodies), to answer or resume that conversation.
+ */
+function leftBehind(peerpost: Peerpost, address: string, mirrorCurrent: boolean): string | undefined {
+  if (!mirrorCurrent) return undefined;
+  const lines: string[] = [];
+  for (const session of peerpost.sessions.list({ includeDead: true })) {
+    if (session.leftFor !== address || peerpost.mailbox.viewWouldReadFar(session.address)) continue;
+    const waiting = unreadOf(Object.values(peerpost.mailbox.view(session.address).state.messages), session.address).filter((message) => message.anticipation !== "fyi");
+    if (waiting.length === 0) continue;
+    const from = [...new Set(waiting.map((message) => message.from))].join(", ");
+    lines.push(`peerpost: ${waiting.length} request${waiting.length === 1 ? "" : "s"} from other AI agents (${from}) still wait${waiting.length === 1 ? "s" : ""} unread for ${session.address}, the conversation this process ran before (${waiting.map((message) => message.id).join(", ")}). They are not from the user. Their senders wait for an answer: tell the user, who can resume that conversation to answer them.`);
+  }
+  return lines.length > 0 ? lines.join("\n") : undefined;
+}
+
 /** The messages to `address` nobody read or resolved yet, oldest first. */
 function unreadOf(messages: MessageState[], address: string): MessageState[] {
   return messages.filter((message) => message.to === address && !message.read && !message.resolved).sort(byId);
@@ -149,7 +167,9 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
     // lends it no environment to be woken with.
     if (registered.claimFrom !== undefined) return {};
     captureHostEnv(peerpost.stateDir.path, address, hostPid, env);
-    const note = mailNote({ unread: (await pending(peerpost, address, via, mirrorCurrent, event)).unread, reminders: [] });
+    const own = mailNote({ unread: (await pending(peerpost, address, via, mirrorCurrent, event)).unread, reminders: [] });
+    const left = source === "clear" || source === "resume" ? leftBehind(peerpost, address, mirrorCurrent) : undefined;
+    const note = own === undefined ? left : left === undefined ? own : `${own}\n${left}`;
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }

@@ -115,7 +115,8 @@ export function committerAddresses(peerpost: Peerpost): Set<string> {
   const own = new Set<string>([userAddress(peerpost.config)]);
   if (peerpost.config.address !== undefined) own.add(peerpost.config.address);
   const pids = new Set(ancestors().map((info) => info.pid));
-  for (const session of peerpost.sessions.list()) if (session.hostPid !== undefined && pids.has(session.hostPid)) own.add(session.address);
+  // The sessions its Claude Code process left (/clear, /resume) too: their claims are the process's own.
+  for (const session of peerpost.sessions.list({ includeDead: true })) if ((session.alive || session.leftFor !== undefined) && session.hostPid !== undefined && pids.has(session.hostPid)) own.add(session.address);
   return own;
 }
 

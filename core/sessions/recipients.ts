@@ -15,6 +15,14 @@ export interface Recipient {
   alive: boolean;
   /** A `user:` address no message has been sent to or from yet, and not this machine's own person: likely a typo. */
   unknownPerson?: boolean;
+  /** The session the recipient's Claude Code process runs now, having left the recipient (/clear, /resume): nothing reads its mail meanwhile. */
+  leftFor?: string;
+}
+
+/** A registered session as a recipient: not running when its Claude Code process has left it for another. */
+function sessionRecipient(peerpost: Peerpost, address: string, entry: SessionEntry, via?: string): Recipient {
+  const left = peerpost.sessions.leftFor(entry);
+  return { address, entry, alive: entry.alive && left === undefined, ...(via !== undefined ? { via } : {}), ...(left ? { leftFor: left.address } : {}) };
 }
 
 export interface RecipientWarning {
@@ -30,14 +38,12 @@ export async function resolveRecipient(peerpost: Peerpost, to: string): Promise<
     if (held) {
       if (held.holder === undefined) return { address: to, via: to, alive: false };
       const entry = peerpost.sessions.get(held.holder);
-      return entry ? { address: held.holder, via: to, entry, alive: entry.alive } : { address: held.holder, via: to, alive: false };
+      return entry ? sessionRecipient(peerpost, held.holder, entry, to) : { address: held.holder, via: to, alive: false };
     }
   }
   const found = peerpost.sessions.resolveRecipient(to, () => findUnseen(peerpost, to));
   if (found.discovered) await registerDiscovered(peerpost, found.discovered);
-  const recipient: Recipient = { address: found.address, entry: found.entry, alive: found.entry.alive };
-  if (found.via !== undefined) recipient.via = found.via;
-  return recipient;
+  return sessionRecipient(peerpost, found.address, found.entry, found.via);
 }
 
 /** What the sender should know about where its message waits. */
@@ -50,6 +56,10 @@ export function recipientWarning(recipient: Recipient): RecipientWarning | undef
   // A pid names a process only on its own machine: from here a session of another one is neither running nor not.
   if (!recipient.entry.local)
     return { code: "recipient_other_machine", message: `${recipient.address} runs on machine ${recipient.entry.machine ?? "?"}, whose sessions this machine cannot see running or not; the message waits in its mailbox for it there.` };
+  if (recipient.leftFor !== undefined) {
+    const held = recipient.via?.startsWith("role:") ? ` Give the role to the session running now: \`peerpost role set ${recipient.via.slice("role:".length)} ${recipient.leftFor}\`.` : ` Send to ${recipient.leftFor} to reach the session running now.`;
+    return { code: "recipient_not_running", message: `${recipient.address} is not running now: its Claude Code process left it for ${recipient.leftFor} (/clear or /resume). The message waits in its mailbox until that conversation is resumed.${held}` };
+  }
   if (!recipient.alive) return { code: "recipient_not_running", message: `${recipient.address} is not running now; the message waits in its mailbox until it starts again.` };
   if (recipient.entry.push === undefined || recipient.entry.push === "none")
     return { code: "recipient_mailbox_only", message: `${recipient.address} has no live push: it sees the message at its next prompt (its hooks) or when its agent calls read.` };

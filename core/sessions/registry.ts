@@ -38,6 +38,12 @@ export interface SessionEntry {
   /** The latest record that named another host process while this session's own host was running. */
   claim?: SessionClaim;
   alive: boolean;
+  /**
+   * Set by `list()` on a Claude Code session its process has left for another (/clear, /resume):
+   * the session that process runs now. Such a session is listed with `alive: false` (nothing reads its mail
+   * while the process runs the other), though `get()` still says its process is alive (claims, wakes).
+   */
+  leftFor?: string;
   source: SessionRecord["source"];
   firstSeen: string;
   lastSeen: string;
@@ -67,13 +73,18 @@ export function heldByAnotherHost(entry: SessionEntry | undefined): number | und
 }
 
 /**
- * A Claude Code session its own process has since left for another (/clear, /resume): that process runs one
- * session at a time, the one it registered last, so the earlier one holds no role while it runs the later.
+ * A Claude Code session's host process (pid, start time, machine). It runs one session at a time, the one
+ * it registered last: after /clear or /resume the earlier one holds no role and reads no mail while it runs.
  */
-export function supersededInProcess(entry: SessionEntry, all: Iterable<SessionEntry>): boolean {
-  if (entry.host !== "claude-code" || entry.hostPid === undefined) return false;
-  for (const other of all)
-    if (other !== entry && other.host === "claude-code" && other.hostPid === entry.hostPid && other.hostStart === entry.hostStart && other.machine === entry.machine && other.lastSeen > entry.lastSeen) return true;
+function processKey(entry: SessionEntry): string | undefined {
+  return entry.host === "claude-code" && entry.hostPid !== undefined ? `${entry.hostPid}\n${entry.hostStart}\n${entry.machine}` : undefined;
+}
+
+/** Whether `entry`'s Claude Code process has since registered another session (/clear, /resume). */
+function supersededInProcess(entry: SessionEntry, all: Iterable<SessionEntry>): boolean {
+  const key = processKey(entry);
+  if (key === undefined) return false;
+  for (const other of all) if (other !== entry && processKey(other) === key && other.lastSeen > entry.lastSeen) return true;
   return false;
 }
 
@@ -185,6 +196,14 @@ export class Sessions {
     return [...this.fold().values()].map((entry) => this.view(entry)).sort(byLastSeen);
   }
 
+  /** The session `entry`'s running Claude Code process runs now, when it has left `entry` for it (/clear, /resume). */
+  leftFor(entry: SessionEntry): SessionEntry | undefined {
+    const key = processKey(entry);
+    if (key === undefined || !entry.local || !entry.alive) return undefined;
+    const now = this.first((other) => processKey(other) === key, byLastSeen);
+    return now && now.address !== entry.address && now.lastSeen > entry.lastSeen ? now : undefined;
+  }
+
   /**
    * Sessions registered with `role` that may run, most recently seen first: here the live ones; of each
    * other machine, whose processes this one cannot see, only the one seen last there (its earlier holders
@@ -292,9 +311,27 @@ export class Sessions {
     return byAddress;
   }
 
-  /** Without includeDead: the live sessions here, and every session of other machines (their liveness is not known here). */
+  /**
+   * Sessions as people and agents are shown them. Without includeDead: the live sessions here, and every
+   * session of other machines (their liveness is not known here). A Claude Code session its still running
+   * process has left for another (leftFor) is not running: nothing reads its mail while the process runs the other.
+   */
   list(options: { host?: SessionHost | undefined; includeDead?: boolean | undefined } = {}): SessionEntry[] {
-    return this.all().filter((entry) => (options.host === undefined || entry.host === options.host) && (options.includeDead || mayRun(entry)));
+    const all = this.all();
+    // Each Claude Code process's session seen last: the one it runs.
+    const latest = new Map<string, SessionEntry>();
+    for (const entry of all) {
+      const key = processKey(entry);
+      if (key !== undefined && !latest.has(key)) latest.set(key, entry);
+    }
+    for (const entry of all) {
+      const now = latest.get(processKey(entry) ?? "");
+      if (now !== undefined && now !== entry && now.lastSeen > entry.lastSeen && entry.alive) {
+        entry.alive = false;
+        entry.leftFor = now.address;
+      }
+    }
+    return all.filter((entry) => (options.host === undefined || entry.host === options.host) && (options.includeDead || mayRun(entry)));
   }
 
   /** The most recent session registered for a host process on this machine (how a server finds the session its hooks saw). */

@@ -4,12 +4,12 @@
 // caller chooses and then messages the exact address.
 import { basename } from "node:path";
 import { PeerpostError } from "../common/errors.js";
-import { supersededInProcess, type SessionEntry } from "./registry.js";
+import type { SessionEntry } from "./registry.js";
 import { withHostFiles, type DiscoveredSession } from "./discovery.js";
 import type { Peerpost } from "../peerpost.js";
 
 /** What ranking looks at; sessions peerpost has not seen yet are given `seen: false`. */
-export type Rankable = Pick<SessionEntry, "address" | "host" | "sessionId" | "name" | "cwd" | "title" | "alive" | "lastSeen"> & Partial<Pick<SessionEntry, "machine" | "local">> & { seen?: boolean };
+export type Rankable = Pick<SessionEntry, "address" | "host" | "sessionId" | "name" | "cwd" | "title" | "alive" | "lastSeen"> & Partial<Pick<SessionEntry, "machine" | "local" | "leftFor">> & { seen?: boolean };
 
 export interface Candidate {
   address: string;
@@ -103,6 +103,7 @@ export function rankSessions(sessions: Rankable[], query: string, now: number): 
     }
     // Of another machine's session this one cannot tell whether it runs: said, not taken for "not running".
     if (session.local === false) reasons.push(`runs on machine ${session.machine ?? "?"} (whether it runs is known only there)`);
+    if (session.leftFor !== undefined) reasons.push(`its Claude Code process left it for ${session.leftFor} (/clear or /resume)`);
     const seen = session.seen ?? true;
     if (!seen) reasons.push("not seen by peerpost yet (from the host's own files)");
     const candidate: Candidate = { address: session.address, host: session.host, alive: session.alive, seen, lastSeen: session.lastSeen, score, reasons };
@@ -117,9 +118,8 @@ export function rankSessions(sessions: Rankable[], query: string, now: number): 
 
 /** Every session a query can name: registered ones (with their hosts' titles) and unseen ones. */
 export function findSessions(peerpost: Peerpost, query: string): Candidate[] {
-  const registered = peerpost.sessions.all();
-  // A Claude Code process runs the session it registered last (/clear, /resume): the one it left does not run, though its pid does.
-  const all = registered.map((session) => (session.alive && supersededInProcess(session, registered) ? { ...session, alive: false } : session));
+  // Listed as people see them: a session its Claude Code process left (/clear, /resume) does not run, though its pid does.
+  const all = peerpost.sessions.list({ includeDead: true });
   const view = withHostFiles(peerpost.discover, peerpost.env, all, all.map((session) => session.address));
   return rankSessions([...view.sessions, ...view.unseen.map(rankableUnseen)], query, peerpost.config.now());
 }

@@ -13,6 +13,7 @@ import { keptFold, type WorkFoldSpec } from "../claims/work-fold.js";
 import { BODY_TOO_LARGE_HINT, checkBody } from "../mail/messages.js";
 import { MAX_BODY_BYTES } from "../records/record-values.js";
 import { idempotencySlot } from "../mail/fold.js";
+import { heldBefore } from "../claims/holders.js";
 import { applyTaskEvent, emptyTasks, isFinal, openDependencies, statusRefusal, wouldCycle, type TaskState, type TasksState } from "./fold.js";
 
 const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent), archived: true };
@@ -74,12 +75,15 @@ export interface TaskUpdate {
 }
 
 /** Takes a task (status in_progress) or moves it on; refused with a code when the log says no. */
-export async function updateTask(peerpost: Peerpost, update: TaskUpdate): Promise<TaskState> {
-  parseAddress(update.by, "by");
-  if (update.note !== undefined) checkBody(update.note, "note");
+export async function updateTask(peerpost: Peerpost, asked: TaskUpdate): Promise<TaskState> {
+  parseAddress(asked.by, "by");
+  if (asked.note !== undefined) checkBody(asked.note, "note");
+  const current = tasksState(peerpost).tasks[asked.id];
+  // A task taken before a /clear or /resume is its Claude Code process's own, as its claims are: the process
+  // moves it on as the taker (a task is taken once, so its taker never changes).
+  const update = current?.takenBy !== undefined && heldBefore(peerpost, current.takenBy, asked.by) ? { ...asked, by: current.takenBy } : asked;
   // The same final update again from the taker, whose result never went out (the store went away between
   // the status and the result, two appends): the result and task_unblocked go out now, not a refusal.
-  const current = tasksState(peerpost).tasks[update.id];
   if (current && isFinal(current.status) && current.status === update.status && current.takenBy === update.by && !announced(peerpost, current)) {
     await announceEnd(peerpost, current, { ...update, note: current.note }, resultSent(peerpost, current));
     return current;

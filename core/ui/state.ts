@@ -161,7 +161,7 @@ export class UiStateBuilder {
     const { peerpost } = this.source;
     const now = peerpost.config.now();
     const roles = roleState(peerpost);
-    const entries = peerpost.sessions.all().map((entry) => ({ ...entry, roles: rolesOf(roles, entry) }));
+    const entries = peerpost.sessions.list({ includeDead: true }).map((entry) => ({ ...entry, roles: rolesOf(roles, entry) }));
     const wakes = this.source.receipts.filter((receipt) => WAKE_KIND.test(receipt.kind));
     const holders = filters.role === undefined ? undefined : new Set(entries.filter((entry) => entry.roles.includes(filters.role!)).map((entry) => entry.address));
     const keeps = this.keeps(filters, holders);

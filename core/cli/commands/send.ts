@@ -93,7 +93,7 @@ export const sendCommand = defineCommand({
       if (warning) warnings.push(warning);
     }
     // A request to a session that is not running may wake it (when the wake switch is on); the runner is detached.
-    const decision = created && message.anticipation !== "fyi" && !recipient.alive ? await requestWake(peerpost, message.to, wakeDeps()) : undefined;
+    const decision = created && message.anticipation !== "fyi" && !recipient.alive && recipient.leftFor === undefined ? await requestWake(peerpost, message.to, wakeDeps()) : undefined;
     warnings.push(...sendWarnings(notice, decision, message.to));
     if (json) {
       printJson({ ok: true, messageId: message.id, from, to: message.to, ...(recipient.via ? { via: recipient.via } : {}), conversationId: message.conversationId, hop: message.hop, created, recipientAlive: recipient.alive, ...(decision ? { wake: decision.outcome } : {}), warnings });

@@ -29,6 +29,7 @@ const session = z.object({
   machine: z.string().optional().describe("The machine it runs on (sessions of several machines share a PostgreSQL store)."),
   local: z.boolean().describe("Whether it runs on this machine; alive is known only for sessions here."),
   alive: z.boolean(),
+  leftFor: z.string().optional().describe("Not running: its Claude Code process left it for this session (/clear, /resume); its mail waits until it is resumed."),
   wake: z.boolean().describe("Whether peerpost resumes this session headless when a request reaches it while it is not running."),
   self: z.boolean(),
   firstSeen: z.string(),

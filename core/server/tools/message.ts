@@ -113,7 +113,7 @@ export const messageTool = defineTool({
       recipientAlive: recipient.alive,
     };
     // A request to a session whose host is gone may wake it (when waking is on for it): claimed once, in budget.
-    const decision = created && anticipation !== "fyi" && !recipient.alive && context.wake ? await requestWake(context.peerpost, message.to, context.wake) : undefined;
+    const decision = created && anticipation !== "fyi" && !recipient.alive && recipient.leftFor === undefined && context.wake ? await requestWake(context.peerpost, message.to, context.wake) : undefined;
     if (decision && (REPORTED_WAKE_OUTCOMES as readonly string[]).includes(decision.outcome)) result.wake = decision.outcome;
     for (const said of sendWarnings(warning, decision, message.to)) context.warn(said);
     if (!created) context.warn({ code: "idempotent_replay", message: `A message with this idempotencyKey was already sent (${message.id}); returning it instead of sending again.` });
