@@ -168,7 +168,8 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
     if (registered.claimFrom !== undefined) return {};
     captureHostEnv(peerpost.stateDir.path, address, hostPid, env);
     const own = mailNote({ unread: (await pending(peerpost, address, via, mirrorCurrent, event)).unread, reminders: [] });
-    const left = source === "clear" || source === "resume" ? leftBehind(peerpost, address, mirrorCurrent) : undefined;
+    // Only a Claude Code process runs one session after another (leftFor): no other host's start lists the registry.
+    const left = (source === "clear" || source === "resume") && dialect.host === "claude-code" && hostPid !== undefined ? leftBehind(peerpost, address, mirrorCurrent) : undefined;
     const note = own === undefined ? left : left === undefined ? own : `${own}\n${left}`;
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cliIn } from "./helpers/cli.js";
+import { cliIn, json } from "./helpers/cli.js";
 import { tempRepo } from "./helpers/repo.js";
 import { tempDir } from "./helpers/temp.js";
 
@@ -35,5 +35,15 @@ test("a missing path for claim or release is a usage mistake (exit 2) with a hin
     const result = await cliIn(repo, env, command);
     assert.equal(result.code, 2, `peerpost ${command}: exit ${result.code}, stderr: ${result.stderr}`);
     assert.doesNotMatch(result.stderr, /all: true|the claims tool/, `peerpost ${command}: the hint names the MCP tool's arguments`);
+  }
+});
+
+test("--json is every command's flag: launch on|off --json sets the switch and prints JSON", async (t) => {
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_USER: "ann" };
+  for (const action of ["on", "off"]) {
+    const result = await cliIn(home, env, "launch", action, "--json");
+    assert.equal(result.code, 0, `peerpost launch ${action} --json: exit ${result.code}\nstdout: ${result.stdout}stderr: ${result.stderr}`);
+    assert.equal(json(result)["launch"], action === "on");
   }
 });

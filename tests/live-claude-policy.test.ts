@@ -9,9 +9,14 @@ import { tempDir, tempPeerpost, onCleanup } from "./helpers/temp.js";
 import { createInboxPush } from "../plugins/claude-code/inbox/transport.js";
 import type { IdentityContext } from "../core/server/adapter.js";
 
-/** A long-lived process started with `args` in `cwd`, standing in for the session's `claude`. */
+/**
+ * A long-lived process started with `args` in `cwd`, standing in for the session's `claude`. A script file,
+ * not `-e`: node would take `--settings` after `-e` for an option of its own and exit at once ("bad option").
+ */
 function fakeClaude(t: TestContext, cwd: string, args: string[]): number {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1e6)", ...args], { cwd, stdio: "ignore" });
+  const script = join(tempDir(t), "hold.js");
+  writeFileSync(script, "setInterval(() => {}, 1e6);\n");
+  const child = spawn(process.execPath, [script, ...args], { cwd, stdio: "ignore" });
   onCleanup(t, () => child.kill());
   return child.pid!;
 }
@@ -25,7 +30,7 @@ async function admitFor(t: TestContext, args: string[], files: Record<string, un
   for (const [path, contents] of Object.entries(files)) writeFileSync(path, JSON.stringify(contents));
   const pid = fakeClaude(t, project, args);
   // Until exec, /proc shows the parent's argv.
-  for (let tries = 0; tries < 100 && !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("setInterval"); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let tries = 0; tries < 100 && !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("hold.js"); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
   const context = { env: { HOME: home, CLAUDE_CONFIG_DIR: configDir }, meta: undefined, hostProcess: { pid, ppid: process.pid, name: "claude", command: "claude" }, sessions: undefined } as unknown as IdentityContext;
   const push = createInboxPush(peerpost, context);
   onCleanup(t, () => push.close?.());

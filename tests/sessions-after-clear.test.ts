@@ -109,3 +109,28 @@ test("after /clear, the new session is told (by its real hooks under a claude pr
   const prompt = await claude.hook("user-prompt", { session_id: "new-2222", cwd: "/work/api", hook_event_name: "UserPromptSubmit", prompt: "again" }, env(T0 + 64_000));
   assert.match(prompt.stdout, /codex:control/, prompt.stdout + prompt.stderr);
 });
+
+// Role enforcement agrees with `roles`: a message to the left session by its address is no coordination with a role holder.
+test("role enforcement: the session a Claude Code process left (/clear) holds no role, as roles and role: say", async (t) => {
+  const made = tempPeerpost(t);
+  const { peerpost, clock } = made;
+  // A running process (a sleep stands in).
+  const running = () => {
+    const host = spawn("sleep", ["300"], { stdio: "ignore" });
+    onCleanup(t, () => void host.kill());
+    return { hostPid: host.pid!, ...hostStartField(host.pid!) };
+  };
+  // A planner (Codex) and a reviewer (Claude Code, PEERPOST_ROLES=reviewer) that then ran /clear.
+  await peerpost.sessions.register({ host: "codex", address: "codex:planner", sessionId: "planner", ...running(), cwd: "/work", roles: ["planner"], source: "startup" });
+  const claude = { host: "claude-code" as const, ...running(), cwd: "/work/api", roles: ["reviewer"] };
+  await peerpost.sessions.register({ ...claude, address: "claude:old-1111", sessionId: "old-1111", source: "startup" });
+  clock.now += 60_000;
+  await peerpost.sessions.register({ ...claude, address: "claude:new-2222", sessionId: "new-2222", source: "clear" });
+  const env = cliEnv(made, { PEERPOST_USER: "pat", PEERPOST_ROLE_ENFORCEMENT: "enforce", CLAUDE_CONFIG_DIR: join(made.stateDir, "none") });
+
+  const roles = json(await cli(env, "roles", "--json")).roles as Array<{ role: string; holder: string }>;
+  assert.deepEqual(roles.filter((row) => row.role === "reviewer").map((row) => row.holder), ["claude:new-2222"], "the left session holds no role");
+
+  const sent = await cli(env, "send", "--from", "codex:planner", "--to", "claude:old-1111", "--anticipation", "fyi", "--json", "notes for when you are resumed");
+  assert.equal(sent.code, 0, `refused as direct coordination with a role holder: ${sent.stdout}${sent.stderr}`);
+});

@@ -15,7 +15,8 @@ export const DIRECT_COORDINATION = "direct_coordination";
 function rolesHeldBy(peerpost: Peerpost, address: string): string[] {
   const entry = peerpost.sessions.get(address);
   // PEERPOST_ROLES count while the session may run, as role:<name> reaches only such holders.
-  return rolesOf(roleState(peerpost), { address, roles: entry && mayRun(entry) ? entry.roles : [] });
+  // Not one its Claude Code process left (/clear, /resume): role:<name> reaches the session it runs now.
+  return rolesOf(roleState(peerpost), { address, roles: entry && mayRun(entry) && peerpost.sessions.leftFor(entry) === undefined ? entry.roles : [] });
 }
 
 export interface DirectCoordination {

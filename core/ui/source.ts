@@ -50,7 +50,7 @@ export class UiSource {
   private readonly bodies = new Map<string, string>();
   /** The characters of the bodies kept. */
   private bodyChars = 0;
-  private readonly searches = new Map<string, { start: number; offset: number; ids: Set<string> }>();
+  private readonly searches = new Map<string, { file: string; start: number; offset: number; ids: Set<string> }>();
   private readonly rawMailbox: JsonlLog<{ type?: unknown; id?: unknown; body?: unknown }>;
   /** Addresses of the session pages asked for, least recent first (SESSION_VIEWS_KEPT of them). */
   private readonly sessionPages: string[] = [];
@@ -185,11 +185,14 @@ export class UiSource {
   search(query: string): Set<string> {
     const needle = query.toLowerCase();
     const start = this.recent.start;
+    const identity = this.rawMailbox.identity();
+    // Offsets are of one file: a compaction's swap puts in another, searched anew.
+    const file = identity ? `${identity.dev}:${identity.ino}` : "";
     let found = this.searches.get(needle);
-    if (found && (found.offset > (this.rawMailbox.identity()?.size ?? 0) || found.start !== start)) found = undefined;
+    if (found && (found.file !== file || found.offset > (identity?.size ?? 0) || found.start !== start)) found = undefined;
     if (!found) {
       if (this.searches.size >= SEARCHES_KEPT) this.searches.delete(this.searches.keys().next().value!);
-      found = { start, offset: start, ids: new Set() };
+      found = { file, start, offset: start, ids: new Set() };
       this.searches.set(needle, found);
     }
     const ids = found.ids;

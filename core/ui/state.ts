@@ -117,6 +117,7 @@ export class UiStateBuilder {
       const name = entry.name ?? entry.title;
       if (name !== undefined) session.name = visible(name, true);
       if (entry.cwd !== undefined) session.cwd = visible(entry.cwd, true);
+      if (entry.leftFor !== undefined) session.leftFor = entry.leftFor;
       return session;
     });
   }

@@ -25,6 +25,8 @@ export interface UiSession {
   name?: string;
   cwd?: string;
   alive: boolean;
+  /** Not running: its Claude Code process left it for this session (/clear, /resume). */
+  leftFor?: string;
   push: string | null;
   /** The latest wake or launch receipt for this session, if any. */
   wake: { kind: string; at: string; outcome: string } | null;
@@ -125,6 +127,8 @@ export interface UiClaim {
   reason?: string;
   /** "release": the author's own; "force": another holder's, which the author (a person) may end; null: neither. */
   action: "release" | "force" | null;
+  /** The repository and pattern as stored, which a release names (`repo` and `path` are made visible, for reading). */
+  target: { repo: string; path: string };
 }
 
 /** A task on the board, with the tasks it still waits on. */

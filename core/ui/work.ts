@@ -27,6 +27,7 @@ function claimView(entry: ClaimEntry, author: string | null, person: boolean): U
     until: entry.until,
     // As the CLI allows: the holder releases its own; only a person ends another's (release --force).
     action: entry.holder === author ? "release" : person ? "force" : null,
+    target: { repo: entry.repo, path: entry.path },
   };
   if (entry.reason !== undefined) claim.reason = visible(entry.reason, true);
   return claim;

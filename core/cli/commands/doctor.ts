@@ -17,7 +17,6 @@ import { overridesRefusal, wakeReport } from "../../wake/report.js";
 import { noSwitches, rulesOn, switchesOrRefusal, wakeSetting } from "../../wake/switches.js";
 import type { SessionHost } from "../../records/schemas.js";
 import { liveLines, liveReport } from "../live-report.js";
-import { expiredClaimsWarning, listClaims } from "../../claims/claims.js";
 
 interface Problem {
   problem: string;
@@ -126,9 +125,6 @@ export const doctorCommand = defineCommand({
     }
     const setUp = hosts.filter((host) => host.pluginInstalled);
     const notes = [...(state ? stateNotes(state) : []), ...hosts.flatMap((host) => host.notes.map((note) => `${host.host}: ${note}`))];
-    // Claims left behind keep nobody out: information, as in health, not a problem.
-    const expired = peerpost ? expiredClaimsWarning(listClaims(peerpost)) : undefined;
-    if (expired !== undefined) notes.push(`claims: ${expired.message}`);
     if (hosts.every((host) => host.cli === null) && setUp.length === 0) notes.push("No host CLI (claude, codex, copilot, grok) is on PATH, so nothing is set up. Install one, then run `peerpost doctor` again for the command that sets peerpost up in it.");
     else if (setUp.length === 0) notes.push("peerpost is not set up in any host yet: run the \"to set up\" command above for the host you use.");
     const live = await liveReport(peerpost, process.env);

@@ -20,7 +20,8 @@ export const launchCommand = defineCommand({
   examples: ["peerpost launch on", "peerpost launch --host claude-code --cwd ~/src/api --from user:me 'Run the tests and report'", "peerpost launch --host codex --cwd ~/src/api --model gpt-5.4 --effort high 'Review the diff'"],
   async run({ flags, args, json, usageError }) {
     // The flags are a launch's: the switch reads none of them, and would drop them without a word.
-    const given = Object.keys(flags).filter((name) => flags[name as keyof typeof flags] !== undefined);
+    // Only the launch's own flags: --json (every command's) is read by the switch too.
+    const given = Object.keys(launchCommand.flags).filter((name) => flags[name as keyof typeof flags] !== undefined);
     if ((args[0] === "on" || args[0] === "off") && args.length === 1 && given.length > 0) throw usageError(`--${given[0]} is for a launch, not launch ${args[0]}`);
     await launch(args, flags, json, wakeDeps());
     return 0;

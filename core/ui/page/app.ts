@@ -2,7 +2,7 @@
 // nodes, and redraws only the parts the server's event stream says changed (page/sync.ts). Writes
 // (send, reply, decline, and the claims and tasks actions) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
-import { $, ago, bytes, el, holding, localTime, type Child } from "./dom.js";
+import { $, ago, bytes, el, holding, localTime, resultSpan, type Child } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { FILTERS, PageSync } from "./sync.js";
 import { renderClaims, renderTasks, wireTaskForm, type WorkHelpers } from "./work.js";
@@ -133,6 +133,8 @@ function sessionView(session: UiSession): HTMLElement {
     "article",
     { className: `session${session.alive ? " alive" : ""}`, data: { address: session.address } },
     el("div", { className: "head" }, addressButton(session.address), " ", el("span", { className: `badge ${session.alive ? "ok" : ""}` }, session.alive ? "running" : "not running"), " ", el("span", { className: "badge" }, session.host)),
+    // Its process runs on, as another session: say which, or "not running" reads as wrong.
+    session.leftFor ? el("div", { className: "left-for muted" }, "its Claude Code process left it for ", addressButton(session.leftFor), " (/clear or /resume)") : null,
     session.name ? el("div", { className: "name" }, session.name) : null,
     session.cwd ? el("div", { className: "cwd muted" }, session.cwd) : null,
     el(
@@ -177,7 +179,7 @@ function renderMine(mine: UiMessage[]): void {
     const text = el("textarea", { className: "answer" });
     text.rows = 2;
     text.placeholder = "reply, or the reason to decline";
-    const result = el("span", { className: "result" });
+    const result = resultSpan();
     const reply = el("button", null, "Reply");
     reply.type = "button";
     const decline = el("button", null, "Decline");
@@ -293,10 +295,12 @@ function render(next: UiState, changed?: ReadonlySet<string>): void {
 async function write(path: string, body: unknown): Promise<string> {
   try {
     const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json", "x-peerpost-token": token }, body: JSON.stringify(body) });
-    const result = (await response.json()) as { ok: boolean; messageId?: string; task?: { id: string }; error?: { code: string; message: string; hint?: string } };
+    const result = (await response.json()) as { ok: boolean; messageId?: string; task?: { id: string }; warnings?: string[]; error?: { code: string; message: string; hint?: string } };
     void sync.load();
     const id = result.messageId ?? result.task?.id;
-    return result.ok ? `done${id ? ` (${id})` : ""}` : `${result.error?.code}: ${result.error?.message}${result.error?.hint ? ` ${result.error.hint}` : ""}`;
+    // A write that succeeded with warnings (not running, a receipt not written: do not repeat it) says them too.
+    const warned = result.warnings?.length ? ` · warning: ${result.warnings.join(" ")}` : "";
+    return result.ok ? `done${id ? ` (${id})` : ""}${warned}` : `${result.error?.code}: ${result.error?.message}${result.error?.hint ? ` ${result.error.hint}` : ""}`;
   } catch (error) {
     return `failed: ${String(error)}`;
   }

@@ -32,12 +32,22 @@ function append(parent: Node, children: Child[]): void {
 export async function holding(buttons: Array<HTMLButtonElement | null>, work: () => Promise<void>): Promise<void> {
   const held = buttons.filter((button) => button !== null);
   if (held.some((button) => button.disabled)) return;
+  // A focused button that is disabled drops the focus to <body>: a keyboard user gets it back afterwards.
+  const focused = held.find((button) => button === document.activeElement);
   for (const button of held) button.disabled = true;
   try {
     await work();
   } finally {
     for (const button of held) button.disabled = false;
+    if (focused?.isConnected && (document.activeElement === null || document.activeElement === document.body)) focused.focus();
   }
+}
+
+/** The span beside an action that says how it went: a live region, so a screen reader reads it out. */
+export function resultSpan(): HTMLSpanElement {
+  const span = el("span", { className: "result" });
+  span.setAttribute("role", "status");
+  return span;
 }
 
 export function $(selector: string): HTMLElement {

@@ -2,7 +2,7 @@
 // waits on. The author's actions (release, end another's claim as a person, add, take, finish, fail or
 // block a task) are writes like sending: token header, JSON body, the page's own origin.
 import type { UiClaim, UiState, UiTask } from "../types.js";
-import { $, el, holding, type Child } from "./dom.js";
+import { $, el, holding, resultSpan, type Child } from "./dom.js";
 
 export interface WorkHelpers {
   /** A time with a label ("since 2026-… (5 min ago)"). */
@@ -20,10 +20,10 @@ function button(label: string, onClick: () => void, className?: string): HTMLBut
 }
 
 function claimView(claim: UiClaim, helpers: WorkHelpers): HTMLElement {
-  const result = el("span", { className: "result" });
+  const result = resultSpan();
   const act = (force: boolean) => () =>
     holding([action], async () => {
-      result.textContent = await helpers.write("/api/release", { repo: claim.repo, path: claim.path, force });
+      result.textContent = await helpers.write("/api/release", { repo: claim.target.repo, path: claim.target.path, force });
     });
   const action: HTMLButtonElement | null =
     claim.action === "release"
@@ -42,8 +42,25 @@ function claimView(claim: UiClaim, helpers: WorkHelpers): HTMLElement {
   );
 }
 
+/** Claims drawn, by holder, repository and pattern, with what each was drawn from: an unchanged one is kept, with what its action said. */
+let drawnClaims = new Map<string, { from: string; node: HTMLElement }>();
+
+function claimViews(claims: UiClaim[], helpers: WorkHelpers): HTMLElement[] {
+  const next = new Map<string, { from: string; node: HTMLElement }>();
+  const nodes = claims.map((claim) => {
+    const key = JSON.stringify([claim.holder, claim.repo, claim.path]);
+    const from = JSON.stringify(claim);
+    const kept = drawnClaims.get(key);
+    const node = kept?.from === from ? kept.node : claimView(claim, helpers);
+    next.set(key, { from, node });
+    return node;
+  });
+  drawnClaims = next;
+  return nodes;
+}
+
 export function renderClaims(claims: UiClaim[], helpers: WorkHelpers): void {
-  $("#claims .list").replaceChildren(...(claims.length > 0 ? claims.map((claim) => claimView(claim, helpers)) : [el("p", { className: "muted" }, "No standing claims. Agents claim files with the claim tool; a person with ", el("code", null, "peerpost claim PATH"), ".")]));
+  $("#claims .list").replaceChildren(...(claims.length > 0 ? claimViews(claims, helpers) : [el("p", { className: "muted" }, "No standing claims. Agents claim files with the claim tool; a person with ", el("code", null, "peerpost claim PATH"), ".")]));
   $("#claims .count").textContent = String(claims.length);
 }
 
@@ -75,7 +92,7 @@ function taskRow(task: UiTask, helpers: WorkHelpers): HTMLElement {
   const note = el("textarea", { className: "note-input" });
   note.rows = 2;
   note.placeholder = "the result (done) or the reason (fail, block)";
-  const result = el("span", { className: "result" });
+  const result = resultSpan();
   const buttons: HTMLButtonElement[] = [];
   const act = (action: "claim" | "done" | "fail" | "block") => () =>
     holding(buttons, async () => {

@@ -1,0 +1,25 @@
+// A write from the page that succeeded with warnings (the recipient is not running, or its process left it
+// for another session after /clear; the receipt could not be written, "do not repeat it") says them beside
+// "done (id)", as the server sends them.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
+import { registerSessions, startUi, uiEnv } from "./helpers/ui.js";
+import { until } from "./helpers/poll.js";
+
+test("a send from the page to a session that is not running says so beside its result", { skip: NO_CHROMIUM }, async (t) => {
+  const env = { ...uiEnv(t), PEERPOST_USER: "person" };
+  const ui = await startUi(t, { env });
+  // Registered with no host process: not running, and the CLI and the tool warn recipient_not_running.
+  await registerSessions(ui.store, "claude:alice");
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  await page.goto(ui.url);
+  await page.waitForSelector("body[data-version]");
+  await page.fill('#send-form input[name="to"]', "claude:alice");
+  await page.fill('#send-form textarea[name="body"]', "are you there?");
+  await page.click('#send-form button[type="submit"]');
+  await until(async () => ((await page.textContent("#send-form .result")) ?? "").startsWith("done"), 10_000, "the send's result on the page");
+  const shown = (await page.textContent("#send-form .result")) ?? "";
+  assert.match(shown, /not running/, `the page's result for a send the server answered with a warning: ${JSON.stringify(shown)}`);
+});
