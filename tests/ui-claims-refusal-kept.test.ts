@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
+import { NO_CHROMIUM, openUiPage } from "./helpers/browser.js";
 import { cliIn, startUi, uiEnv } from "./helpers/ui.js";
 import { tempDir } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
@@ -17,10 +17,7 @@ test("a refused Release keeps saying why on the claims panel", { skip: NO_CHROMI
   mkdirSync(join(repo, ".git"), { recursive: true });
   const ui = await startUi(t, { env });
   assert.equal((await cliIn(env, repo, "claim", "src/a.ts", "--json")).code, 0);
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-  await page.goto(ui.url);
-  await page.waitForSelector("body[data-version]");
+  const page = await openUiPage(t, ui.url);
   const mine = page.locator('#claims .claim[data-holder="user:person"]');
   await mine.waitFor({ timeout: 60_000 });
   // Another process holds the mailbox's lock (and keeps it fresh) while the person clicks Release.

@@ -1,25 +1,13 @@
 // A double click on the page's buttons writes once: each button is held while its write is on its way. A
 // double click on Send sends the message once, on Add task adds one task, and on Reply answers once and
 // keeps showing "done", not the second click's already_resolved.
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
-import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
-import { cli, registerSessions, startUi, uiEnv, type RunningUi } from "./helpers/ui.js";
+import { NO_CHROMIUM, openUiPage } from "./helpers/browser.js";
+import { cli, pageAsPerson, registerSessions, startUi, uiEnv } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
 import { listTasks } from "../core/tasks/tasks.js";
 import { openPeerpost } from "../core/peerpost.js";
-
-async function pageAsPerson(t: TestContext): Promise<{ ui: RunningUi; env: Record<string, string>; page: Page }> {
-  const env = { ...uiEnv(t), PEERPOST_USER: "person" };
-  const ui = await startUi(t, { env });
-  await registerSessions(ui.store, "claude:alice");
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-  await page.goto(ui.url);
-  await page.waitForSelector("body[data-version]");
-  return { ui, env, page };
-}
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
 
@@ -51,10 +39,7 @@ test("a double click on Reply answers once and does not report the answer it mad
   await registerSessions(ui.store, "claude:alice");
   const asked = await cli(env0, "send", "--from", "claude:alice", "--to", "user:person", "--anticipation", "reply", "--json", "may I deploy?");
   const id = (JSON.parse(asked.stdout) as { messageId: string }).messageId;
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-  await page.goto(ui.url);
-  await page.waitForSelector("body[data-version]");
+  const page = await openUiPage(t, ui.url);
   const request = `#mine .request[data-id="${id}"]`;
   // Keep the row after it is answered (it would leave the list with the next state), to read what it said.
   await page.evaluate((selector) => {

@@ -3,18 +3,12 @@
 // afterwards, so a keyboard user who sent a message is where they were.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
-import { registerSessions, startUi, uiEnv } from "./helpers/ui.js";
+import { NO_CHROMIUM } from "./helpers/browser.js";
+import { pageAsPerson } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
 
 test("after a send made with the keyboard, the focus is still in the send form", { skip: NO_CHROMIUM }, async (t) => {
-  const env = { ...uiEnv(t), PEERPOST_USER: "person" };
-  const ui = await startUi(t, { env });
-  await registerSessions(ui.store, "claude:alice");
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-  await page.goto(ui.url);
-  await page.waitForSelector("body[data-version]");
+  const { page } = await pageAsPerson(t);
   await page.focus('#send-form input[name="to"]');
   await page.keyboard.type("claude:alice");
   await page.focus('#send-form textarea[name="body"]');

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
+import { NO_CHROMIUM, openUiPage } from "./helpers/browser.js";
 import { startUi, uiEnv } from "./helpers/ui.js";
 import { onCleanup } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
@@ -18,9 +18,7 @@ test("the page lists a session its Claude Code process left after /clear as not 
   await ui.store.sessions.register({ ...record, address: "claude:old-1111", sessionId: "old-1111", source: "startup" });
   await new Promise((resolve) => setTimeout(resolve, 20));
   await ui.store.sessions.register({ ...record, address: "claude:new-2222", sessionId: "new-2222", source: "clear" });
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-  await page.goto(ui.url);
+  const page = await openUiPage(t, ui.url);
   const row = '#sessions article[data-address="claude:old-1111"]';
   await until(async () => (await page.$(row)) !== null && (await page.$('#sessions article[data-address="claude:new-2222"]')) !== null, 10_000, "both sessions on the page");
   const text = (await page.textContent(row)) ?? "";

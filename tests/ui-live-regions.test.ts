@@ -3,7 +3,7 @@
 // reads "done" or the refusal (already_resolved, claim_conflict, task_blocked).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
+import { NO_CHROMIUM, openUiPage } from "./helpers/browser.js";
 import { cli, registerSessions, startUi, uiEnv } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
 import { createTask } from "../core/tasks/tasks.js";
@@ -14,10 +14,7 @@ test("every action's result on the page is a live region, as the send form's is"
   await registerSessions(ui.store, "claude:alice");
   assert.equal((await cli(env, "send", "--from", "claude:alice", "--to", "user:person", "--anticipation", "reply", "may I deploy?")).code, 0);
   await createTask(ui.store, { by: "claude:alice", title: "ship it" });
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-  await page.goto(ui.url);
-  await page.waitForSelector("body[data-version]");
+  const page = await openUiPage(t, ui.url);
   await until(async () => (await page.$("#mine .request .result")) !== null && (await page.$("#tasks .task .result")) !== null, 10_000, "the request and the task on the page");
   const roles = await page.evaluate(() =>
     Object.fromEntries(

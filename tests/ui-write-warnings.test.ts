@@ -3,19 +3,13 @@
 // "done (id)", as the server sends them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { launchBrowser, NO_CHROMIUM } from "./helpers/browser.js";
-import { registerSessions, startUi, uiEnv } from "./helpers/ui.js";
+import { NO_CHROMIUM } from "./helpers/browser.js";
+import { pageAsPerson } from "./helpers/ui.js";
 import { until } from "./helpers/poll.js";
 
 test("a send from the page to a session that is not running says so beside its result", { skip: NO_CHROMIUM }, async (t) => {
-  const env = { ...uiEnv(t), PEERPOST_USER: "person" };
-  const ui = await startUi(t, { env });
   // Registered with no host process: not running, and the CLI and the tool warn recipient_not_running.
-  await registerSessions(ui.store, "claude:alice");
-  const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-  await page.goto(ui.url);
-  await page.waitForSelector("body[data-version]");
+  const { page } = await pageAsPerson(t);
   await page.fill('#send-form input[name="to"]', "claude:alice");
   await page.fill('#send-form textarea[name="body"]', "are you there?");
   await page.click('#send-form button[type="submit"]');

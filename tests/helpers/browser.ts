@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { TestContext } from "node:test";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { onCleanup } from "./temp.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -21,4 +21,13 @@ export async function launchBrowser(t: TestContext): Promise<Browser> {
 export function artifactPath(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return `${ARTIFACTS}${name}`;
+}
+
+/** A page of the running web view at `url`, in a browser of its own, once the page has started. */
+export async function openUiPage(t: TestContext, url: string): Promise<Page> {
+  const browser = await launchBrowser(t);
+  const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+  await page.goto(url);
+  await page.waitForSelector("body[data-version]");
+  return page;
 }

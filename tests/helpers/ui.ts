@@ -8,6 +8,8 @@ import { onCleanup, tempDir } from "./temp.js";
 import { collect, type Collected } from "./children.js";
 import { CLI } from "./mcp.js";
 import { openPeerpost, type Peerpost } from "../../core/peerpost.js";
+import type { Page } from "playwright-core";
+import { openUiPage } from "./browser.js";
 
 export interface RunningUi {
   url: string;
@@ -90,4 +92,13 @@ export async function registerSessions(store: Peerpost, ...addresses: string[]):
     const [kind, id] = address.split(":") as [keyof typeof hosts, string];
     await store.sessions.register({ host: hosts[kind], address, sessionId: id, source: "startup", cwd: `/work/${id}`, title: `${id} session` });
   }
+}
+
+/** The web view of a person (user:person) with claude:alice registered, open in a browser page. */
+export async function pageAsPerson(t: TestContext): Promise<{ ui: RunningUi; env: Record<string, string>; page: Page }> {
+  const env = { ...uiEnv(t), PEERPOST_USER: "person" };
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice");
+  const page = await openUiPage(t, ui.url);
+  return { ui, env, page };
 }
