@@ -3,7 +3,7 @@
 // forked session as one message (`<fork thread model effort status/>` and the answer), idempotent by run,
 // then marks the run `wake-reconciled`. The sweeper of any running server (sweeper.ts) does the same for
 // runs whose runner stopped. Sent by the runner and the sweeper alike, the message still exists once.
-import { readFileSync } from "node:fs";
+import { readStateFile } from "../security/trust.js";
 import type { Peerpost } from "../peerpost.js";
 import { escapeForModel as escapeAttribute } from "../security/escape.js";
 import { formatAddress } from "../common/address.js";
@@ -57,7 +57,7 @@ function answerOf(run: Readonly<WakeState>, waker: Waker | undefined): string | 
   const path = run.ended?.logPath;
   if (!path) return undefined;
   try {
-    const output = readFileSync(path, "utf8");
+    const output = readStateFile(path);
     return waker?.finalAnswer?.(output) ?? waker?.report?.(output);
   } catch {
     return undefined;

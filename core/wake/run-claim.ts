@@ -4,12 +4,11 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { nodeChildProcess } from "../common/child-process.js";
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, rmSync, writeSync } from "node:fs";
 import { isDirectory } from "../common/is-directory.js";
 import { join } from "node:path";
 import type { Peerpost } from "../peerpost.js";
-import { DIR_MODE, FILE_MODE } from "../security/state-dir.js";
-import { openEmptiedStateFile } from "../security/trust.js";
+import { ensurePrivateDir, openEmptiedStateFile } from "../security/trust.js";
 import { loadHostEnv, runEnvironment } from "./host-env.js";
 import { findOnPath } from "./host-binary.js";
 import { stopGroup } from "./request.js";
@@ -39,7 +38,8 @@ const LOG_TAIL_BYTES = 64 * 1024;
  * last complete lines, where a host's final answer is (a fork's answer is read from the log, fork-run.ts).
  */
 function cappedLog(path: string): { write(chunk: Buffer): void; close(): void } {
-  const fd = openSync(path, "w", FILE_MODE);
+  // A state file: never written through a link (a fork's answer is read back from it).
+  const fd = openEmptiedStateFile(path);
   const head = OUTPUT_CAP_BYTES - LOG_TAIL_BYTES;
   let written = 0;
   let dropped = 0;
@@ -114,7 +114,13 @@ function runHost({ command, args, stdin }: RunCommand, options: HostRunOptions):
   return new Promise((resolve) => {
     let timedOut = false;
     let spawnError: Error | undefined;
-    const child = spawnWithPrompt(command, args, stdin, options);
+    let child: ChildProcessByStdio<null, Readable, Readable>;
+    try {
+      child = spawnWithPrompt(command, args, stdin, options);
+    } catch (error) {
+      log.close();
+      throw error;
+    }
     if (child.pid !== undefined) options.onSpawn(child.pid);
     let partial = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -219,7 +225,6 @@ export async function runClaim(
   const { wakes, config } = peerpost;
   const at = () => new Date(config.now()).toISOString();
   await wakes.append({ v: 1, type: "wake-started", id: claim.id, runnerPid: process.pid, command: hostCommand.command.slice(0, 200), at: at() });
-  mkdirSync(wakes.outputDir, { recursive: true, mode: DIR_MODE });
   // The host's own start-up environment (see host-env.ts), pointed at this state dir.
   // A launch has no capture of its own yet: the newest session of that host lends its environment.
   // A session known only from its host's files has no capture either.
@@ -250,10 +255,18 @@ export async function runClaim(
   // run starts the binary on the PATH of whoever asked for it (what `peerpost doctor` reports there),
   // never one that another session's capture would lend.
   const binary = own && claim.kind === "wake" ? hostCommand.command : findOnPath(hostCommand.command, process.env.PATH);
-  const outcome: RunOutcome =
-    binary === undefined
-      ? { ended: { outcome: "failed", reason: `host_not_found: ${hostCommand.command} is not on the PATH of the process that asked for this run (${process.env.PATH ?? ""}); \`peerpost doctor\` shows which host CLIs it finds` } }
-      : await runHost({ ...hostCommand, command: binary }, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), promptPath: join(wakes.outputDir, `${claim.id}.prompt`), waker, onSpawn, ...(naming ? { onLine } : {}) });
+  let outcome: RunOutcome;
+  try {
+    // The run's log and prompt file are state files, in a dir of this user's own (never a link).
+    ensurePrivateDir(wakes.outputDir);
+    outcome =
+      binary === undefined
+        ? { ended: { outcome: "failed", reason: `host_not_found: ${hostCommand.command} is not on the PATH of the process that asked for this run (${process.env.PATH ?? ""}); \`peerpost doctor\` shows which host CLIs it finds` } }
+        : await runHost({ ...hostCommand, command: binary }, { cwd: claim.cwd, env, timeoutMs: config.wake.timeoutMs, logPath: join(wakes.outputDir, `${claim.id}.log`), promptPath: join(wakes.outputDir, `${claim.id}.prompt`), waker, onSpawn, ...(naming ? { onLine } : {}) });
+  } catch (error) {
+    // A refused run dir or file ends the run with the reason, rather than leaving it claimed until its deadline.
+    outcome = { ended: { outcome: "failed", reason: `state_io: ${(error as Error).message}`.slice(0, 2000) } };
+  }
   await recorded;
   const bound = naming ? await (binding ?? Promise.resolve(false)) : true;
   if (!bound && outcome.ended.outcome === "ok") Object.assign(outcome.ended, { outcome: "failed", reason: `${claim.host} ended without naming its new session (or the launch had already given up on it)` });

@@ -4,7 +4,7 @@
 // removes exactly what was added.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { writeStateFile } from "../../core/security/trust.js";
+import { readStateFileIfAny, writeStateFile } from "../../core/security/trust.js";
 
 export interface AllowEdit {
   host: string;
@@ -27,9 +27,11 @@ function undoFile(stateDir: string): string {
   return join(stateDir, "allow.json");
 }
 
+/** The undo records: a state file, never read through a link or from another user (its `before` goes into a host's config). */
 function readUndo(stateDir: string): Record<string, Undo> {
+  const text = readStateFileIfAny(undoFile(stateDir));
   try {
-    return JSON.parse(readFileSync(undoFile(stateDir), "utf8")) as Record<string, Undo>;
+    return text === undefined ? {} : (JSON.parse(text) as Record<string, Undo>);
   } catch {
     return {};
   }

@@ -36,6 +36,8 @@ export const allowCommand = defineCommand({
     try {
       outcome = flags.undo ? disallow(edit, stateDir) : allow(edit, stateDir);
     } catch (error) {
+      // A refused state file (allow.json) says so itself: the host's file is not the problem.
+      if (error instanceof PeerpostError) throw error;
       throw new PeerpostError("invalid_arguments", `${edit.file} could not be changed: ${(error as Error).message}`, { hint: "Fix the file by hand (it must stay valid for the host), then run the command again." });
     }
     if (json) printJson({ ok: true, host, file: edit.file, rules: edit.rules, outcome });
