@@ -3,10 +3,9 @@
 // dir (turns/<address>.json, 0600): this machine's live transports are its only readers, and the newest
 // time of each kind is all they need, so a plain overwrite is exact. Hooks write it only for a session
 // in a terminal peerpost may type into, so other sessions cost their hooks no write.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DIR_MODE } from "../security/state-dir.js";
-import { readStateFile, writeStateFile } from "../security/trust.js";
+import { ensurePrivateDir, readStateFile, writeStateFile } from "../security/trust.js";
 
 export interface TurnState {
   /** When the last turn started (a prompt was submitted, or typed by peerpost). */
@@ -44,7 +43,7 @@ export function recordTerminalTurn(stateDir: string, address: string, edge: "pro
 /** Records that a turn started or ended now; best effort (a hook never fails on it). */
 export function recordTurn(stateDir: string, address: string, edge: "prompt" | "stop", at: string): void {
   try {
-    mkdirSync(join(stateDir, "turns"), { recursive: true, mode: DIR_MODE });
+    ensurePrivateDir(join(stateDir, "turns"));
     writeStateFile(turnFile(stateDir, address), JSON.stringify({ v: 1, ...readTurn(stateDir, address), [edge]: at }));
   } catch {
     // Without it a live transport sees no turn end and types nothing: it fails closed.

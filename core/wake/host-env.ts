@@ -3,10 +3,9 @@
 // servers a dozen variables; Copilot drops COPILOT_PROVIDER_*), so the capture reads the host process's
 // own start-up environment where the system shows it (/proc/<pid>/environ), else this process's. Kept in
 // a 0600 file under the state dir: it may hold API keys, exactly as the host's own environment did.
-import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { DIR_MODE } from "../security/state-dir.js";
-import { readStateFile, writeStateFile } from "../security/trust.js";
+import { ensurePrivateDir, readStateFile, writeStateFile } from "../security/trust.js";
 
 /** Names kept exactly, and prefixes kept whole: what a headless host run reads, nothing session-bound. */
 const KEEP_NAMES = ["HOME", "PATH", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "ENABLE_TOOL_SEARCH", "IS_SANDBOX", "GH_TOKEN", "GITHUB_TOKEN"];
@@ -46,7 +45,8 @@ export function captureHostEnv(stateDir: string, address: string, hostPid: numbe
   const source = (hostPid !== undefined ? processEnvironment(hostPid) : undefined) ?? fallback;
   const path = envFile(stateDir, address);
   try {
-    mkdirSync(join(stateDir, "wake-env"), { recursive: true, mode: DIR_MODE });
+    // Credentials among them: never into a dir that is a link or another user's.
+    ensurePrivateDir(join(stateDir, "wake-env"));
     writeStateFile(path, JSON.stringify({ v: 1, env: keptVariables(source) }));
   } catch {
     // No capture: the wake falls back to the environment of the process that starts it.

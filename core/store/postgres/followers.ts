@@ -2,11 +2,10 @@
 // per process under followers/, naming the store it follows, present only while its LISTEN connection is
 // up and its syncs succeed. A prompt hook that
 // sees a live follower reads the mirror as it is and never connects: the database stays off its path.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { isSameProcess, processStartTime } from "../../sessions/process-tree.js";
-import { DIR_MODE, FILE_MODE } from "../../security/state-dir.js";
-import { readStateFile } from "../../security/trust.js";
+import { ensurePrivateDir, readStateFile, writeStateFile } from "../../security/trust.js";
 
 function followersDir(stateDir: string): string {
   return join(stateDir, "followers");
@@ -17,8 +16,8 @@ export function markFollowing(stateDir: string, store: string, following: boolea
   const path = join(followersDir(stateDir), (ownMark ??= markName()));
   try {
     if (!following) return rmSync(path, { force: true });
-    mkdirSync(followersDir(stateDir), { recursive: true, mode: DIR_MODE });
-    writeFileSync(path, `${store}\n`, { mode: FILE_MODE });
+    ensurePrivateDir(followersDir(stateDir));
+    writeStateFile(path, `${store}\n`);
   } catch {
     // Without the mark, hooks connect themselves.
   }
