@@ -51,6 +51,11 @@ export const HINTS = {
     model: "Stop the exchange here, or start a new conversation (no replyToMessageId) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",
     cli: "Stop the exchange here, or start a new conversation (no --reply-to) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",
   },
+  // Without replyToMessageId the send continued a conversation on its own: "no replyToMessageId" is no way out then.
+  hopsUsedContinued: {
+    model: "Stop the exchange here. This message had no replyToMessageId, yet it continues the conversation (details.continues): a message to the same recipient does so while you hold its open request you read, or for a turn's length (PEERPOST_WAKE_TIMEOUT_MS) after you answered, closed or declined one. A new conversation starts only after that. PEERPOST_MAX_HOPS sets the budget.",
+    cli: "Stop the exchange here. This message had no --reply-to, yet it continues the conversation (details.continues): a message to the same recipient does so while you hold its open request you read, or for a turn's length (PEERPOST_WAKE_TIMEOUT_MS) after you answered, closed or declined one. A new conversation starts only after that. PEERPOST_MAX_HOPS sets the budget.",
+  },
   replyNeedsText: {
     model: "Pass message: the text of your reply, or use resolution decline/done.",
     cli: "Give the text with --reply TEXT, or use --decline REASON or --done.",

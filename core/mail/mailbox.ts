@@ -174,8 +174,8 @@ export class Mailbox extends MailboxStore {
       });
     if (hop > this.settings.maxHops)
       throw new PeerpostError("hop_limit", `This conversation has used its ${this.settings.maxHops} hops; refusing to send hop ${hop}.`, {
-        details: { conversationId, hop, maxHops: this.settings.maxHops },
-        hint: HINTS.hopsUsed,
+        details: { conversationId, hop, maxHops: this.settings.maxHops, ...(input.replyToMessageId === undefined && parent ? { continues: parent.id } : {}) },
+        hint: input.replyToMessageId === undefined ? HINTS.hopsUsedContinued : HINTS.hopsUsed,
       });
     const event: MsgEvent = {
       v: 1,

@@ -48,7 +48,7 @@ function checkHolder(peerpost: Peerpost, holder: string): DiscoveredSession | un
   const address = parseAddress(holder, "holder");
   if (address.kind === "user") return undefined;
   if (address.kind === "role")
-    throw new PeerpostError("invalid_arguments", "A role cannot hold another role.", { details: { field: "holder", value: holder }, hint: "Give the exact address of a session, as `peerpost agents` lists it." });
+    throw new PeerpostError("invalid_arguments", "A role cannot hold another role.", { details: { field: "holder", value: holder }, hint: { model: "Give the exact address of a session, as the agents tool lists it.", cli: "Give the exact address of a session, as `peerpost agents` lists it." } });
   return peerpost.sessions.resolveRecipient(holder, () => findUnseen(peerpost, holder)).discovered;
 }
 
@@ -77,7 +77,7 @@ export async function changeRole(peerpost: Peerpost, change: RoleChange): Promis
   const newId = await idFactory();
   await peerpost.mailbox.appendFor(ROLES_SCOPE, (view) => {
     if (change.holder === undefined && view.state.roles[change.role]?.holder === undefined)
-      throw new PeerpostError("not_found", `Nobody holds the role ${change.role}, so there is nothing to clear.`, { details: { role: change.role }, hint: "`peerpost roles` lists the roles and their holders." });
+      throw new PeerpostError("not_found", `Nobody holds the role ${change.role}, so there is nothing to clear.`, { details: { role: change.role }, hint: { model: "The roles tool lists the roles and their holders.", cli: "`peerpost roles` lists the roles and their holders." } });
     const event: RoleEvent = { v: 1, type: "role", id: newId(peerpost.config.now()), role: change.role, by: change.by, at: new Date(peerpost.config.now()).toISOString() };
     if (change.holder !== undefined) event.holder = change.holder;
     if (procedure) event.procedure = procedure;

@@ -164,14 +164,30 @@ export function createPeerpostServer(adapter: HostAdapter, env: NodeJS.ProcessEn
       // and over a dead path the sync takes a query's timeout plus 5 s (20 s), past the wait's own timeout
       // and, with the default 45 s, past the 60 s at which hosts give up on a tool call.
       await (tool.name === "wait" ? Promise.race([synced, new Promise((resolve) => setTimeout(resolve, WAIT_SYNC_MS).unref())]) : synced);
-      const caller = await identity.resolve(params._meta as Record<string, unknown> | undefined);
+      // A PEERPOST_ADDRESS the server cannot use is the user's setting, not this call's arguments: tools that need
+      // no identity (health above all) still answer, and those that do are refused as no_current_session.
+      let caller: Awaited<ReturnType<IdentityResolver["resolve"]>>;
+      let unusable: PeerpostError | undefined;
+      try {
+        caller = await identity.resolve(params._meta as Record<string, unknown> | undefined);
+      } catch (error) {
+        if (!(error instanceof PeerpostError) || error.code !== "invalid_arguments") throw error;
+        const value = error.toValue();
+        unusable = new PeerpostError("no_current_session", `${value.message} (the server's environment, set by the user)`, {
+          details: { ...value.details, reason: "address_setting" },
+          hint: "No argument fixes this: ask the user to correct PEERPOST_ADDRESS where the server is configured (e.g. claude:my-session), then restart it.",
+        });
+      }
       let aborted: AbortSignal | undefined;
       const context: ToolContext = {
         peerpost,
         adapter,
-        identity: () => caller ?? identity.require(),
+        identity: () => {
+          if (unusable) throw unusable;
+          return caller ?? identity.require();
+        },
         maybeIdentity: () => caller,
-        identityReport: () => identity.report(),
+        identityReport: () => (unusable ? { ...identity.report(), error: unusable.message } : identity.report()),
         push,
         wake,
         // Made only for a call that waits: AbortSignal.any costs a send more than its recipient's lookup.

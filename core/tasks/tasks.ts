@@ -109,7 +109,7 @@ export async function updateTask(peerpost: Peerpost, asked: TaskUpdate): Promise
   });
   const task = findTask(peerpost, update.id);
   if (outcome.conflict || (update.status === "in_progress" && task.takenBy !== update.by))
-    throw new PeerpostError("claim_conflict", `Task ${update.id} was taken by ${task.takenBy ?? "someone else"} first.`, { details: { taskId: update.id, takenBy: task.takenBy ?? null, status: task.status }, hint: "Pick another task from `peerpost task list`." });
+    throw new PeerpostError("claim_conflict", `Task ${update.id} was taken by ${task.takenBy ?? "someone else"} first.`, { details: { taskId: update.id, takenBy: task.takenBy ?? null, status: task.status }, hint: { model: "Pick another task from the task tool's list (action list).", cli: "Pick another task from `peerpost task list`." } });
   if (isFinal(task.status) && before && !isFinal(before.status)) await announceEnd(peerpost, task, update);
   return task;
 }
@@ -126,10 +126,10 @@ function refuseUpdate(state: TasksState, task: TaskState, update: TaskUpdate): v
   if (update.status === "in_progress" && task.takenBy === undefined) {
     // A task is taken only once what it waits on is done, the dependencies this update adds included.
     const open = [...new Set([...openDependencies(state, task), ...after.filter((dependency) => state.tasks[dependency]!.status !== "done")])];
-    if (open.length > 0) throw new PeerpostError("task_blocked", `Task ${task.id} waits on ${open.join(", ")}, not done yet.`, { details: { ...details, waitingOn: open }, hint: "Take it once they are done: whoever waits for it is told (task_unblocked)." });
+    if (open.length > 0) throw new PeerpostError("task_blocked", `Task ${task.id} waits on ${open.join(", ")}, not done yet.`, { details: { ...details, waitingOn: open }, hint: { model: "Take it once they are done: its assignee (else its creator), and its taker, are told (task_unblocked); anyone else lists the board (task tool, action list) to see when.", cli: "Take it once they are done: its assignee (else its creator), and its taker, are told (task_unblocked); anyone else sees it in `peerpost task list`." } });
     return;
   }
-  if (update.status === "in_progress" && task.takenBy !== update.by) throw new PeerpostError("claim_conflict", `Task ${task.id} is taken by ${task.takenBy}.`, { details, hint: "Pick another task from `peerpost task list`." });
+  if (update.status === "in_progress" && task.takenBy !== update.by) throw new PeerpostError("claim_conflict", `Task ${task.id} is taken by ${task.takenBy}.`, { details, hint: { model: "Pick another task from the task tool's list (action list).", cli: "Pick another task from `peerpost task list`." } });
   const mayUpdate = update.by === task.takenBy || (task.takenBy === undefined && update.by === task.by && update.status === "blocked");
   if (!mayUpdate) throw new PeerpostError("permission_denied", `Only ${task.takenBy ?? "the task's taker"} moves task ${task.id} on.`, { details, hint: "Take the task first (task claim), or ask its taker." });
   if (statusRefusal(state, task, update.status, after) === "waiting") {

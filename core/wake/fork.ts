@@ -51,7 +51,7 @@ export async function forkSession(peerpost: Peerpost, deps: WakeDeps, request: F
   const settings = checkRunSettings(entry.host, waker, request.settings);
   let cwd = entry.cwd;
   if (request.cwd !== undefined) {
-    if (!waker.settings.cwdOnResume) throw new PeerpostError("unsupported", `${entry.host} cannot fork into another working dir: ${waker.settings.cwdWhy ?? "unknown"}.`, { details: { host: entry.host, setting: "cwd" }, hint: "Leave --cwd out." });
+    if (!waker.settings.cwdOnResume) throw new PeerpostError("unsupported", `${entry.host} cannot fork into another working dir: ${waker.settings.cwdWhy ?? "unknown"}.`, { details: { host: entry.host, setting: "cwd" }, hint: { model: "Leave cwd out.", cli: "Leave --cwd out." } });
     cwd = insideWorkspace(request.cwd, entry.cwd);
   }
   if (request.byAgent && entry.address !== request.from && !wakeSetting(readSwitches(peerpost.stateDir.path), entry).on)

@@ -23,7 +23,7 @@ export const forkTool = defineTool({
   name: "fork",
   description:
     "Fork a session (Claude Code, Codex or Grok; not Copilot CLI, which cannot) onto a copy of its history and run a message there, optionally with another model, effort or working dir. " +
-    "Runs detached within the wake budget; the fork's final answer comes back to the forked session as one message starting with <fork thread model effort status/>. Follow it with `status`/`read` of that session or `peerpost wake`.",
+    "Runs detached within the wake budget; the fork's final answer comes back to the forked session as one message starting with <fork thread model effort status/>. When you fork your own session, `read` shows it; the run and its outcome are in `receipts` (kind fork, its messageId the runId).",
   input,
   output,
   annotations: { title: "Fork a session", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
