@@ -88,7 +88,7 @@ function copilotReport(env: NodeJS.ProcessEnv, source: string): HostReport {
   return report;
 }
 
-function grokReport(env: NodeJS.ProcessEnv, source: string): HostReport {
+function grokReport(env: NodeJS.ProcessEnv, source: string, self: string): HostReport {
   const cli = which("grok", env);
   const grok = inspectGrok(env);
   const installed = grok.pluginInstalled && grok.pluginEnabled;
@@ -107,16 +107,17 @@ function grokReport(env: NodeJS.ProcessEnv, source: string): HostReport {
     // Another program may be called grok: that is not peerpost's business, only worth a word.
     if (!report.official) report.notes.push(`${cli} is not the official @xai-official/grok CLI; peerpost's Grok plugin needs that one (npm i -g @xai-official/grok)`);
   }
-  if (cli && report.official && !grok.pluginInstalled) report.setUp = `grok plugin marketplace add ${source} && grok plugin install peerpost --trust && peerpost hooks install grok`;
+  if (cli && report.official && !grok.pluginInstalled) report.setUp = `grok plugin marketplace add ${source} && grok plugin install peerpost --trust && ${self} hooks install grok`;
   else if (grok.pluginInstalled && !grok.pluginEnabled) report.fixes.push("grok plugin enable peerpost");
   // Grok runs user-level hooks only: without them a session is registered at its first peerpost call, with no turn-end note.
-  if (installed && !grokUserHooksInstalled(env)) report.fixes.push("peerpost hooks install grok (part of setting peerpost up in Grok: Grok runs no plugin hooks; user-level ones register sessions with their directory and tell of mail at a turn end)");
+  if (installed && !grokUserHooksInstalled(env)) report.fixes.push(`${self} hooks install grok (part of setting peerpost up in Grok: Grok runs no plugin hooks; user-level ones register sessions with their directory and tell of mail at a turn end)`);
   return report;
 }
 
-/** `source` is what a host's `plugin marketplace add` takes for this peerpost: a clone's path or owner/repo. */
-export function inspectHosts(source: string, env: NodeJS.ProcessEnv = process.env): HostReport[] {
+/** `source` is what a host's `plugin marketplace add` takes for this peerpost: a clone's path or owner/repo;
+ * `self` is how a shell runs this peerpost (`peerpost`, or `node …/dist/cli.cjs` when it is not on PATH). */
+export function inspectHosts(source: string, env: NodeJS.ProcessEnv = process.env, self = "peerpost"): HostReport[] {
   // The set-up commands are pasted into a shell, and a clone's path may hold a space.
   const word = shellWord(source);
-  return [claudeReport(env, word), codexReport(env, word), copilotReport(env, word), grokReport(env, word)];
+  return [claudeReport(env, word), codexReport(env, word), copilotReport(env, word), grokReport(env, word, self)];
 }

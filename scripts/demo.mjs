@@ -1,23 +1,32 @@
 // npm run demo: two real peerpost MCP servers as two sessions (claude:demo-a and codex:demo-b), driven by
-// the SDK's stdio client, in a demo state dir of their own (PEERPOST_DEMO_HOME, else <tmp>/peerpost-demo,
+// the SDK's stdio client, in a demo state dir of their own (PEERPOST_DEMO_HOME, else <tmp>/peerpost-demo-<uid>,
 // emptied first). A asks B with waitForReply, B reads the envelope and replies, A's wait returns the
 // reply, and B tells the person (user:<name>) it is done. The conversation stays in the demo state dir:
 // the last line is the command that opens the web view on it; `npm run demo -- --ui` opens it at once.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir, userInfo } from "node:os";
+import { join, resolve } from "node:path";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const cli = fileURLToPath(new URL("../dist/cli.cjs", import.meta.url));
-const stateDir = process.env.PEERPOST_DEMO_HOME || join(tmpdir(), "peerpost-demo");
+// One per user: <tmp> is shared by every user of the machine, and another user's dir cannot be emptied.
+const uid = process.getuid?.() ?? 0;
+// Resolved here, against the dir npm was run from (INIT_CWD; npm runs scripts in the package root): the
+// servers take only an absolute PEERPOST_HOME, and the printed command runs from any dir.
+const stateDir = process.env.PEERPOST_DEMO_HOME ? resolve(process.env.INIT_CWD ?? process.cwd(), process.env.PEERPOST_DEMO_HOME.replace(/^~(?=\/|$)/, homedir())) : join(tmpdir(), `peerpost-demo-${uid}`);
 const openUi = process.argv.includes("--ui");
 const say = (who, text) => console.log(`\n[${who}] ${text}`);
 
 // Only a state dir an earlier demo made is emptied: its mailbox names the demo's sessions.
 if (existsSync(stateDir)) {
+  const owner = lstatSync(stateDir).uid;
+  if (owner !== uid) {
+    console.error(`${stateDir} belongs to another user (uid ${owner}); set PEERPOST_DEMO_HOME to a path of your own`);
+    process.exit(1);
+  }
   if (!existsSync(join(stateDir, "demo"))) {
     console.error(`${stateDir} exists and is not a peerpost demo state dir; set PEERPOST_DEMO_HOME to another path`);
     process.exit(1);
@@ -71,7 +80,15 @@ console.log(`  status: ${replied.status}`);
 const answer = await asking;
 say("claude:demo-a", `message returned: outcome ${answer.wait.outcome}; the reply, rendered for the model:`);
 console.log(answer.wait.reply.envelope);
-const person = `user:${process.env.PEERPOST_USER || userInfo().username}`;
+// As peerpost names the person: a uid without a passwd entry (a container's -u) has no userInfo().
+const loginName = () => {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? process.env.LOGNAME ?? "";
+  }
+};
+const person = `user:${process.env.PEERPOST_USER || loginName()}`;
 say("codex:demo-b", `message {to: "${person}"} "Told claude:demo-a the dev server's port (5173)."`);
 await b.call("message", { to: person, message: "Told claude:demo-a the dev server's port (5173).", anticipation: "fyi" });
 await a.client.close();

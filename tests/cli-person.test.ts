@@ -94,5 +94,5 @@ test("with no sessions, agents and status say how to set peerpost up in the host
     assert.match(shown.stdout, /peerpost doctor/);
   }
   const bare = await cli(env, "agents");
-  assert.match(bare.stdout, /No host CLI without peerpost \(claude, codex, copilot, grok\) is on PATH/);
+  assert.match(bare.stdout, /No host CLI \(claude, codex, copilot, grok\) is on PATH: install one/);
 });

@@ -25,7 +25,7 @@ export function overview(all: readonly Command[]): string {
     "Run `peerpost help COMMAND` (or `peerpost COMMAND --help`) for its flags and examples.",
     "Addresses: claude:<id>, codex:<id>, copilot:<id>, grok:<id>, role:<name>, user:<name> (a person; PEERPOST_USER, else your login name).",
     "State dir: ~/.peerpost, or PEERPOST_HOME.",
-    "Every command with output takes --json. Exit codes: 0 ok, 1 error, 2 usage.",
+    "Every command that reports takes --json. Exit codes: 0 ok, 1 error, 2 usage.",
     "",
   ].join("\n");
 }

@@ -1,17 +1,29 @@
 // What a person does next when there is nothing to show yet: set peerpost up in a host whose CLI is on
 // PATH (the exact command), or, with none, install one; `peerpost doctor` checks the result.
 import { inspectHosts } from "../../plugins/inspect.js";
-import { marketplaceSource } from "./source.js";
+import { marketplaceSource, selfCommand } from "./source.js";
 
-/** The set-up commands for the hosts found on PATH where peerpost is not set up yet. */
-export function setUpCommands(): Array<{ host: string; command: string }> {
-  return inspectHosts(marketplaceSource()).flatMap((host) => (host.setUp ? [{ host: host.host, command: host.setUp }] : []));
+export interface HostSteps {
+  /** The set-up commands for the hosts found on PATH where peerpost is not set up yet. */
+  setUp: Array<{ host: string; command: string }>;
+  /** The hosts whose CLI is on PATH with peerpost set up: a session started there shows up. */
+  ready: string[];
+}
+
+export function hostSteps(): HostSteps {
+  const hosts = inspectHosts(marketplaceSource(), process.env, selfCommand());
+  return {
+    setUp: hosts.flatMap((host) => (host.setUp ? [{ host: host.host, command: host.setUp }] : [])),
+    ready: hosts.filter((host) => host.cli !== null && host.pluginInstalled === true).map((host) => host.host),
+  };
 }
 
 /** A few lines of prose, each ending in a newline. */
 export function nextSteps(): string {
-  const commands = setUpCommands();
+  const { setUp: commands, ready } = hostSteps();
   if (commands.length > 0)
     return `Set peerpost up in your agents, then start a session there:\n${commands.map((entry) => `  ${entry.host}: ${entry.command}\n`).join("")}Check the result with: peerpost doctor\n`;
-  return "No host CLI without peerpost (claude, codex, copilot, grok) is on PATH: install one, or start a session in a host that has peerpost. `peerpost doctor` shows each host's set-up.\n";
+  // Every host CLI on PATH already has peerpost: what is missing is a session, not an install.
+  if (ready.length > 0) return `peerpost is set up in ${ready.join(", ")}: start a session there and it shows here. \`peerpost doctor\` shows each host's set-up.\n`;
+  return "No host CLI (claude, codex, copilot, grok) is on PATH: install one, then `peerpost doctor` prints the command that sets peerpost up in it.\n";
 }

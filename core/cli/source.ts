@@ -3,6 +3,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shellWord } from "../common/shell-word.js";
+import { findOnPath } from "../wake/host-binary.js";
 
 /** The package root: the CLI's programs run from <root>/dist/. */
 function packageRoot(): string {
@@ -19,4 +21,10 @@ export function marketplaceSource(root = packageRoot()): string {
     // No package.json beside the CLI: fall through to the clone's path.
   }
   return root;
+}
+
+/** How a person runs this peerpost from a shell: `peerpost` when it is on PATH, else node and this CLI's
+ * path (the README's "node dist/cli.cjs" from a clone), so a printed command that calls it runs as pasted. */
+export function selfCommand(env: NodeJS.ProcessEnv = process.env, root = packageRoot()): string {
+  return findOnPath("peerpost", env.PATH) ? "peerpost" : `node ${shellWord(join(root, "dist", "cli.cjs"))}`;
 }

@@ -35,6 +35,8 @@ export interface UiServerOptions {
   author: string | null;
   /** Set-up commands for the hosts found on PATH, shown while there is nothing else to see. */
   setUp?: Array<{ host: string; command: string }>;
+  /** The hosts on PATH where peerpost is set up already. */
+  ready?: string[];
 }
 
 /** Largest write body read: a 64 KiB message escaped as JSON, with room to spare. */
@@ -81,7 +83,7 @@ export class UiServer {
 
   constructor(private readonly options: UiServerOptions) {
     this.source = new UiSource(options.peerpost);
-    this.builder = new UiStateBuilder(this.source, options.author, options.setUp);
+    this.builder = new UiStateBuilder(this.source, options.author, options.setUp, options.ready);
     this.writes = new UiWrites(options.peerpost, options.author);
     this.headers = securityHeaders(options.assets.css);
     this.page = pageTemplate(options.assets.html, options.assets.css);

@@ -63,6 +63,7 @@ export class UiStateBuilder {
     private readonly source: UiSource,
     private readonly author: string | null,
     private readonly setUp: Array<{ host: string; command: string }> = [],
+    private readonly ready: string[] = [],
   ) {}
 
   private message(message: MessageState, status: MessageStatus, matches: Set<string> | undefined): UiMessage {
@@ -217,6 +218,7 @@ export class UiStateBuilder {
         receiptKinds: [...new Set(this.source.receipts.map((receipt) => receipt.kind))].sort(),
       },
       setUp: this.setUp,
+      ready: this.ready,
       sessions: this.sessions(entries, messages, now, wakes, statusOf).filter((session) => (filters.session === undefined || session.address === filters.session) && (filters.role === undefined || session.roles.includes(filters.role))),
       conversations,
       totals: { messages: messages.length, conversations: threads.size, matchedConversations: kept.length, stuck, partial: selection.partial },

@@ -100,6 +100,8 @@ export interface UiState {
   choices: { sessions: string[]; roles: string[]; receiptKinds: string[] };
   /** The set-up command for each host found on PATH where peerpost is not set up: what an empty page suggests. */
   setUp: Array<{ host: string; command: string }>;
+  /** The hosts on PATH where peerpost is set up: an empty page says to start a session there. */
+  ready: string[];
   sessions: UiSession[];
   conversations: UiConversation[];
   /** Counted over the messages drawn from; `partial`: older mail lies before them (the newest are folded, "show more" folds older). */

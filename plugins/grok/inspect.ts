@@ -12,7 +12,7 @@ import { hostConfigDir, readTextOrEmpty } from "../shared/host-files.js";
  * `peerpost hooks install grok` is the third step of setting peerpost up in Grok.
  */
 export const GROK_HOOKS = {
-  installed: "user-level (peerpost hooks install grok): SessionStart registers the session, Stop tells of mail at a turn end",
+  installed: "user-level (peerpost hooks install grok): SessionStart registers the session, PreToolUse (and PostToolUse, in warn mode) checks claims around an edit, Stop tells of mail at a turn end",
   missing: "not installed: Grok runs no plugin hooks, so run `peerpost hooks install grok`; until then mail shows when the agent calls read",
 } as const;
 

@@ -10,7 +10,7 @@ import { VERSION } from "../../common/version.js";
 import { inspectHosts, type HostReport } from "../../../plugins/inspect.js";
 import { defineCommand } from "../command.js";
 import { printJson } from "../output.js";
-import { marketplaceSource } from "../source.js";
+import { marketplaceSource, selfCommand } from "../source.js";
 import { stateLines, storeLine } from "../health-lines.js";
 import { visible } from "../../security/visible.js";
 import { overridesRefusal, wakeReport } from "../../wake/report.js";
@@ -109,7 +109,7 @@ export const doctorCommand = defineCommand({
     } catch (error) {
       problems.push(problemOf(error));
     }
-    const hosts = inspectHosts(marketplaceSource());
+    const hosts = inspectHosts(marketplaceSource(), process.env, selfCommand());
     for (const host of hosts) for (const fix of host.fixes) problems.push({ problem: `${host.host}: needs attention`, fix });
     // The wake set-up per host: the switch as a host-wide rule sets it, and whether the CLI a wake runs is there.
     const peerpost = state ? opened : undefined;

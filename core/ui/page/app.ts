@@ -213,6 +213,8 @@ function setList(id: string, items: Node[], count: string, empty: Node[] = [el("
 
 /** What to do when no session is known yet: the set-up command for each host found on PATH, or doctor. */
 function emptySessions(next: UiState): Node[] {
+  if (next.setUp.length === 0 && next.ready.length > 0)
+    return [el("p", { className: "next-step" }, `No sessions yet. peerpost is set up in ${next.ready.join(", ")}: start a session there and it shows here; `, el("code", null, "peerpost doctor"), " shows each host's set-up.")];
   if (next.setUp.length === 0) return [el("p", { className: "next-step" }, "No sessions yet. Install a host CLI (claude, codex, copilot, grok) and set peerpost up in it; ", el("code", null, "peerpost doctor"), " shows each host's set-up.")];
   return [
     el("p", { className: "next-step" }, "No sessions yet. Set peerpost up in your agents, then start a session there:"),
@@ -241,7 +243,7 @@ function drawConversations(next: UiState): void {
   const { totals } = next;
   // Past a few thousand messages the server folds only the newest: the counts are theirs, and "show more" folds older ones.
   const counted = `${totals.messages} ${totals.partial ? "newest " : ""}message${totals.messages === 1 ? "" : "s"}${totals.partial ? " (older ones: show more)" : ""}`;
-  setList("conversations", conversationViews(next.conversations), `${shown} of ${totals.matchedConversations}${totals.matchedConversations !== totals.conversations ? ` matching (${totals.conversations} in all)` : ""} · ${counted} · ${totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo"), " makes one to look at.")] : undefined);
+  setList("conversations", conversationViews(next.conversations), `${shown} of ${totals.matchedConversations}${totals.matchedConversations !== totals.conversations ? ` matching (${totals.conversations} in all)` : ""} · ${counted} · ${totals.stuck} stuck`, next.totals.conversations === 0 ? [el("p", { className: "next-step" }, "No conversations yet. Ask one of your agents to message another (", el("code", null, "peerpost agents"), " lists their addresses), or send one yourself. In a clone, ", el("code", null, "npm run demo -- --ui"), " makes one in a demo state dir of its own and opens a web view on it.")] : undefined);
   $("#more").hidden = shown >= totals.matchedConversations && !totals.partial;
 }
 
