@@ -3,9 +3,9 @@
 // emptied first). A asks B with waitForReply, B reads the envelope and replies, A's wait returns the
 // reply, and B tells the person (user:<name>) it is done. The conversation stays in the demo state dir:
 // the last line is the command that opens the web view on it; `npm run demo -- --ui` opens it at once.
-import { existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir, userInfo } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -20,6 +20,17 @@ const stateDir = process.env.PEERPOST_DEMO_HOME ? resolve(process.env.INIT_CWD ?
 const openUi = process.argv.includes("--ui");
 const say = (who, text) => console.log(`\n[${who}] ${text}`);
 
+const MARK = "made by npm run demo; removed by its next run\n";
+/** Whether the dir holds the mark an earlier demo wrote: a regular file with exactly its text (a project's demo/ folder is not it). */
+function demoMarked(dir) {
+  const mark = join(dir, "demo");
+  try {
+    return lstatSync(mark).isFile() && readFileSync(mark, "utf8") === MARK;
+  } catch {
+    return false;
+  }
+}
+
 // Only a state dir an earlier demo made is emptied: its mailbox names the demo's sessions.
 if (existsSync(stateDir)) {
   const owner = lstatSync(stateDir).uid;
@@ -27,15 +38,17 @@ if (existsSync(stateDir)) {
     console.error(`${stateDir} belongs to another user (uid ${owner}); set PEERPOST_DEMO_HOME to a path of your own`);
     process.exit(1);
   }
-  if (!existsSync(join(stateDir, "demo"))) {
+  if (!demoMarked(stateDir)) {
     console.error(`${stateDir} exists and is not a peerpost demo state dir; set PEERPOST_DEMO_HOME to another path`);
     process.exit(1);
   }
   rmSync(stateDir, { recursive: true, force: true });
 }
 // Marked before anything is written there: a run stopped while its servers start leaves a dir the next run empties.
-mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-writeFileSync(join(stateDir, "demo"), "made by npm run demo; removed by its next run\n", { mode: 0o600 });
+// Made here, not found: a dir another user slipped in since the check above fails the mkdir (EEXIST).
+mkdirSync(dirname(stateDir), { recursive: true });
+mkdirSync(stateDir, { mode: 0o700 });
+writeFileSync(join(stateDir, "demo"), MARK, { mode: 0o600, flag: "wx" });
 
 // The demo's own settings only: a person's PEERPOST_STORE (a team's database), address or limits stay out of it.
 const demoEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PEERPOST_") || name === "PEERPOST_USER"));

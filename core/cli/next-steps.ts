@@ -8,21 +8,26 @@ export interface HostSteps {
   setUp: Array<{ host: string; command: string }>;
   /** The hosts whose CLI is on PATH with peerpost set up: a session started there shows up. */
   ready: string[];
+  /** The hosts whose CLI is on PATH where peerpost's set-up needs a fix first (`peerpost doctor` names it). */
+  attention: string[];
 }
 
 export function hostSteps(): HostSteps {
   const hosts = inspectHosts(marketplaceSource(), process.env, selfCommand());
   return {
     setUp: hosts.flatMap((host) => (host.setUp ? [{ host: host.host, command: host.setUp }] : [])),
-    ready: hosts.filter((host) => host.cli !== null && host.pluginInstalled === true).map((host) => host.host),
+    // A set-up with a fix pending (a disabled plugin, untrusted hooks) shows no session yet: not ready.
+    ready: hosts.filter((host) => host.cli !== null && host.pluginInstalled === true && host.fixes.length === 0).map((host) => host.host),
+    attention: hosts.filter((host) => host.cli !== null && host.fixes.length > 0).map((host) => host.host),
   };
 }
 
 /** A few lines of prose, each ending in a newline. */
 export function nextSteps(): string {
-  const { setUp: commands, ready } = hostSteps();
+  const { setUp: commands, ready, attention } = hostSteps();
   if (commands.length > 0)
-    return `Set peerpost up in your agents, then start a session there:\n${commands.map((entry) => `  ${entry.host}: ${entry.command}\n`).join("")}Check the result with: peerpost doctor\n`;
+    return `Set peerpost up in your agents, then start a session there:\n${commands.map((entry) => `  ${entry.host}: ${entry.command}\n`).join("")}Check the result with: ${selfCommand()} doctor\n`;
+  if (attention.length > 0) return `peerpost needs a fix in ${attention.join(", ")} before a session there shows here: \`peerpost doctor\` prints it.\n`;
   // Every host CLI on PATH already has peerpost: what is missing is a session, not an install.
   if (ready.length > 0) return `peerpost is set up in ${ready.join(", ")}: start a session there and it shows here. \`peerpost doctor\` shows each host's set-up.\n`;
   return "No host CLI (claude, codex, copilot, grok) is on PATH: install one, then `peerpost doctor` prints the command that sets peerpost up in it.\n";

@@ -1,6 +1,6 @@
 // Where this peerpost came from, as a host's `plugin marketplace add` takes it: the clone's own path
 // when it holds the marketplace catalogues, else the repository named in package.json.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { shellWord } from "../common/shell-word.js";
@@ -26,5 +26,15 @@ export function marketplaceSource(root = packageRoot()): string {
 /** How a person runs this peerpost from a shell: `peerpost` when it is on PATH, else node and this CLI's
  * path (the README's "node dist/cli.cjs" from a clone), so a printed command that calls it runs as pasted. */
 export function selfCommand(env: NodeJS.ProcessEnv = process.env, root = packageRoot()): string {
-  return findOnPath("peerpost", env.PATH) ? "peerpost" : `node ${shellWord(join(root, "dist", "cli.cjs"))}`;
+  const found = findOnPath("peerpost", env.PATH);
+  // Only a `peerpost` that is this CLI: another install on PATH (an older global one) would run instead.
+  return found !== undefined && sameFile(found, join(root, "dist", "cli.cjs")) ? "peerpost" : `node ${shellWord(join(root, "dist", "cli.cjs"))}`;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }

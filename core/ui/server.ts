@@ -37,6 +37,8 @@ export interface UiServerOptions {
   setUp?: Array<{ host: string; command: string }>;
   /** The hosts on PATH where peerpost is set up already. */
   ready?: string[];
+  /** The hosts on PATH where peerpost's set-up needs a fix first. */
+  attention?: string[];
 }
 
 /** Largest write body read: a 64 KiB message escaped as JSON, with room to spare. */
@@ -83,7 +85,7 @@ export class UiServer {
 
   constructor(private readonly options: UiServerOptions) {
     this.source = new UiSource(options.peerpost);
-    this.builder = new UiStateBuilder(this.source, options.author, options.setUp, options.ready);
+    this.builder = new UiStateBuilder(this.source, options.author, options.setUp, options.ready, options.attention);
     this.writes = new UiWrites(options.peerpost, options.author);
     this.headers = securityHeaders(options.assets.css);
     this.page = pageTemplate(options.assets.html, options.assets.css);

@@ -64,6 +64,7 @@ export class UiStateBuilder {
     private readonly author: string | null,
     private readonly setUp: Array<{ host: string; command: string }> = [],
     private readonly ready: string[] = [],
+    private readonly attention: string[] = [],
   ) {}
 
   private message(message: MessageState, status: MessageStatus, matches: Set<string> | undefined): UiMessage {
@@ -219,6 +220,7 @@ export class UiStateBuilder {
       },
       setUp: this.setUp,
       ready: this.ready,
+      attention: this.attention,
       sessions: this.sessions(entries, messages, now, wakes, statusOf).filter((session) => (filters.session === undefined || session.address === filters.session) && (filters.role === undefined || session.roles.includes(filters.role))),
       conversations,
       totals: { messages: messages.length, conversations: threads.size, matchedConversations: kept.length, stuck, partial: selection.partial },

@@ -102,6 +102,8 @@ export interface UiState {
   setUp: Array<{ host: string; command: string }>;
   /** The hosts on PATH where peerpost is set up: an empty page says to start a session there. */
   ready: string[];
+  /** The hosts on PATH where peerpost's set-up needs a fix (`peerpost doctor` names it). */
+  attention: string[];
   sessions: UiSession[];
   conversations: UiConversation[];
   /** Counted over the messages drawn from; `partial`: older mail lies before them (the newest are folded, "show more" folds older). */

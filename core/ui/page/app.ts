@@ -213,6 +213,8 @@ function setList(id: string, items: Node[], count: string, empty: Node[] = [el("
 
 /** What to do when no session is known yet: the set-up command for each host found on PATH, or doctor. */
 function emptySessions(next: UiState): Node[] {
+  if (next.setUp.length === 0 && next.attention.length > 0)
+    return [el("p", { className: "next-step" }, `No sessions yet. peerpost needs a fix in ${next.attention.join(", ")} before a session there shows here: `, el("code", null, "peerpost doctor"), " prints it.")];
   if (next.setUp.length === 0 && next.ready.length > 0)
     return [el("p", { className: "next-step" }, `No sessions yet. peerpost is set up in ${next.ready.join(", ")}: start a session there and it shows here; `, el("code", null, "peerpost doctor"), " shows each host's set-up.")];
   if (next.setUp.length === 0) return [el("p", { className: "next-step" }, "No sessions yet. Install a host CLI (claude, codex, copilot, grok) and set peerpost up in it; ", el("code", null, "peerpost doctor"), " shows each host's set-up.")];
