@@ -74,7 +74,7 @@ function wakeReads(peerpost: Peerpost, now: number): unknown {
     pendingForks: [...fold.runs.values()].filter((run) => run.claim.kind === "fork" && !run.reconciled).map((run) => run.claim.id),
     // What `status` shows: a message's runs, a session's last.
     carrying: CARRIED.map((id) => wakes.runsCarrying(id)),
-    lastRun: ["claude:s0", "claude:s1", "claude:s2"].map((address) => wakes.lastRunOf(address)?.claim.id),
+    lastRun: ((addresses) => addresses.map((address) => wakes.lastRuns(addresses).get(address)?.claim.id))(["claude:s0", "claude:s1", "claude:s2"]),
   };
 }
 

@@ -131,10 +131,10 @@ test("the wakes archive is read through its index: a message's runs, a session's
   assert.deepEqual(ids(wakes.runsCarrying(message(1234))), [runId(3001), runId(1234)], "the live run and the archived one, newest first");
   assert.equal(wakes.runsCarrying(message(1234))[1]!.ended?.outcome, "ok", "an archived run is read whole");
   assert.deepEqual(ids(wakes.runsCarrying(runId(999_999))), [], "a message no run carried");
-  assert.equal(wakes.lastRunOf("claude:helper")?.claim.id, launch, "a launch is its bound session's");
+  assert.equal(wakes.lastRuns(["claude:helper"]).get("claude:helper")?.claim.id, launch, "a launch is its bound session's");
   assert.deepEqual(wakes.runsCarrying(message(3000)).map((run) => [run.claim.id, run.claim.address]), [[launch, "claude:helper"]]);
-  assert.equal(wakes.lastRunOf("claude:s7")?.claim.id, runId(3001), "the live file's run is a session's newest");
-  assert.equal(wakes.lastRunOf("claude:s8")?.claim.id, runId(2988));
+  assert.equal(wakes.lastRuns(["claude:s7"]).get("claude:s7")?.claim.id, runId(3001), "the live file's run is a session's newest");
+  assert.equal(wakes.lastRuns(["claude:s8"]).get("claude:s8")?.claim.id, runId(2988));
   assert.deepEqual(ids(wakes.newest(3)), [runId(3001), launch, runId(2999)]);
   assert.ok(reads.lines < 100, `the reads took ${reads.lines} of the archive's ${records.length} records`);
 });

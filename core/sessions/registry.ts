@@ -196,12 +196,27 @@ export class Sessions {
     return [...this.fold().values()].map((entry) => this.view(entry)).sort(byLastSeen);
   }
 
-  /** The session `entry`'s running Claude Code process runs now, when it has left `entry` for it (/clear, /resume). */
+  /**
+   * The session `entry`'s running Claude Code process runs now, when it has left `entry` for it (/clear,
+   * /resume). Asked at every send to a live Claude Code session: only a session registered after `entry`'s
+   * last record can be it, so the registry is read back from its end to there, not folded whole.
+   */
   leftFor(entry: SessionEntry): SessionEntry | undefined {
     const key = processKey(entry);
     if (key === undefined || !entry.local || !entry.alive) return undefined;
-    const now = this.first((other) => processKey(other) === key, byLastSeen);
-    return now && now.address !== entry.address && now.lastSeen > entry.lastSeen ? now : undefined;
+    const since = Date.parse(entry.lastSeen);
+    const later = new Set<string>();
+    this.log.scanBackward(undefined, ({ record }) => {
+      if (Date.parse(record.at) < since) return false;
+      if (record.hostPid === entry.hostPid && record.address !== entry.address) later.add(record.address);
+      return true;
+    });
+    let now: SessionEntry | undefined;
+    for (const address of later) {
+      const other = this.get(address);
+      if (other && processKey(other) === key && other.lastSeen > entry.lastSeen && (!now || other.lastSeen > now.lastSeen)) now = other;
+    }
+    return now;
   }
 
   /**

@@ -36,6 +36,11 @@ export class ArchivedRuns {
     return this.runsAt((index) => index.linesAbout(messageId)?.offsets);
   }
 
+  /** Whether the archive holds any committed run at all. */
+  holdsRuns(): boolean {
+    return committedArchiveBytes(this.paths) > 0;
+  }
+
   /** The newest archived run of `address`'s session: the one whose claim (or a launch's bound line) comes last in its lines. */
   lastOf(address: string): WakeFold {
     return this.runsAt((index) => {

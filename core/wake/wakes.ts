@@ -56,11 +56,19 @@ export class Wakes {
   }
 
   /**
-   * A session's newest run: the live file's, else the archive's (a run stays live while it has no outcome,
-   * and an ended one moves only past the retention, so a live run is the newer but for a moment).
+   * Each session's newest run: the live file's, else the archive's (a run stays live while it has no
+   * outcome, and an ended one moves only past the retention, so a live run is the newer but for a moment).
+   * The live file is folded once and the archive looked at only for sessions without a live run.
    */
-  lastRunOf(address: string): WakeState | undefined {
-    return this.fold().runsFor({ address })[0] ?? this.archived.lastOf(address).runsFor({ address })[0];
+  lastRuns(addresses: readonly string[]): Map<string, WakeState> {
+    const newest = new Map<string, WakeState>();
+    for (const run of runsOf([this.fold()], {})) if (run.claim.address !== undefined && !newest.has(run.claim.address)) newest.set(run.claim.address, run);
+    if (this.archived.holdsRuns())
+      for (const address of addresses) {
+        const run = newest.has(address) ? undefined : this.archived.lastOf(address).runsFor({ address })[0];
+        if (run) newest.set(address, run);
+      }
+    return newest;
   }
 
   /** The `count` newest runs, archived ones too. */

@@ -24,8 +24,9 @@ function summary(peerpost: Peerpost, json: boolean): number {
     const messages = Object.values(peerpost.mailbox.view(address).state.messages).filter((message) => message.to === address);
     return { unread: messages.filter((message) => !message.read).length, open: messages.filter((message) => !message.resolved && message.anticipation !== "fyi").length };
   };
+  const lastRuns = peerpost.wakes.lastRuns(sessions.map((session) => session.address));
   const counts = sessions.map((session) => {
-    const lastRun = peerpost.wakes.lastRunOf(session.address);
+    const lastRun = lastRuns.get(session.address);
     return { address: session.address, alive: session.alive, local: session.local, lastWake: lastRun ? describeRun(lastRun, peerpost.config.now()) : null, ...mailTo(session.address) };
   });
   // People have mail too, though no session registers them.
