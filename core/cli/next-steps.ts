@@ -12,8 +12,9 @@ export interface HostSteps {
   attention: string[];
 }
 
-export function hostSteps(): HostSteps {
-  const hosts = inspectHosts(marketplaceSource(), process.env, selfCommand());
+/** `self`: how a shell runs this peerpost (selfCommand), which the set-up commands call. */
+export function hostSteps(self = selfCommand()): HostSteps {
+  const hosts = inspectHosts(marketplaceSource(), process.env, self);
   return {
     setUp: hosts.flatMap((host) => (host.setUp ? [{ host: host.host, command: host.setUp }] : [])),
     // A set-up with a fix pending (a disabled plugin, untrusted hooks) shows no session yet: not ready.
@@ -24,9 +25,10 @@ export function hostSteps(): HostSteps {
 
 /** A few lines of prose, each ending in a newline. */
 export function nextSteps(): string {
-  const { setUp: commands, ready, attention } = hostSteps();
+  const self = selfCommand();
+  const { setUp: commands, ready, attention } = hostSteps(self);
   if (commands.length > 0)
-    return `Set peerpost up in your agents, then start a session there:\n${commands.map((entry) => `  ${entry.host}: ${entry.command}\n`).join("")}Check the result with: ${selfCommand()} doctor\n`;
+    return `Set peerpost up in your agents, then start a session there:\n${commands.map((entry) => `  ${entry.host}: ${entry.command}\n`).join("")}Check the result with: ${self} doctor\n`;
   if (attention.length > 0) return `peerpost needs a fix in ${attention.join(", ")} before a session there shows here: \`peerpost doctor\` prints it.\n`;
   // Every host CLI on PATH already has peerpost: what is missing is a session, not an install.
   if (ready.length > 0) return `peerpost is set up in ${ready.join(", ")}: start a session there and it shows here. \`peerpost doctor\` shows each host's set-up.\n`;

@@ -82,24 +82,8 @@ export class Mailbox extends MailboxStore {
   }
 
   async send(input: SendInput): Promise<SendResult> {
-    if (parseAddress(input.from, "from").kind === "role")
-      throw new PeerpostError("invalid_arguments", `${input.from} is a role, not a sender: an answer to it would reach nobody.`, {
-        details: { field: "from", value: input.from },
-        hint: "Send as the session or person that holds the role (its exact address, or user:<name>); others reach the role as role:<name>.",
-      });
-    parseAddress(input.to, "to");
-    checkBody(input.body);
-    if (input.from === input.to && !input.allowSelf)
-      throw new PeerpostError("invalid_arguments", `Refusing to send a message from ${input.from} to itself.`, {
-        details: { field: "to", value: input.to },
-        hint: HINTS.selfSend,
-      });
+    this.checkSend(input);
     const key = input.idempotencyKey;
-    if (key !== undefined && (key.length === 0 || key.length > 200))
-      throw new PeerpostError("invalid_arguments", `An idempotency key is 1 to 200 characters; this one has ${key.length}.`, {
-        details: { field: "idempotencyKey", length: key.length },
-        hint: "Pass a short key that names this send (a task id, a hash of its content), or none.",
-      });
     const newId = await idFactory();
     if (key === undefined) {
       const view = this.view(input.from);
@@ -124,14 +108,34 @@ export class Mailbox extends MailboxStore {
     return { message: this.readBack(view, id!), created };
   }
 
+  /** What every new message is checked for before anything is decided: its addresses, its body, a send to itself, its key. */
+  private checkSend(input: SendInput): void {
+    if (parseAddress(input.from, "from").kind === "role")
+      throw new PeerpostError("invalid_arguments", `${input.from} is a role, not a sender: an answer to it would reach nobody.`, {
+        details: { field: "from", value: input.from },
+        hint: "Send as the session or person that holds the role (its exact address, or user:<name>); others reach the role as role:<name>.",
+      });
+    parseAddress(input.to, "to");
+    checkBody(input.body);
+    if (input.from === input.to && !input.allowSelf)
+      throw new PeerpostError("invalid_arguments", `Refusing to send a message from ${input.from} to itself.`, {
+        details: { field: "to", value: input.to },
+        hint: HINTS.selfSend,
+      });
+    const key = input.idempotencyKey;
+    if (key !== undefined && (key.length === 0 || key.length > 200))
+      throw new PeerpostError("invalid_arguments", `An idempotency key is 1 to 200 characters; this one has ${key.length}.`, {
+        details: { field: "idempotencyKey", length: key.length },
+        hint: "Pass a short key that names this send (a task id, a hash of its content), or none.",
+      });
+  }
+
   /**
    * A new message's event as a plain send (no idempotency key) would write it, on the sender's view as it is
    * now, for a caller that appends it in one batch with the records it tells about (a forced release).
    */
   messageEvent(input: SendInput, newId: (seedTime?: number) => string): { record: MsgEvent; scopes: string[] } {
-    parseAddress(input.from, "from");
-    parseAddress(input.to, "to");
-    checkBody(input.body);
+    this.checkSend(input);
     const view = this.view(input.from);
     view.refresh();
     const record = this.newMessage(view, input, newId);
@@ -143,11 +147,11 @@ export class Mailbox extends MailboxStore {
    * `more` (the records that name it) in one batch: a store lost part way leaves no note that nothing names.
    */
   async noteToSelf(address: string, body: string, more: (note: MsgEvent) => AppendItem<MailboxEvent>[]): Promise<MessageState> {
-    parseAddress(address, "from");
-    checkBody(body);
+    const input: SendInput = { from: address, fromVerified: false, to: address, body, anticipation: "reply", allowSelf: true };
+    this.checkSend(input);
     const newId = await idFactory();
     const view = this.view(address);
-    const note = this.newMessage(view, { from: address, fromVerified: false, to: address, body, anticipation: "reply", allowSelf: true }, newId);
+    const note = this.newMessage(view, input, newId);
     await this.appendMessageWith(view, note, [{ v: 1, type: "read", id: note.id, by: address, at: this.nowIso() }], more(note));
     return this.readBack(view, note.id);
   }

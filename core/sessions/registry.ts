@@ -80,12 +80,21 @@ function processKey(entry: SessionEntry): string | undefined {
   return entry.host === "claude-code" && entry.hostPid !== undefined ? `${entry.hostPid}\n${entry.hostStart}\n${entry.machine}` : undefined;
 }
 
-/** Whether `entry`'s Claude Code process has since registered another session (/clear, /resume). */
-function supersededInProcess(entry: SessionEntry, all: Iterable<SessionEntry>): boolean {
-  const key = processKey(entry);
-  if (key === undefined) return false;
-  for (const other of all) if (other !== entry && processKey(other) === key && other.lastSeen > entry.lastSeen) return true;
-  return false;
+/** For each Claude Code process among `entries`, the session it registered last: the one it runs. */
+function newestPerProcess(entries: Iterable<SessionEntry>): Map<string, SessionEntry> {
+  const newest = new Map<string, SessionEntry>();
+  for (const entry of entries) {
+    const key = processKey(entry);
+    const seen = key === undefined ? undefined : newest.get(key);
+    if (key !== undefined && (seen === undefined || entry.lastSeen > seen.lastSeen)) newest.set(key, entry);
+  }
+  return newest;
+}
+
+/** The session `entry`'s process registered since (/clear, /resume), given newestPerProcess of every session. */
+function supersededBy(newest: Map<string, SessionEntry>, entry: SessionEntry): SessionEntry | undefined {
+  const now = newest.get(processKey(entry) ?? "");
+  return now !== undefined && now !== entry && now.lastSeen > entry.lastSeen ? now : undefined;
 }
 
 /** Addresses whose alone-folds a process keeps (`foldOne`). */
@@ -228,11 +237,12 @@ export class Sessions {
     const holders: SessionEntry[] = [];
     const elsewhere = new Map<string, SessionEntry>();
     const folded = this.fold();
+    const newest = newestPerProcess(folded.values());
     for (const entry of folded.values())
       if (entry.roles.includes(role)) {
         const holder = this.view(entry);
         if (holder.alive) {
-          if (!supersededInProcess(entry, folded.values())) holders.push(holder);
+          if (!supersededBy(newest, entry)) holders.push(holder);
         } else if (!holder.local) {
           const machine = holder.machine ?? "";
           const seen = elsewhere.get(machine);
@@ -333,15 +343,10 @@ export class Sessions {
    */
   list(options: { host?: SessionHost | undefined; includeDead?: boolean | undefined } = {}): SessionEntry[] {
     const all = this.all();
-    // Each Claude Code process's session seen last: the one it runs.
-    const latest = new Map<string, SessionEntry>();
+    const newest = newestPerProcess(all);
     for (const entry of all) {
-      const key = processKey(entry);
-      if (key !== undefined && !latest.has(key)) latest.set(key, entry);
-    }
-    for (const entry of all) {
-      const now = latest.get(processKey(entry) ?? "");
-      if (now !== undefined && now !== entry && now.lastSeen > entry.lastSeen && entry.alive) {
+      const now = entry.alive ? supersededBy(newest, entry) : undefined;
+      if (now !== undefined) {
         entry.alive = false;
         entry.leftFor = now.address;
       }

@@ -2,7 +2,7 @@
 // nodes, and redraws only the parts the server's event stream says changed (page/sync.ts). Writes
 // (send, reply, decline, and the claims and tasks actions) carry the token in a header and a JSON body.
 import type { UiConversation, UiMessage, UiReceipt, UiSession, UiState } from "../types.js";
-import { $, ago, bytes, el, holding, localTime, resultSpan, type Child } from "./dom.js";
+import { $, ago, bytes, el, holding, KeptViews, localTime, resultSpan, type Child } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { FILTERS, PageSync } from "./sync.js";
 import { renderClaims, renderTasks, wireTaskForm, type WorkHelpers } from "./work.js";
@@ -47,20 +47,11 @@ function refreshTimes(): void {
   for (const span of document.querySelectorAll<HTMLElement>(".time[data-iso]")) span.textContent = timeText(span.dataset.iso!, span.dataset.label ?? "");
 }
 
-/** Conversations drawn, by id with what they were drawn from: one unchanged since the last state is kept, not drawn (and its markdown parsed) again. */
-let drawn = new Map<string, { from: string; node: HTMLElement }>();
+/** Conversations drawn, by id: one unchanged since the last state is kept, not drawn (and its markdown parsed) again. */
+const drawnConversations = new KeptViews<UiConversation>((conversation) => conversation.id);
 
 function conversationViews(conversations: UiConversation[]): HTMLElement[] {
-  const next = new Map<string, { from: string; node: HTMLElement }>();
-  const nodes = conversations.map((conversation) => {
-    const from = JSON.stringify(conversation);
-    const kept = drawn.get(conversation.id);
-    const node = kept?.from === from ? kept.node : conversationView(conversation);
-    next.set(conversation.id, { from, node });
-    return node;
-  });
-  drawn = next;
-  return nodes;
+  return drawnConversations.views(conversations, conversationView);
 }
 
 function statusBadge(message: UiMessage): Child[] {

@@ -50,6 +50,30 @@ export function resultSpan(): HTMLSpanElement {
   return span;
 }
 
+/**
+ * Nodes drawn from a list of items, kept by key with what each was drawn from: an item unchanged since the
+ * last draw keeps its node, and with it what that node shows (an action's result, parsed markdown).
+ */
+export class KeptViews<T> {
+  private drawn = new Map<string, { from: string; node: HTMLElement }>();
+
+  constructor(private readonly key: (item: T) => string) {}
+
+  views(items: readonly T[], draw: (item: T) => HTMLElement): HTMLElement[] {
+    const next = new Map<string, { from: string; node: HTMLElement }>();
+    const nodes = items.map((item) => {
+      const key = this.key(item);
+      const from = JSON.stringify(item);
+      const kept = this.drawn.get(key);
+      const node = kept?.from === from ? kept.node : draw(item);
+      next.set(key, { from, node });
+      return node;
+    });
+    this.drawn = next;
+    return nodes;
+  }
+}
+
 export function $(selector: string): HTMLElement {
   const found = document.querySelector<HTMLElement>(selector);
   if (!found) throw new Error(`missing ${selector}`);

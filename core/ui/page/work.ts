@@ -2,7 +2,7 @@
 // waits on. The author's actions (release, end another's claim as a person, add, take, finish, fail or
 // block a task) are writes like sending: token header, JSON body, the page's own origin.
 import type { UiClaim, UiState, UiTask } from "../types.js";
-import { $, el, holding, resultSpan, type Child } from "./dom.js";
+import { $, el, holding, KeptViews, resultSpan, type Child } from "./dom.js";
 
 export interface WorkHelpers {
   /** A time with a label ("since 2026-… (5 min ago)"). */
@@ -42,21 +42,11 @@ function claimView(claim: UiClaim, helpers: WorkHelpers): HTMLElement {
   );
 }
 
-/** Claims drawn, by holder, repository and pattern, with what each was drawn from: an unchanged one is kept, with what its action said. */
-let drawnClaims = new Map<string, { from: string; node: HTMLElement }>();
+/** Claims drawn, by holder, repository and pattern: an unchanged one is kept, with what its action said. */
+const drawnClaims = new KeptViews<UiClaim>((claim) => JSON.stringify([claim.holder, claim.repo, claim.path]));
 
 function claimViews(claims: UiClaim[], helpers: WorkHelpers): HTMLElement[] {
-  const next = new Map<string, { from: string; node: HTMLElement }>();
-  const nodes = claims.map((claim) => {
-    const key = JSON.stringify([claim.holder, claim.repo, claim.path]);
-    const from = JSON.stringify(claim);
-    const kept = drawnClaims.get(key);
-    const node = kept?.from === from ? kept.node : claimView(claim, helpers);
-    next.set(key, { from, node });
-    return node;
-  });
-  drawnClaims = next;
-  return nodes;
+  return drawnClaims.views(claims, (claim) => claimView(claim, helpers));
 }
 
 export function renderClaims(claims: UiClaim[], helpers: WorkHelpers): void {
