@@ -5,11 +5,12 @@
 import { after, before, describe, test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { openPeerpost } from "../core/peerpost.js";
-import { GROK_HOOKS, inspectGrok } from "../plugins/grok/inspect.js";
+import { GROK_HOOKS, grokUserHookPath, grokUserHooksInstalled, inspectGrok } from "../plugins/grok/inspect.js";
+import { grokUserHooks, installGrokUserHooks } from "../plugins/grok/user-hooks.js";
 import { repoRoot } from "./helpers/copilot-cli.js";
 import { grokSingle, grokUnavailable, installGrokPlugin, makeGrokHome, readGrokLog, writeGrokUserHooks, type GrokHome } from "./helpers/grok-cli.js";
 import { contentText, startFakeOpenAIChat, toolResults, type ChatCall, type ChatScript, type FakeOpenAIChat, type Turn } from "./helpers/fake-openai-chat.js";
@@ -161,6 +162,21 @@ describe("grok plugin (real CLI, loopback model)", { skip: unavailable ? `grok C
     assert.match(contentText(calls[2]!.body.messages.at(-1)!.content), new RegExp(messageId));
     assert.equal(store().mailbox.view(address).state.messages[messageId]!.reminders.count, 1, "one reminder, given by the block");
   });
+
+  test("the user-level hooks run from a plugin dir whose path holds $, a backquote, quotes and spaces", async (t) => {
+    // Grok runs a hook's command through sh (`echo $(echo x)` printed "x"), after replacing `$NAME` and
+    // `${NAME}` itself, inside single quotes too (`'a$HOME'` printed a/home/…; with a variable that is
+    // not set, the hook failed). The path must reach node as it is.
+    const pluginDir = join(grok.root, "plug$HOME ${PEERPOST_UNSET} $$ `false` \"in\" 'dir'");
+    cpSync(PLUGIN_DIR, pluginDir, { recursive: true });
+    writeGrokUserHooks(grok, "peerpost", grokUserHooks(pluginDir));
+    t.after(() => writeGrokUserHooks(grok, "peerpost", { hooks: {} }));
+    assert.ok(grokUserHooksInstalled(grok.env), "doctor reads the hook file as installed");
+    const sessionId = randomUUID();
+    await single("hello", { sessionId }, () => ({ text: "hi" }));
+    const records = readFileSync(join(stateDir, "sessions.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as { address: string; source: string });
+    assert.equal(records.filter((record) => record.address === `grok:${sessionId}` && record.source === "startup").length, 1, "registered by the SessionStart hook");
+  });
 });
 
 // ---- no CLI needed ---------------------------------------------------------------------------
@@ -197,3 +213,19 @@ test("Grok's hook dialect: nothing printed for SessionStart, Stop blocks only at
   assert.match(block.reason, new RegExp(`peerpost reminder: .*${message.id}`));
 });
 
+
+test("doctor reads a hook file written before the shell quoting as installed, unless its path is one Grok's shell misread", (t) => {
+  const home = tempDir(t);
+  const env = { HOME: home, GROK_HOME: join(home, ".grok") };
+  const write = (command: string) => {
+    mkdirSync(dirname(grokUserHookPath(env)), { recursive: true });
+    writeFileSync(grokUserHookPath(env), JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: "command", command }] }] } }));
+  };
+  for (const dir of ["plain", "with space", "with$dollar"]) {
+    cpSync(PLUGIN_DIR, join(home, dir), { recursive: true });
+    write(`node ${JSON.stringify(join(home, dir, "hooks.cjs"))} session-start`);
+    assert.equal(grokUserHooksInstalled(env), dir !== "with$dollar", dir);
+    installGrokUserHooks(env, join(home, dir));
+    assert.ok(grokUserHooksInstalled(env), `${dir}, as written now`);
+  }
+});

@@ -92,12 +92,23 @@ export function isOfficialGrok(cli: string): boolean {
   return /^grok \d+\.\d+\.\d+\S* \([0-9a-f]+\)/.test(answer.stdout ?? "");
 }
 
+/**
+ * The hooks.cjs a hook command runs: in single-quoted pieces as `hooks install grok` writes it, or
+ * double-quoted as earlier versions did, where a path holding `$`, a backquote or a backslash was read
+ * otherwise (so such a file reads as not installed, and doctor asks to install it again).
+ */
+function hookScript(command: string): string | undefined {
+  const quoted = /^node ((?:'[^']*'|\\')+) /.exec(command)?.[1];
+  const script = quoted !== undefined ? quoted.replace(/'([^']*)'|\\'/g, (_, piece?: string) => piece ?? "'") : /^node "([^"$`\\]+)" /.exec(command)?.[1];
+  return script?.endsWith("hooks.cjs") ? script : undefined;
+}
+
 /** Whether peerpost's user-level hook file is installed, and the hooks.cjs it runs exists. */
 export function grokUserHooksInstalled(env: NodeJS.ProcessEnv): boolean {
   try {
     const file = JSON.parse(readFileSync(grokUserHookPath(env), "utf8")) as { hooks?: { SessionStart?: Array<{ hooks?: Array<{ command?: string }> }> } };
     const command = file.hooks?.SessionStart?.[0]?.hooks?.[0]?.command ?? "";
-    const script = /^node "([^"]+hooks\.cjs)"/.exec(command)?.[1];
+    const script = hookScript(command);
     return script !== undefined && existsSync(script);
   } catch {
     return false;

@@ -5,10 +5,21 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { grokUserHookPath, inspectGrok } from "./inspect.js";
 import { GROK_WRITING_TOOLS } from "./edit-tools.js";
+import { shellQuote } from "../../core/common/shell-word.js";
+
+/**
+ * A path as one word of a hook command. Grok 1.0.41 runs the command through sh, after putting its
+ * environment's values in place of `$NAME` and `${NAME}` itself, inside quotes too (and an unset one
+ * fails the hook): so the path is single-quoted for sh, and each `$` in it followed by a quote, which
+ * Grok leaves as it is (all verified against the real CLI).
+ */
+function grokCommandWord(text: string): string {
+  return shellQuote(text).replaceAll("$", () => "$''");
+}
 
 /** The hook commands, for the plugin dir that holds hooks.cjs. */
 export function grokUserHooks(pluginDir: string): Record<string, unknown> {
-  const command = (event: string) => [{ hooks: [{ type: "command", command: `node ${JSON.stringify(join(pluginDir, "hooks.cjs"))} ${event}`, timeout: 10 }] }];
+  const command = (event: string) => [{ hooks: [{ type: "command", command: `node ${grokCommandWord(join(pluginDir, "hooks.cjs"))} ${event}`, timeout: 10 }] }];
   const writes = (event: string) => [{ matcher: GROK_WRITING_TOOLS.join("|"), hooks: command(event)[0]!.hooks }];
   // PostToolUse speaks only in `warn` mode: the note Grok cannot show before a tool runs.
   return { hooks: { SessionStart: command("session-start"), PreToolUse: writes("pre-tool"), PostToolUse: writes("post-tool"), Stop: command("stop") } };
