@@ -217,6 +217,26 @@ test("a merge that needs no resolving is not refused: pulling what others pushed
   assert.match(pushed.stderr, /"src\/b\.ts": claimed by codex:holder/);
 });
 
+test("a push of a merge that drops the holder's pushed change to its claimed file (`merge -s ours`, which runs no pre-commit) is refused", async (t) => {
+  const { repo, env } = await guarded(t);
+  const remote = addRemote(t, repo, "origin");
+  const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();
+  // The holder's own work on its claimed file, on the remote.
+  assert.equal(commitFile(repo, env, "src/a.ts", "--no-verify").status, 0);
+  assert.equal(gitRun(repo, env, "push", "-q", "--no-verify", "origin", branch).status, 0);
+  const holders = git(repo, "show", "HEAD:src/a.ts");
+  // Someone else, on a branch from before it, merges the remote keeping only their own side.
+  gitRun(repo, env, "checkout", "-q", "-b", "feature", `${branch}~1`);
+  assert.equal(commitFile(repo, env, "docs/guide.md").status, 0);
+  const merged = gitRun(repo, env, "merge", "-q", "-s", "ours", "--no-edit", `origin/${branch}`);
+  assert.equal(merged.status, 0, merged.stderr);
+  assert.equal(git(repo, "show", "HEAD:src/a.ts"), "a\n", "the merge dropped the holder's change");
+  const pushed = gitRun(repo, env, "push", "-q", "origin", `feature:${branch}`);
+  assert.notEqual(pushed.status, 0, "the push went through");
+  assert.match(pushed.stderr, /"src\/a\.ts": claimed by codex:holder/);
+  assert.equal(git(remote, "show", `${branch}:src/a.ts`), holders, "the remote keeps the holder's work");
+});
+
 test("a cherry-pick, a rebase and git am are checked at each commit they make; a plain commit --no-verify still passes, and PEERPOST_GUARD=off lets a stopped one go on", async (t) => {
   const { repo, env } = await guarded(t);
   const branch = git(repo, "rev-parse", "--abbrev-ref", "HEAD").trim();

@@ -84,10 +84,10 @@ function stagedPaths(top: string): string[] {
   return [...paths].filter((path) => !brought.some(({ differs, changed }) => changed.has(path) && !differs.has(path)));
 }
 
-/** Where HEAD and `head` part, or the empty tree for histories that never met (a merge with --allow-unrelated-histories): all the head has, it brought. */
-function mergeBase(top: string, head: string): string {
+/** Where `from` (HEAD) and `head` part, or the empty tree for histories that never met (a merge with --allow-unrelated-histories): all the head has, it brought. */
+function mergeBase(top: string, head: string, from = "HEAD"): string {
   try {
-    return git(top, ["merge-base", "HEAD", head]).trim();
+    return git(top, ["merge-base", from, head]).trim();
   } catch {
     return git(top, ["hash-object", "-t", "tree", "/dev/null"]).trim();
   }
@@ -106,8 +106,26 @@ export function touchedPaths(top: string, hook: GuardedHook, refsOnStdin: string
     if (localSha === undefined || remoteSha === undefined || NO_COMMIT.test(localSha)) continue;
     const commits = pushedCommits(top, localSha, remoteSha, remote);
     for (const path of namesFromStatus(git(top, ["log", "--format=", "--name-status", "-z", "-M", "--cc", "--stdin"], commits))) paths.add(path);
+    // `--cc` lists only what a merge changed against every parent: a merge that drops what one parent changed
+    // (`merge -s ours`, which runs no pre-commit) keeps another parent's version and is not listed there.
+    for (const path of droppedByMerges(top, commits)) paths.add(path);
   }
   return [...paths];
+}
+
+/** The paths the pushed merges drop or undo: ones a parent changed since it parted from another, that the merge does not keep as that parent has them. */
+function droppedByMerges(top: string, commits: string): Set<string> {
+  const names = (args: string[]) => new Set(namesFromStatus(git(top, ["diff", "--name-status", "-z", "-M", ...args])));
+  const dropped = new Set<string>();
+  for (const line of git(top, ["log", "--merges", "--format=%H %P", "--stdin"], commits).split("\n")) {
+    const [merge, ...parents] = line.trim().split(" ");
+    if (merge === undefined || merge === "" || parents.length < 2) continue;
+    for (const parent of parents) {
+      const differs = names([parent, merge]);
+      for (const other of parents) if (other !== parent) for (const path of names([mergeBase(top, parent, other), parent])) if (differs.has(path)) dropped.add(path);
+    }
+  }
+  return dropped;
 }
 
 /** The addresses whose claims are the committer's own. */
