@@ -79,6 +79,19 @@ test("a superproject's claim on a file in a submodule (its path, a glob, the sub
   }
 });
 
+test("outside git, exclusive claims on the same files made from a directory and from one below it cannot both stand, in either order", async (t) => {
+  for (const order of [["above", "below"], ["below", "above"]]) {
+    const { peerpost } = tempPeerpost(t);
+    const top = realpathSync(tempDir(t, "peerpost-nogit-"));
+    mkdirSync(join(top, "x", "a"), { recursive: true });
+    // People's claims (a person is never gone), so only the overlap decides.
+    const claim = (from: string) => (from === "above" ? claimPaths(peerpost, { holder: "user:pat", cwd: top, paths: ["x/a/**"], ttl: "2h" }) : claimPaths(peerpost, { holder: "user:sam", cwd: join(top, "x"), paths: ["a/**"], ttl: "2h" }));
+    await claim(order[0]!);
+    await assert.rejects(claim(order[1]!), { code: "claim_conflict" }, `from ${order[1]} after from ${order[0]}`);
+    assert.equal(listClaims(peerpost).claims.length, 1);
+  }
+});
+
 test("an absolute path written through a link to the repository is inside it; a write through a linked directory in a claimed one is checked at its own path", async (t) => {
   const repo = tempRepo(t);
   const { peerpost, stateDir, home, clock } = tempPeerpost(t);

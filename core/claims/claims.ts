@@ -3,6 +3,7 @@
 // the store's exclusion and confirmed by log order: of two overlapping claims the earlier one stands, the
 // later one is refused with `claim_conflict`. A claim whose holder's session has ended is released (an
 // event saying so) by the claim that finds it in its way; one past its TTL simply no longer stands.
+import { dirname } from "node:path";
 import { PeerpostError } from "../common/errors.js";
 import { parseAddress } from "../common/address.js";
 import { idFactory } from "../common/ids.js";
@@ -123,7 +124,9 @@ export function shownClaim<T extends Pick<ClaimEntry, "path" | "repo" | "reason"
  */
 function allConflicts(state: ClaimsState, request: ClaimRequest, now: number): Array<{ entry: ClaimEntry; path: string }> {
   const found = conflictsWith(state, request, now);
-  for (const superproject of gitTopsOf(request.repo).filter((top) => top !== request.repo)) {
+  // Outside git, the claims made from any directory above reach here too: the edit hook counts them (edit-check.ts).
+  const tops = gitTopsOf(request.repo);
+  for (const superproject of (tops.length > 0 ? tops : directoriesAbove(request.repo)).filter((top) => top !== request.repo)) {
     const prefix = slashRelative(superproject, request.repo);
     for (const { entry, path } of conflictsWith(state, { ...request, repo: superproject, paths: request.paths.map((path) => `${prefix}/${path}`) }, now))
       found.push({ entry, path: path.slice(prefix.length + 1) });
@@ -135,6 +138,13 @@ function allConflicts(state: ClaimsState, request: ClaimRequest, now: number): A
     if (path !== undefined) found.push({ entry, path });
   }
   return found;
+}
+
+/** Every directory above `dir`, nearest first, up to the root. */
+function directoriesAbove(dir: string): string[] {
+  const dirs: string[] = [];
+  for (let at = dirname(dir); at !== dir; dir = at, at = dirname(at)) dirs.push(at);
+  return dirs;
 }
 
 /** Claims grouped as a release event names them: per holder and repository, each pattern once. */
