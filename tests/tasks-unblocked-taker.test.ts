@@ -1,5 +1,5 @@
 // A taker that blocked its task on another is told by the refusal's hint that it will hear `task_unblocked`;
-// the fyi reaches it when the last dependency is done.
+// the fyi reaches it when the last dependency is done, and once, even when two dependencies end at once.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -29,4 +29,28 @@ test("the taker of a task blocked on another is told task_unblocked, as the task
   await updateTask(peerpost, { id: schema.id, by: "claude:b", status: "done", note: "schema in" });
   const told = peerpost.mailbox.inbox("claude:a").filter((entry) => entry.body.startsWith("task_unblocked:"));
   assert.equal(told.length, 1, "the taker, who was promised it, is told its task may go on");
+});
+
+test("two dependencies done at the same moment by takers in two processes: task_unblocked goes out once, from the one done last in log order", async (t) => {
+  const home = tempDir(t);
+  // Two processes' views of one state dir, each taker's own.
+  const first = board(t, home);
+  const second = board(t, home);
+  const a = await createTask(first, { by: "user:pat", title: "a" });
+  const b = await createTask(first, { by: "user:pat", title: "b" });
+  const waiting = await createTask(first, { by: "user:pat", title: "release", after: [a.id, b.id], assignee: "claude:r" });
+  await updateTask(first, { id: a.id, by: "claude:a", status: "in_progress" });
+  await updateTask(second, { id: b.id, by: "claude:b", status: "in_progress" });
+  // The moment, pinned: a's status is written, then b's taker finishes b before a's taker goes on to send
+  // a's result (with the two updates merely started together, that order came about a third of the time).
+  const resolve = first.mailbox.resolve.bind(first.mailbox);
+  let secondDone: Promise<unknown> | undefined;
+  first.mailbox.resolve = (async (...args: Parameters<typeof resolve>) => {
+    secondDone ??= updateTask(second, { id: b.id, by: "claude:b", status: "done", note: "ok" });
+    await secondDone;
+    return resolve(...args);
+  }) as typeof resolve;
+  await updateTask(first, { id: a.id, by: "claude:a", status: "done", note: "ok" });
+  const told = first.mailbox.inbox("claude:r").filter((entry) => entry.body.startsWith("task_unblocked:") && entry.body.includes(waiting.id));
+  assert.deepEqual(told.map((entry) => [entry.message.from, entry.body.includes(`${b.id} was the last task it waited on`)]), [["claude:b", true]], told.map((entry) => entry.body).join("\n"));
 });

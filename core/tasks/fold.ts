@@ -20,11 +20,13 @@ export interface TaskState {
 
 export interface TasksState {
   tasks: Record<string, TaskState>;
+  /** The done tasks, each with its place in log order among them: which of a task's dependencies was done last. */
+  doneOrder: Map<string, number>;
 }
 
 export function emptyTasks(): TasksState {
   // No prototype: a task id a caller gives (`__proto__`) is no task.
-  return { tasks: Object.create(null) };
+  return { tasks: Object.create(null), doneOrder: new Map() };
 }
 
 export function isFinal(status: TaskStatus): boolean {
@@ -34,6 +36,15 @@ export function isFinal(status: TaskStatus): boolean {
 /** The dependencies of a task that are not done yet (unknown ones count as not done). */
 export function openDependencies(state: TasksState, task: TaskState): string[] {
   return task.after.filter((id) => state.tasks[id]?.status !== "done");
+}
+
+/**
+ * Whether `dependency`, done, is the last of `task`'s dependencies done in log order: the one whose taker
+ * says the task may be taken now. Two takers that finish at the same moment then tell it once, not each.
+ */
+export function doneLast(state: TasksState, task: TaskState, dependency: string): boolean {
+  const last = state.doneOrder.get(dependency);
+  return last !== undefined && task.after.every((id) => (state.doneOrder.get(id) ?? Infinity) <= last);
 }
 
 /** Whether `task` waiting on `dependency` would close a cycle (a task waiting on itself included). */
@@ -80,6 +91,7 @@ export function applyTaskEvent(state: TasksState, event: TaskEvent | TaskStatusE
   } else if (event.by !== task.takenBy && !(event.status === "blocked" && task.takenBy === undefined && event.by === task.by)) return;
   for (const dependency of event.after ?? []) if (!task.after.includes(dependency) && state.tasks[dependency] && !wouldCycle(state, task.id, dependency)) task.after.push(dependency);
   task.status = event.status;
+  if (event.status === "done") state.doneOrder.set(task.id, state.doneOrder.size);
   task.updatedAt = event.at;
   if (event.note !== undefined) task.note = event.note;
   else delete task.note;

@@ -14,7 +14,7 @@ import { BODY_TOO_LARGE_HINT, checkBody } from "../mail/messages.js";
 import { MAX_BODY_BYTES } from "../records/record-values.js";
 import { idempotencySlot } from "../mail/fold.js";
 import { heldBefore } from "../claims/holders.js";
-import { applyTaskEvent, emptyTasks, isFinal, openDependencies, statusRefusal, wouldCycle, type TaskState, type TasksState } from "./fold.js";
+import { applyTaskEvent, doneLast, emptyTasks, isFinal, openDependencies, statusRefusal, wouldCycle, type TaskState, type TasksState } from "./fold.js";
 
 const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent), archived: true };
 
@@ -167,13 +167,13 @@ function checkResultSize(task: TaskState, update: TaskUpdate): void {
   });
 }
 
-/** Who is told task_unblocked when `task` is done: the tasks it was the last open dependency of. */
+/** Who is told task_unblocked when `task` is done: the tasks it was the last dependency of to be done, in log order. */
 function toUnblock(peerpost: Peerpost, task: TaskState): Array<{ waiting: TaskState; to: string }> {
   if (task.status !== "done") return [];
   const state = tasksState(peerpost);
   const told: Array<{ waiting: TaskState; to: string }> = [];
   for (const waiting of Object.values(state.tasks)) {
-    if (!waiting.after.includes(task.id) || isFinal(waiting.status) || openDependencies(state, waiting).length > 0) continue;
+    if (!waiting.after.includes(task.id) || isFinal(waiting.status) || !doneLast(state, waiting, task.id)) continue;
     // Its taker too, when it was taken and then blocked: the task_blocked hint tells it it will be told.
     for (const to of new Set([waiting.assignee ?? waiting.by, ...(waiting.takenBy !== undefined ? [waiting.takenBy] : [])])) told.push({ waiting, to });
   }
