@@ -13,6 +13,7 @@ import { lockLog } from "./lock.js";
 import { notALineStart, readLinesAtOffsets, scanLines, scanLinesBackward } from "./read-lines.js";
 import type { CorruptLine, Decided, FileIdentity, LogEntry, LogOptions, PinnedFile, RecordSchema, ScanLimits, ScanResult, Transacted } from "./types.js";
 import { sleepSync } from "../common/sleep.js";
+import { lastLineEnd } from "./lines-backward.js";
 
 /** Room past its own lines an appender reads to find them: other writers' lines that landed first usually fit. */
 const FIND_SLACK_BYTES = 16 * 1024;
@@ -363,6 +364,7 @@ export class JsonlLog<T> {
       ino,
       dev,
       size: () => fstatSync(fd).size,
+      lineEnd: () => lastLineEnd(fd, fstatSync(fd).size),
       scan: (offset, visit, limits = {}) => scanLines(this, fd, offset, visit, limits),
       close: () => closeQuietly(fd),
     };

@@ -80,6 +80,8 @@ export interface PinnedFile<T> {
   ino: number;
   dev: number;
   size(): number;
+  /** Where its last whole line ends (0 when there is none): past it is a torn tail. */
+  lineEnd(): number;
   scan(offset: number, visit: (entry: LogEntry<T>) => void, limits?: ScanLimits): ScanResult;
   close(): void;
 }

@@ -1,5 +1,6 @@
 // Real child processes for tests: spawn a transpiled fixture and collect its output.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export function fixturePath(name: string): string {
@@ -38,4 +39,19 @@ export function waitForOutput(child: ChildProcess, text: string, stream: "stdout
     (stream === "stdout" ? child.stderr : child.stdout)?.on("data", (chunk: Buffer) => (other += chunk.toString("utf8")));
     child.on("close", (code, signal) => reject(new Error(`child exited (${code ?? signal}) before printing ${JSON.stringify(text)}: ${seen.slice(-500)} ${other.slice(-1500)}`)));
   });
+}
+
+/** Whether the process has `path` open (Linux /proc). */
+export function holdsOpen(pid: number, path: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
 }

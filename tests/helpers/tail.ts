@@ -1,13 +1,13 @@
-// A live `peerpost tail` for compaction tests, as a child process.
+// A live `peerpost tail` as a child process.
 import type { TestContext } from "node:test";
 import { spawn } from "node:child_process";
 import { onCleanup } from "./temp.js";
 import { collect } from "./children.js";
 import { CLI } from "./mcp.js";
 
-/** `peerpost tail --from-start --json` as a child: what it printed and warned so far, and the bodies of its msg lines matching `pattern`. */
-export function liveTail(t: TestContext, env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI, "tail", "--from-start", "--json"], { env, stdio: ["ignore", "pipe", "pipe"] });
+/** `peerpost tail` (by default `--from-start --json`) as a child: what it printed and warned so far, and the bodies of its msg lines matching `pattern` (with --json). */
+export function liveTail(t: TestContext, env: Record<string, string>, args: string[] = ["--from-start", "--json"]) {
+  const child = spawn(process.execPath, [CLI, "tail", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   onCleanup(t, () => child.kill("SIGKILL"));
   const out = { printed: "", warned: "" };
   child.stdout.on("data", (chunk: Buffer) => (out.printed += chunk.toString("utf8")));

@@ -17,7 +17,9 @@ export class LogFollower<T> {
     private readonly onGap: (why: string) => void,
   ) {
     this.pinned = log.pin();
-    this.offset = from === "end" && this.pinned ? this.pinned.size() : 0;
+    // At the end of the last whole line: a torn one is completed by the next writer (glued on and written
+    // again, log.ts), and read from inside it, its glued part read as a line of its own, shown twice.
+    this.offset = from === "end" && this.pinned ? this.pinned.lineEnd() : 0;
   }
 
   /** Visits the lines appended since the last call. */
@@ -56,7 +58,7 @@ export class LogFollower<T> {
     if (offset !== undefined) this.offset = offset;
     else {
       old.scan(this.offset, visit);
-      this.offset = next ? next.size() : 0;
+      this.offset = next ? next.lineEnd() : 0;
       this.onGap("the mailbox file was replaced (compacted) without a record of where it continues: following resumes at its end");
     }
     old.close();
