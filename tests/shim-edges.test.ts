@@ -1,16 +1,29 @@
 // `peerpost shim` against orders of messages a host shows seldom: a pushed prompt refused after a state
 // update, a turn pushed while the editor reloads the session, a turn that ends before its start is answered,
-// the thread's own peerpost server reporting no push of its own, and an editor id shaped like the shim's.
+// the thread's own peerpost server reporting no push of its own, an editor id shaped like the shim's, a
+// request read in the turn pushed for another, and a signal to the shim's whole process group.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { openPeerpost } from "../core/peerpost.js";
 import { ShimRelay } from "../core/server/shim-relay.js";
 import { until } from "./helpers/poll.js";
-import { connect, REPO_ROOT } from "./helpers/mcp.js";
+import { CLI, connect, REPO_ROOT } from "./helpers/mcp.js";
+import { onCleanup } from "./helpers/temp.js";
 import { SCRIPTED_ACP, SCRIPTED_CODEX, editorOnShim, scriptedHost, type Rig, type RpcNotification } from "./helpers/scripted-agent.js";
+
+/** A stand-in host that logs each signal it gets to $SIGNAL_LOG and runs until its stdin closes. */
+const SIGNAL_LOGGER = String.raw`
+const fs = require("fs");
+const log = (line) => fs.appendFileSync(process.env.SIGNAL_LOG, line + "\n");
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => log(signal));
+process.stdin.resume();
+process.stdin.on("end", () => process.exit(0));
+log("ready");
+`;
 
 const store = (rig: Rig) => openPeerpost({ env: { PEERPOST_HOME: rig.stateDir }, home: rig.home });
 const SHIM_REQUEST = /"id":"peerpost-[0-9a-f]+-\d+"/;
@@ -95,6 +108,48 @@ test("no turn starts in a Codex thread the editor closed (thread/unsubscribe) un
   assert.deepEqual(pushedLines(rig), []);
   await editor.request("thread/resume", { threadId: "thr-1" });
   await until(() => pushedLines(rig).some((entry) => entry.line.includes('"method":"turn/start"')), 10_000, "the push once the thread is open again");
+});
+
+test("a request the model read in the turn pushed for another gets no turn of its own afterwards; one still unread does", async (t) => {
+  for (const readMeanwhile of [true, false]) {
+    const { rig, editor } = await codexThread(t, "slow-turns");
+    // The person's own turn runs; two requests arrive meanwhile.
+    const own = editor.request("turn/start", { threadId: "thr-1", input: [] });
+    const first = await ask(rig, "codex:thr-1");
+    const second = await ask(rig, "codex:thr-1");
+    await own;
+    const turns = () => pushedLines(rig).filter((entry) => entry.line.includes('"method":"turn/start"'));
+    await until(() => turns().length >= 1, 15_000, "the first pushed turn");
+    // In that turn the model calls read, which shows and marks read every unread message (read's default).
+    if (readMeanwhile) assert.equal((await store(rig).mailbox.markRead("codex:thr-1", [first.message.id, second.message.id])).length, 2);
+    // The turn lasts 3 s; a turn for the second would follow within moments of its end.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    assert.equal(turns().length, readMeanwhile ? 1 : 2, turns().map((entry) => entry.line).join("\n"));
+  }
+});
+
+test("a Ctrl-C to the shim's process group reaches the host once, as it would reach a host the editor started itself", async (t) => {
+  const rig = scriptedHost(t, "copilot", SIGNAL_LOGGER);
+  const signals = join(rig.root, "signals.log");
+  // Its own process group, as a terminal's job or an editor's child: the group is what gets the signal.
+  const shim = spawn(process.execPath, [CLI, "shim", "copilot", "--acp"], { env: { ...rig.env, SIGNAL_LOG: signals }, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  onCleanup(t, () => {
+    try {
+      process.kill(-shim.pid!, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  });
+  const got = () => (existsSync(signals) ? readFileSync(signals, "utf8").split("\n").filter(Boolean) : []);
+  await until(() => got().includes("ready"), 10_000, "the host to start");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Apart: the two copies of one signal can merge in the kernel when both arrive before the host runs, not all ten.
+  for (let n = 1; n <= 10; n++) {
+    process.kill(-shim.pid!, "SIGINT");
+    await until(() => got().filter((line) => line === "SIGINT").length >= n, 10_000, `the host's SIGINT ${n}`);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  }
+  assert.equal(got().filter((line) => line === "SIGINT").length, 10, "ten SIGINTs to the group, ten for the host");
 });
 
 test("the thread's own peerpost server, with no push of its own, leaves the shim's push standing, and a sender hears of no missing push", async (t) => {

@@ -115,7 +115,9 @@ export async function runShim(dialect: ShimDialect, binary: string | undefined, 
     return 127;
   }
   if (!dialect.isProtocolMode(args)) return runAsIs(binary, args, env);
-  const child = nodeChildProcess().spawn(binary, args, { stdio: ["pipe", "pipe", "inherit"], env });
+  // Its own process group: a signal the editor sends the shim's group reaches the host once, forwarded, not
+  // twice. The host needs no terminal here, and exits when the shim's end of its stdin closes.
+  const child = nodeChildProcess().spawn(binary, args, { stdio: ["pipe", "pipe", "inherit"], env, detached: true });
   const status = exitStatus(child, binary);
   const unforward = forwardSignals(child);
   let live: LiveShim | undefined;

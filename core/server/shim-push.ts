@@ -29,6 +29,15 @@ export class ShimPush implements PushTransport {
     return { available: false, reason: `${this.address} is busy (${this.sessions.busyReasons(this.sessionId).join(", ") || "host gone"}); a request is pushed when its turn ends` };
   }
 
+  /**
+   * Nothing is claimed while the session is busy (the turn just pushed for another message, say): the model
+   * may read this one meanwhile, and a claim held until idle would start a turn for mail already read. The
+   * loop is kicked when the session becomes idle, and looks at the mail again then.
+   */
+  async ready(): Promise<string | undefined> {
+    return this.sessions.isIdle(this.sessionId) ? undefined : this.availability().reason;
+  }
+
   async deliver(message: MessageState, content: string): Promise<void> {
     // Claimed while idle, but the editor may have started a turn since: wait for it to end.
     if (!(await this.sessions.waitIdle(this.sessionId, IDLE_WAIT_MS)))
