@@ -1,7 +1,8 @@
 // `peerpost shim` against orders of messages a host shows seldom: a pushed prompt refused after a state
 // update, a turn pushed while the editor reloads the session, a turn that ends before its start is answered,
 // the thread's own peerpost server reporting no push of its own, an editor id shaped like the shim's, a
-// request read in the turn pushed for another, and a signal to the shim's whole process group.
+// request read in the turn pushed for another, a signal to the shim's whole process group, and a Ctrl-C
+// typed in the terminal the shim shares with a host it runs as is.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -13,6 +14,7 @@ import { ShimRelay } from "../core/server/shim-relay.js";
 import { until } from "./helpers/poll.js";
 import { CLI, connect, REPO_ROOT } from "./helpers/mcp.js";
 import { onCleanup } from "./helpers/temp.js";
+import { NO_TMUX, startTmux } from "./helpers/tmux.js";
 import { SCRIPTED_ACP, SCRIPTED_CODEX, editorOnShim, scriptedHost, type Rig, type RpcNotification } from "./helpers/scripted-agent.js";
 
 /** A stand-in host that logs each signal it gets to $SIGNAL_LOG and runs until its stdin closes. */
@@ -150,6 +152,22 @@ test("a Ctrl-C to the shim's process group reaches the host once, as it would re
     await new Promise((resolve) => setTimeout(resolve, 400));
   }
   assert.equal(got().filter((line) => line === "SIGINT").length, 10, "ten SIGINTs to the group, ten for the host");
+});
+
+test("a Ctrl-C typed where the shim runs a host as is (`codex exec` through a wrapper named codex) reaches the host once", { skip: NO_TMUX }, async (t) => {
+  const rig = scriptedHost(t, "codex", SIGNAL_LOGGER);
+  const signals = join(rig.root, "signals.log");
+  const got = () => (existsSync(signals) ? readFileSync(signals, "utf8").split("\n").filter(Boolean) : []);
+  const terminal = startTmux(t, rig.root);
+  terminal.start(process.execPath, [CLI, "shim", "codex", "exec", "hi"], { ...rig.env, SIGNAL_LOG: signals }, rig.root);
+  await until(() => got().includes("ready"), 10_000, "the host to start");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  for (let n = 1; n <= 5; n++) {
+    terminal.sendKeys("C-c");
+    await until(() => got().filter((line) => line === "SIGINT").length >= n, 10_000, `the host's SIGINT ${n}`);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  }
+  assert.equal(got().filter((line) => line === "SIGINT").length, 5, "five Ctrl-Cs, five for the host");
 });
 
 test("the thread's own peerpost server, with no push of its own, leaves the shim's push standing, and a sender hears of no missing push", async (t) => {

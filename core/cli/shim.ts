@@ -12,7 +12,7 @@ import { logError } from "../common/error-log.js";
 import { resolveStateDirPath } from "../security/state-dir.js";
 import { PushLoop } from "../server/push.js";
 import { ShimPush, SHIM_VIA } from "../server/shim-push.js";
-import { hostStartField } from "../sessions/process-tree.js";
+import { hostStartField, inTerminalForeground } from "../sessions/process-tree.js";
 import { ShimRelay } from "../server/shim-relay.js";
 import { ShimSessions, type ShimDialect } from "../server/shim-sessions.js";
 
@@ -29,8 +29,10 @@ function exitStatus(child: ChildProcess, binary: string): Promise<number> {
   });
 }
 
-function forwardSignals(child: ChildProcess): () => void {
-  const forward = (signal: NodeJS.Signals) => () => void child.kill(signal);
+function forwardSignals(child: ChildProcess, sharesTerminal = false): () => void {
+  // A host that shares the shim's terminal got a typed Ctrl-C itself: forwarded, it would get two, which
+  // many CLIs read as "quit now".
+  const forward = (signal: NodeJS.Signals) => () => void (signal === "SIGINT" && sharesTerminal && inTerminalForeground() ? undefined : child.kill(signal));
   const handlers = FORWARDED_SIGNALS.map((signal) => [signal, forward(signal)] as const);
   for (const [signal, handler] of handlers) process.on(signal, handler);
   return () => {
@@ -41,7 +43,7 @@ function forwardSignals(child: ChildProcess): () => void {
 /** Runs the host with this process's stdio, as if started directly (Node has no exec). */
 async function runAsIs(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const child = nodeChildProcess().spawn(binary, args, { stdio: "inherit", env });
-  const unforward = forwardSignals(child);
+  const unforward = forwardSignals(child, true);
   const status = await exitStatus(child, binary);
   unforward();
   return status;

@@ -82,6 +82,22 @@ export function processStartTime(pid: number): number | undefined {
   }
 }
 
+/**
+ * Whether this process is in its terminal's foreground process group (Linux /proc; false elsewhere): a
+ * Ctrl-C typed there reaches every process of the group.
+ */
+export function inTerminalForeground(): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    // After the command name: state, ppid, pgrp, session, tty_nr, tpgid.
+    const [, , pgrp, , tty, foreground] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return tty !== "0" && pgrp === foreground;
+  } catch {
+    return false;
+  }
+}
+
 /** The registry's `hostStart` field for a host pid, when the system tells start times. */
 export function hostStartField(pid: number): { hostStart?: number } {
   const start = processStartTime(pid);
