@@ -37,6 +37,9 @@ test("each host's input line is found on its screen; dim placeholder text and hi
   assert.equal(claudeInputLine(screenLines(CLAUDE.replace("❯\u00a0\u001b[7m ", "❯\u00a0draft\u001b[7m "))), "draft");
   assert.equal(grokInputLine(screenLines(GROK.replace("next", "    "))), "");
   assert.equal(codexInputLine(screenLines("Do you trust this folder?\n  1. Yes\n  2. No")), undefined, "a dialog has no input line");
+  // A draft whose first line is empty (a line break first, or a paste that starts with one): its further lines follow, indented.
+  assert.equal(codexInputLine(screenLines(CODEX_EMPTY.replace("\u001b[2mAsk Codex to do anything\n", "\n  my unfinished\n  draft\n"))), "my unfinished draft");
+  assert.equal(claudeInputLine(screenLines(CLAUDE.replace("❯\u00a0\u001b[7m \n", "❯\u00a0\n  my unfinished draft\u001b[7m \n"))), "my unfinished draft");
 });
 
 test("the person's keystrokes: typed text fills the line; Enter, Ctrl-C, Ctrl-U and erasing empty it; unknown edits count as typing", () => {
@@ -99,14 +102,15 @@ test("an erasing key after the cursor left the line's end, a paste, a yank or a 
 });
 
 test("the person's keys reach the wrapped host whole across reads: a UTF-8 character split between two reads is one character", () => {
-  const written: string[] = [];
+  const written: Buffer[] = [];
   const input = new InputLine();
-  const relay = new KeyRelay(input, (text) => written.push(text));
+  const relay = new KeyRelay(input, (data) => written.push(data));
   relay.keys(Buffer.from([0xc3]));
   relay.keys(Buffer.from([0xa9, 0x20, 0xf0, 0x9f]));
   relay.keys(Buffer.from([0x98, 0x80]));
-  assert.equal(written.join(""), "é 😀");
-  assert.ok(!written.join("").includes("\ufffd"));
+  // The bytes go on as they came: the host's own decoder joins the character.
+  assert.equal(Buffer.concat(written).toString("utf8"), "é 😀");
+  assert.ok(!Buffer.concat(written).toString("utf8").includes("\ufffd"));
   assert.equal(input.empty, false);
 });
 

@@ -25,7 +25,7 @@ function wrapped(t: Parameters<typeof tempPeerpost>[0], now?: () => number) {
   peerpost.config.now = Date.now;
   const input = new InputLine(now);
   const written: string[] = [];
-  const relay = new KeyRelay(input, (text) => written.push(text));
+  const relay = new KeyRelay(input, (data) => written.push(data.toString("utf8")));
   const push = new PtyPush(peerpost, "codex", { pid: process.pid, write: (data) => void written.push(data), bracketedPaste: () => true, holdKeys: () => relay.hold() }, input);
   push.bind({ address, sessionId: "wrapped", source: "registry", detail: "test", verified: false });
   return { push, input, stateDir, relay };

@@ -20,5 +20,5 @@ test("codex in tmux: an idle TUI gets a request typed, reads and replies; text i
   const { fake, codex, stateDir, tmux, address } = await idleCodexTui(t, "codex answers");
   const on = await collect(spawn(process.execPath, [CLI, "push", "on", "tmux", "codex"], { env: { PATH: process.env.PATH ?? "", HOME: codex.home, PEERPOST_HOME: stateDir }, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
-  await checkTypedDelivery(t, { tmux, inputLine: codexInputLine, stateDir, home: codex.home, address, via: "tmux", modelRequests: () => fake.requests().length, modelSaw: (needle) => fake.modelSaw(needle) }, "codex answers");
+  await checkTypedDelivery(t, { tmux, inputLine: codexInputLine, lineBreak: "C-j", stateDir, home: codex.home, address, via: "tmux", modelRequests: () => fake.requests().length, modelSaw: (needle) => fake.modelSaw(needle) }, "codex answers");
 });

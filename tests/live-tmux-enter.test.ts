@@ -7,13 +7,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
-import { NO_TMUX, tuiInTmux, type TmuxServer } from "./helpers/tmux.js";
+import { NO_TMUX, startTmux, tuiInTmux, type TmuxServer } from "./helpers/tmux.js";
 import { submittedLines } from "./helpers/fake-tui.js";
-import { TmuxPush } from "../core/live/tmux.js";
+import { inputRefusal, TmuxPush } from "../core/live/tmux.js";
 import { codexInputLine } from "../plugins/codex/terminal.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { PushLoop } from "../core/server/push.js";
@@ -81,4 +81,19 @@ test("a headless host started from the pane's TUI (TMUX_PANE inherited, no termi
   await pushLoop.stop();
   assert.equal(submittedLines(log).some((line) => line.text.includes(message.id)), false, "typed into the TUI of another session");
   assert.equal(peerpost.mailbox.view(address).state.messages[message.id]?.delivered, undefined);
+});
+
+test("nothing is typed while the foot of the pane shows a turn running (esc to interrupt), though the input line is empty; the same words higher up are the conversation's", { skip: NO_TMUX, timeout: 60_000 }, async (t) => {
+  const scratch = tempDir(t, "peerpost-tmux-running-");
+  const server = startTmux(t, scratch);
+  // Codex at the person's Enter: the input cleared, "Working" drawn above it, before the prompt hook records the turn.
+  const screen = join(scratch, "screen.txt");
+  writeFileSync(screen, "• Working (0s • esc to interrupt)\n\n\u203a \n");
+  server.start("/bin/sh", ["-c", `cat ${JSON.stringify(screen)}; sleep 600`], { PATH: "/usr/bin:/bin" }, scratch);
+  await until(() => server.capture().includes("Working"), 10_000, "the screen");
+  assert.match((await inputRefusal(server.pane(), codexInputLine)) ?? "", /shows a turn running/);
+  // The words in the conversation, the turn over: the input line decides.
+  server.command("respawn-pane", "-k", "-t", "host", "/bin/sh", "-c", `printf 'the model said: press esc to interrupt\\n'; for i in 1 2 3 4 5 6 7 8 9 10; do echo; echo line $i; done; printf '\\n\u203a \\n'; sleep 600`);
+  await until(() => server.capture().includes("line 10"), 10_000, "the new screen");
+  assert.equal(await inputRefusal(server.pane(), codexInputLine), undefined, server.capture());
 });

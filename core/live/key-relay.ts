@@ -7,20 +7,20 @@ import type { InputLine } from "./keystrokes.js";
 
 export class KeyRelay {
   private readonly decoder = new StringDecoder("utf8");
-  private held: string[] | undefined;
+  private held: Buffer[] | undefined;
 
   constructor(
     private readonly input: InputLine,
-    private readonly write: (text: string) => void,
+    private readonly write: (data: Buffer) => void,
   ) {}
 
   /** One read of the person's terminal. */
   keys(data: Buffer): void {
+    // The host gets the bytes as they came (not every terminal sends UTF-8); only the line follows the decoded text.
     const text = this.decoder.write(data);
-    if (text === "") return;
-    this.input.observe(text);
-    if (this.held) this.held.push(text);
-    else this.write(text);
+    if (text !== "") this.input.observe(text);
+    if (this.held) this.held.push(data);
+    else this.write(data);
   }
 
   /** Holds the person's keys (the input line still follows them) until the returned release passes them on, in order. */
@@ -29,7 +29,7 @@ export class KeyRelay {
     return () => {
       const keys = this.held ?? [];
       this.held = undefined;
-      for (const text of keys) this.write(text);
+      for (const data of keys) this.write(data);
     };
   }
 }

@@ -52,6 +52,8 @@ export class InputLine {
   pendingSubmitAt: number | undefined;
   /** The last key was Esc alone: a second one opens the host's rewind (Claude Code) or backtrack (Codex) view. */
   private loneEsc = false;
+  /** When the person last pressed Esc alone: in a turn, that interrupts it. */
+  escapedAt: number | undefined;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -159,6 +161,7 @@ export class InputLine {
       // Esc twice on an empty line opens a view where Enter rewinds the conversation: unknown until cleared or submitted.
       if (afterEsc) this.unsure = true;
       this.loneEsc = true;
+      this.escapedAt = this.now();
       return 1;
     }
     if (next === "\r") this.lineBreak();
@@ -181,6 +184,11 @@ export class InputLine {
   /** A prompt hook ran after the Enter that left the line unknown: that Enter submitted it. */
   confirmSubmitted(): void {
     this.clear();
+  }
+
+  /** The host put text back into the input line (an interrupted turn's prompt): unknown until cleared or submitted. */
+  refilled(): void {
+    this.unsure = true;
   }
 
   private clear(): void {

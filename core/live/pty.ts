@@ -11,7 +11,7 @@ import { ancestors } from "../sessions/process-tree.js";
 import { PushLoop } from "../server/push.js";
 import { liveNote } from "./rules.js";
 
-import { readTurn, recordTurn } from "./turns.js";
+import { readTurn, recordTurn, turnEnded } from "./turns.js";
 import type { InputLine } from "./keystrokes.js";
 import { PTY_VIA, TERMINAL_VIAS, TerminalPush } from "./terminal-push.js";
 
@@ -78,6 +78,19 @@ export class PtyPush extends TerminalPush {
     const own = this.address === undefined ? undefined : this.peerpost.sessions.get(this.address)?.push;
     if (isOwnTransport(own)) return { available: false, reason: `the session's own server reaches it through ${own}, which comes first` };
     return super.availability();
+  }
+
+  /**
+   * Esc in a Claude Code turn interrupts it: no stop hook runs, and the turn's prompt comes back into the
+   * input line (Claude Code 2.1.332), which the keys followed here do not show.
+   */
+  protected async noteInterruptedTurn(address: string): Promise<void> {
+    const escaped = this.input.escapedAt;
+    if (this.host !== "claude-code" || escaped === undefined) return;
+    const turn = readTurn(this.peerpost.stateDir.path, address);
+    if (turnEnded(turn) || escaped < Date.parse(turn.prompt!)) return;
+    this.input.refilled();
+    recordTurn(this.peerpost.stateDir.path, address, "stop", new Date(escaped).toISOString());
   }
 
   protected async typingRefusal(): Promise<string | undefined> {

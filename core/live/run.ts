@@ -48,13 +48,14 @@ export async function runWrapped(name: string, args: string[]): Promise<number> 
   }
   let terminal;
   try {
-    terminal = pty.spawn(command, args, { name: process.env["TERM"] ?? "xterm-256color", cols: process.stdout.columns, rows: process.stdout.rows, cwd: process.cwd(), env: { ...process.env, PEERPOST_RUN: "1" } as Record<string, string> });
+    terminal = pty.spawn(command, args, { name: process.env["TERM"] ?? "xterm-256color", cols: process.stdout.columns, rows: process.stdout.rows, cwd: process.cwd(), env: { ...process.env, PEERPOST_RUN: "1" } as Record<string, string>, encoding: null });
   } catch (error) {
     logRunError(error);
     return runDirect(command, args);
   }
   const input = new InputLine();
-  const relay = new KeyRelay(input, (text) => terminal.write(text));
+  // Bytes both ways (encoding null): a key or an output byte that is not UTF-8 passes unchanged.
+  const relay = new KeyRelay(input, (data) => terminal.write(data as unknown as string));
   const onInput = (data: Buffer) => relay.keys(data);
   const onResize = () => terminal.resize(process.stdout.columns, process.stdout.rows);
   const onSignal = (signal: NodeJS.Signals) => terminal.kill(signal);
@@ -63,9 +64,9 @@ export async function runWrapped(name: string, args: string[]): Promise<number> 
   process.stdout.on("resize", onResize);
   for (const signal of FORWARDED) process.on(signal, onSignal);
   const paste = new PasteMode();
-  terminal.onData((data) => {
+  terminal.onData((data: string | Buffer) => {
     process.stdout.write(data);
-    paste.observe(data);
+    paste.observe(typeof data === "string" ? data : data.toString("latin1"));
   });
   const delivery = startDelivery(host, { pid: terminal.pid, write: (data) => terminal.write(data), bracketedPaste: () => paste.enabled, holdKeys: () => relay.hold() }, input);
   const exit = await new Promise<{ exitCode: number; signal?: number }>((resolve) => terminal.onExit(resolve));

@@ -54,3 +54,23 @@ export function lastLineReader(pattern: RegExp): InputLineReader {
     return undefined;
   };
 }
+
+/**
+ * A reader for an input box whose first line starts with a prompt mark and whose further lines follow it
+ * indented, up to a blank line or the box's bottom rule (Codex: `› ` then `  …`, then a blank line; Claude Code:
+ * `❯ ` then `  …`, then `───`): all of its text, so a draft whose first line is
+ * empty (a paste that starts with a line break, Ctrl-J first) is not taken for an empty input.
+ */
+export function inputBoxReader(pattern: RegExp): InputLineReader {
+  const first = lastLineReader(pattern);
+  return (lines) => {
+    const text = first(lines);
+    if (text === undefined) return undefined;
+    let at = -1;
+    for (let i = lines.length - 1; i >= 0; i--) if (pattern.test(lines[i]!)) { at = i; break; }
+    const rest: string[] = [];
+    for (let i = at + 1; i < lines.length && lines[i]!.trim() !== "" && !lines[i]!.startsWith("\u2500"); i++) rest.push(lines[i]!.trim());
+    // Joined as the box wraps a long line: at its spaces.
+    return [text, ...rest].filter((part) => part !== "").join(" ");
+  };
+}

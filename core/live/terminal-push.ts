@@ -19,12 +19,18 @@ export abstract class TerminalPush implements PushTransport {
   readonly live = true;
   protected address: string | undefined;
 
-  constructor(protected readonly peerpost: Peerpost, private readonly host: SessionHost) {}
+  constructor(protected readonly peerpost: Peerpost, protected readonly host: SessionHost) {}
 
   /** e.g. "the host runs in tmux pane %3". */
   protected abstract where(): string;
   /** Why the person's input line does not allow typing now, if it does not. */
   protected abstract typingRefusal(): Promise<string | undefined>;
+  /**
+   * Records the end of a turn the person interrupted, where this transport can tell it ended: Claude Code
+   * runs no stop hook for a turn interrupted with Esc, and the session would read as in a turn until the
+   * person's next one ended.
+   */
+  protected abstract noteInterruptedTurn(address: string): Promise<void>;
   abstract deliver(message: MessageState): Promise<void>;
 
   bind(identity: Identity): void {
@@ -43,6 +49,7 @@ export abstract class TerminalPush implements PushTransport {
 
   async ready(): Promise<string | undefined> {
     if (this.address === undefined) return "no session known yet";
+    await this.noteInterruptedTurn(this.address);
     return busyRefusal(this.peerpost.stateDir.path, this.address) ?? (await this.typingRefusal());
   }
 }

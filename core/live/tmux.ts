@@ -10,15 +10,23 @@ import type { MessageState } from "../mail/fold.js";
 import { PeerpostError } from "../common/errors.js";
 import type { SessionHost } from "../records/schemas.js";
 import { screenLines, type InputLineReader } from "./screen.js";
-import { liveNote } from "./rules.js";
+import { busyRefusal, liveNote } from "./rules.js";
 import { TerminalPush } from "./terminal-push.js";
-import { recordTurn } from "./turns.js";
+import { readTurn, recordTurn, turnEnded } from "./turns.js";
 import { ControlClientGone, TmuxCommandUnsure, controlClientFor } from "./tmux-control.js";
 import { DeliveryUnsure } from "../server/adapter.js";
 
 export const TMUX_VIA = "tmux" as const;
 /** A tmux call that has not answered by then is given up (the message waits for the next pass). */
 const TMUX_TIMEOUT_MS = 5_000;
+/** What Codex and Claude Code draw while a turn runs, just above their input box. */
+const RUNNING = /\besc to interrupt\b/i;
+/** The lines at the foot of the screen where that shows: the same words higher up are the conversation's. */
+const RUNNING_LINES = 8;
+/** The hosts whose TUI shows RUNNING for as long as a turn runs (codex-cli 0.171.0, Claude Code 2.1.332). */
+const SHOWS_RUNNING: ReadonlySet<SessionHost> = new Set(["codex", "claude-code"]);
+/** How long after a turn's start its TUI surely shows it running. */
+const RUNNING_SHOWN_MS = 5_000;
 /** How long the TUI is given to take the typed line (its input line empties) before Enter is pressed again. */
 const SUBMIT_WAIT_MS = 2_000;
 
@@ -72,11 +80,21 @@ export async function paneInput(target: TmuxPane, inputLine: InputLineReader): P
   return inputLine(screenLines(await tmux(target, ["capture-pane", "-p", "-e", "-t", target.pane])));
 }
 
+/** What the pane shows: whether a turn runs (RUNNING at its foot), and the input line's text (undefined: none shows). */
+async function paneState(target: TmuxPane, inputLine: InputLineReader): Promise<{ running: boolean; input: string | undefined }> {
+  const captured = await tmux(target, ["capture-pane", "-p", "-e", "-t", target.pane]);
+  const foot = captured.replace(/\u001b\[[0-9;:]*m/g, "").trimEnd().split("\n").slice(-RUNNING_LINES);
+  return { running: foot.some((line) => RUNNING.test(line)), input: inputLine(screenLines(captured)) };
+}
+
 /** Why the person's input line does not allow typing now, if it does not. */
 export async function inputRefusal(target: TmuxPane, inputLine: InputLineReader): Promise<string | undefined> {
-  const text = await paneInput(target, inputLine);
-  if (text === undefined) return `tmux pane ${target.pane} shows no input line (a dialog or another screen is open)`;
-  return text === "" ? undefined : `the person is typing in tmux pane ${target.pane}`;
+  const { running, input } = await paneState(target, inputLine);
+  // A turn shows itself before its prompt hook records it (Codex clears the input and draws "Working … esc to
+  // interrupt" at the person's Enter; Claude Code shows "esc to interrupt"): a line typed then joins that turn.
+  if (running) return `tmux pane ${target.pane} shows a turn running`;
+  if (input === undefined) return `tmux pane ${target.pane} shows no input line (a dialog or another screen is open)`;
+  return input === "" ? undefined : `the person is typing in tmux pane ${target.pane}`;
 }
 
 /** The pane's terminal device, e.g. /dev/pts/3. */
@@ -138,10 +156,21 @@ export class TmuxPush extends TerminalPush {
     return hostRefusal(this.tty, this.hostPid, this.target.pane) ?? inputRefusal(this.target, this.inputLine);
   }
 
+  /** A turn whose TUI, well after it started, shows it no longer running and its input line back, has ended. */
+  protected async noteInterruptedTurn(address: string): Promise<void> {
+    const stateDir = this.peerpost.stateDir.path;
+    const turn = readTurn(stateDir, address);
+    const now = this.peerpost.config.now();
+    if (!SHOWS_RUNNING.has(this.host) || turnEnded(turn) || now - Date.parse(turn.prompt!) < RUNNING_SHOWN_MS) return;
+    const { running, input } = await paneState(this.target, this.inputLine);
+    if (!running && input !== undefined) recordTurn(stateDir, address, "stop", new Date(now).toISOString());
+  }
+
   async deliver(message: MessageState): Promise<void> {
     const target = this.target;
     // Checked again right before typing: the person may have started to type since the claim.
-    const refusal = await this.typingRefusal();
+    // The turn too: the person's prompt hook may have recorded their Enter since the look before the claim.
+    const refusal = busyRefusal(this.peerpost.stateDir.path, message.to) ?? (await this.typingRefusal());
     if (refusal !== undefined) throw new PeerpostError("unsupported", `Not typed: ${refusal}.`, { hint: "The message stays unread and is typed once the input line is empty again." });
     recordTurn(this.peerpost.stateDir.path, message.to, "prompt", new Date(this.peerpost.config.now()).toISOString());
     // The line goes in as a paste (bracketed, where the TUI asked for that), so a TUI that takes fast

@@ -17,7 +17,7 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
   const dir = join(work, "live-typing");
   mkdirSync(dir, { recursive: true });
   const load = (path) => import(join(root, ".build", path));
-  const [{ writeFakeTui, submittedLines }, { PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { KeyRelay }, { codexInputLine }, { writeSwitches }, { recordTurn }, { liveNote }] = await Promise.all([
+  const [{ writeFakeTui, submittedLines }, { PushLoop }, { TmuxPush }, { PtyPush, PasteMode }, { InputLine }, { KeyRelay }, { codexInputLine }, { updateSwitches }, { recordTurn }, { liveNote }] = await Promise.all([
     load("tests/helpers/fake-tui.js"), load("core/server/push.js"), load("core/live/tmux.js"), load("core/live/pty.js"), load("core/live/keystrokes.js"), load("core/live/key-relay.js"), load("plugins/codex/terminal.js"), load("core/wake/switches.js"), load("core/live/turns.js"), load("core/live/rules.js"),
   ]);
 
@@ -32,7 +32,7 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
     const stateDir = join(dir, `${name}-state`);
     const log = join(dir, `${name}.log`);
     const peerpost = openPeerpost({ env: { PEERPOST_HOME: stateDir, HOME: work, PEERPOST_WAKE_PER_HOUR: "1000" } });
-    writeSwitches(stateDir, { wake: {}, launch: false, push: { tmux: { all: true }, pty: { all: true } } });
+    updateSwitches(stateDir, (switches) => void (switches.push = { tmux: { all: true }, pty: { all: true } }));
     const { transport, stop } = await start(peerpost, log);
     const loop = new PushLoop(peerpost, transport, "codex");
     loop.start({ address: ADDRESS, sessionId: "bench-session", source: "registry", detail: "bench", verified: false });
@@ -68,8 +68,8 @@ export async function benchLiveTyping({ root, work, report, median, percentile, 
   if (tmux("-V").status === 0) {
     await row("tmux", async (peerpost, log) => {
       tmux("new-session", "-d", "-s", "bench", "-x", "200", "-y", "20", `${process.execPath} ${tui} ${log}`);
-      const [pane, path] = tmux("display-message", "-p", "-t", "bench", "#{pane_id} #{socket_path}").stdout.trim().split(" ");
-      return { transport: new TmuxPush(peerpost, "codex", { socket: path, pane }, codexInputLine), stop: () => (tmux("kill-server"), rmSync(path, { force: true })) };
+      const [pane, path, pid] = tmux("display-message", "-p", "-t", "bench", "#{pane_id} #{socket_path} #{pane_pid}").stdout.trim().split(" ");
+      return { transport: new TmuxPush(peerpost, "codex", { socket: path, pane }, codexInputLine, Number(pid)), stop: () => (tmux("kill-server"), rmSync(path, { force: true })) };
     }, async (line) => {
       tmux("send-keys", "-t", "bench", "-l", line);
       tmux("send-keys", "-t", "bench", "Enter");

@@ -20,13 +20,13 @@ import { openPeerpost } from "../../core/peerpost.js";
 const tool = (name: string) => `mcp__plugin_peerpost_peerpost__${name}`;
 
 /** A real Claude Code TUI in a pane of the test's own tmux server, after the person's first turn: registered and idle. */
-export async function idleClaudeTui(t: TestContext, via: "tmux" | "pty", extraEnv: Record<string, string> = {}) {
+export async function idleClaudeTui(t: TestContext, via: "tmux" | "pty", extraEnv: Record<string, string> = {}, override?: (request: Parameters<Script>[0]) => ReturnType<Script> | undefined) {
   const base = tempDir(t, `peerpost-live-${via}-claude-`);
   const stateDir = join(base, "peerpost");
   const cwd = join(base, "project");
   mkdirSync(cwd);
   let script: Script = () => ({ text: "hi" });
-  const fake = await startFakeAnthropic((request) => script(request));
+  const fake = await startFakeAnthropic((request) => override?.(request) ?? script(request));
   onCleanup(t, () => fake.close());
   const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir, CLAUDE_CODE_HARBOR_KITE: "0", TERM: "xterm-256color", PATH: `${dirname(claudeBinary())}:${process.env.PATH ?? ""}`, ...extraEnv }) as Record<string, string>;
   await installFromDirectoryMarketplace(repoRoot(), "peerpost@peerpost", { env, cwd, timeoutMs: 90_000 });

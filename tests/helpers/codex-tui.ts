@@ -30,9 +30,9 @@ export interface IdleCodexTui {
  */
 export type CodexStart = { command: string; prefixArgs: string[] } | "shell";
 
-export async function idleCodexTui(t: TestContext, answer: string, start: CodexStart | undefined = undefined): Promise<IdleCodexTui> {
+export async function idleCodexTui(t: TestContext, answer: string, start: CodexStart | undefined = undefined, override?: (request: Parameters<Script>[0], index: number) => ReturnType<Script> | undefined): Promise<IdleCodexTui> {
   let script: Script = () => ({ text: "hi" });
-  const fake = await startFakeResponses((request, index) => script(request, index));
+  const fake = await startFakeResponses((request, index) => override?.(request, index) ?? script(request, index));
   onCleanup(t, () => fake.close());
   const scratch = makeScratchDir("peerpost-codex-tui-");
   onCleanup(t, () => rmSync(scratch, { recursive: true, force: true }));

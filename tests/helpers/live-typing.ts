@@ -1,7 +1,7 @@
 // What every terminal-delivery test checks once a real host TUI is idle in a tmux pane (directly, or
 // under `peerpost run`): a request is typed and answered through read and reply, with a push receipt;
-// text in the person's input line holds the typing until it is erased; a request that goes stale
-// meanwhile is never typed.
+// text in the person's input line holds the typing until it is erased, a draft whose first line is empty
+// too; a request that goes stale meanwhile is never typed.
 import assert from "node:assert/strict";
 import type { TestContext } from "node:test";
 import { connect } from "./mcp.js";
@@ -24,6 +24,8 @@ export interface TypingTarget {
   address: string;
   /** The transport expected in `delivered.via` and the receipt. */
   via: "tmux" | "pty";
+  /** The key that starts a new line in the host's input without submitting it, where known. */
+  lineBreak?: string;
   /** How many model requests the host made so far. */
   modelRequests(): number;
   modelSaw(needle: string): boolean;
@@ -74,6 +76,20 @@ export async function checkTypedDelivery(t: TestContext, target: TypingTarget, a
   assert.equal(after[String(later.messageId)]?.delivered?.via, target.via);
   assert.equal(after[String(soonStale.messageId)]?.delivered, undefined, "the stale request was never typed");
   assert.ok(!target.modelSaw(`(message ${String(soonStale.messageId)})`), "the stale request's line never reached the model");
+
+  if (target.lineBreak === undefined) return;
+  // A draft whose first line is empty (a line break first, or a paste that starts with one) holds the typing too.
+  await until(() => sessionIdle(stateDir, address), 60_000, "the answering turn to end");
+  await tmux.inputShows(inputLine, "");
+  tmux.sendKeys(target.lineBreak);
+  tmux.type("my unfinished draft");
+  await tmux.inputShows(inputLine, "my unfinished draft");
+  const duringDraft = await peer.call("message", { to: address, message: "One more thing?", anticipation: "reply" });
+  const beforeDraft = target.modelRequests();
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  assert.equal(store().mailbox.view(address).state.messages[String(duringDraft.messageId)]?.delivered, undefined, `nothing is typed into a draft\n${tmux.capture()}`);
+  assert.equal(target.modelRequests(), beforeDraft, "no turn started");
+  assert.ok(!target.modelSaw("my unfinished draft"), "the person's draft never reached the model");
 }
 
 function tmuxLines(tmux: TmuxServer): string[] {
