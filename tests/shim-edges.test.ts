@@ -130,6 +130,19 @@ test("a request the model read in the turn pushed for another gets no turn of it
   }
 });
 
+test("no turn is pushed into a Codex thread while the editor's review/start waits for its answer, nor while the review's turn runs", async (t) => {
+  const { rig, editor } = await codexThread(t, "slow-review");
+  const review = editor.request("review/start", { threadId: "thr-1", target: { type: "uncommittedChanges" } });
+  await until(() => rig.hostLines().some((entry) => entry.dir === "in" && entry.line.includes('"method":"review/start"')), 10_000, "the review to reach the host");
+  await ask(rig, "codex:thr-1");
+  // The review is answered 2 s after its request; until then, and while its turn runs, the thread is busy.
+  await review;
+  await until(() => pushedLines(rig).some((entry) => entry.line.includes('"method":"turn/start"')), 10_000, "the push once the review is done");
+  const reviewed = rig.hostLines().findIndex((entry) => entry.dir === "out" && entry.line.includes('"method":"turn/completed"'));
+  const pushedAt = rig.hostLines().findIndex((entry) => entry.dir === "in" && SHIM_REQUEST.test(entry.line) && entry.line.includes('"method":"turn/start"'));
+  assert.ok(reviewed >= 0 && pushedAt > reviewed, `pushed at line ${pushedAt}, the review's turn completed at line ${reviewed}`);
+});
+
 test("a Ctrl-C to the shim's process group reaches the host once, as it would reach a host the editor started itself", async (t) => {
   const rig = scriptedHost(t, "copilot", SIGNAL_LOGGER);
   const signals = join(rig.root, "signals.log");

@@ -1,6 +1,6 @@
 // `peerpost shim codex app-server` (verified with codex-cli 0.171.0): the editor's threads come from the
-// results of thread/start, thread/resume and thread/fork. A thread is busy while a turn/start waits for
-// its answer, while a turn runs (turn/start's answer or turn/started, until turn/completed), and while
+// results of thread/start, thread/resume and thread/fork. A thread is busy while a turn/start (or another
+// request that sets it to work: a review, a compaction, a shell command) waits for its answer, while a turn runs (turn/start's answer or turn/started, until turn/completed), and while
 // thread/status/changed says "active". A turn is a turn/start whose clientUserMessageId names the message,
 // as the daemon push does (push.ts): a turn started on a busy thread would steer the running turn.
 import { PeerpostError } from "../../core/common/errors.js";
@@ -31,6 +31,13 @@ const turnIdOf = (value: unknown): string | undefined => {
 /** Notifications that a thread is gone from the app-server. */
 const CLOSING = ["thread/archived", "thread/deleted", "thread/closed"];
 
+/**
+ * Requests that set a thread to work (codex-cli 0.171.0's protocol): it is busy from the request to its
+ * answer, and turn/start's and review/start's answer name the turn that holds it on (review/start's on the
+ * thread the review runs in) until turn/completed. A turn started meanwhile would join that work.
+ */
+const THREAD_WORK = ["turn/start", "review/start", "thread/compact/start", "thread/shellCommand"];
+
 /** How many ended turns an observer remembers: enough for the answers still in flight. */
 const ENDED_TURNS_KEPT = 256;
 
@@ -45,16 +52,18 @@ function codexObserver(events: ShimSessionEvents): RelayObserver {
   return {
     request(method, params, id, from) {
       const threadId = threadIdOf(params);
-      if (method === "turn/start" && threadId !== undefined) events.busy(threadId, `start:${from}:${id}`, true);
+      if (THREAD_WORK.includes(method) && threadId !== undefined) events.busy(threadId, `start:${from}:${id}`, true);
       // A thread the editor closed is shown nowhere: no turn starts there until it opens it again.
       if (method === "thread/unsubscribe" && threadId !== undefined && from === "editor") events.busy(threadId, CLOSED, true);
     },
     response(request, answer, from) {
       const threadId = threadIdOf(request.params);
-      if (request.method === "turn/start" && threadId !== undefined) {
+      if (THREAD_WORK.includes(request.method) && threadId !== undefined) {
         // The running turn holds the thread before the start is let go, so it never looks idle between.
         const turnId = turnIdOf(answer.result);
-        if (turnId !== undefined && !ended.has(turnId)) events.busy(threadId, `turn:${turnId}`, true);
+        const reviewThreadId = (answer.result as { reviewThreadId?: unknown } | undefined)?.reviewThreadId;
+        const turnThread = typeof reviewThreadId === "string" ? reviewThreadId : threadId;
+        if (turnId !== undefined && !ended.has(turnId)) events.busy(turnThread, `turn:${turnId}`, true);
         events.busy(threadId, `start:${from}:${request.id}`, false);
         return;
       }

@@ -56,7 +56,7 @@ function handle(m) {
 }
 `;
 
-/** Codex's app-server with one thread, thr-1. Modes: `fast-fail` (turn/started and turn/completed come before turn/start's answer), `slow-turns` (a turn lasts 3 s, not 0.3). */
+/** Codex's app-server with one thread, thr-1. Modes: `fast-fail` (turn/started and turn/completed come before turn/start's answer), `slow-turns` (a turn lasts 3 s, not 0.3), `slow-review` (review/start is answered after 2 s). */
 export const SCRIPTED_CODEX = PROLOGUE + String.raw`
 let turns = 0;
 function handle(m) {
@@ -74,6 +74,17 @@ function handle(m) {
     out({ id: m.id, result: { turn } });
     out({ method: "turn/started", params: { threadId, turn } });
     setTimeout(() => out({ method: "turn/completed", params: { threadId, turn: { ...turn, status: "completed" } } }), mode.includes("slow-turns") ? 3000 : 300);
+    return;
+  }
+  if (m.method === "review/start") {
+    // Answered late (mode slow-review), then its turn runs in the same thread.
+    const turn = { id: "turn-" + ++turns, status: "inProgress", items: [] };
+    const threadId = m.params.threadId;
+    setTimeout(() => {
+      out({ id: m.id, result: { turn, reviewThreadId: threadId } });
+      out({ method: "turn/started", params: { threadId, turn } });
+      setTimeout(() => out({ method: "turn/completed", params: { threadId, turn: { ...turn, status: "completed" } } }), 300);
+    }, mode.includes("slow-review") ? 2000 : 0);
     return;
   }
   if (m.id !== undefined && m.method !== undefined) out({ id: m.id, result: {} });
