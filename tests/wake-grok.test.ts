@@ -33,7 +33,7 @@ test("grok: user-level hooks installed by peerpost; a request wakes an ended ses
   assert.equal(installed.code, 0, installed.stderr);
   const hookFile = join(grok.grokHome, "hooks", "peerpost.json");
   assert.equal((JSON.parse(installed.stdout) as { path: string }).path, hookFile);
-  assert.match(readFileSync(hookFile, "utf8"), /hooks\.cjs\\" session-start/);
+  assert.match(readFileSync(hookFile, "utf8"), /node '[^']*\/hooks\.cjs' session-start/);
   const doctorAfter = JSON.parse((await cli(["doctor", "--json"])).stdout) as { problems: Array<{ fix: string }>; hosts: Array<{ host: string; hooks: string }> };
   assert.ok(!doctorAfter.problems.some((problem) => problem.fix.includes("hooks install grok")));
   assert.equal(doctorAfter.hosts.find((host) => host.host === "grok")?.hooks, GROK_HOOKS.installed, "doctor says the hooks run once they are installed");
