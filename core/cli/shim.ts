@@ -3,6 +3,7 @@
 // editor's sessions as turns, when they are idle. Anything else runs the real host as is. It fails open:
 // when peerpost cannot work (a bad state dir, a bad setting, a bug), the host still runs, byte for byte.
 import type { ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { nodeChildProcess } from "../common/child-process.js";
 import { constants, homedir } from "node:os";
 import { openPeerpost, type Peerpost } from "../peerpost.js";
@@ -17,6 +18,9 @@ import { ShimRelay } from "../server/shim-relay.js";
 import { ShimSessions, type ShimDialect } from "../server/shim-sessions.js";
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+/** The first wait before a session's failed registration is tried again; it doubles up to the most. */
+const REGISTER_RETRY_MS = 1_000;
+const REGISTER_RETRY_MAX_MS = 60_000;
 
 /** The host's exit status as a shell reports it: its code, or 128 + the signal that ended it. */
 function exitStatus(child: ChildProcess, binary: string): Promise<number> {
@@ -71,7 +75,18 @@ function startLive(dialect: ShimDialect, relay: ShimRelay, host: ChildProcess, p
   const watch = async (sessionId: string, cwd: string | undefined): Promise<void> => {
     const address = formatAddress(dialect.kind, sessionId);
     cwds.set(sessionId, cwd);
-    await register(sessionId, push);
+    // A registration that fails (the database away for a moment) is tried again, each failure said: given
+    // up, the session would get no turn for the shim's whole life.
+    for (let delay = REGISTER_RETRY_MS; !stopped; delay = Math.min(delay * 2, REGISTER_RETRY_MAX_MS)) {
+      try {
+        await register(sessionId, push);
+        break;
+      } catch (error) {
+        onError(error);
+      }
+      // Unref'd: a shim whose host exited does not wait for it.
+      await sleep(delay, undefined, { ref: false });
+    }
     if (stopped) return;
     const transport = new ShimPush(address, sessionId, sessions, (text, messageId) => dialect.inject(relay, sessionId, text, messageId));
     const loop = new PushLoop(peerpost, transport, dialect.host);
