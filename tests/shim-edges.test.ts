@@ -15,7 +15,7 @@ import { until } from "./helpers/poll.js";
 import { CLI, connect, REPO_ROOT } from "./helpers/mcp.js";
 import { onCleanup } from "./helpers/temp.js";
 import { NO_TMUX, startTmux } from "./helpers/tmux.js";
-import { SCRIPTED_ACP, SCRIPTED_CODEX, editorOnShim, scriptedHost, type Rig, type RpcNotification } from "./helpers/scripted-agent.js";
+import { SCRIPTED_ACP, SCRIPTED_CODEX, editorOnShim, isShimRequest, scriptedHost, shimRequests, type Rig, type RpcNotification } from "./helpers/scripted-agent.js";
 
 /** A stand-in host that logs each signal it gets to $SIGNAL_LOG and runs until its stdin closes. */
 const SIGNAL_LOGGER = String.raw`
@@ -28,8 +28,7 @@ log("ready");
 `;
 
 const store = (rig: Rig) => openPeerpost({ env: { PEERPOST_HOME: rig.stateDir }, home: rig.home });
-const SHIM_REQUEST = /"id":"peerpost-[0-9a-f]+-\d+"/;
-const pushedLines = (rig: Rig) => rig.hostLines().filter((entry) => entry.dir === "in" && SHIM_REQUEST.test(entry.line));
+const pushedLines = shimRequests;
 
 async function acpSession(t: import("node:test").TestContext, mode = "") {
   const rig = scriptedHost(t, "copilot", SCRIPTED_ACP, mode);
@@ -81,7 +80,7 @@ test("no turn is pushed while the editor reloads a session it has open (the agen
   const lines = rig.hostLines();
   const answered = lines.findIndex((entry) => entry.dir === "out" && entry.line.includes('"result":null'));
   await until(() => pushedLines(rig).length > 0, 15_000, "the push after the load");
-  const pushed = rig.hostLines().findIndex((entry) => entry.dir === "in" && SHIM_REQUEST.test(entry.line));
+  const pushed = rig.hostLines().findIndex(isShimRequest);
   assert.ok(pushed > answered, `pushed at line ${pushed}, the load answered at line ${answered}`);
 });
 
@@ -139,7 +138,7 @@ test("no turn is pushed into a Codex thread while the editor's review/start wait
   await review;
   await until(() => pushedLines(rig).some((entry) => entry.line.includes('"method":"turn/start"')), 10_000, "the push once the review is done");
   const reviewed = rig.hostLines().findIndex((entry) => entry.dir === "out" && entry.line.includes('"method":"turn/completed"'));
-  const pushedAt = rig.hostLines().findIndex((entry) => entry.dir === "in" && SHIM_REQUEST.test(entry.line) && entry.line.includes('"method":"turn/start"'));
+  const pushedAt = rig.hostLines().findIndex((entry) => isShimRequest(entry) && entry.line.includes('"method":"turn/start"'));
   assert.ok(reviewed >= 0 && pushedAt > reviewed, `pushed at line ${pushedAt}, the review's turn completed at line ${reviewed}`);
 });
 

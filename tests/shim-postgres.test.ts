@@ -4,8 +4,8 @@
 import { test } from "node:test";
 import { openPeerpost } from "../core/peerpost.js";
 import { until } from "./helpers/poll.js";
-import { NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
-import { SCRIPTED_CODEX, editorOnShim, scriptedHost } from "./helpers/scripted-agent.js";
+import { NO_POSTGRES, dropConnectionOnce, testDatabase } from "./helpers/postgres.js";
+import { SCRIPTED_CODEX, editorOnShim, scriptedHost, shimRequests } from "./helpers/scripted-agent.js";
 
 test("a session whose registration the database dropped once still gets its requests pushed", { timeout: 150_000 }, async (t) => {
   const url = await testDatabase(t);
@@ -18,14 +18,7 @@ test("a session whose registration the database dropped once still gets its requ
   await setUp.backend.sync();
   await setUp.sessions.register({ host: "claude-code", address: "claude:asker", sessionId: "asker", source: "startup" });
   await setUp.backend.close();
-  await sql(url, `
-    CREATE SEQUENCE fire_once;
-    CREATE FUNCTION go_away() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF NEW.record->>'address' = 'codex:thr-1' AND nextval('fire_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-      RETURN NEW;
-    END $$;
-    CREATE TRIGGER go_away BEFORE INSERT ON peerpost_log_sessions FOR EACH ROW EXECUTE FUNCTION go_away();`);
+  await dropConnectionOnce(url, "peerpost_log_sessions", "NEW.record->>'address' = 'codex:thr-1'");
   const editor = editorOnShim(t, ["codex", "app-server"], rig);
   await editor.request("initialize", { clientInfo: { name: "ide", version: "1" } });
   await editor.request("thread/start", {});
@@ -33,5 +26,5 @@ test("a session whose registration the database dropped once still gets its requ
   t.after(() => peer.backend.close());
   await until(async () => (await peer.backend.sync(), peer.sessions.get("codex:thr-1")?.push === "shim"), 20_000, "the shim's registration, tried again");
   await peer.mailbox.send({ from: "claude:asker", fromVerified: true, to: "codex:thr-1", body: "which branch?", anticipation: "reply" });
-  await until(() => rig.hostLines().some((entry) => entry.dir === "in" && /"id":"peerpost-[0-9a-f]+-\d+"/.test(entry.line) && entry.line.includes('"method":"turn/start"')), 20_000, "the push");
+  await until(() => shimRequests(rig).some((entry) => entry.line.includes('"method":"turn/start"')), 20_000, "the push");
 });

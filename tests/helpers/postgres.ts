@@ -97,7 +97,7 @@ export function sql(url: string, text: string): Promise<unknown> {
  * The database connection dies once (pg_terminate_backend, as a restart or a dropped link would end it) as
  * the first row of `table` that `when` (SQL over NEW) holds for is inserted: a store lost between appends.
  */
-export function dropConnectionOnce(url: string, table: "peerpost_log_mailbox" | "peerpost_log_receipts", when = "true"): Promise<unknown> {
+export function dropConnectionOnce(url: string, table: "peerpost_log_mailbox" | "peerpost_log_receipts" | "peerpost_log_sessions", when = "true"): Promise<unknown> {
   return sql(url, `
     CREATE SEQUENCE fire_once;
     CREATE FUNCTION go_away() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -100,6 +100,16 @@ export interface Rig {
   hostLines(): Array<{ dir: "in" | "out"; line: string }>;
 }
 
+/** Whether a line the scripted host read is a request of the shim's own (its ids are `peerpost-<nonce>-N`). */
+export function isShimRequest(entry: { dir: "in" | "out"; line: string }): boolean {
+  return entry.dir === "in" && /"id":"peerpost-[0-9a-f]+-\d+"/.test(entry.line);
+}
+
+/** The requests the shim itself sent the scripted host, in order. */
+export function shimRequests(rig: Rig): Array<{ dir: "in" | "out"; line: string }> {
+  return rig.hostLines().filter(isShimRequest);
+}
+
 /** A temp root with the script on PATH as `hostName`. */
 export function scriptedHost(t: TestContext, hostName: string, script: string, mode = ""): Rig {
   const root = tempDir(t, "peerpost-shim-");
