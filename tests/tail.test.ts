@@ -28,7 +28,8 @@ test("tail says who claimed which paths, which task went to which status, and cu
   await peerpost.mailbox.send({ from: "claude:a", fromVerified: true, to: "codex:b", body: `${"a".repeat(118)}😀 and the rest of a long message` });
   const tail = liveTail(t, cliEnv(temp), ["--from-start"]);
   const lines = () => tail.out.printed.split("\n").filter(Boolean);
-  await until(() => lines().some((line) => line.includes("  msg ")), 10_000, "the tail to print the message");
+  // The emoji's message is the last event: once it is printed, every one before it is.
+  await until(() => lines().some((line) => line.includes("a".repeat(40))), 10_000, "the tail to print the last message");
   await tail.stop();
   const of = (kind: string) => lines().filter((line) => line.includes(`  ${kind} `));
   assert.match(of("claim").join("\n"), /claude:a exclusive .*: src\/parser\.ts until /, tail.out.printed);
