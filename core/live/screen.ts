@@ -44,15 +44,18 @@ function applySgr(dim: boolean, params: string): boolean {
   return next;
 }
 
+/** The last line matching `pattern`: where it is, and its first group (the typed text), trimmed. */
+function lastMatch(lines: string[], pattern: RegExp): { at: number; text: string } | undefined {
+  for (let at = lines.length - 1; at >= 0; at--) {
+    const match = pattern.exec(lines[at]!);
+    if (match) return { at, text: (match[1] ?? "").trim() };
+  }
+  return undefined;
+}
+
 /** A reader that takes the last line matching `pattern`, whose first group is the typed text. */
 export function lastLineReader(pattern: RegExp): InputLineReader {
-  return (lines) => {
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const match = pattern.exec(lines[i]!);
-      if (match) return (match[1] ?? "").trim();
-    }
-    return undefined;
-  };
+  return (lines) => lastMatch(lines, pattern)?.text;
 }
 
 /**
@@ -62,15 +65,12 @@ export function lastLineReader(pattern: RegExp): InputLineReader {
  * empty (a paste that starts with a line break, Ctrl-J first) is not taken for an empty input.
  */
 export function inputBoxReader(pattern: RegExp): InputLineReader {
-  const first = lastLineReader(pattern);
   return (lines) => {
-    const text = first(lines);
-    if (text === undefined) return undefined;
-    let at = -1;
-    for (let i = lines.length - 1; i >= 0; i--) if (pattern.test(lines[i]!)) { at = i; break; }
-    const rest: string[] = [];
-    for (let i = at + 1; i < lines.length && lines[i]!.trim() !== "" && !lines[i]!.startsWith("\u2500"); i++) rest.push(lines[i]!.trim());
+    const first = lastMatch(lines, pattern);
+    if (first === undefined) return undefined;
+    const parts = [first.text];
+    for (let i = first.at + 1; i < lines.length && lines[i]!.trim() !== "" && !lines[i]!.startsWith("\u2500"); i++) parts.push(lines[i]!.trim());
     // Joined as the box wraps a long line: at its spaces.
-    return [text, ...rest].filter((part) => part !== "").join(" ");
+    return parts.filter((part) => part !== "").join(" ");
   };
 }

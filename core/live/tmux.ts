@@ -77,7 +77,7 @@ function tmuxFailed(args: string[], said: string): PeerpostError {
 
 /** The text in the pane's input line; undefined when the screen shows none (a dialog, a pager, another program). */
 export async function paneInput(target: TmuxPane, inputLine: InputLineReader): Promise<string | undefined> {
-  return inputLine(screenLines(await tmux(target, ["capture-pane", "-p", "-e", "-t", target.pane])));
+  return (await paneState(target, inputLine)).input;
 }
 
 /** What the pane shows: whether a turn runs (RUNNING at its foot), and the input line's text (undefined: none shows). */

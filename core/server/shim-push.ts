@@ -35,7 +35,8 @@ export class ShimPush implements PushTransport {
    * loop is kicked when the session becomes idle, and looks at the mail again then.
    */
   async ready(): Promise<string | undefined> {
-    return this.sessions.isIdle(this.sessionId) ? undefined : this.availability().reason;
+    const { available, reason } = this.availability();
+    return available ? undefined : reason;
   }
 
   async deliver(message: MessageState, content: string): Promise<void> {

@@ -1,6 +1,7 @@
 // `peerpost shim codex app-server` (verified with codex-cli 0.171.0): the editor's threads come from the
 // results of thread/start, thread/resume and thread/fork. A thread is busy while a turn/start (or another
-// request that sets it to work: a review, a compaction, a shell command) waits for its answer, while a turn runs (turn/start's answer or turn/started, until turn/completed), and while
+// request that sets it to work: a review, a compaction, a shell command) waits for its answer, while a
+// turn runs (turn/start's answer or turn/started, until turn/completed), and while
 // thread/status/changed says "active". A turn is a turn/start whose clientUserMessageId names the message,
 // as the daemon push does (push.ts): a turn started on a busy thread would steer the running turn.
 import { PeerpostError } from "../../core/common/errors.js";
