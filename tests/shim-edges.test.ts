@@ -27,6 +27,25 @@ process.stdin.on("end", () => process.exit(0));
 log("ready");
 `;
 
+/**
+ * Once the SIGNAL_LOGGER host logging to `log` is up, `send` a SIGINT `times` times, each after the host saw
+ * the one before (apart: two copies of one signal can merge in the kernel when both arrive before the host
+ * runs); how many the host saw in all.
+ */
+async function sigintsReaching(log: string, times: number, send: () => void): Promise<number> {
+  const got = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
+  const sigints = () => got().filter((line) => line === "SIGINT").length;
+  await until(() => got().includes("ready"), 10_000, "the host to start");
+  // The shim's own handlers are set up after it starts the host.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  for (let n = 1; n <= times; n++) {
+    send();
+    await until(() => sigints() >= n, 10_000, `the host's SIGINT ${n}`);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+  }
+  return sigints();
+}
+
 const store = (rig: Rig) => openPeerpost({ env: { PEERPOST_HOME: rig.stateDir }, home: rig.home });
 const pushedLines = shimRequests;
 
@@ -154,32 +173,15 @@ test("a Ctrl-C to the shim's process group reaches the host once, as it would re
       // Gone already.
     }
   });
-  const got = () => (existsSync(signals) ? readFileSync(signals, "utf8").split("\n").filter(Boolean) : []);
-  await until(() => got().includes("ready"), 10_000, "the host to start");
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  // Apart: the two copies of one signal can merge in the kernel when both arrive before the host runs, not all ten.
-  for (let n = 1; n <= 10; n++) {
-    process.kill(-shim.pid!, "SIGINT");
-    await until(() => got().filter((line) => line === "SIGINT").length >= n, 10_000, `the host's SIGINT ${n}`);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-  }
-  assert.equal(got().filter((line) => line === "SIGINT").length, 10, "ten SIGINTs to the group, ten for the host");
+  assert.equal(await sigintsReaching(signals, 10, () => process.kill(-shim.pid!, "SIGINT")), 10, "ten SIGINTs to the group, ten for the host");
 });
 
 test("a Ctrl-C typed where the shim runs a host as is (`codex exec` through a wrapper named codex) reaches the host once", { skip: NO_TMUX }, async (t) => {
   const rig = scriptedHost(t, "codex", SIGNAL_LOGGER);
   const signals = join(rig.root, "signals.log");
-  const got = () => (existsSync(signals) ? readFileSync(signals, "utf8").split("\n").filter(Boolean) : []);
   const terminal = startTmux(t, rig.root);
   terminal.start(process.execPath, [CLI, "shim", "codex", "exec", "hi"], { ...rig.env, SIGNAL_LOG: signals }, rig.root);
-  await until(() => got().includes("ready"), 10_000, "the host to start");
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  for (let n = 1; n <= 5; n++) {
-    terminal.sendKeys("C-c");
-    await until(() => got().filter((line) => line === "SIGINT").length >= n, 10_000, `the host's SIGINT ${n}`);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-  }
-  assert.equal(got().filter((line) => line === "SIGINT").length, 5, "five Ctrl-Cs, five for the host");
+  assert.equal(await sigintsReaching(signals, 5, () => terminal.sendKeys("C-c")), 5, "five Ctrl-Cs, five for the host");
 });
 
 test("the thread's own peerpost server, with no push of its own, leaves the shim's push standing, and a sender hears of no missing push", async (t) => {
