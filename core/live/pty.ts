@@ -13,7 +13,8 @@ import { liveNote } from "./rules.js";
 
 import { readTurn, recordTurn, turnEnded } from "./turns.js";
 import type { InputLine } from "./keystrokes.js";
-import { PTY_VIA, TERMINAL_VIAS, TerminalPush } from "./terminal-push.js";
+import { TerminalPush } from "./terminal-push.js";
+import { isHostProtocol, PTY_VIA } from "../sessions/push-kinds.js";
 
 const FIND_SESSION_MS = 500;
 /**
@@ -76,7 +77,7 @@ export class PtyPush extends TerminalPush {
    */
   override availability(): { available: boolean; reason: string } {
     const own = this.address === undefined ? undefined : this.peerpost.sessions.get(this.address)?.push;
-    if (isOwnTransport(own)) return { available: false, reason: `the session's own server reaches it through ${own}, which comes first` };
+    if (isHostProtocol(own)) return { available: false, reason: `the session's own server reaches it through ${own}, which comes first` };
     return super.availability();
   }
 
@@ -177,13 +178,8 @@ export function sessionUnder(peerpost: Peerpost, host: SessionHost, childPid: nu
  */
 async function reportWrapped(peerpost: Peerpost, identity: Identity, push: string): Promise<void> {
   const entry = peerpost.sessions.get(identity.address);
-  // The transport of the session's own server stays in the record: it is the one that pushes.
-  if (entry && !isOwnTransport(entry.push)) await peerpost.sessions.register({ host: entry.host, address: entry.address, sessionId: entry.sessionId, source: "cli", push });
-}
-
-/** A push the session's own server reports for a protocol of its host: not a terminal's typing, not none. */
-function isOwnTransport(push: string | undefined): push is string {
-  return push !== undefined && push !== "none" && !(TERMINAL_VIAS as readonly string[]).includes(push);
+  // Written whatever the session's own server reported: the registry's fold puts a host protocol first (registry.ts).
+  if (entry) await peerpost.sessions.register({ host: entry.host, address: entry.address, sessionId: entry.sessionId, source: "cli", push });
 }
 
 /** Follows the wrapped host to its current session and types requests into it; stopped when the host exits. */

@@ -6,12 +6,8 @@ import type { Identity, PushTransport } from "../server/adapter.js";
 import type { SessionHost } from "../records/schemas.js";
 import { pushSetting, switchesOrRefusal } from "../wake/switches.js";
 import { toErrorValue } from "../common/errors.js";
+import { TERMINAL_VIAS } from "../sessions/push-kinds.js";
 import { busyRefusal } from "./rules.js";
-
-/** The transports that type into a terminal. */
-export const TERMINAL_VIAS = ["tmux", "pty"] as const;
-/** The push `peerpost run` reports for the session it wraps. */
-export const PTY_VIA = "pty" as const;
 
 export abstract class TerminalPush implements PushTransport {
   abstract readonly name: (typeof TERMINAL_VIAS)[number];

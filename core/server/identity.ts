@@ -6,7 +6,6 @@ import { PeerpostError } from "../common/errors.js";
 import { findAncestor, hostStartField, type ProcessInfo } from "../sessions/process-tree.js";
 import { heldByAnotherHost } from "../sessions/registry.js";
 import { captureHostEnv } from "../wake/host-env.js";
-import { PTY_VIA } from "../live/terminal-push.js";
 import { SHIM_VIA } from "./shim-push.js";
 import type { Peerpost } from "../peerpost.js";
 import type { SessionHost } from "../records/schemas.js";
@@ -124,9 +123,9 @@ export class IdentityResolver {
     const kind = parseAddress(identity.address).kind as SessionKind;
     const host = this.adapter.sessionHost ?? HOST_OF_KIND[kind];
     const known = this.peerpost.sessions.get(identity.address);
-    // A server with no transport of its own leaves a `peerpost run` wrapper's `pty` standing (the wrapper
-    // types), and a `peerpost shim`'s while the host process it sits on runs (the shim starts the turns).
-    if (extra.push === "none" && (known?.push === PTY_VIA || (known?.push === SHIM_VIA && known.alive))) extra = {};
+    // A server with no transport of its own leaves a `peerpost shim`'s standing while the host process it
+    // sits on runs (the shim starts the turns). A `peerpost run` wrapper's `pty` stands by the registry's fold.
+    if (extra.push === "none" && known?.push === SHIM_VIA && known.alive) extra = {};
     try {
       await this.peerpost.sessions.register({
         host,

@@ -17,7 +17,7 @@ interface Needed {
   last: number;
   lastSeenBySession?: number;
   claim?: number;
-  inherited: Partial<Record<(typeof INHERITED)[number], number>>;
+  inherited: Partial<Record<(typeof INHERITED)[number] | "wrapperPush", number>>;
 }
 
 export function latestStatePlan(): CompactionPlan<SessionRecord> {
@@ -36,7 +36,8 @@ export function latestStatePlan(): CompactionPlan<SessionRecord> {
       const now = needed ?? { first: offset, last: offset, inherited: {} };
       now.last = offset;
       if (record.source !== "cli") now.lastSeenBySession = offset;
-      for (const field of INHERITED) if (record[field] !== undefined) now.inherited[field] = offset;
+      // The push of a wrapper (a person's record) and of a server each count (registry.ts decidedPush).
+      for (const field of INHERITED) if (record[field] !== undefined) now.inherited[field === "push" && record.source === "cli" ? "wrapperPush" : field] = offset;
       if (!needed) byAddress.set(record.address, now);
     },
     anyLeaves(corrupt) {

@@ -10,6 +10,7 @@ import { FAR_BEHIND_BYTES } from "../mail/view.js";
 import type { LocalStore, StoreFactory } from "../store/local.js";
 import { sessionSchema, type SessionHost, type SessionRecord } from "../records/schemas.js";
 import { findAncestor, isSameProcess } from "./process-tree.js";
+import { isHostProtocol, PTY_VIA } from "./push-kinds.js";
 import { PeerpostError } from "../common/errors.js";
 import type { DiscoveredSession } from "./discovery.js";
 import { HINTS } from "../common/hints.js";
@@ -29,7 +30,7 @@ export interface SessionEntry {
   /** A human name: given with `peerpost name`, else the host's title when it has one. */
   name?: string;
   roles: string[];
-  /** Live push transport its server reported ("none" without one); undefined when no server reported yet. */
+  /** Live push transport its server or a `peerpost run` wrapper reported (`decidedPush`; "none" without one); undefined when none reported yet. */
   push?: string;
   /** The machine it runs on; undefined for records from before machines were recorded (this machine's). */
   machine?: string;
@@ -111,6 +112,26 @@ function byLastSeen(a: SessionEntry, b: SessionEntry): number {
   return latestFirst(a.lastSeen, b.lastSeen);
 }
 
+/** What each writer of an address's push last reported, kept beside its folded entry (`decidedPush`). */
+interface PushReports {
+  server?: string;
+  wrapper?: string;
+}
+
+const pushReports = new WeakMap<SessionEntry, PushReports>();
+
+/**
+ * The push a session is reached by, from what its two writers last reported: its own server (the host's
+ * protocol, tmux typing, or none) and a `peerpost run` wrapper around its host (pty, or none once it cannot
+ * type; a person's record, `cli`). The host's protocol comes first, then the wrapper's typing. Each
+ * writer's latest report counts in whatever order the two landed: they register without a lock, and a
+ * writer that looked at the other's report before writing lost one that landed in between.
+ */
+function decidedPush({ server, wrapper }: PushReports): string | undefined {
+  if (isHostProtocol(server)) return server;
+  return wrapper === PTY_VIA ? wrapper : (server ?? wrapper);
+}
+
 /** Folds one registry record into the latest entry per address: a record depends only on its address's earlier ones. */
 function foldRecord(byAddress: Map<string, SessionEntry>, record: SessionRecord): void {
   const previous = byAddress.get(record.address);
@@ -141,12 +162,15 @@ function foldRecord(byAddress: Map<string, SessionEntry>, record: SessionRecord)
   if (title !== undefined) entry.title = title;
   const name = record.name ?? previous?.name;
   if (name !== undefined) entry.name = name;
-  const push = record.push ?? previous?.push;
+  const reports: PushReports = { ...(previous && pushReports.get(previous)) };
+  if (record.push !== undefined) reports[record.source === "cli" ? "wrapper" : "server"] = record.push;
+  const push = decidedPush(reports);
   if (push !== undefined) entry.push = push;
   if (previous?.claim !== undefined) entry.claim = previous.claim;
   // A person naming a session (or a wrapper reporting its push) does not move it to the writer's machine.
   const machine = record.source === "cli" && previous ? previous.machine : record.machine;
   if (machine !== undefined) entry.machine = machine;
+  pushReports.set(entry, reports);
   byAddress.set(record.address, entry);
 }
 
