@@ -8,13 +8,15 @@ import type { Peerpost } from "../peerpost.js";
 import { escapeForModel as escapeAttribute } from "../security/escape.js";
 import { formatAddress } from "../common/address.js";
 import { KIND_OF_HOST } from "./launch-bind.js";
-import { runClaim } from "./run-claim.js";
+import { claimEnvironment, runClaim } from "./run-claim.js";
 import { settingTags } from "./settings.js";
 import { usageTags } from "./usage.js";
 import { archiveWith } from "../sessions/housekeeping.js";
 import type { Waker } from "./waker.js";
 import type { WakeClaim } from "./records.js";
 import type { WakeState } from "./wake-fold.js";
+import { MAX_BODY_BYTES } from "../records/schemas.js";
+import { cutToBytes } from "../common/utf8.js";
 
 export type ForkStatus = "completed" | "failed" | "interrupted";
 
@@ -37,7 +39,8 @@ export async function runFork(peerpost: Peerpost, claim: WakeClaim, waker: Waker
   if (run) await reconcileFork(peerpost, run, waker);
   // A completed fork is archived (where the host can) unless asked to keep it; a failed one is kept.
   if (ended.outcome === "ok" && !claim.fork?.keep && run?.forked && waker.archive) {
-    const archived = await archiveWith(waker, run.forked.sessionId, process.env);
+    // In the host's config dir the fork ran in (its CODEX_HOME): the forked session's own environment.
+    const archived = await archiveWith(waker, run.forked.sessionId, claimEnvironment(peerpost, claim).env);
     await peerpost.receipts
       .record({ kind: "fork", host: claim.host, from: run.forked.address, to: run.forked.address, messageId: claim.id, delivery: archived.code === 0 ? "delivered" : "failed", via: `fork:${claim.id}`, warnings: archived.code === 0 ? [] : [archived.output.slice(-2000)], tags: ["archived"], origin: { source: "host", detail: archived.command.join(" ").slice(0, 200), pid: process.pid, cwd: claim.cwd } })
       .catch(() => undefined);
@@ -74,7 +77,9 @@ export async function reconcileFork(peerpost: Peerpost, run: Readonly<WakeState>
   const answer = status === "completed" ? answerOf(run, waker) : undefined;
   const element = `<fork thread="${escapeAttribute(from)}" model="${escapeAttribute(claim.settings?.model ?? "default")}" effort="${escapeAttribute(claim.settings?.effort ?? "default")}" status="${status}"/>`;
   const detail = answer ?? (status === "completed" ? "(the fork ended without a final answer)" : `The fork ${status === "interrupted" ? "was interrupted" : "failed"}: ${run.ended.reason ?? run.ended.outcome}. It is kept for inspection${run.ended.logPath ? `; its output is in ${run.ended.logPath}` : ""}.`);
-  const body = `${element}\n\n${detail}`.slice(0, 60_000);
+  // Cut by UTF-8 bytes, the body's limit: 60,000 characters of CJK text are 180 KB, which the send would
+  // refuse, and the answer would never come back.
+  const body = cutToBytes(`${element}\n\n${detail}`, MAX_BODY_BYTES);
   const { message, created } = await peerpost.mailbox.send({ from, fromVerified: true, to: claim.address, body, anticipation: "fyi", idempotencyKey: `fork:${claim.id}`, allowSelf: true });
   if (created)
     await peerpost.receipts

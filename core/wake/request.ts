@@ -142,7 +142,9 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
     return unreadable(address, error);
   }
   const newId = await idFactory();
-  await peerpost.wakes.decide((fold) => {
+  // The message is stored already: a wakes log that cannot be read or written (refused, locked, full)
+  // skips only the wake, with why, never turns the send into an error its sender would repeat.
+  const decided = await peerpost.wakes.decide((fold) => {
     const now = peerpost.config.now();
     const records = releaseAbandoned(fold, now);
     const running = fold.holding(now, address);
@@ -161,8 +163,10 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
     const claim: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "wake", address, host: entry.host, sessionId: entry.sessionId, cwd: overrides?.cwd ?? entry.cwd!, ...runSettings(overrides), messageIds, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
     decision = { outcome: "started", claimId: claim.id };
     return [...records, claim];
-  });
-  const decided = decision as WakeDecision;
+  }).then(
+    () => decision as WakeDecision,
+    (error: unknown) => unreadable(address, error),
+  );
   if (decided.outcome === "started") await start(decided.claimId);
   return decided;
 }

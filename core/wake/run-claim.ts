@@ -24,6 +24,8 @@ const SESSION_ROLE_VARIABLES = ["PEERPOST_ROLES", "PEERPOST_ROLE_ADMIN"];
 
 /** Bytes of a run's output kept in its log; the rest is counted, not stored. */
 export const OUTPUT_CAP_BYTES = 256 * 1024;
+/** The longest stdout line read for a session's name (a longer one is skipped). */
+const LINE_CAP = 1024 * 1024;
 /** The tail of stdout kept in memory for the host's report. */
 const REPORT_TAIL_BYTES = 16 * 1024;
 const KILL_GRACE_MS = 5000;
@@ -122,15 +124,26 @@ function runHost({ command, args, stdin }: RunCommand, options: HostRunOptions):
       throw error;
     }
     if (child.pid !== undefined) options.onSpawn(child.pid);
+    // The line under way, whole: a line that names the session may be long (Claude Code's result line
+    // carries the whole answer before its session_id) and come in several reads. One past LINE_CAP is
+    // skipped to its end.
     let partial = "";
+    let overlong = false;
     child.stdout.on("data", (chunk: Buffer) => {
       log.write(chunk);
       const text = chunk.toString("utf8");
       tail = (tail + text).slice(-REPORT_TAIL_BYTES);
       if (!options.onLine) return;
       const lines = (partial + text).split("\n");
-      partial = (lines.pop() ?? "").slice(-REPORT_TAIL_BYTES);
-      for (const line of lines) options.onLine(line);
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        if (overlong) overlong = false;
+        else options.onLine(line);
+      }
+      if (partial.length > LINE_CAP) {
+        partial = "";
+        overlong = true;
+      }
     });
     child.stderr.on("data", (chunk: Buffer) => {
       log.write(chunk);
@@ -164,6 +177,8 @@ function runHost({ command, args, stdin }: RunCommand, options: HostRunOptions):
     const settle = (code: number | null, signal: NodeJS.Signals | null) => {
       if (settled) return;
       settled = true;
+      // A last line without its newline is a line too.
+      if (options.onLine && partial !== "" && !overlong) options.onLine(partial);
       clearTimeout(lingering);
       clearTimeout(timer);
       // A stopped turn's group goes with it now: the grace timer is unref'd and this runner exits next,
@@ -213,6 +228,19 @@ function reportOf(waker: Waker, stdout: string): string | undefined {
   return waker.report?.(stdout) ?? lastLine(stdout);
 }
 
+/**
+ * The environment a claim's host runs with: the session's own capture (`own`, for a wake or fork), else
+ * the newest capture of its host, pointed at this state dir. A fork's housekeeping (its archive) uses it too.
+ */
+export function claimEnvironment(peerpost: Peerpost, claim: WakeClaim): { own: Record<string, string> | undefined; env: NodeJS.ProcessEnv } {
+  const own = claim.kind !== "launch" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
+  const env: NodeJS.ProcessEnv = { ...(own ?? runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[claim.host])), PEERPOST_HOME: peerpost.stateDir.path };
+  // A launch or a fork is a new session: the roles and the role tool another session was started with are
+  // that session's (a person's switch, docs/tools.md), never lent to a session an agent asked for.
+  if (claim.kind !== "wake") for (const name of SESSION_ROLE_VARIABLES) delete env[name];
+  return { own, env };
+}
+
 /** Runs one claimed wake (or launch) to its end and records the outcome. */
 export async function runClaim(
   peerpost: Peerpost,
@@ -229,11 +257,7 @@ export async function runClaim(
   // A launch has no capture of its own yet: the newest session of that host lends its environment.
   // A session known only from its host's files has no capture either.
   // A fork resumes the session's own history: it needs that session's config dir and credentials too.
-  const own = claim.kind !== "launch" && claim.address !== undefined ? loadHostEnv(peerpost.stateDir.path, claim.address) : undefined;
-  const env: NodeJS.ProcessEnv = { ...(own ?? runEnvironment(peerpost.stateDir.path, KIND_OF_HOST[claim.host])), PEERPOST_HOME: peerpost.stateDir.path };
-  // A launch or a fork is a new session: the roles and the role tool another session was started with are
-  // that session's (a person's switch, docs/tools.md), never lent to a session an agent asked for.
-  if (claim.kind !== "wake") for (const name of SESSION_ROLE_VARIABLES) delete env[name];
+  const { own, env } = claimEnvironment(peerpost, claim);
   let recorded: Promise<unknown> = Promise.resolve();
   let hostPid: number | undefined;
   const onSpawn = (pid: number) => {

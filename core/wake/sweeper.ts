@@ -2,7 +2,10 @@
 // their deadline they are released as abandoned, a session whose wake or launch died is woken again for
 // the mail it carried, and every ended fork run without its answer sent back gets it (fork-run.ts).
 import type { Peerpost } from "../peerpost.js";
-import { releaseAbandoned, requestWake } from "./request.js";
+import { budgetRefusal, claimDeadline, releaseAbandoned, requestWake, startRunner, wakeCandidates } from "./request.js";
+import { idFactory } from "../common/ids.js";
+import type { WakeClaim } from "./records.js";
+import type { WakeState } from "./wake-fold.js";
 import { reconcileFork } from "./fork-run.js";
 import type { WakeDeps } from "./waker.js";
 
@@ -17,13 +20,41 @@ export async function sweepRuns(peerpost: Peerpost, deps: WakeDeps): Promise<num
   const abandoned = fold.abandoned(now);
   if (abandoned.length > 0) {
     await peerpost.wakes.decide((current) => releaseAbandoned(current, now));
-    const stranded = new Set(abandoned.flatMap((run) => (run.claim.kind !== "fork" && run.claim.address !== undefined ? [run.claim.address] : [])));
+    // A launch whose host never started has no session for its host to resume: it is launched again.
+    const unstarted = abandoned.filter((run) => run.claim.kind === "launch" && run.host === undefined && run.bound !== undefined && run.claim.sessionId !== undefined);
+    for (const run of unstarted) await relaunch(peerpost, deps, run).catch(() => undefined);
+    const stranded = new Set(abandoned.flatMap((run) => (run.claim.kind !== "fork" && !unstarted.includes(run) && run.claim.address !== undefined ? [run.claim.address] : [])));
     for (const address of stranded) await requestWake(peerpost, address, deps).catch(() => undefined);
     fold = peerpost.wakes.fold();
   }
   const ended = [...fold.runs.values()].filter((run) => run.claim.kind === "fork" && !run.reconciled && run.ended);
-  for (const run of ended) await reconcileFork(peerpost, run, deps.wakers[run.claim.host]);
+  // One fork whose answer cannot be sent does not hold back the others'.
+  for (const run of ended) await reconcileFork(peerpost, run, deps.wakers[run.claim.host]).catch(() => undefined);
   return ended.length;
+}
+
+/**
+ * Claims a new launch run for an abandoned one whose host never started, with its session, first message
+ * and settings (its message is carried again only if it is still unread and open), and starts its runner.
+ */
+async function relaunch(peerpost: Peerpost, deps: WakeDeps, run: Readonly<WakeState>): Promise<void> {
+  const { claim } = run;
+  if (claim.address === undefined) return;
+  const address = claim.address;
+  const open = new Set(wakeCandidates(peerpost, address).map((message) => message.id));
+  const messageIds = claim.messageIds.filter((id) => open.has(id));
+  if (messageIds.length === 0) return;
+  const newId = await idFactory();
+  let claimId: string | undefined;
+  await peerpost.wakes.decide((fold) => {
+    const now = peerpost.config.now();
+    if (fold.holding(now, address) || [...fold.runs.values()].some((other) => other.claim.kind === "launch" && other.claim.address === address && other.claim.id > claim.id)) return [];
+    if (budgetRefusal(peerpost, fold, address, now)) return [];
+    const next: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "launch", address, host: claim.host, sessionId: claim.sessionId, cwd: claim.cwd, messageIds, ...(claim.settings ? { settings: claim.settings } : {}), at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
+    claimId = next.id;
+    return [next];
+  });
+  if (claimId !== undefined) startRunner(peerpost, deps, claimId);
 }
 
 /** How often a server sweeps (a runner normally reports and reconciles at once; this is for crashes). */

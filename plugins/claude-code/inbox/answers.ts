@@ -7,6 +7,7 @@ import type { Identity } from "../../../core/server/adapter.js";
 import { receiptOrigin } from "../../../core/server/adapter.js";
 import { PeerpostError } from "../../../core/common/errors.js";
 import { MAX_BODY_BYTES } from "../../../core/records/schemas.js";
+import { cutToBytes } from "../../../core/common/utf8.js";
 import { unwrapEnvelope } from "./frame.js";
 
 export const ANSWER_VIA = "claude-inbox";
@@ -17,7 +18,7 @@ function answerText(frame: Record<string, unknown>): string | undefined {
   if (typeof content !== "string") return undefined;
   const text = unwrapEnvelope(content).trim();
   if (text === "") return undefined;
-  return Buffer.byteLength(text, "utf8") <= MAX_BODY_BYTES ? text : `${Buffer.from(text, "utf8").subarray(0, MAX_BODY_BYTES - 64).toString("utf8").replace(/\uFFFD$/, "")}\n[cut at 64 KiB by peerpost]`;
+  return Buffer.byteLength(text, "utf8") <= MAX_BODY_BYTES ? text : `${cutToBytes(text, MAX_BODY_BYTES - 64)}\n[cut at 64 KiB by peerpost]`;
 }
 
 export async function recordInboxAnswer(peerpost: Peerpost, identity: Identity, messageId: string, frame: Record<string, unknown>): Promise<void> {
