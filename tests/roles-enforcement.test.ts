@@ -1,6 +1,7 @@
 // Role enforcement with real MCP servers and the CLI, on both stores: a role holder messaging another
 // role holder by session address passes (off), is marked (warn) or is refused before anything is stored
 // (enforce); role addresses and sessions without roles are never affected; health says where the value came from.
+// The web view's send is held to the same rule.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -8,6 +9,8 @@ import { testEachBackend, type BackendEnv } from "./helpers/backends.js";
 import { tempDir } from "./helpers/temp.js";
 import { connect } from "./helpers/mcp.js";
 import { cli, json } from "./helpers/cli.js";
+import { test } from "node:test";
+import { cli as uiCli, registerSessions, startUi, uiEnv, write } from "./helpers/ui.js";
 
 /** alice holds role:lead (run time), bob role:reviewer (run time), carol role:tester (PEERPOST_ROLES), dave none. */
 async function team(t: TestContext, backend: BackendEnv, enforcement: string | undefined) {
@@ -91,4 +94,19 @@ testEachBackend("role enforcement enforce: direct coordination is refused with p
   assert.equal((await dave.call("message", { to: "codex:bob", message: "hi" })).ok, true);
   assert.equal((await alice.call("message", { to: "grok:dave", message: "hi" })).ok, true);
   assert.deepEqual((await alice.call("health")).roles, { enforcement: "enforce", source: "PEERPOST_ROLE_ENFORCEMENT" });
+});
+
+test("under enforce, the web view refuses a role holder's direct message to another holder, as `peerpost send` does", async (t) => {
+  const env = { ...uiEnv(t), PEERPOST_USER: "pat", PEERPOST_ROLE_ENFORCEMENT: "enforce" };
+  const ui = await startUi(t, { env });
+  await registerSessions(ui.store, "claude:alice", "codex:bob");
+  // Pat leads; bob reviews.
+  for (const [role, holder] of [["lead", "user:pat"], ["reviewer", "codex:bob"]] as const) assert.equal((await uiCli(env, "role", "set", role, holder)).code, 0);
+  const viaCli = await uiCli(env, "send", "--to", "codex:bob", "--json", "review the patch");
+  assert.notEqual(viaCli.code, 0, "the CLI refuses it");
+  assert.match(viaCli.stdout + viaCli.stderr, /permission_denied/);
+  const viaPage = await write(ui, "/api/send", { to: "codex:bob", body: "review the patch", anticipation: "action" });
+  assert.equal(viaPage.status >= 400, true, `the page refuses it too; it answered ${viaPage.status} ${viaPage.body}`);
+  assert.match(viaPage.body, /permission_denied/);
+  assert.equal(ui.store.mailbox.inbox("codex:bob").length, 0, "nothing stored for bob");
 });

@@ -2,6 +2,7 @@
 // its own delivery claim; the new holder's turn end is told of a request handed to it; a role is never a
 // sender (an answer to it would reach nobody); and under `enforce` an ended PEERPOST_ROLES holder is
 // reached by its address, as role:<name> reaches only live holders.
+// A holder whose procedure-carrying message moved away unread is shown the procedure again.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { tempPeerpost } from "./helpers/temp.js";
@@ -10,6 +11,9 @@ import { checkDirectCoordination } from "../core/roles/enforcement.js";
 import { resolveRecipient } from "../core/sessions/recipients.js";
 import { PeerpostError } from "../core/common/errors.js";
 import type { Peerpost } from "../core/peerpost.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { testEachBackend } from "./helpers/backends.js";
 
 const A = "claude:alice";
 const B = "codex:bob";
@@ -81,4 +85,24 @@ test("under enforce, an ended PEERPOST_ROLES holder is reached by its address: r
   await assert.rejects(resolveRecipient(peerpost, "role:reviewer"), (error) => error instanceof PeerpostError && error.code === "not_found");
   const recipient = await resolveRecipient(peerpost, B);
   assert.doesNotThrow(() => checkDirectCoordination(peerpost, A, B, recipient.address), "the mail waits for Bob");
+});
+
+testEachBackend("a holder whose procedure-carrying message moved away unread is shown the procedure with its next role message", async (t, backend) => {
+  const { peerpost, home } = tempPeerpost(t, backend);
+  for (const [address, host] of [["claude:alice", "claude-code"], ["codex:bob", "codex"], ["copilot:carol", "copilot"]] as const)
+    await peerpost.sessions.register({ host, address, sessionId: address.split(":")[1]!, source: "startup", roles: [] });
+  const procedureFile = join(home, "review.md");
+  writeFileSync(procedureFile, "Run the tests before you approve.\n");
+  const { mailbox } = peerpost;
+  await changeRole(peerpost, { role: "reviewer", holder: "codex:bob", by: "user:pat", procedureFile });
+  // Bob's first request carries the procedure; Bob is away and never reads it, so the person moves the role to Carol.
+  const first = await mailbox.send({ from: "claude:alice", fromVerified: true, to: "codex:bob", via: "role:reviewer", body: "review #1", anticipation: "reply" });
+  assert.ok(mailbox.view("codex:bob").state.messages[first.message.id]!.procedure, "the first request carries it to bob");
+  await changeRole(peerpost, { role: "reviewer", holder: "copilot:carol", by: "user:pat", procedureFile });
+  // Carol answers it; then the role goes back to Bob, and a new request comes.
+  await mailbox.resolve({ id: first.message.id, by: "copilot:carol", resolution: "done" });
+  await changeRole(peerpost, { role: "reviewer", holder: "codex:bob", by: "user:pat", procedureFile });
+  const second = await mailbox.send({ from: "claude:alice", fromVerified: true, to: "codex:bob", via: "role:reviewer", body: "review #2", anticipation: "reply" });
+  const shown = mailbox.inbox("codex:bob").map((entry) => ({ body: entry.body, procedure: mailbox.procedure(entry.message)?.text ?? null }));
+  assert.deepEqual(shown, [{ body: "review #2", procedure: "Run the tests before you approve.\n" }], `bob, who never read #1, is shown the procedure with ${second.message.id}`);
 });

@@ -1,6 +1,7 @@
 // Roles at run time with three real MCP servers and the CLI: set, handover, clear, procedures once per
 // version per holder, the admin switch, a person's address, the loop guard, and bad input that changes
 // nothing stored.
+// Role mail's status is shown only to its sender and the holders it reached.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -251,4 +252,32 @@ test("the hop budget counts an answer sent without replyToMessageId, and a reque
   const reply = await alice.call("reply", { messageId: answer.messageId, resolution: "reply", message: "here is my answer" });
   assert.equal(reply.ok, true, "the asker always gets its answer");
   assert.equal((await alice.call("status", { messageId: (reply as { replyId: string }).replyId })).ok, true);
+});
+
+test("a session that never sent or held a role's mail cannot see its status (nor the holder's decline reason)", async (t) => {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_USER: "pat" };
+  const [alice, bob, dave] = await Promise.all([
+    connect(t, { ...env, PEERPOST_ADDRESS: "claude:alice" }),
+    connect(t, { ...env, PEERPOST_ADDRESS: "codex:bob" }),
+    connect(t, { ...env, PEERPOST_ADDRESS: "copilot:dave" }),
+  ]);
+  for (const session of [alice, bob, dave]) await session.call("health");
+  const set = await cli(env, "role", "set", "security", "codex:bob");
+  assert.equal(set.code, 0, set.stderr);
+  const viaRole = await alice.call("message", { to: "role:security", message: "is CVE-2026-1 exploitable here?", anticipation: "reply" });
+  assert.equal(viaRole.ok, true, JSON.stringify(viaRole));
+  const direct = await alice.call("message", { to: "codex:bob", message: "lunch?", anticipation: "reply" });
+  assert.equal(direct.ok, true, JSON.stringify(direct));
+  const declined = await bob.call("reply", { messageId: viaRole.messageId, resolution: "decline", message: "yes: the token in config/prod.env leaks" });
+  assert.equal(declined.ok, true, JSON.stringify(declined));
+  // Dave is neither: the direct message is not his to look at...
+  const directStatus = await dave.call("status", { messageId: direct.messageId });
+  assert.equal(directStatus.ok, false);
+  assert.equal((directStatus.error as { code: string }).code, "not_found");
+  // ...and neither is the role's.
+  const roleStatus = await dave.call("status", { messageId: viaRole.messageId });
+  assert.equal(roleStatus.ok, false, `dave sees: ${JSON.stringify(roleStatus.message)}`);
+  assert.equal((roleStatus.error as { code: string }).code, "not_found");
 });

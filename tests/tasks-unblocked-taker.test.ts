@@ -1,11 +1,15 @@
 // A taker that blocked its task on another is told by the refusal's hint that it will hear `task_unblocked`;
 // the fyi reaches it when the last dependency is done, and once, even when two dependencies end at once.
+// A task assigned to a role held through PEERPOST_ROLES tells that holder, not the bare role.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { createTask, updateTask } from "../core/tasks/tasks.js";
+import { tempPeerpost } from "./helpers/temp.js";
+import { testEachBackend } from "./helpers/backends.js";
+import { listRoles } from "../core/roles/roles.js";
 
 function board(t: TestContext, home = tempDir(t)): Peerpost {
   const peerpost = openPeerpost({ env: { PEERPOST_HOME: join(home, "state") }, home });
@@ -53,4 +57,20 @@ test("two dependencies done at the same moment by takers in two processes: task_
   await updateTask(first, { id: a.id, by: "claude:a", status: "done", note: "ok" });
   const told = first.mailbox.inbox("claude:r").filter((entry) => entry.body.startsWith("task_unblocked:") && entry.body.includes(waiting.id));
   assert.deepEqual(told.map((entry) => [entry.message.from, entry.body.includes(`${b.id} was the last task it waited on`)]), [["claude:b", true]], told.map((entry) => entry.body).join("\n"));
+});
+
+testEachBackend("task_unblocked for a task assigned to a PEERPOST_ROLES role reaches the role's live holder", async (t, backend) => {
+  const { peerpost } = tempPeerpost(t, backend);
+  // Bob runs with PEERPOST_ROLES=reviewer (his host process is this one: alive).
+  await peerpost.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", hostPid: process.pid, source: "server", roles: ["reviewer"] });
+  await peerpost.sessions.register({ host: "claude-code", address: "claude:ann", sessionId: "ann", hostPid: process.pid, source: "server", roles: [] });
+  const schema = await createTask(peerpost, { by: "user:pat", title: "schema" });
+  const review = await createTask(peerpost, { by: "user:pat", title: "review the schema", assignee: "role:reviewer", after: [schema.id] });
+  await updateTask(peerpost, { id: schema.id, by: "claude:ann", status: "in_progress" });
+  await updateTask(peerpost, { id: schema.id, by: "claude:ann", status: "done", note: "schema written" });
+  const told = peerpost.mailbox.inbox("codex:bob").filter((entry) => entry.body.startsWith("task_unblocked:"));
+  assert.equal(told.length, 1, `bob, who holds role:reviewer, is told task ${review.id} may be taken`);
+  // And nothing waits at the bare role, where no PEERPOST_ROLES holder ever reads.
+  assert.equal(peerpost.mailbox.inbox("role:reviewer").length, 0, "no mail stuck at role:reviewer");
+  assert.ok(listRoles(peerpost).every((row) => row.queued === 0));
 });

@@ -141,7 +141,12 @@ export function applyEvent(state: MailboxState, event: MailboxEvent, offset: num
         if (event.replyId !== undefined && event.replyId !== message.resolved.replyId && state.messages[event.replyId]?.inReplyTo === event.id) delete state.messages[event.replyId];
         return;
       }
-      if (event.by !== message.to) return;
+      if (event.by !== message.to) {
+        // Decided by a holder the role moved away from before it was written (a lock taken over mid-way):
+        // its writer is told so, and the reply written with it was never acknowledged, so it is not mail.
+        if (event.replyId !== undefined && state.messages[event.replyId]?.inReplyTo === event.id) delete state.messages[event.replyId];
+        return;
+      }
       message.resolved = { resolution: event.resolution, by: event.by, at: event.at };
       if (event.replyId !== undefined) message.resolved.replyId = event.replyId;
       if (event.reason !== undefined) message.resolved.reason = event.reason;
@@ -178,6 +183,13 @@ function applyRole(state: MailboxState, event: RoleEvent, offset: number): void 
   for (const message of Object.values(state.messages).sort(byId)) {
     if (message.via !== roleAddress || message.resolved || message.to === target) continue;
     if (!expectsResolution(message) && message.to !== roleAddress) continue;
+    // The procedure it carried to the former holder, who neither read it nor was pushed it: not shown to that
+    // holder, so the holder's next role message carries it.
+    if (message.procedure && !message.read && !message.delivered) {
+      const key = `${message.to}\n${message.procedure.version}`;
+      const at = role.shown.indexOf(key);
+      if (at >= 0) role.shown.splice(at, 1);
+    }
     (message.handovers ??= []).push({ from: message.to, to: target, at: event.at });
     message.to = target;
     delete message.delivered;

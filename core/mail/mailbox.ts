@@ -221,13 +221,30 @@ export class Mailbox extends MailboxStore {
   /** Claims delivery of a message to its recipient: true for the one caller that recorded it. */
   async markDelivered(recipient: string, id: string, via: string): Promise<boolean> {
     let claimed = false;
-    const { conflict } = await this.appendDeciding(recipient, (view) => {
+    // A role event for the message's role written between this decision and its claim (a lock taken over
+    // mid-way): the records are checked in log order up to the first conflicting claim, so it is seen if it came before.
+    let moved = false;
+    const { view, conflict } = await this.appendDeciding(recipient, (view) => {
       const message = view.state.messages[id];
       if (!message || message.to !== recipient || message.delivered) return { events: [] };
       claimed = true;
-      return { events: [{ v: 1, type: "delivered", id, via, at: this.nowIso() }], conflicts: (earlier) => earlier.type === "delivered" && earlier.id === id };
+      const role = message.via;
+      return {
+        events: [{ v: 1, type: "delivered", id, via, at: this.nowIso() }],
+        conflicts: (earlier) => {
+          if (role !== undefined && earlier.type === "role" && `role:${earlier.role}` === role) moved = true;
+          return earlier.type === "delivered" && earlier.id === id;
+        },
+      };
     });
-    return claimed && !conflict;
+    if (!claimed || conflict) return false;
+    if (!moved) return true;
+    const after = view.state.messages[id];
+    if (after?.to === recipient) return true;
+    // The role moved it to another holder first, and a handover clears its delivery: this claim, the first
+    // after it, would stand for the new holder, whose push would then skip it. Given back.
+    if (after?.delivered?.via === via && !after.read) await this.appendPlain(view, [{ v: 1, type: "undelivered", id, via, at: this.nowIso() }]);
+    return false;
   }
 
   /** Gives back a delivery claim whose push failed, so a later push may deliver the message. */
@@ -310,10 +327,24 @@ export class Mailbox extends MailboxStore {
       if (replyId !== undefined) resolved.replyId = replyId;
       if (input.resolution !== "reply" && input.text !== undefined) resolved.reason = input.text;
       events.push(resolved);
-      return { events, conflicts: (earlier) => earlier.type === "resolved" && earlier.id === input.id };
+      const via = message.via;
+      // A role event for the message's role may have moved it away before this was written (a lock taken over mid-way).
+      return { events, conflicts: (earlier) => (earlier.type === "resolved" && earlier.id === input.id) || (via !== undefined && earlier.type === "role" && `role:${earlier.role}` === via) };
     });
     // Another resolution came first in log order (a lock taken over mid-way): it is the one that counts.
     if (conflict?.type === "resolved") throw alreadyResolved(input.id, conflict);
+    if (conflict?.type === "role") {
+      // The role changed before this resolution in log order: the fold says whether it still counts.
+      const after = view.state.messages[input.id];
+      const counted = after?.resolved !== undefined && after.resolved.by === input.by && after.resolved.resolution === input.resolution && after.resolved.replyId === replyId;
+      if (!counted) {
+        if (after?.resolved) throw alreadyResolved(input.id, after.resolved);
+        throw new PeerpostError("wrong_recipient", `Message ${input.id} followed ${after?.via ?? "its role"} to ${after?.to ?? "another holder"} before this answer was written; it is no longer yours to resolve, and nothing you wrote counts.`, {
+          details: { messageId: input.id, recipient: after?.to ?? null, caller: input.by, role: after?.via ?? null },
+          hint: HINTS.roleMoved,
+        });
+      }
+    }
     // A message resolved from the archive (an expired request moved there) is in no live view: looked up again.
     const result: ResolveResult = { message: inView ? this.readBack(view, input.id) : (this.find(input.id) ?? this.readBack(view, input.id)) };
     if (replyId !== undefined) result.reply = this.readBack(view, replyId);

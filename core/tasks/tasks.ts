@@ -14,6 +14,7 @@ import { BODY_TOO_LARGE_HINT, checkBody } from "../mail/messages.js";
 import { MAX_BODY_BYTES } from "../records/record-values.js";
 import { idempotencySlot } from "../mail/fold.js";
 import { heldBefore } from "../claims/holders.js";
+import { resolveRecipient } from "../sessions/recipients.js";
 import { applyTaskEvent, doneLast, emptyTasks, isFinal, openDependencies, statusRefusal, wouldCycle, type TaskState, type TasksState } from "./fold.js";
 
 const TASKS_FOLD: WorkFoldSpec<TasksState> = { scope: TASKS_SCOPE, types: ["task", "task_status"], empty: emptyTasks, apply: (state, event) => applyTaskEvent(state, event as TaskEvent | TaskStatusEvent), archived: true };
@@ -213,7 +214,19 @@ async function announceEnd(peerpost: Peerpost, task: TaskState, update: TaskUpda
     }
   for (const { waiting, to } of toUnblock(peerpost, task)) {
     const via = to.startsWith("role:") ? to : undefined;
-    await peerpost.mailbox.send({ from: update.by, fromVerified: false, to, via, anticipation: "fyi", allowSelf: true, notice: true, idempotencyKey: unblockKey(waiting, task, to), body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be ${waiting.takenBy !== undefined ? "taken up again" : "taken"} now: ${task.id} was the last task it waited on.` });
+    // A role reaches its holder as a message to it does: a PEERPOST_ROLES holder reads no mail left at the bare role.
+    const recipient = via === undefined ? to : await roleHolder(peerpost, via);
+    await peerpost.mailbox.send({ from: update.by, fromVerified: false, to: recipient, via, anticipation: "fyi", allowSelf: true, notice: true, idempotencyKey: unblockKey(waiting, task, to), body: `task_unblocked: task ${waiting.id} (${waiting.title}) may be ${waiting.takenBy !== undefined ? "taken up again" : "taken"} now: ${task.id} was the last task it waited on.` });
+  }
+}
+
+/** Who a role's notice goes to: its holder (run-time, else its one live PEERPOST_ROLES holder), else the role, where it waits for one. */
+async function roleHolder(peerpost: Peerpost, role: string): Promise<string> {
+  try {
+    return (await resolveRecipient(peerpost, role)).address;
+  } catch (error) {
+    if (error instanceof PeerpostError && (error.code === "not_found" || error.code === "ambiguous")) return role;
+    throw error;
   }
 }
 

@@ -11,6 +11,7 @@ import { recipientWarning, resolveRecipient } from "../sessions/recipients.js";
 import { releasePaths } from "../claims/claims.js";
 import { createTask, updateTask } from "../tasks/tasks.js";
 import { receiptWarning } from "../server/receipt.js";
+import { checkDirectCoordination } from "../roles/enforcement.js";
 import type { TaskState } from "../tasks/fold.js";
 
 const sendInput = z.strictObject({
@@ -78,9 +79,12 @@ export class UiWrites {
     const input = parse(sendInput, raw);
     const recipient = await resolveRecipient(this.peerpost, parseAddress(input.to, "to").text);
     const warnings = [recipientWarning(recipient)?.message].filter((warning) => warning !== undefined);
+    // Role enforcement, as `peerpost send` applies it: refused under enforce before anything is stored.
+    const direct = checkDirectCoordination(this.peerpost, from, input.to, recipient.address);
+    if (direct) warnings.push(direct.warning.message);
     const { message } = await this.peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: input.body, anticipation: input.anticipation, replyToMessageId: input.replyToMessageId });
     // The message is stored: a receipt that cannot be written is a warning, or the person would send it again.
-    const unrecorded = await receiptWarning(this.peerpost, this.receipt({ kind: "send", from, to: message.to, messageId: message.id }, warnings));
+    const unrecorded = await receiptWarning(this.peerpost, this.receipt({ kind: "send", from, to: message.to, messageId: message.id, ...(direct ? { tags: direct.tags } : {}) }, warnings));
     if (unrecorded) warnings.push(unrecorded.message);
     return { messageId: message.id, to: message.to, conversationId: message.conversationId, warnings };
   }

@@ -151,7 +151,9 @@ class MovingMessages {
       } else {
         const folded = request?.resolved;
         const differs = retired ? (retired.flags & RETIRED_RESOLVED) !== 0 && retired.a !== hash32(event.replyId) : folded !== undefined && folded.replyId !== event.replyId;
-        if (differs) this.dropReply(event.replyId, event.id);
+        // A resolution by another than the recipient (a holder the role moved away from) drops its reply too (fold.ts).
+        const notRecipient = retired ? (retired.flags & RETIRED_RESOLVED) === 0 && retired.a !== hash32(event.by) : folded === undefined && request!.to !== event.by;
+        if (differs || notRecipient) this.dropReply(event.replyId, event.id);
       }
     }
     if (retired) {
