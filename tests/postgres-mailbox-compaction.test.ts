@@ -277,7 +277,10 @@ test("a start-over that takes over the mirror's lock from a compaction still run
   await assert.rejects(moved.reopen().backend.sync(), (error: Error & { code?: string }) => error.code === "state_io_error" && /Another compaction of .*mirror-mailbox\.jsonl is still running/.test(error.message));
   compaction.kill("SIGCONT");
   const finished = await compacted;
-  assert.equal(finished.code, 0, finished.stdout.slice(0, 400) + finished.stderr);
+  // The other process did start the mirrors it could lock over (the receipts'): the compaction, opened on
+  // the first database, then refuses to copy into them (docs/postgres.md).
+  assert.notEqual(finished.code, 0);
+  assert.match(finished.stdout, /mirror of the receipts log was started over from another database/, finished.stdout.slice(0, 400) + finished.stderr);
   const back = tempPeerpost(t, { PEERPOST_STORE: url, PEERPOST_HOME: laptop.stateDir });
   const reader = back.reopen();
   for (const id of ids) assert.ok(reader.mailbox.find(id), `${id} is found, in the mirror or its archive`);

@@ -1,11 +1,13 @@
 // A machine's mirror when things change under a running process: another process starts it over from
 // another database, the database is dropped and made anew, the mirror's lock is busy right after a commit,
 // the server's syncs fail while its LISTEN stays up. A mirror copies one database only, a committed write
-// never reads as failed-and-not-stored, and hooks stop trusting a mirror nobody keeps current.
+// never reads as failed-and-not-stored, and hooks stop trusting a mirror nobody keeps current, nor one a
+// follower vouches for that was started over from another database since. A mirror whose last line is torn
+// (a sync that died mid-write) is cut back to its last whole line before the next sync appends.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir, onCleanup } from "./helpers/temp.js";
 import { connect } from "./helpers/mcp.js";
@@ -15,6 +17,7 @@ import { until } from "./helpers/poll.js";
 import { NO_POSTGRES, clusterScript, sql, testCluster, testDatabase } from "./helpers/postgres.js";
 import { openPeerpost } from "../core/peerpost.js";
 import { PeerpostError } from "../core/common/errors.js";
+import { maskStoreUrl } from "../core/store/postgres/url.js";
 
 function machine(t: TestContext, url: string) {
   const home = tempDir(t);
@@ -144,7 +147,7 @@ test("a server whose syncs fail while its LISTEN stays up stops telling hooks to
   assert.match(started.stdout, /1 new message/, started.stderr);
   const followers = join(laptop.stateDir, "followers");
   await until(() => existsSync(followers) && readdirSync(followers).length > 0, 20_000, "the server to mark itself as following");
-  assert.equal(readFileSync(join(followers, readdirSync(followers)[0]!), "utf8").trim(), `postgres://${new URL(oldUrl).username}:***@${new URL(oldUrl).host}${new URL(oldUrl).pathname}`, "a follower names the store it follows");
+  assert.equal(readFileSync(join(followers, readdirSync(followers)[0]!), "utf8").split("\n")[0], `postgres://${new URL(oldUrl).username}:***@${new URL(oldUrl).host}${new URL(oldUrl).pathname}`, "a follower names the store it follows");
   // The role's password changes: the server's LISTEN connection stays up, its pool's new connections fail
   // (its idle ones are ended here, as the pool's idle timeout would end them).
   await sql(oldUrl, "ALTER ROLE CURRENT_USER PASSWORD 'rotated-password'");
@@ -177,4 +180,117 @@ test("a prompt hook is not held by a FIFO among the followers' marks: it is no f
   clearTimeout(timer);
   assert.equal(prompted.signal, null, "the prompt hook hung on the FIFO");
   assert.match(prompted.stdout, /1 new message/, prompted.stdout + prompted.stderr);
+});
+
+/** One sync of the laptop's mirror in a new process, and the laptop session's inbox after it. */
+async function syncOnce(laptop: ReturnType<typeof machine>, unreadOnly = false): Promise<string[]> {
+  const peerpost = openPeerpost({ env: laptop.env, home: laptop.home });
+  try {
+    assert.equal(await peerpost.backend.sync(), true);
+    return peerpost.mailbox.inbox("claude:me", { unreadOnly }).map((entry) => entry.body);
+  } finally {
+    await peerpost.backend.close();
+  }
+}
+
+function mirroredSeqs(stateDir: string): string[] {
+  return readFileSync(join(stateDir, "mirror-mailbox.jsonl"), "utf8").split("\n").flatMap((line) => {
+    const seq = /"_seq":"(\d+)"}$/.exec(line)?.[1];
+    return seq === undefined ? [] : [seq];
+  });
+}
+
+/** A laptop whose mirror holds one message and then part of a line, as a sync that died mid-write leaves it. */
+async function tornMirror(t: TestContext) {
+  const url = await testDatabase(t);
+  if (!url) return undefined;
+  const laptop = machine(t, url);
+  await sendFrom(t, url, "codex:elsewhere", "one");
+  assert.deepEqual(await syncOnce(laptop), ["one"]);
+  appendFileSync(join(laptop.stateDir, "mirror-mailbox.jsonl"), '{"type":"msg","id":"01J');
+  return { url, laptop };
+}
+
+test("after a torn last line in the mirror, the next syncs copy each row once and in seq order", async (t) => {
+  const torn = await tornMirror(t);
+  if (!torn) return t.skip(NO_POSTGRES);
+  const { url, laptop } = torn;
+  for (const body of ["two", "three", "four"]) await sendFrom(t, url, "codex:elsewhere", body);
+  await syncOnce(laptop);
+  const inbox = await syncOnce(laptop);
+  const seqs = mirroredSeqs(laptop.stateDir);
+  assert.deepEqual(seqs, [...new Set(seqs)], `no row is mirrored twice: ${seqs.join(",")}`);
+  assert.deepEqual(seqs, [...seqs].sort((a, b) => Number(a) - Number(b)), `rows are mirrored in seq order: ${seqs.join(",")}`);
+  assert.deepEqual(inbox.sort(), ["four", "one", "three", "two"]);
+});
+
+test("after a torn last line in the mirror, a message read on another machine does not show unread here", async (t) => {
+  const torn = await tornMirror(t);
+  if (!torn) return t.skip(NO_POSTGRES);
+  const { url, laptop } = torn;
+  // Another machine: a message to claude:me, which claude:me reads there (its msg, then its read mark).
+  const devbox = machine(t, url);
+  const there = openPeerpost({ env: devbox.env, home: devbox.home });
+  try {
+    await there.mailbox.send({ from: "codex:elsewhere", fromVerified: true, to: "claude:me", body: "read elsewhere", anticipation: "fyi" });
+    const id = there.mailbox.inbox("claude:me").find((entry) => entry.body === "read elsewhere")!.message.id;
+    await there.mailbox.markRead("claude:me", [id]);
+  } finally {
+    await there.backend.close();
+  }
+  // One sync here (a prompt hook's): the unread mail is "one" alone.
+  assert.deepEqual(await syncOnce(laptop, true), ["one"]);
+});
+
+test("a follower's mark does not vouch for a mirror another process started over from another database", async (t) => {
+  const first = await testDatabase(t);
+  if (!first) return t.skip(NO_POSTGRES);
+  const second = (await testDatabase(t))!;
+  const laptop = machine(t, first);
+  // Only a follower's mark can spare this hook its connection.
+  const env = { ...laptop.env, PEERPOST_MIRROR_TRUST_MS: "0" };
+  await sendFrom(t, first, "codex:elsewhere", "unread in the first database");
+  const started = await runHook("claude-code", "session-start", { session_id: "me", cwd: "/work", hook_event_name: "SessionStart", source: "startup" }, env);
+  assert.match(started.stdout, /1 new message/, started.stderr);
+  const server = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:laptop" });
+  await server.call("health");
+  const followers = join(laptop.stateDir, "followers");
+  await until(() => existsSync(followers) && readdirSync(followers).length > 0, 20_000, "the server to mark itself as following");
+  // A command run with PEERPOST_STORE naming the second database starts this machine's mirror over.
+  const other = openPeerpost({ env: { ...env, PEERPOST_STORE: second }, home: laptop.home });
+  onCleanup(t, () => other.backend.close());
+  assert.equal(await other.backend.sync(), true);
+  // The session's next prompt, on the first database: its unread message is still there.
+  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, env);
+  assert.match(prompt.stdout, /1 new message/, `the hook read the second database's mirror as the first's: ${JSON.stringify(prompt.stdout)} ${prompt.stderr}`);
+});
+
+test("a process on the old database never takes a mirror started over from another one as caught up with its own", async (t) => {
+  const first = await testDatabase(t);
+  if (!first) return t.skip(NO_POSTGRES);
+  const second = (await testDatabase(t))!;
+  const laptop = machine(t, first);
+  const env = { ...laptop.env, PEERPOST_MIRROR_TRUST_MS: "30000" };
+  await sendFrom(t, first, "codex:elsewhere", "alpha one");
+  // The other database is further on: its seqs pass the first's.
+  for (let i = 1; i <= 6; i++) await sendFrom(t, second, "codex:elsewhere", `b${i}`, "codex:someone");
+  const started = await runHook("claude-code", "session-start", { session_id: "me", cwd: "/work", hook_event_name: "SessionStart", source: "startup" }, env);
+  assert.match(started.stdout, /1 new message/, started.stderr);
+  // A long-running process (a server, `peerpost ui`, `tail`) opened while PEERPOST_STORE named the first database.
+  const old = openPeerpost({ env, home: laptop.home, kind: "server" });
+  onCleanup(t, () => old.backend.close());
+  assert.equal(await old.backend.sync(), true);
+  // A command with PEERPOST_STORE naming the second database starts the mirror over from it.
+  const other = openPeerpost({ env: { ...env, PEERPOST_STORE: second }, home: laptop.home });
+  onCleanup(t, () => other.backend.close());
+  assert.equal(await other.backend.sync(), true);
+  // New mail in the first database, then the old process syncs (as its NOTIFY would make it).
+  await sendFrom(t, first, "codex:elsewhere", "alpha two");
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await assert.rejects(old.backend.sync(), /started over from another database/, "the old process's sync says its mirror copies another database");
+  const record = JSON.parse(readFileSync(join(laptop.stateDir, "mirror-mailbox.current.json"), "utf8")) as { store: string };
+  assert.notEqual(record.store, maskStoreUrl(first), "the old process recorded the second database's copy current for the first");
+  // The session's next prompt, on the first database, shows both of its messages.
+  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, env);
+  assert.match(prompt.stdout, /2 new messages/, `the prompt hook read the second database's copy: ${JSON.stringify(prompt.stdout)}`);
 });

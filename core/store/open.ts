@@ -9,6 +9,7 @@ import { MirroredStore } from "./postgres/mirror.js";
 import type { PostgresDatabase } from "./postgres/store.js";
 import { isFollowed, markFollowing } from "./postgres/followers.js";
 import { mirrorCurrentWithin } from "./postgres/mirror-age.js";
+import { recordedStore } from "./postgres/mirror-record.js";
 import { logError } from "../common/error-log.js";
 
 export interface Backend {
@@ -56,7 +57,10 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
     sync: async (options = {}) => {
       const chosen = mirrors.filter((mirror) => options.only === undefined || options.only.includes(mirror.name));
       const recent = () => chosen.every((mirror) => mirrorCurrentWithin(stateDir, mirror.name, database.display, config.mirrorTrustMs));
-      if (options.trust !== undefined && (isFollowed(stateDir, database.display) || (options.trust === "recent" && recent()))) return true;
+      // A follower vouches only for mirrors that still copy the database it follows (another process here
+      // may have started them over from another one since).
+      const copied = (identity: string) => chosen.every((mirror) => recordedStore(stateDir, mirror.name) === identity);
+      if (options.trust !== undefined && (isFollowed(stateDir, database.display, copied) || (options.trust === "recent" && recent()))) return true;
       const synced = await Promise.all(chosen.map((mirror) => mirror.sync(undefined, options.budget)));
       return synced.every((mirror) => mirror.caughtUp);
     },
@@ -67,22 +71,25 @@ export function openBackend(config: Config, stateDir: string, logOptions: LogOpt
       let listening = false;
       let retry: NodeJS.Timeout | undefined;
       let marked = false;
-      const mark = (following: boolean) => {
+      const mark = (following: boolean, copies?: string) => {
         marked = following;
-        markFollowing(stateDir, database.display, following);
+        markFollowing(stateDir, database.display, following, copies);
       };
       const current = (listenedAt: number) => listening && listenedAt === listenings;
       // Tried again with a growing delay while this LISTEN stays up (a busy lock, a brief database error).
       const catchUp = (listenedAt: number, retryMs: number): void => {
         if (!current(listenedAt)) return;
-        void Promise.all(mirrors.map((mirror) => mirror.sync())).then(
-          () => current(listenedAt) && mark(true),
-          (error: unknown) => {
-            if (!current(listenedAt)) return;
-            if (retryMs === FIRST_CATCH_UP_RETRY_MS) logError(stateDir, "follow", error);
-            retry = setTimeout(() => catchUp(listenedAt, Math.min(2 * retryMs, MAX_CATCH_UP_RETRY_MS)), retryMs).unref();
-          },
-        );
+        // The mark names the database the mirrors copy: one started over from another since is not vouched for.
+        void Promise.all(mirrors.map((mirror) => mirror.sync()))
+          .then(() => database.store())
+          .then(
+            (copies) => current(listenedAt) && mark(true, copies),
+            (error: unknown) => {
+              if (!current(listenedAt)) return;
+              if (retryMs === FIRST_CATCH_UP_RETRY_MS) logError(stateDir, "follow", error);
+              retry = setTimeout(() => catchUp(listenedAt, Math.min(2 * retryMs, MAX_CATCH_UP_RETRY_MS)), retryMs).unref();
+            },
+          );
       };
       database.onListening = (up) => {
         listening = up;

@@ -4,11 +4,11 @@
 // plus its `_seq`; syncing appends, under the mirror's lock, the rows after the last mirrored seq, so a
 // reader that was away (an outage, a stopped process) catches up from exactly where it was.
 // Sequence order is commit order (see store.ts), so a mirror never skips a row.
-import { closeSync, openSync, readSync, rmSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PeerpostError } from "../../common/errors.js";
 import { logError } from "../../common/error-log.js";
-import { readStateFile, writeStateFile } from "../../security/trust.js";
+import { openStateFile, readStateFile, writeStateFile } from "../../security/trust.js";
 import type { LogEntry, LogOptions, RecordSchema } from "../../log/types.js";
 import { FileStore, toPosition, type ScopeFilter } from "../file/file-store.js";
 import type { LocalStore } from "../local.js";
@@ -104,6 +104,51 @@ function lastMirroredSeq(path: string, end: number): string {
   }
 }
 
+/** Whether a mirror file of `end` bytes ends mid-line (a sync that died while writing, a full disk). */
+function endsTorn(path: string, end: number): boolean {
+  if (end === 0) return false;
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const last = Buffer.alloc(1);
+    return readSync(fd, last, 0, 1, end - 1) === 1 && last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Cuts a mirror's torn last line off; the caller holds the mirror's lock. Only syncs (and compactions)
+ * write a mirror, all under its lock, so a partial line seen under it is a dead writer's, never one being
+ * written. Left there, the next sync's first line would be glued onto it and written again after the
+ * batch: that row would land out of seq order, and the sync after it would copy the rest of the batch twice.
+ */
+function cutTornTail(path: string): void {
+  const fd = openStateFile(path, constants.O_RDWR);
+  try {
+    const size = fstatSync(fd).size;
+    let cut = size;
+    const chunk = Buffer.alloc(64 * 1024);
+    while (cut > 0) {
+      const start = Math.max(0, cut - chunk.length);
+      const read = readSync(fd, chunk, 0, cut - start, start);
+      const newline = chunk.subarray(0, read).lastIndexOf(0x0a);
+      if (newline >= 0) {
+        cut = start + newline + 1;
+        break;
+      }
+      cut = start;
+    }
+    if (cut < size) ftruncateSync(fd, cut);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class MirroredStore<T> implements LocalStore<T> {
   private readonly local: FileStore<T>;
   private readonly remote: PostgresLog<T>;
@@ -171,7 +216,14 @@ export class MirroredStore<T> implements LocalStore<T> {
     let taken = 0;
     for (;;) {
       // A look without the lock first: most syncs find nothing new, and then never touch the lock.
-      const seen = this.local.log.identity()?.size ?? 0;
+      let seen = this.local.log.identity()?.size ?? 0;
+      if (endsTorn(this.local.log.path, seen)) {
+        await this.local.log.exclusive(() => {
+          // Under the lock, at the end it has now (another sync may have cut it already).
+          if (endsTorn(this.local.log.path, this.local.log.identity()?.size ?? 0)) cutTornTail(this.local.log.path);
+        });
+        seen = this.local.log.identity()?.size ?? 0;
+      }
       let news = false;
       let readAt = Date.now();
       const probe = await read(this.mirroredThrough(seen), () => void (news = true), { maxRecords: 1 });
@@ -218,9 +270,18 @@ export class MirroredStore<T> implements LocalStore<T> {
    */
   private async startedOver(): Promise<boolean> {
     const store = await this.database.store();
-    if (this.checkedStore === store) return false;
+    // Checked before by this process: another one may have started the mirror over from another database
+    // since. Its rows may be further on than this database's, so a look for rows after its last seq finds
+    // none here: without this, that would pass for caught up (and be recorded current for hooks).
+    // A start-over another process left halfway is done again below, as by a process new to the mirror.
+    const checked = this.checkedStore === store;
+    const seen = recordedStore(this.stateDir, this.name);
+    if (checked && seen !== STARTING_OVER) {
+      if (seen !== undefined && seen !== store) throw this.copiesAnother();
+      return false;
+    }
     // The common case, without the lock (a hook must not load the lock's module for it).
-    if (recordedStore(this.stateDir, this.name) === store) {
+    if (seen === store) {
       this.checkedStore = store;
       return false;
     }
@@ -228,6 +289,8 @@ export class MirroredStore<T> implements LocalStore<T> {
       // Under the mirror's lock: another process may have started it over already.
       const recorded = recordedStore(this.stateDir, this.name);
       if (recorded === store) return false;
+      // One that finished the start-over from another database meanwhile: its choice stands (see sync).
+      if (checked && recorded !== undefined && recorded !== STARTING_OVER) throw this.copiesAnother();
       if (recorded !== undefined) {
         // First a record of no database: a start-over killed halfway is done again by the next process,
         // whichever database it is pointed at (back at the old one, its archive would be gone for good).
