@@ -256,3 +256,28 @@ test("a running server notices receipts passing PEERPOST_LOG_COMPACT_AT_BYTES an
   await until(() => linesOf(archive).length === 300 && linesOf(live).length === 20, 30_000, "the old receipts in the archive, the recent ones live");
   assert.equal((await session.call("health")).ok, true, "the server still answers");
 });
+
+test("a session launched long ago is still known as launched once its launch run moved to the archive: its wakes pass peerpost's server again", async (t) => {
+  const { peerpost, clock } = tempPeerpost(t, { PEERPOST_LOG_RETENTION_DAYS: "30" });
+  const iso = (time: number) => new Date(time).toISOString();
+  const old = clock.now - 90 * DAY;
+  const records: WakeRecord[] = [];
+  /** One ended run: a launch that names its session (Claude Code), one its host named (Codex: bound after), or a wake. */
+  const run = (at: number, kind: "launch" | "wake", address: string, bound?: string) => {
+    const id = ulid(at);
+    records.push({ v: 1, type: "wake", id, kind, ...(bound === undefined ? { address, sessionId: address.split(":")[1]! } : {}), host: bound === undefined ? "claude-code" : "codex", cwd: "/tmp", messageIds: [], at: iso(at), deadline: iso(at + 600_000), by: 1 });
+    if (bound !== undefined) records.push({ v: 1, type: "wake-bound", id, address: bound, sessionId: bound.split(":")[1]!, messageIds: [], at: iso(at + 1) });
+    records.push({ v: 1, type: "wake-ended", id, outcome: "ok", at: iso(at + 2) });
+  };
+  run(old, "launch", "claude:launched");
+  run(old + 60_000, "launch", "", "codex:named-by-host");
+  run(old + 120_000, "wake", "claude:woken");
+  // Woken since, lately: the launch is no longer the newest run of its session.
+  run(clock.now - DAY, "wake", "claude:launched");
+  appendFileSync(peerpost.wakes.log.path, records.map((record) => JSON.stringify(record)).join("\n") + "\n", { mode: 0o600 });
+  const launched = () => ["claude:launched", "codex:named-by-host", "claude:woken", "claude:unknown"].map((address) => peerpost.wakes.launched(address));
+  assert.deepEqual(launched(), [true, true, false, false]);
+  const compacted = await compactOneLog(peerpost, "wakes");
+  assert.ok("movedLines" in compacted && compacted.movedLines === 7, JSON.stringify(compacted));
+  assert.deepEqual(launched(), [true, true, false, false], "the archive says which sessions were launched");
+});

@@ -1,7 +1,8 @@
 // Launching a helper on real Claude Code, offline and without the plugin installed: the `launch` tool
 // returns the new session's address at once; peerpost's server reaches the session on the command line
 // (--mcp-config); the fake model reads and replies; the launcher's `wait` gets the answer. The launch
-// switch is off by default.
+// switch is off by default. A follow-up wakes the helper with the launch's model and its server again (a
+// resume does not keep the command line that gave it), and it answers that too.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
@@ -19,7 +20,7 @@ import { openPeerpost } from "../core/peerpost.js";
 const skip = claudeSkipReason();
 const tool = (name: string) => `mcp__peerpost__${name}`;
 
-test("launch: a new headless Claude Code session gets the task, has peerpost's tools without the plugin, and its answer reaches wait", { skip, timeout: 180_000 }, async (t) => {
+test("launch: a new headless Claude Code session gets the task, has peerpost's tools without the plugin, and its answer reaches wait; woken for a follow-up, it has them again", { skip, timeout: 300_000 }, async (t) => {
   const base = tempDir(t, "peerpost-launch-");
   const stateDir = join(base, "peerpost");
   const work = join(base, "work");
@@ -35,7 +36,7 @@ test("launch: a new headless Claude Code session gets the task, has peerpost's t
   const on = await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: launcherEnv, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
 
-  const launched = await boss.call("launch", { host: "claude-code", cwd: work, message: "Count the files here." });
+  const launched = await boss.call("launch", { host: "claude-code", cwd: work, message: "Count the files here.", model: "claude-launch-model" });
   assert.equal(launched.ok, true, JSON.stringify(launched));
   const address = String(launched.address);
   assert.match(address, /^claude:[0-9a-f-]{36}$/);
@@ -51,4 +52,14 @@ test("launch: a new headless Claude Code session gets the task, has peerpost's t
   assert.equal(run.claim.kind, "launch");
   assert.equal(run.ended?.outcome, "ok");
   assert.equal(store().receipts.query({ kind: "launch" }).receipts[0]?.delivery, "delivered");
+
+  const wakeOn = await collect(spawn(process.execPath, [CLI, "wake", "on", address], { env: launcherEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(wakeOn.code, 0, wakeOn.stderr);
+  const before = fake.modelRequests.length;
+  const asked = await boss.call("message", { to: address, message: "And how many of them are empty?", anticipation: "reply" });
+  assert.equal(asked.wake, "started", JSON.stringify(asked));
+  const followUp = await boss.call("wait", { messageId: asked.messageId, timeoutMs: 90_000 });
+  const woken = fake.modelRequests.slice(before);
+  assert.deepEqual([...new Set(woken.map((request) => request.body.model))], ["claude-launch-model"], "the wake runs on the launch's model");
+  assert.equal(followUp.outcome, "reply", JSON.stringify({ followUp, tools: woken.at(0)?.toolNames.filter((name) => name.includes("peerpost")), runs: store().wakes.fold().runsFor({ address }).map((each) => each.ended) }));
 });

@@ -2,7 +2,8 @@
 // the new thread's id itself, so the launch starts it detached with peerpost's server on its command line
 // (`-c mcp_servers.peerpost…`), learns the id from `thread.started`, sends the task to that address and
 // only then returns it. The fake model's first call is `read`, which finds the task; its reply reaches
-// the launcher's `wait`.
+// the launcher's `wait`. A follow-up wakes the thread with peerpost's server on the command line again (a
+// resume does not keep it), and it answers that too.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, rmSync } from "node:fs";
@@ -20,7 +21,7 @@ import { openPeerpost } from "../core/peerpost.js";
 const availability = codexAvailable();
 const skip = availability.ok ? false : `codex CLI unavailable: ${availability.reason}`;
 
-test("launch on codex: the call returns once codex names its thread; the model's first read finds the task and its reply reaches wait", { skip, timeout: 240_000 }, async (t) => {
+test("launch on codex: the call returns once codex names its thread; the model's first read finds the task and its reply reaches wait; woken for a follow-up, it has peerpost's tools again", { skip, timeout: 360_000 }, async (t) => {
   let script: Script = () => ({ text: "hi" });
   const fake = await startFakeResponses((request, index) => script(request, index));
   onCleanup(t, () => fake.close());
@@ -36,7 +37,8 @@ test("launch on codex: the call returns once codex names its thread; the model's
   const boss = await connect(t, launcherEnv, join(repoRoot()!, "dist", "claude-code", "server.mjs"), []);
   const on = await collect(spawn(process.execPath, [CLI, "launch", "on"], { env: launcherEnv, stdio: ["ignore", "pipe", "pipe"] }));
   assert.equal(on.code, 0, on.stderr);
-  script = responsesAnswerMail(() => fake, "mcp__peerpost", "codex helper says");
+  const answerMail = responsesAnswerMail(() => fake, "mcp__peerpost", "codex helper says");
+  script = answerMail;
 
   const launched = await boss.call("launch", { host: "codex", cwd: work, message: "Count the files here." });
   const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: codex.home });
@@ -57,4 +59,14 @@ test("launch on codex: the call returns once codex names its thread; the model's
   assert.equal(run().ended?.outcome, "ok", JSON.stringify(run().ended));
   assert.equal(run().claim.kind, "launch");
   assert.equal(store().receipts.query({ kind: "launch" }).receipts[0]?.to, address);
+
+  // The resumed thread's history shows the launch's read: the woken turn reads first, then answers what that read shows.
+  let readAgain = false;
+  script = (request, index) => (readAgain ? answerMail(request, index) : ((readAgain = true), { toolCall: { namespace: "mcp__peerpost", name: "read", arguments: {} } }));
+  const wakeOn = await collect(spawn(process.execPath, [CLI, "wake", "on", address], { env: launcherEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal(wakeOn.code, 0, wakeOn.stderr);
+  const asked = await boss.call("message", { to: address, message: "And how many of them are empty?", anticipation: "reply" });
+  assert.equal(asked.wake, "started", JSON.stringify(asked));
+  const followUp = await boss.call("wait", { messageId: asked.messageId, timeoutMs: 90_000 });
+  assert.equal(followUp.outcome, "reply", JSON.stringify({ followUp, runs: store().wakes.fold().runsFor({ address }).map((each) => each.ended) }));
 });

@@ -2,7 +2,8 @@
 // it and peerpost captures the copilot process's own environment, provider variables included, which
 // Copilot strips from hooks and servers) and ends; a request wakes it with `copilot --resume=<id>
 // --allow-tool=peerpost(read) --allow-tool=peerpost(reply)` and the prompt on stdin; the fake model tries
-// to send a message (refused: not allowed without asking), reads and replies; the answer reaches wait.
+// to send a message (refused: not allowed without asking), reads and replies; the answer reaches wait. A
+// launched session is woken the same way, with peerpost's server on its command line again.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -78,4 +79,16 @@ test("copilot: a request wakes an ended session headless; the model reads and re
   assert.match(String((helped.reply as { envelope: string }).envelope), new RegExp(`from="${String(launched.address)}" fromVerified="true"[\\s\\S]*copilot helper`));
   await until(() => store().wakes.fold().runsFor({ address: String(launched.address) })[0]?.ended !== undefined, 60_000, "the launched run to end");
   assert.ok(fake.findShown("Summarise the work dir.").length > 0, "the launched turn's prompt carries the request");
+
+  // A follow-up wakes the launched session with `--resume` and peerpost's server on the command line again
+  // (here the plugin's server is there too: the flag's, of the same name, takes precedence).
+  const helper = String(launched.address);
+  assert.equal((await collect(spawn(process.execPath, [CLI, "wake", "on", helper], { env: peerEnv, stdio: ["ignore", "pipe", "pipe"] }))).code, 0);
+  answer(chatAnswerMail(call, "copilot helper again"));
+  const followUp = await peer.call("message", { to: helper, message: "And the largest file?", anticipation: "reply" });
+  assert.equal(followUp.wake, "started", JSON.stringify(followUp));
+  const again = await peer.call("wait", { messageId: followUp.messageId, timeoutMs: 60_000 });
+  assert.equal(again.outcome, "reply", JSON.stringify({ again, runs: store().wakes.fold().runsFor({ address: helper }).map((run) => run.ended) }));
+  const resumed = store().wakes.fold().runsFor({ address: helper })[0]!;
+  assert.equal(resumed.claim.kind, "wake");
 });

@@ -55,6 +55,11 @@ export class ArchivedRuns {
     });
   }
 
+  /** The first archived run of `address`'s session (a launched session's is its launch). */
+  firstOf(address: string): WakeFold {
+    return this.runsAt((index) => index.lookup(address)?.offsets.slice(0, 1));
+  }
+
   /** At least the `count` newest archived runs, read back from the archive's end. */
   newest(count: number): WakeFold {
     const committed = committedArchiveBytes(this.paths);

@@ -81,7 +81,7 @@ export async function wakeRunMain(peerpost: Peerpost, claimId: string, deps: Wak
           ? namedByHost?.command({ prompt, settings, server: launchServer(deps, claim.host, peerpost.stateDir.path, claim.id) })
           : claim.kind === "launch"
             ? waker.launch?.({ sessionId, prompt, settings, server: launchServer(deps, claim.host, peerpost.stateDir.path) })
-            : waker.resume({ sessionId, prompt, settings });
+            : waker.resume({ sessionId, prompt, settings, server: claim.address !== undefined && peerpost.wakes.launched(claim.address) ? launchServer(deps, claim.host, peerpost.stateDir.path) : undefined });
       if (!command) throw new Error(`${claim.host} cannot launch sessions`);
       const naming = namedByHost ? { sessionIdIn: namedByHost.sessionIdIn, bind: (id: string) => bindLaunch(peerpost, claim, id) } : undefined;
       ended = await runClaim(peerpost, claim, command, waker, naming);

@@ -55,7 +55,11 @@ export interface Waker {
   host: SessionHost;
   /** The host CLI's command name, looked for on the run's PATH before a run is claimed. */
   binary: string;
-  resume(input: { sessionId: string; prompt: string; settings?: RunSettings | undefined }): RunCommand;
+  /**
+   * Resumes a session with a prompt. `server`: the session was launched by peerpost, whose server came on
+   * its command line (LaunchInput) and must come again, or the woken turn has no peerpost tools.
+   */
+  resume(input: { sessionId: string; prompt: string; settings?: RunSettings | undefined; server?: LaunchInput["server"] | undefined }): RunCommand;
   /** What `settings` a run of this host may carry. */
   settings: SettingSupport;
   /** Starts a new session with the given id (only hosts that let the caller choose it). */

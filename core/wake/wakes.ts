@@ -71,6 +71,15 @@ export class Wakes {
     return newest;
   }
 
+  /**
+   * Whether `address`'s session was started by a launch: peerpost's server came on its host's command line
+   * then, and a resume passes it again. A launch is a session's first run, so the archive's first says.
+   */
+  launched(address: string): boolean {
+    const isLaunch = (run: Readonly<WakeState>) => run.claim.kind === "launch" && (run.claim.address ?? run.bound?.address) === address;
+    return [...this.fold().runs.values()].some(isLaunch) || (this.archived.holdsRuns() && [...this.archived.firstOf(address).runs.values()].some(isLaunch));
+  }
+
   /** The `count` newest runs, archived ones too. */
   newest(count: number): WakeState[] {
     return runsOf([this.fold(), this.archived.newest(count)], {}).slice(0, count);

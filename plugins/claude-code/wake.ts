@@ -1,7 +1,7 @@
 // Claude Code run headless for peerpost (verified with 2.1.332, see README.md): resume a session with
 // `claude -p --resume <id>`, the prompt on stdin; --allowedTools names exactly peerpost's read and reply, so the
 // woken turn answers without a permission prompt while every other tool keeps the user's own rules.
-import type { RunSettings, Waker } from "../../core/wake/waker.js";
+import type { LaunchInput, RunSettings, Waker } from "../../core/wake/waker.js";
 import { anthropicStyleUsage, usageInJsonLines } from "../../core/wake/usage.js";
 import { isClaudeCodeProcess } from "../shared/host-processes.js";
 
@@ -42,6 +42,11 @@ function usage(stdout: string) {
   return usageInJsonLines(stdout, (event) => (event["type"] === "result" ? anthropicStyleUsage(event["usage"]) : undefined));
 }
 
+/** peerpost's server on the command line (--mcp-config), with its read and reply allowed: a launch's, and its resumes'. */
+function launchedServer(server: LaunchInput["server"]): string[] {
+  return ["--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } })];
+}
+
 export const claudeCodeWaker: Waker = {
   host: "claude-code",
   binary: "claude",
@@ -49,11 +54,16 @@ export const claudeCodeWaker: Waker = {
   // Claude Code keeps a session under its project dir: `--resume` from another dir does not find it.
   settings: { model: true, effort: true, efforts: ["low", "medium", "high", "xhigh", "max"], cwdOnResume: false, cwdWhy: "Claude Code keeps each session under its project directory, so a resume from another directory does not find it" },
   // `-p` without a prompt argument reads the prompt from stdin.
-  resume: ({ sessionId, prompt, settings }) => ({ command: "claude", args: ["-p", "--resume", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--allowedTools", CLAUDE_PEERPOST_TOOLS.join(",")], stdin: prompt }),
+  // A launched session gets its server again: the command line that gave it to the launch is not kept.
+  resume: ({ sessionId, prompt, settings, server }) => ({
+    command: "claude",
+    args: ["-p", "--resume", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", ...(server ? launchedServer(server) : []), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...(server ? LAUNCHED_TOOLS : [])].join(",")],
+    stdin: prompt,
+  }),
   // --session-id fixes the new session's id; --mcp-config gives it peerpost's server even without the plugin.
   launch: ({ sessionId, prompt, server, settings }) => ({
     command: "claude",
-    args: ["-p", "--session-id", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", "--mcp-config", JSON.stringify({ mcpServers: { peerpost: { type: "stdio", ...server } } }), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
+    args: ["-p", "--session-id", sessionId, ...claudeSettingFlags(settings), "--output-format", "json", ...launchedServer(server), "--allowedTools", [...CLAUDE_PEERPOST_TOOLS, ...LAUNCHED_TOOLS].join(",")],
     stdin: prompt,
   }),
   report,

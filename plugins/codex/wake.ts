@@ -1,7 +1,7 @@
 // Codex run headless for peerpost (verified with 0.171.0, see README.md): `codex exec --json resume <id>
 // -`, the prompt on stdin. --skip-git-repo-check because a session's dir need not be a git repository. Peerpost's
 // read and reply run without approval (read is read-only; see the plugin's approval settings).
-import type { RunSettings, Waker } from "../../core/wake/waker.js";
+import type { LaunchInput, RunSettings, Waker } from "../../core/wake/waker.js";
 import { tokenCount, usageInJsonLines } from "../../core/wake/usage.js";
 import { isCodexProcess } from "../shared/host-processes.js";
 
@@ -61,6 +61,19 @@ export function codexSettingFlags(settings: RunSettings | undefined): string[] {
   return [...(settings?.model ? ["-m", settings.model] : []), ...(settings?.effort ? override("model_reasoning_effort", settings.effort) : [])];
 }
 
+/**
+ * peerpost's server on the command line as a user-level server (`mcp_servers.peerpost`), with only `reply`
+ * approved beyond the read-only tools (codex exec never asks, so an unapproved tool would fail): a launch's, and its resumes'.
+ */
+function launchedServer(server: LaunchInput["server"]): string[] {
+  return [
+    ...override("mcp_servers.peerpost.command", server.command),
+    ...override("mcp_servers.peerpost.args", server.args),
+    ...Object.entries(server.env).flatMap(([name, value]) => override(`mcp_servers.peerpost.env.${name}`, value)),
+    ...override("mcp_servers.peerpost.tools.reply.approval_mode", "approve"),
+  ];
+}
+
 export const codexWaker: Waker = {
   host: "codex",
   binary: "codex",
@@ -68,10 +81,9 @@ export const codexWaker: Waker = {
   // Codex keeps threads under CODEX_HOME, not per directory: a thread resumes from any working dir.
   settings: { model: true, effort: true, efforts: ["minimal", "low", "medium", "high", "xhigh"], cwdOnResume: true },
   // A prompt of "-" is read from stdin (0.171.0's --help, for exec, resume and fork alike).
-  resume: ({ sessionId, prompt, settings }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), "resume", sessionId, "-"], stdin: prompt }),
-  // A new thread's id cannot be chosen: codex names it in `thread.started`. Peerpost's server comes on the
-  // command line as a user-level server (`mcp_servers.peerpost`), with only `reply` approved beyond the
-  // read-only tools (codex exec never asks, so an unapproved tool would fail).
+  // A launched thread gets its server again: the command line that gave it to the launch is not kept.
+  resume: ({ sessionId, prompt, settings, server }) => ({ command: "codex", args: ["exec", "--skip-git-repo-check", "--json", ...codexSettingFlags(settings), ...(server ? launchedServer(server) : []), "resume", sessionId, "-"], stdin: prompt }),
+  // A new thread's id cannot be chosen: codex names it in `thread.started`. Peerpost's server comes on the command line.
   launchNamedByHost: {
     command: ({ prompt, server, settings }) => ({
       command: "codex",
@@ -80,10 +92,7 @@ export const codexWaker: Waker = {
         "--skip-git-repo-check",
         "--json",
         ...codexSettingFlags(settings),
-        ...override("mcp_servers.peerpost.command", server.command),
-        ...override("mcp_servers.peerpost.args", server.args),
-        ...Object.entries(server.env).flatMap(([name, value]) => override(`mcp_servers.peerpost.env.${name}`, value)),
-        ...override("mcp_servers.peerpost.tools.reply.approval_mode", "approve"),
+        ...launchedServer(server),
         "-",
       ],
       stdin: prompt,
