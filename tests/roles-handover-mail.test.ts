@@ -3,6 +3,7 @@
 // sender (an answer to it would reach nobody); and under `enforce` an ended PEERPOST_ROLES holder is
 // reached by its address, as role:<name> reaches only live holders.
 // A holder whose procedure-carrying message moved away unread is shown the procedure again.
+// Clearing a role that sessions took from PEERPOST_ROLES says so, and names them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { tempPeerpost } from "./helpers/temp.js";
@@ -105,4 +106,18 @@ testEachBackend("a holder whose procedure-carrying message moved away unread is 
   const second = await mailbox.send({ from: "claude:alice", fromVerified: true, to: "codex:bob", via: "role:reviewer", body: "review #2", anticipation: "reply" });
   const shown = mailbox.inbox("codex:bob").map((entry) => ({ body: entry.body, procedure: mailbox.procedure(entry.message)?.text ?? null }));
   assert.deepEqual(shown, [{ body: "review #2", procedure: "Run the tests before you approve.\n" }], `bob, who never read #1, is shown the procedure with ${second.message.id}`);
+});
+
+test("clearing a role held only through PEERPOST_ROLES says who holds it from there, and changes nothing", async (t) => {
+  const { peerpost } = tempPeerpost(t);
+  await peerpost.sessions.register({ host: "codex", address: "codex:bob", sessionId: "bob", hostPid: process.pid, source: "server", roles: ["reviewer"] });
+  const before = peerpost.mailbox.log.identity()?.size ?? 0;
+  await assert.rejects(changeRole(peerpost, { role: "reviewer", by: "user:pat" }), (error: PeerpostError) => {
+    assert.equal(error.code, "not_found");
+    assert.match(error.message, /codex:bob holds it from PEERPOST_ROLES/);
+    assert.deepEqual(error.details?.startedWith, ["codex:bob"]);
+    return true;
+  });
+  await assert.rejects(changeRole(peerpost, { role: "nobody-has-it", by: "user:pat" }), /Nobody holds the role nobody-has-it/);
+  assert.equal(peerpost.mailbox.log.identity()?.size ?? 0, before, "nothing was written");
 });

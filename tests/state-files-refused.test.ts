@@ -155,7 +155,7 @@ test("a damaged wake.json or overrides.json is refused with a hint, not read as 
   assert.equal(readFileSync(overridesPath, "utf8"), '{"v":1,"policies":[]}');
   // Every wake and launch is refused meanwhile: health warns, doctor names it with the fix.
   const refused = json(await cli(env, "health", "--json")).warnings as Array<{ code: string; message: string }>;
-  assert.match(refused.find((warning) => warning.code === "wake_overrides_refused")?.message ?? "", /overrides\.json[^]*No session is woken or launched until it is fixed/, JSON.stringify(refused));
+  assert.match(refused.find((warning) => warning.code === "wake_overrides_refused")?.message ?? "", /overrides\.json[^]*No session is woken until it is fixed/, JSON.stringify(refused));
   const doctor = json(await cli(env, "doctor", "--json")) as { problems: Array<{ problem: string; fix: string }> };
   assert.ok(doctor.problems.some((problem) => /overrides\.json/.test(problem.problem)), JSON.stringify(doctor.problems));
 });

@@ -61,6 +61,16 @@ export interface RoleChange {
   procedureFile?: string | undefined;
 }
 
+/** A clear of a role no run-time event gave: nobody holds it, or only sessions started with it in PEERPOST_ROLES. */
+function nothingToClear(peerpost: Peerpost, role: string): PeerpostError {
+  const started = listRoles(peerpost).filter((row) => row.role === role && row.source === "env").map((row) => row.holder!);
+  if (started.length === 0) return new PeerpostError("not_found", `Nobody holds the role ${role}, so there is nothing to clear.`, { details: { role }, hint: { model: "The roles tool lists the roles and their holders.", cli: "`peerpost roles` lists the roles and their holders." } });
+  return new PeerpostError("not_found", `The role ${role} was not given at run time, so there is nothing to clear: ${started.join(", ")} ${started.length === 1 ? "holds" : "hold"} it from PEERPOST_ROLES, which is set when a session starts.`, {
+    details: { role, startedWith: started },
+    hint: "Start those sessions without the role in PEERPOST_ROLES, or give it to one holder at run time (`peerpost role set`), which then stands over PEERPOST_ROLES.",
+  });
+}
+
 /** Validates everything first, then appends one role event; bad input changes nothing stored. */
 export async function changeRole(peerpost: Peerpost, change: RoleChange): Promise<RoleRow> {
   checkRoleName(change.role);
@@ -76,8 +86,7 @@ export async function changeRole(peerpost: Peerpost, change: RoleChange): Promis
   if (unseen) await registerDiscovered(peerpost, unseen);
   const newId = await idFactory();
   await peerpost.mailbox.appendFor(ROLES_SCOPE, (view) => {
-    if (change.holder === undefined && view.state.roles[change.role]?.holder === undefined)
-      throw new PeerpostError("not_found", `Nobody holds the role ${change.role}, so there is nothing to clear.`, { details: { role: change.role }, hint: { model: "The roles tool lists the roles and their holders.", cli: "`peerpost roles` lists the roles and their holders." } });
+    if (change.holder === undefined && view.state.roles[change.role]?.holder === undefined) throw nothingToClear(peerpost, change.role);
     const event: RoleEvent = { v: 1, type: "role", id: newId(peerpost.config.now()), role: change.role, by: change.by, at: new Date(peerpost.config.now()).toISOString() };
     if (change.holder !== undefined) event.holder = change.holder;
     if (procedure) event.procedure = procedure;

@@ -50,6 +50,6 @@ export function wakeWarnings(report: WakeReport): HealthWarning[] {
   const said = (error: ErrorValue, stops: string) => `${error.message} ${stops} until it is fixed.${error.hint ? ` ${error.hint}` : ""}`;
   return [
     ...(report.switchesError ? [{ code: "wake_switches_refused", message: said(report.switchesError, "No session is woken, launched or typed into") }] : []),
-    ...(report.overridesError ? [{ code: "wake_overrides_refused", message: said(report.overridesError, "No session is woken or launched") }] : []),
+    ...(report.overridesError ? [{ code: "wake_overrides_refused", message: said(report.overridesError, "No session is woken") }] : []),
   ];
 }
