@@ -143,7 +143,17 @@ test("only a server started with PEERPOST_ROLE_ADMIN=1 offers the role tool", as
   const given = await admin.call("role", { role: "lead", holder: "codex:bob" });
   assert.equal(given.ok, true, JSON.stringify(given));
   assert.deepEqual((given.role as Record<string, unknown>).by, "grok:admin");
+  assert.deepEqual(given.warnings, [], "a session's address: no warning");
   assert.equal((await send(alice, { to: "role:lead", message: "hi" })).to, "codex:bob");
+  // A person no one has used: likely mistyped, said as a send to one says it (the tool and the CLI).
+  const typo = await admin.call("role", { role: "lead", holder: "user:patt" });
+  assert.deepEqual((typo.warnings as Array<{ code: string }>).map((warning) => warning.code), ["unknown_person"], JSON.stringify(typo));
+  const viaCli = await cli(env, "role", "set", "qa", "user:sam");
+  assert.equal(viaCli.code, 0, viaCli.stderr);
+  assert.match(viaCli.stdout + viaCli.stderr, /No one has used user:sam before: check the name/);
+  // The person running peerpost here (PEERPOST_USER) is known.
+  const json = JSON.parse((await cli(env, "role", "set", "qa", "user:pat", "--json")).stdout) as { warnings: Array<{ code: string }> };
+  assert.deepEqual(json.warnings, []);
 });
 
 test("bad role input gets a clear error and leaves the mailbox bytes unchanged", async (t) => {

@@ -11,6 +11,8 @@ import type { RoleEvent } from "../records/schemas.js";
 import type { SessionEntry } from "../sessions/registry.js";
 import type { DiscoveredSession } from "../sessions/discovery.js";
 import { findUnseen, registerDiscovered } from "../sessions/unseen.js";
+import { personKnown } from "../sessions/people.js";
+import { isPerson } from "../sessions/user.js";
 
 /** The view that folds role events and role mail only (no address is ever "roles"). */
 export const ROLES_SCOPE = "roles";
@@ -59,6 +61,12 @@ export interface RoleChange {
   by: string;
   /** A procedure file; without one, roles/<name>.md in the state dir when it exists. */
   procedureFile?: string | undefined;
+}
+
+/** When the new holder is a person no one has used before: a name likely mistyped, as a send to one warns. */
+export function holderWarning(peerpost: Peerpost, holder: string | undefined): { code: "unknown_person"; message: string } | undefined {
+  if (holder === undefined || !isPerson(holder) || personKnown(peerpost, holder)) return undefined;
+  return { code: "unknown_person", message: `No one has used ${holder} before: check the name (the role's mail now waits for \`peerpost inbox ${holder}\`).` };
 }
 
 /** A clear of a role no run-time event gave: nobody holds it, or only sessions started with it in PEERPOST_ROLES. */

@@ -1,9 +1,9 @@
 // peerpost role set NAME ADDR [--procedure FILE] | role clear NAME: a person gives roles at run time;
 // each change is one role event in the mailbox log, and open requests follow the holder.
-import { changeRole, type RoleRow } from "../../roles/roles.js";
+import { changeRole, holderWarning, type RoleRow } from "../../roles/roles.js";
 import { userAddress } from "../../sessions/user.js";
 import { defineCommand } from "../command.js";
-import { printJson } from "../output.js";
+import { printJson, printWarning } from "../output.js";
 import { openStore } from "../store.js";
 
 export function describeRole(row: RoleRow): string {
@@ -24,9 +24,13 @@ export const roleCommand = defineCommand({
     if (action === "set" && holder === undefined) throw usageError("set needs the holder's address, e.g. peerpost role set reviewer codex:abc");
     if (action === "clear" && holder !== undefined) throw usageError(`clear takes only the role name, not ${JSON.stringify(holder)}`);
     const peerpost = await openStore();
+    const warning = holderWarning(peerpost, action === "set" ? holder : undefined);
     const row = await changeRole(peerpost, { role: name, holder: action === "set" ? holder : undefined, by: userAddress(peerpost.config), procedureFile: flags.procedure });
-    if (json) printJson({ ok: true, role: row });
-    else process.stdout.write(`${describeRole(row)}\n`);
+    if (json) printJson({ ok: true, role: row, warnings: warning ? [warning] : [] });
+    else {
+      process.stdout.write(`${describeRole(row)}\n`);
+      if (warning) printWarning(warning.message);
+    }
     return 0;
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "../tool.js";
-import { changeRole } from "../../roles/roles.js";
+import { changeRole, holderWarning } from "../../roles/roles.js";
 import { ADDRESS_PATTERN } from "../../common/address.js";
 import { roleRow } from "./roles.js";
 
@@ -21,6 +21,9 @@ export const roleTool = defineTool({
   output: z.object({ role: roleRow }),
   annotations: { title: "Set or clear a role", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, context) {
-    return { role: await changeRole(context.peerpost, { role: args.role, holder: args.holder, by: context.identity().address }) };
+    // Asked first: once the role is given, the person counts as known.
+    const warning = holderWarning(context.peerpost, args.holder);
+    const role = await changeRole(context.peerpost, { role: args.role, holder: args.holder, by: context.identity().address });
+    return { role, ...(warning ? { warnings: [warning] } : {}) };
   },
 });
