@@ -2,11 +2,12 @@
 // server with inherited stderr, a backgrounded command) does not keep the run, its concurrency slot and
 // the session's claim until the turn timeout, nor turn an answered turn into a `timeout`. A turn that runs
 // past PEERPOST_WAKE_TIMEOUT_MS is stopped with its whole process group: a process the host started that
-// ignores SIGTERM does not outlive the run.
+// ignores SIGTERM does not outlive the run. A run that fails is followed by one for the mail that arrived
+// while it ran (its senders were told "that run or the next one"), not by one for its own mail alone.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claudeResult, dormantSession, standInClaude } from "./helpers/stand-in-claude.js";
 import { CLI } from "./helpers/mcp.js";
@@ -79,4 +80,42 @@ setTimeout(() => {}, 60000);
   // Past the runner's SIGTERM→SIGKILL grace (5 s): nothing of the stopped turn may still run.
   await new Promise((resolve) => setTimeout(resolve, 7000));
   assert.equal(isAlive(helper), false, `process ${helper}, started by the timed-out host, still runs after the run was recorded "${run.ended?.reason}"`);
+});
+
+test("a request told the wake is running gets the next run when that run fails; the failed run's own request is not retried alone", { timeout: 120_000 }, async (t) => {
+  // The first run waits for the test's go, then fails; a run after it answers. Each run's prompt is kept.
+  const { home, store, address } = await wokenBy(
+    t,
+    "peerpost-after-failed-",
+    (home) => `const fs = require("node:fs");
+const prompts = ${JSON.stringify(join(home, "prompts.jsonl"))};
+const first = !fs.existsSync(prompts);
+let prompt = "";
+process.stdin.on("data", (chunk) => (prompt += chunk)).on("end", () => {
+  fs.appendFileSync(prompts, JSON.stringify(prompt) + "\\n");
+  if (!first) {
+    ${claudeResult("answered", "dormant")}
+    process.exit(0);
+  }
+  const wait = () => (fs.existsSync(${JSON.stringify(join(home, "go"))}) ? process.exit(1) : setTimeout(wait, 50));
+  wait();
+});
+`,
+    60_000,
+  );
+  const prompts = () => (existsSync(join(home, "prompts.jsonl")) ? readFileSync(join(home, "prompts.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as string) : []);
+  await until(() => prompts().length === 1, 30_000, "the first run to start");
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PATH: process.env.PATH ?? "" };
+  const second = await collect(spawn(process.execPath, [CLI, "send", "--json", "--from", "codex:asker", "--to", address, "--anticipation", "reply", "and this?"], { env, stdio: ["ignore", "pipe", "pipe"] }));
+  const sent = JSON.parse(second.stdout) as { messageId: string; wake?: string };
+  assert.equal(sent.wake, "running", second.stdout);
+  writeFileSync(join(home, "go"), "");
+  await until(() => store().wakes.fold().runsFor({ address }).length === 2 && store().wakes.fold().runsFor({ address }).every((run) => run.ended), 60_000, "a second run after the failed one");
+  const [next, failed] = store().wakes.fold().runsFor({ address });
+  assert.equal(failed!.ended?.outcome, "failed");
+  assert.ok(next!.claim.messageIds.includes(sent.messageId), "the next run carries the request that arrived meanwhile");
+  assert.equal(next!.ended?.outcome, "ok");
+  // The failed run's request alone starts nothing more: two runs, and no third.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.equal(store().wakes.fold().runsFor({ address }).length, 2);
 });

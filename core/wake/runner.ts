@@ -4,7 +4,7 @@
 import type { Peerpost } from "../peerpost.js";
 import { renderEnvelope } from "../mail/envelope.js";
 import { toErrorValue } from "../common/errors.js";
-import { requestWake } from "./request.js";
+import { requestWake, wakeCandidates } from "./request.js";
 import { sessionLiveness } from "./liveness.js";
 import { bindLaunch } from "./launch-bind.js";
 import { launchServer } from "./launch.js";
@@ -89,9 +89,13 @@ export async function wakeRunMain(peerpost: Peerpost, claimId: string, deps: Wak
       await peerpost.wakes.append({ v: 1, type: "wake-ended", id, outcome: "failed", reason: toErrorValue(error).message.slice(0, 2000), at: new Date(peerpost.config.now()).toISOString() }).catch(() => undefined);
       return 1;
     }
-    // Mail that arrived during a good run gets the next one; a failed run is not retried by itself.
-    const address = peerpost.wakes.fold().runs.get(id)?.claim.address;
-    if (ended.outcome === "ok" && address !== undefined) await requestWake(peerpost, address, deps, (following) => void (next = following));
+    // Mail that arrived during the run gets the next one: its senders were told "that run or the next one".
+    // A failed run is not retried for its own mail alone (a broken host would fail again and again).
+    // The run as folded: a launch whose host named its session has it, and its first message, once bound.
+    const ran = peerpost.wakes.fold().runs.get(id)?.claim;
+    const address = ran?.address;
+    const arrivedMeanwhile = address !== undefined && wakeCandidates(peerpost, address).some((message) => !ran!.messageIds.includes(message.id));
+    if (address !== undefined && (ended.outcome === "ok" || arrivedMeanwhile)) await requestWake(peerpost, address, deps, (following) => void (next = following));
   }
   return 0;
 }

@@ -76,7 +76,7 @@ export class Wakes {
    * then, and a resume passes it again. A launch is a session's first run, so the archive's first says.
    */
   launched(address: string): boolean {
-    const isLaunch = (run: Readonly<WakeState>) => run.claim.kind === "launch" && (run.claim.address ?? run.bound?.address) === address;
+    const isLaunch = (run: Readonly<WakeState>) => run.claim.kind === "launch" && run.claim.address === address;
     return [...this.fold().runs.values()].some(isLaunch) || (this.archived.holdsRuns() && [...this.archived.firstOf(address).runs.values()].some(isLaunch));
   }
 
