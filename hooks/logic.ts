@@ -3,6 +3,7 @@
 import { dirname, join } from "node:path";
 import { openPeerpost, type Peerpost } from "../core/peerpost.js";
 import { formatAddress } from "../core/common/address.js";
+import { PeerpostError } from "../core/common/errors.js";
 import { dueReminder, turnEndDue } from "../core/mail/reminders.js";
 import { mailNote } from "../core/mail/notes.js";
 import { findAncestor, hostStartField } from "../core/sessions/process-tree.js";
@@ -68,7 +69,13 @@ async function pending(peerpost: Peerpost, address: string, via: string, mirrorC
     return { ...NOTHING_PENDING, unread: unreadOf(newest, address), partial: true };
   }
   const view = peerpost.mailbox.view(address);
-  await peerpost.mailbox.persist(view, SNAPSHOT_MIN_BYTES);
+  // Derived data: a snapshot that cannot be written (a full disk, a state dir this hook may only read)
+  // costs the next hook a longer read, never this one's note.
+  try {
+    await peerpost.mailbox.persist(view, SNAPSHOT_MIN_BYTES);
+  } catch (error) {
+    if (!(error instanceof PeerpostError)) throw error;
+  }
   const now = peerpost.config.now();
   const mine = Object.values(view.state.messages).filter((message) => message.to === address);
   const unread = unreadOf(mine, address);
@@ -188,10 +195,16 @@ async function hookFor(peerpost: Peerpost, dialect: HookDialect, event: HookEven
     const stdout = note === undefined ? undefined : dialect.context(event, note);
     return stdout === undefined ? {} : { stdout };
   }
-  const stopped = await stopHook(peerpost, dialect, input, address, via, mirrorCurrent);
-  // A stop the hook does not block ends the turn: the session is idle for live transports.
-  if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", peerpost.config.now(), env);
-  return stopped;
+  // A stop the hook does not block ends the turn: the session is idle for live transports. Recorded also
+  // when the hook fails (it then prints nothing, so the host ends the turn): else a live transport would
+  // count the session as mid-turn until its person typed again.
+  let stopped: HookOutcome = {};
+  try {
+    stopped = await stopHook(peerpost, dialect, input, address, via, mirrorCurrent);
+    return stopped;
+  } finally {
+    if (stopped.stdout === undefined) recordTerminalTurn(peerpost.stateDir.path, address, "stop", peerpost.config.now(), env);
+  }
 }
 
 async function stopHook(peerpost: Peerpost, dialect: HookDialect, input: HookInput, address: string, via: string, mirrorCurrent: boolean): Promise<HookOutcome> {
@@ -204,7 +217,13 @@ async function stopHook(peerpost: Peerpost, dialect: HookDialect, input: HookInp
   const now = peerpost.config.now();
   const untold = mail.unread.filter((message) => turnEndDue(message, now, peerpost.mailbox.settings));
   if (mail.reminders.length === 0 && untold.length === 0) return {};
-  const noticedIds = untold.length > 0 ? new Set(await peerpost.mailbox.markNoticed(address, untold.map((message) => message.id), via)) : new Set<string>();
+  // A lock busy past the hook's short wait: nothing is marked, so nothing blocks now; the next turn end tells it.
+  let noticedIds = new Set<string>();
+  try {
+    if (untold.length > 0) noticedIds = new Set(await peerpost.mailbox.markNoticed(address, untold.map((message) => message.id), via));
+  } catch (error) {
+    if ((error as { code?: string }).code !== "state_io_error") throw error;
+  }
   const reminders = mail.reminders.length > 0 ? await mail.record() : [];
   const note = mailNote({ unread: untold.filter((message) => noticedIds.has(message.id)), reminders });
   const stdout = note === undefined ? undefined : dialect.block(note);

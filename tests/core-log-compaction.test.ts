@@ -1,6 +1,7 @@
 // Compaction of the receipts, the sessions registry and the wakes log: what leaves the live file, reads
 // that answer the same before and after, kills at each step, and appenders running as real child processes
 // through compactions killed or stopped halfway.
+// A compacted registry is indexed again at once: every hook reads it through its index.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { appendFileSync, existsSync, readFileSync, statSync } from "node:fs";
@@ -18,6 +19,10 @@ import { heartbeats, receiptReads, sessionReads } from "./helpers/compacted-logs
 import type { ReceiptRecord } from "../core/records/schemas.js";
 import type { WakeRecord } from "../core/wake/records.js";
 import { runsOf, type WakeState } from "../core/wake/wake-fold.js";
+import { runHook } from "./helpers/hooks.js";
+import { compactLogs } from "../core/upkeep/log-compaction.js";
+import { tempDir } from "./helpers/temp.js";
+import { openPeerpost } from "../core/peerpost.js";
 
 const DAY = 86_400_000;
 const ulid = monotonicFactory();
@@ -280,4 +285,27 @@ test("a session launched long ago is still known as launched once its launch run
   const compacted = await compactOneLog(peerpost, "wakes");
   assert.ok("movedLines" in compacted && compacted.movedLines === 7, JSON.stringify(compacted));
   assert.deepEqual(launched(), [true, true, false, false], "the archive says which sessions were launched");
+});
+
+test("after a compaction of a large sessions registry, the next prompt hook has no index to rebuild", { timeout: 120_000 }, async (t) => {
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state") };
+  const peerpost = openPeerpost({ env, home });
+  const sessions = 6000;
+  // Each session registered by its hook, then its server, then resumed: the middle record is dropped by a compaction.
+  for (const source of ["startup", "resume", "resume"] as const)
+    for (let i = 0; i < sessions; i++) await peerpost.sessions.register({ host: "codex", address: `codex:s${i}`, sessionId: `s${i}`, source, cwd: "/work" }, { eventual: true });
+  await peerpost.mailbox.send({ from: "codex:s1", fromVerified: true, to: "claude:me", body: "q?", anticipation: "reply" });
+  // Readers index the registry on their way: up to date before the compaction.
+  assert.match((await runHook("claude-code", "user-prompt", { session_id: "me", prompt: "hi" }, env)).stdout, /1 new message/);
+  assert.equal(openPeerpost({ env, home }).sessions.index.lag(), 0);
+
+  const [outcome] = await compactLogs(openPeerpost({ env, home }), ["sessions"]);
+  assert.ok(outcome && "droppedLines" in outcome && outcome.droppedLines === sessions, JSON.stringify(outcome));
+  const lag = openPeerpost({ env, home }).sessions.index.lag();
+  const started = Date.now();
+  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", prompt: "hi" }, env);
+  const ms = Date.now() - started;
+  assert.match(prompt.stdout, /1 new message/);
+  assert.equal(lag, 0, `the compacted registry's index is left for the next hook to rebuild (that hook took ${ms} ms)`);
 });

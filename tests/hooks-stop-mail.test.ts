@@ -1,11 +1,14 @@
 // Mail at the end of a turn: every host's stop hook (Claude Code and Codex Stop, Copilot agentStop, Grok
 // Stop) blocks once per unread request it has not told the session about, as a real child process.
+// A stop hook that finds the mailbox lock busy still records the turn end and blocks nothing it could not mark.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { runHook, type HookHost } from "./helpers/hooks.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { collect, spawnFixture, waitForOutput } from "./helpers/children.js";
+import { readTurn, turnEnded } from "../core/live/turns.js";
 
 const T0 = Date.parse("2026-03-01T10:00:00.000Z");
 
@@ -102,4 +105,33 @@ test("a request still unread a reminder interval later blocks one more turn end,
   await openPeerpost({ env: settings, home, now: () => T0 + 400_001 }).mailbox.markRead("codex:late", [fresh.message.id]);
   const later = (await stop(500_000)).stdout;
   assert.doesNotMatch(later, /new message/, "read mail does not block as new mail (only as a due reminder)");
+});
+
+test("a stop hook that finds the mailbox lock busy still records the turn end, exits 0 and blocks nothing it could not mark", { timeout: 60_000 }, async (t) => {
+  const home = tempDir(t);
+  const stateDir = join(home, "state");
+  const T0 = Date.parse("2026-03-01T10:00:00.000Z");
+  const env = (now: number) => ({ HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(now), PEERPOST_LOCK_STALE_MS: "10000", TMUX: "/tmp/tmux-0/default,1,0" });
+  const { mailbox } = openPeerpost({ env: env(T0), home, now: () => T0 });
+  await mailbox.send({ from: "codex:asker", fromVerified: true, to: "claude:me", body: "need an answer", anticipation: "reply" });
+  const prompt = await runHook("claude-code", "user-prompt", { session_id: "me", hook_event_name: "UserPromptSubmit", prompt: "hi" }, env(T0 + 1000));
+  assert.match(prompt.stdout, /1 new message/);
+  assert.equal(turnEnded(readTurn(stateDir, "claude:me")), false, "the prompt hook recorded the turn's start");
+
+  const holder = spawnFixture("lock-holder", [stateDir, "4000"], { PEERPOST_LOCK_STALE_MS: "10000" });
+  const held = collect(holder);
+  t.after(() => holder.kill("SIGKILL"));
+  await waitForOutput(holder, "locked");
+  const stop = await runHook("claude-code", "stop", { session_id: "me", hook_event_name: "Stop", stop_hook_active: false }, env(T0 + 2000));
+  const released = waitForOutput(holder, "released");
+  assert.ok(stop.stdout !== undefined);
+  await released;
+  await held;
+  assert.equal(stop.code, 0, stop.stderr);
+  assert.equal(stop.stdout, "", "nothing marked noticed, so no block");
+  assert.equal(turnEnded(readTurn(stateDir, "claude:me")), true, `the turn end was not recorded: ${JSON.stringify(readTurn(stateDir, "claude:me"))}`);
+
+  // Not lost: once the lock is free, the next turn end blocks for it.
+  const later = await runHook("claude-code", "stop", { session_id: "me", hook_event_name: "Stop", stop_hook_active: false }, env(T0 + 3000));
+  assert.match(later.stdout, /"decision":"block"/);
 });

@@ -21,5 +21,5 @@ export function hooksCommand(args: string[], json: boolean): void {
     });
   const path = installGrokUserHooks(process.env, pluginDir);
   if (json) printJson({ ok: true, host, path, pluginDir });
-  else process.stdout.write(`wrote ${path}: Grok runs peerpost's SessionStart and Stop hooks from ${pluginDir}\n`);
+  else process.stdout.write(`wrote ${path}: Grok runs peerpost's SessionStart, PreToolUse, PostToolUse and Stop hooks from ${pluginDir}\n`);
 }

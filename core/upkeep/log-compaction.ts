@@ -65,13 +65,22 @@ export async function compactOneLog(peerpost: Peerpost, name: CompactedLog): Pro
   return withLog(peerpost, name, (part) => compactPart(name, part, beforeMoves, compactionFault(peerpost.config.fault)), cutoff);
 }
 
-/** Compacts `names` (by default every one), one after the other, then indexes the receipts' and the wakes' archives to their new ends (not left to the first read). */
+/** Compacts `names` (by default every one), one after the other, then indexes the receipts' and the wakes' archives and a compacted registry to their new ends (not left to the first read). */
 export async function compactLogs(peerpost: Peerpost, names: readonly CompactedLog[] = COMPACTED_LOGS): Promise<LogCompactionOutcome[]> {
   const outcomes: LogCompactionOutcome[] = [];
   for (const name of names) outcomes.push(await compactOneLog(peerpost, name));
   const moved = (name: CompactedLog) => outcomes.some((outcome) => outcome.log === name && "movedLines" in outcome && outcome.movedLines > 0);
   if (moved("receipts")) peerpost.receipts.indexAll();
   if (moved("wakes")) peerpost.wakes.archived.indexAll();
+  // The registry's new file voids its index, which every hook reads through (sessions.get): built here,
+  // not in the next person's prompt (seconds for some ten thousand sessions). Derived data: best effort.
+  if (outcomes.some((outcome) => outcome.log === "sessions" && "droppedLines" in outcome && outcome.droppedLines > 0)) {
+    try {
+      peerpost.sessions.index.extend();
+    } catch {
+      // The next reader extends it on its way.
+    }
+  }
   return outcomes;
 }
 
