@@ -4,6 +4,7 @@
 // spaces and newlines; the committer's own claims never refuse; uninstall restores the hooks byte for byte.
 // A push from a linked worktree counts the claims of every worktree; a person's --no-verify at a rebase's
 // stop passes through a git alias too; a guard whose peerpost is gone lets commits through with a word.
+// A committer whose login name cannot be a user: address is still held to the claims.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -16,6 +17,10 @@ import { REPO_ROOT } from "./helpers/mcp.js";
 import { collect } from "./helpers/children.js";
 import { onCleanup, tempDir, tempPeerpost } from "./helpers/temp.js";
 import { claimPaths } from "../core/claims/claims.js";
+
+const notRoot = process.getuid?.() !== 0 ? "needs root to run git as a uid with no passwd entry" : false;
+/** A uid with no passwd entry. */
+const UID = 4243;
 
 /** Every file of a directory with its bytes and mode, to compare before and after. */
 function snapshot(dir: string): Record<string, string> {
@@ -440,4 +445,27 @@ test("a guard whose peerpost was removed lets commits through with a word, rathe
   rmSync(prefix, { recursive: true, force: true });
   const committed = gitRun(repo, env, "commit", "-q", "-m", "notes");
   assert.equal(committed.status, 0, `every commit refused:\n${committed.stderr}`);
+});
+
+test("the commit guard refuses a commit into another session's claim when the login name cannot be a user: address", { skip: notRoot }, async (t) => {
+  const repo = tempRepo(t, { "src/a.ts": "a\n" });
+  const { peerpost, stateDir, home } = tempPeerpost(t);
+  const holderHost = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  onCleanup(t, () => holderHost.kill("SIGKILL"));
+  await peerpost.sessions.register({ host: "codex", address: "codex:holder", sessionId: "holder", hostPid: holderHost.pid!, source: "startup" });
+  await claimPaths(peerpost, { holder: "codex:holder", cwd: repo, paths: ["src/**"], reason: "refactor", ttl: "2h" });
+  const env = { HOME: home, PEERPOST_HOME: stateDir, PEERPOST_NOW: String(Date.parse("2026-01-01T00:30:00.000Z")) };
+  const installed = await cliIn(repo, env, "guard", "install", "--json");
+  assert.equal(installed.code, 0, installed.stderr);
+  writeFileSync(join(repo, "src/a.ts"), "changed\n");
+  // Everything the committer uses is theirs: a uid with no passwd entry, whose USER is a domain login.
+  for (const dir of [repo, home]) spawnSync("chown", ["-R", `${UID}:${UID}`, dir]);
+  chmodSync(home, 0o700);
+  const gitEnv = { ...env, PATH: "/usr/bin:/bin", USER: "ana@corp.example", GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.invalid" };
+  const asUser = (...args: string[]) => spawnSync("setpriv", [`--reuid=${UID}`, `--regid=${UID}`, "--clear-groups", "git", ...args], { cwd: repo, encoding: "utf8", env: gitEnv });
+  assert.equal(asUser("add", "src/a.ts").status, 0);
+  const commit = asUser("commit", "-q", "-m", "into the claim");
+  assert.doesNotMatch(commit.stderr, /could not check the claims/, "the guard failed open");
+  assert.notEqual(commit.status, 0, `the commit went through:\n${commit.stderr}`);
+  assert.match(commit.stderr, /"src\/a\.ts": claimed by codex:holder/);
 });

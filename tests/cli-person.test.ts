@@ -1,6 +1,7 @@
 // A person is a first-class user of the command line: their own address is the default where it is the
 // only sensible one, a typo in a person's name is flagged, times read the same in every command, and an
 // empty machine says what to do next.
+// A person's own mail shown by `peerpost inbox` is read: not listed again, and archived after the retention.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { tempDir } from "./helpers/temp.js";
 import { cli, json } from "./helpers/cli.js";
 import { openPeerpost } from "../core/peerpost.js";
+import { cliEnv, tempPeerpost } from "./helpers/temp.js";
 
 function person(t: Parameters<typeof tempDir>[0]): Record<string, string> {
   const home = tempDir(t);
@@ -19,6 +21,8 @@ async function sendJson(env: Record<string, string>, ...args: string[]): Promise
   assert.equal(sent.code, 0, sent.stdout + sent.stderr);
   return json(sent) as { messageId: string; warnings: Array<{ code: string; message: string }> };
 }
+
+const DAY = 86_400_000;
 
 test("inbox and reply default to the person's own address; a message to someone else still needs --as", async (t) => {
   const env = person(t);
@@ -95,4 +99,25 @@ test("with no sessions, agents and status say how to set peerpost up in the host
   }
   const bare = await cli(env, "agents");
   assert.match(bare.stdout, /No host CLI \(claude, codex, copilot, grok\) is on PATH: install one/);
+});
+
+test("an answer a person has read with `peerpost inbox` is not unread at the next look, and is archived after the retention", async (t) => {
+  const temp = tempPeerpost(t, { PEERPOST_USER: "ana" });
+  const { peerpost, clock } = temp;
+  const env = { ...cliEnv(temp), PEERPOST_USER: "ana" };
+  const asked = await peerpost.mailbox.send({ from: "user:ana", fromVerified: false, to: "codex:bob", body: "Is CI green?", anticipation: "reply" });
+  await peerpost.mailbox.markRead("codex:bob", [asked.message.id]);
+  const { reply } = await peerpost.mailbox.resolve({ id: asked.message.id, by: "codex:bob", byVerified: true, resolution: "reply", text: "Yes, since 10:40." });
+
+  const first = await cli(env, "inbox");
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /^1 unread message to user:ana\n/);
+  assert.match(first.stdout, /Yes, since 10:40\./);
+  const second = await cli(env, "inbox");
+  assert.match(second.stdout, /^no unread messages to user:ana/, `the answer the person just read is still unread:\n${second.stdout}`);
+
+  clock.now += 40 * DAY;
+  const result = await temp.reopen().mailbox.compact();
+  assert.ok(result.movedMessages >= 2, `the answered request and its read answer move to the archive after PEERPOST_RETENTION_DAYS; moved ${result.movedMessages}`);
+  assert.equal(temp.reopen().mailbox.view("user:ana").state.messages[reply!.id], undefined, "the answer left the live mailbox");
 });

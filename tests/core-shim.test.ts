@@ -1,7 +1,9 @@
 // The shim's parts without a host CLI: the relay against a real child that speaks line JSON-RPC (whole
 // lines only, the shim's answers kept from the editor), and the rules a pushed turn follows (requests
 // only, the wake budget), through the real push loop and mailbox.
-import { test } from "node:test";
+// The budget counts the turns pushed into a session whatever other push receipts name it, and wakes count
+// those pushed turns too: one budget for both.
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
@@ -11,6 +13,8 @@ import { ShimPush } from "../core/server/shim-push.js";
 import { PushLoop } from "../core/server/push.js";
 import { tempPeerpost } from "./helpers/temp.js";
 import { until } from "./helpers/poll.js";
+import { liveBudgetRefusal } from "../core/live/rules.js";
+import { budgetRefusal } from "../core/wake/request.js";
 
 /** A host that answers each request line with {"id", "result": {"line": <the line it read>}}, then a notification. */
 const ECHO_HOST = `
@@ -53,7 +57,8 @@ test("the relay passes whole lines, keeps the shim's answers from the editor, an
   assert.deepEqual(seen.filter((entry) => entry.includes(":")).sort(), ["editor:editor/ask", "shim:shim/ask"]);
 });
 
-test("a pushed turn is for requests only, and shares the wake budget", async (t) => {
+/** codex:shimmed, open in a shim, with a real push loop whose turns are recorded in `started`; PEERPOST_WAKE_PER_HOUR=2. */
+function shimmedSession(t: TestContext) {
   const { peerpost, reopen, clock } = tempPeerpost(t, { PEERPOST_WAKE_PER_HOUR: "2" });
   clock.now = Date.now();
   peerpost.config.now = Date.now;
@@ -61,9 +66,13 @@ test("a pushed turn is for requests only, and shares the wake budget", async (t)
   const started: string[] = [];
   const sessions = new ShimSessions(() => undefined, () => loop.kick());
   sessions.opened("shimmed");
-  const push = new ShimPush(address, "shimmed", sessions, async (text) => void started.push(text));
-  const loop = new PushLoop(peerpost, push, "codex");
+  const loop = new PushLoop(peerpost, new ShimPush(address, "shimmed", sessions, async (text) => void started.push(text)), "codex");
   t.after(() => loop.stop());
+  return { peerpost, reopen, address, started, loop };
+}
+
+test("a pushed turn is for requests only, and shares the wake budget", async (t) => {
+  const { peerpost, reopen, address, started, loop } = shimmedSession(t);
   const send = (body: string, anticipation: "reply" | "fyi") => reopen().mailbox.send({ from: "claude:asker", fromVerified: true, to: address, body, anticipation });
   const fyi = await send("FYI_BODY", "fyi");
   const requests: string[] = [];
@@ -125,4 +134,42 @@ test("two shims watching one session start one turn for a message", async (t) =>
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.equal(started.length, 1);
   assert.equal(reopen().receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.messageId === message.id).length, 1);
+});
+
+test("the push budget's own refusals do not reset it: five requests at PEERPOST_WAKE_PER_HOUR=2 start two turns", async (t) => {
+  const { peerpost, reopen, address, started, loop } = shimmedSession(t);
+  for (const n of [1, 2, 3, 4, 5]) await reopen().mailbox.send({ from: "claude:asker", fromVerified: true, to: address, body: `REQUEST_${n}`, anticipation: "reply" });
+  loop.start({ address, sessionId: "shimmed", source: "host-protocol", detail: "test", verified: true });
+  await until(() => started.length >= 2, 10_000, "two pushed turns");
+  for (let i = 0; i < 3; i++) {
+    loop.kick();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  const delivered = peerpost.receipts.query({ kind: "push" }).receipts.filter((receipt) => receipt.delivery === "delivered").length;
+  assert.equal(started.length, 2, `PEERPOST_WAKE_PER_HOUR=2, but ${started.length} turns were pushed (${delivered} delivered push receipts)`);
+});
+
+test("a session's own requests pushed to its peer do not hide the pushes it got from the budget", async (t) => {
+  const { peerpost, clock } = tempPeerpost(t, { PEERPOST_WAKE_PER_HOUR: "2" });
+  const me = "codex:busy-asker";
+  const record = (from: string, to: string) =>
+    peerpost.receipts.record({ kind: "push", host: "codex", from, to, messageId: "01J0000000000000000000000A", delivery: "delivered", via: "shim", warnings: [], origin: { source: "host", detail: "test", pid: process.pid } });
+  // Two turns were pushed into `me` this hour (its budget's worth)...
+  await record("claude:peer", me);
+  await record("claude:peer", me);
+  // ...and, since, its own three requests were pushed into its peer (a back-and-forth).
+  for (let i = 0; i < 3; i++) await record(me, "claude:peer");
+  const refusal = liveBudgetRefusal(peerpost, me, clock.now);
+  assert.equal(refusal?.code, "push_over_budget", "two delivered pushes at PEERPOST_WAKE_PER_HOUR=2: the next is over the budget");
+});
+
+test("a session pushed its hour's budget is not woken on top of it", async (t) => {
+  const { peerpost, clock } = tempPeerpost(t, { PEERPOST_WAKE_PER_HOUR: "2" });
+  const address = "codex:pushed-then-stopped";
+  for (let i = 0; i < 2; i++)
+    await peerpost.receipts.record({ kind: "push", host: "codex", from: "claude:peer", to: address, messageId: `01J000000000000000000000A${i}`, delivery: "delivered", via: "tmux", warnings: [], origin: { source: "host", detail: "test", pid: process.pid } });
+  clock.now += 60_000;
+  const refusal = budgetRefusal(peerpost, peerpost.wakes.fold(), address, clock.now);
+  assert.equal(refusal?.code, "wake_over_budget", "two pushed turns this hour at PEERPOST_WAKE_PER_HOUR=2: a wake would be the third turn started in it");
+  assert.match(refusal!.message, /PEERPOST_WAKE_PER_HOUR=2/);
 });

@@ -2,17 +2,23 @@
 // conversation on its own (it follows the sender's recent answer to the same recipient) is told so, with
 // the message it continued and when a new conversation can start, not to "start a new conversation (no
 // replyToMessageId)", which would repeat the same call and the same refusal.
-import { test } from "node:test";
+// A request refused at the last hop that continued a conversation on its own names it too. An fyi between
+// an answer and the next request continues the conversation: answer, fyi, ask back is no way round the budget.
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { tempDir } from "./helpers/temp.js";
+import { tempDir, tempPeerpost } from "./helpers/temp.js";
 import { connect } from "./helpers/mcp.js";
 
-test("the hop_limit hint, followed literally, gets a message sent rather than the same refusal again", async (t) => {
+/** claude:alice and codex:bob, each a real MCP server on one state dir. */
+async function pair(t: TestContext) {
   const home = tempDir(t);
   const env = { HOME: home, PEERPOST_HOME: join(home, "state") };
-  const alice = await connect(t, { ...env, PEERPOST_ADDRESS: "claude:alice" });
-  const bob = await connect(t, { ...env, PEERPOST_ADDRESS: "codex:bob" });
+  return { alice: await connect(t, { ...env, PEERPOST_ADDRESS: "claude:alice" }), bob: await connect(t, { ...env, PEERPOST_ADDRESS: "codex:bob" }) };
+}
+
+test("the hop_limit hint, followed literally, gets a message sent rather than the same refusal again", async (t) => {
+  const { alice, bob } = await pair(t);
   // Four hops: ask, answer, ask back, answer.
   const q1 = await alice.call("message", { to: "codex:bob", message: "Which branch?", anticipation: "reply" });
   await bob.call("read");
@@ -32,4 +38,51 @@ test("the hop_limit hint, followed literally, gets a message sent rather than th
   // The hint's way out: "start a new conversation (no replyToMessageId)". Bob sent none; doing it again:
   const followed = /start a new conversation \(no replyToMessageId\)/.test(error.hint) ? await bob.call("message", { to: "claude:alice", message: "Unrelated: the CI is green again." }) : { ok: true };
   assert.equal(followed.ok, true, `the hint ${JSON.stringify(error.hint)}, followed literally, gives the same refusal: ${JSON.stringify(followed.error)}`);
+});
+
+test("a continued request refused at the last hop says which message it continued, and its hint followed literally works", async (t) => {
+  const { alice, bob } = await pair(t);
+  const q1 = await alice.call("message", { to: "codex:bob", message: "Which branch?", anticipation: "reply" });
+  await bob.call("read");
+  await bob.call("reply", { messageId: q1.messageId, resolution: "reply", message: "main" });
+  // Bob asks back in the same turn: hop 3, a request to alice.
+  const back = await bob.call("message", { to: "claude:alice", message: "Which commit do you want?", anticipation: "reply" });
+  assert.equal(back.hop, 3, JSON.stringify(back));
+  await alice.call("read");
+  // Alice, holding bob's open request she read, sends a new request without replyToMessageId: hop 4, refused.
+  const refused = await alice.call("message", { to: "codex:bob", message: "Separate question: is CI green?", anticipation: "reply" });
+  assert.equal(refused.ok, false, JSON.stringify(refused));
+  const error = refused.error as { code: string; hint: string; details: Record<string, unknown> };
+  assert.equal(error.code, "hop_limit");
+  assert.equal(error.details.continues, back.messageId, `the refusal names the message it continued: ${JSON.stringify(error.details)}`);
+  const followed = /start a new conversation \(no replyToMessageId\)/.test(error.hint) ? await alice.call("message", { to: "codex:bob", message: "Separate question: is CI green?", anticipation: "reply" }) : { ok: true };
+  assert.equal(followed.ok, true, `the hint ${JSON.stringify(error.hint)}, followed literally, gives the same refusal: ${JSON.stringify(followed.error)}`);
+});
+
+test("answer, fyi, ask back: two agents cannot trade new requests without end", async (t) => {
+  const { peerpost, clock } = tempPeerpost(t);
+  const { mailbox } = peerpost;
+  const a = "claude:alice";
+  const b = "codex:bob";
+  let request = await mailbox.send({ from: a, fromVerified: true, to: b, body: "Please check the build.", anticipation: "action" });
+  const hops: number[] = [request.message.hop];
+  let refused: unknown;
+  for (let round = 0; round < 10 && refused === undefined; round++) {
+    const asker = request.message.from;
+    const me = request.message.to;
+    clock.now += 1000;
+    await mailbox.markRead(me, [request.message.id]);
+    // One turn: answer the request, mention something, then hand work back.
+    const { reply } = await mailbox.resolve({ id: request.message.id, by: me, byVerified: true, resolution: "reply", text: "Done." });
+    await mailbox.markRead(asker, [reply!.id]);
+    try {
+      await mailbox.send({ from: me, fromVerified: true, to: asker, body: "FYI: I also cleaned the cache." });
+      request = await mailbox.send({ from: me, fromVerified: true, to: asker, body: "Now please check mine.", anticipation: "action" });
+      hops.push(request.message.hop);
+    } catch (error) {
+      refused = error;
+    }
+  }
+  assert.ok(refused !== undefined, `ten rounds of answer, fyi and a new request, none refused; the requests' hops: ${hops.join(", ")}`);
+  assert.equal((refused as { code?: string }).code, "hop_limit");
 });

@@ -9,6 +9,7 @@ import { openBrowser } from "../ui/opener.js";
 import { UsageError } from "./output.js";
 import { hostSteps } from "./next-steps.js";
 import { syncMirrors } from "./store.js";
+import { wakeDeps } from "../../plugins/wakers.js";
 
 export interface UiOptions {
   port?: string | undefined;
@@ -37,7 +38,7 @@ export async function ui(options: UiOptions): Promise<void> {
   // Indexes far behind (a receipts log from before its index) are built there too, not by each refresh.
   indexWhenFarBehind(peerpost, process.argv[1] ?? "");
   const { author, problem } = uiAuthor(options.as, peerpost.config);
-  const server = new UiServer({ peerpost, assets: { html, css, icon, script }, port, author, ...hostSteps() });
+  const server = new UiServer({ peerpost, assets: { html, css, icon, script }, port, author, wake: wakeDeps(), ...hostSteps() });
   // Registered before the URL is printed: whoever reads it may stop the server at once.
   const stopped = new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);

@@ -47,6 +47,11 @@ export const HINTS = {
     model: "Send it with anticipation fyi, or start a new conversation (no replyToMessageId) if a person asked for more: a message without it still continues the recipient's open request you read, and for a turn's length (PEERPOST_WAKE_TIMEOUT_MS) the one you answered, closed or declined. PEERPOST_MAX_HOPS sets the budget.",
     cli: "Send it with --anticipation fyi, or start a new conversation (no --reply-to) if a person asked for more: a message without it still continues the recipient's open request you read, and for a turn's length (PEERPOST_WAKE_TIMEOUT_MS) the one you answered, closed or declined. PEERPOST_MAX_HOPS sets the budget.",
   },
+  // Without replyToMessageId the send continued a conversation on its own: "no replyToMessageId" is no way out then.
+  lastHopContinued: {
+    model: "Send it with anticipation fyi, or answer first. This message had no replyToMessageId, yet it continues the conversation (details.continues): a message to the same recipient does so while you hold its open request you read, or for a turn's length (PEERPOST_WAKE_TIMEOUT_MS) after you answered, closed or declined one. Resolve that request with reply first; a new conversation starts only after that. PEERPOST_MAX_HOPS sets the budget.",
+    cli: "Send it with --anticipation fyi, or answer first. This message had no --reply-to, yet it continues the conversation (details.continues): a message to the same recipient does so while you hold its open request you read, or for a turn's length (PEERPOST_WAKE_TIMEOUT_MS) after you answered, closed or declined one. Resolve that request with `peerpost reply` first; a new conversation starts only after that. PEERPOST_MAX_HOPS sets the budget.",
+  },
   hopsUsed: {
     model: "Stop the exchange here, or start a new conversation (no replyToMessageId) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",
     cli: "Stop the exchange here, or start a new conversation (no --reply-to) if a person asked for more. PEERPOST_MAX_HOPS sets the budget.",

@@ -11,7 +11,7 @@ import { holderGone } from "../claims/holders.js";
 import { gitTopOf, gitTopsOf, realOrSelf, slashRelative } from "../claims/paths.js";
 import { isDirectory } from "../common/is-directory.js";
 import { ancestors } from "../sessions/process-tree.js";
-import { userAddress } from "../sessions/user.js";
+import { ownAddress } from "../sessions/people.js";
 import { git, gitPath, namesFromStatus, topLevel } from "./git.js";
 import { GUARDED_ACTION, type GuardedAction, type GuardedHook } from "./install.js";
 import { escapeVisible } from "../security/escape.js";
@@ -130,7 +130,10 @@ function droppedByMerges(top: string, commits: string): Set<string> {
 
 /** The addresses whose claims are the committer's own. */
 export function committerAddresses(peerpost: Peerpost): Set<string> {
-  const own = new Set<string>([userAddress(peerpost.config)]);
+  const own = new Set<string>();
+  // A login name that cannot be an address (no PEERPOST_USER) holds no claims: the check goes on without it.
+  const person = ownAddress(peerpost);
+  if (person !== undefined) own.add(person);
   if (peerpost.config.address !== undefined) own.add(peerpost.config.address);
   const pids = new Set(ancestors().map((info) => info.pid));
   // The sessions its Claude Code process left (/clear, /resume) too: their claims are the process's own.

@@ -25,14 +25,29 @@ export function isLiveCandidate(message: MessageState, address: string, now: num
 const HOUR_MS = 3_600_000;
 
 /**
+ * Turns pushed into `address` at or after `since` (delivered push receipts to it), counted up to `enough`.
+ * A page of its push receipts holds others too (the refusals this budget recorded, failed pushes, its own
+ * requests pushed to its peers), so the pages are read on until `enough` or the receipts since end.
+ */
+export function pushedTurnsSince(peerpost: Peerpost, address: string, since: number, enough: number): number {
+  let pushes = 0;
+  let cursor: string | undefined;
+  do {
+    const page = peerpost.receipts.query({ kind: "push", address, since: new Date(since).toISOString(), limit: 100, cursor });
+    pushes += page.receipts.filter((receipt) => receipt.to === address && receipt.delivery === "delivered").length;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && pushes < enough);
+  return pushes;
+}
+
+/**
  * The wake budget, shared: wakes, launches and live pushes of one session in the last hour together stay
  * within PEERPOST_WAKE_PER_HOUR, so two agents cannot keep starting turns in each other.
  */
 export function liveBudgetRefusal(peerpost: Peerpost, address: string, now: number): LiveRefusal | undefined {
   const { perHour } = peerpost.config.wake;
-  const since = new Date(now - HOUR_MS).toISOString();
-  const pushes = peerpost.receipts.query({ kind: "push", address, since, limit: perHour + 1 }).receipts.filter((receipt) => receipt.to === address && receipt.delivery === "delivered").length;
   const wakes = peerpost.wakes.fold().claimsSince(address, now - HOUR_MS).length;
+  const pushes = wakes >= perHour ? 0 : pushedTurnsSince(peerpost, address, now - HOUR_MS, perHour - wakes);
   if (pushes + wakes < perHour) return undefined;
   return { code: "push_over_budget", reason: `${address} already had ${pushes + wakes} pushed or woken turn(s) in the last hour (PEERPOST_WAKE_PER_HOUR=${perHour}); the message waits for its next prompt or read.` };
 }

@@ -33,7 +33,8 @@ export interface MailboxSettings extends ReminderSettings, CompactionSettings {
  * request from the recipient that the sender has read (the turn that got a request answers it); else
  * the sender's own answer to the recipient, when it is the sender's newest message to it and younger
  * than `askBackMs` (a turn that answers and then asks back: two agents would otherwise go on at hop 1,
- * waking each other, for as long as their budgets last).
+ * waking each other, for as long as their budgets last), or the sender's newest message to it when that one
+ * is an fyi that continued a conversation on its own (an fyi between the answer and the request asks back too).
  * Never a note to oneself (a task's opening note): each opens its own conversation.
  */
 function continuedMessage(view: MailboxView, input: SendInput, now: number, askBackMs: number): MessageState | undefined {
@@ -48,7 +49,11 @@ function continuedMessage(view: MailboxView, input: SendInput, now: number, askB
   const closed = view.latestClosedFrom(input.to);
   const closedAt = closed?.resolved?.at;
   if (closed && closedAt !== undefined && now - Date.parse(closedAt) <= askBackMs && (latest === undefined || Date.parse(latest.sentAt) <= Date.parse(closedAt))) return closed;
-  if (latest?.inReplyTo === undefined || now - Date.parse(latest.sentAt) > askBackMs) return undefined;
+  if (latest === undefined || now - Date.parse(latest.sentAt) > askBackMs) return undefined;
+  // The sender's newest message to it is an fyi that continued a conversation on its own (after an answer,
+  // or after closing a request): what the same turn sends next continues it too, else an fyi between the
+  // answer and the request would start the request over at hop 1.
+  if (latest.inReplyTo === undefined) return latest.anticipation === "fyi" && latest.hop > 1 ? latest : undefined;
   const answered = view.state.messages[latest.inReplyTo];
   return answered?.from === input.to && answered.resolved?.replyId === latest.id ? latest : undefined;
 }
@@ -173,8 +178,8 @@ export class Mailbox extends MailboxStore {
     const anticipation = input.anticipation ?? "fyi";
     if (hop === this.settings.maxHops && anticipation !== "fyi")
       throw new PeerpostError("hop_limit", `Hop ${hop} is the last of this conversation's ${this.settings.maxHops}: no answer to it could be sent, so it cannot ask for one.`, {
-        details: { conversationId, hop, maxHops: this.settings.maxHops, anticipation },
-        hint: HINTS.lastHop,
+        details: { conversationId, hop, maxHops: this.settings.maxHops, anticipation, ...(input.replyToMessageId === undefined && parent ? { continues: parent.id } : {}) },
+        hint: input.replyToMessageId === undefined && parent ? HINTS.lastHopContinued : HINTS.lastHop,
       });
     if (hop > this.settings.maxHops)
       throw new PeerpostError("hop_limit", `This conversation has used its ${this.settings.maxHops} hops; refusing to send hop ${hop}.`, {

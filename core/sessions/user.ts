@@ -10,7 +10,7 @@ export function userAddress(config: Pick<Config, "user">): string {
   if (!ID_PATTERN.test(name))
     throw new PeerpostError("invalid_arguments", `The login name ${JSON.stringify(name.slice(0, 200))} cannot be a peerpost user name.`, {
       details: { field: "PEERPOST_USER", value: name.slice(0, 200) },
-      hint: "Set PEERPOST_USER to a name of letters, digits, '.', '_' and '-', or pass --from.",
+      hint: "Set PEERPOST_USER to a name of letters, digits, '.', '_' and '-' (`peerpost send` also takes --from).",
     });
   return `user:${name}`;
 }

@@ -18,6 +18,7 @@ import type { UiFilters } from "./types.js";
 import { UiSource } from "./source.js";
 import { UiStateBuilder } from "./state.js";
 import { UiWrites } from "./writes.js";
+import type { WakeDeps } from "../wake/waker.js";
 
 export interface PageAssets {
   /** The page; `{{token}}` marks where the token goes in its asset URLs. */
@@ -39,6 +40,8 @@ export interface UiServerOptions {
   ready?: string[];
   /** The hosts on PATH where peerpost's set-up needs a fix first. */
   attention?: string[];
+  /** What wakes a dormant recipient of a request sent from the page, as `peerpost send` does. */
+  wake?: WakeDeps;
 }
 
 /** Largest write body read: a 64 KiB message escaped as JSON, with room to spare. */
@@ -86,7 +89,7 @@ export class UiServer {
   constructor(private readonly options: UiServerOptions) {
     this.source = new UiSource(options.peerpost);
     this.builder = new UiStateBuilder(this.source, options.author, options.setUp, options.ready, options.attention);
-    this.writes = new UiWrites(options.peerpost, options.author);
+    this.writes = new UiWrites(options.peerpost, options.author, options.wake);
     this.headers = securityHeaders(options.assets.css);
     this.page = pageTemplate(options.assets.html, options.assets.css);
     this.streams = new LiveStreams((filters) => this.stateFor(filters), this.headers);

@@ -13,6 +13,8 @@ import { createTask, updateTask } from "../tasks/tasks.js";
 import { receiptWarning } from "../server/receipt.js";
 import { checkDirectCoordination } from "../roles/enforcement.js";
 import type { TaskState } from "../tasks/fold.js";
+import { requestWake, sendWarnings } from "../wake/request.js";
+import type { WakeDeps } from "../wake/waker.js";
 
 const sendInput = z.strictObject({
   to: z.string(),
@@ -61,6 +63,8 @@ export class UiWrites {
     private readonly peerpost: Peerpost,
     /** The person's address, or null when there is none (read-only). */
     private readonly author: string | null,
+    /** What wakes a dormant recipient of a request, as `peerpost send` does; none: nothing is woken. */
+    private readonly wake?: WakeDeps,
   ) {}
 
   private requireAuthor(): string {
@@ -78,15 +82,18 @@ export class UiWrites {
     const from = this.requireAuthor();
     const input = parse(sendInput, raw);
     const recipient = await resolveRecipient(this.peerpost, parseAddress(input.to, "to").text);
-    const warnings = [recipientWarning(recipient)?.message].filter((warning) => warning !== undefined);
+    const notice = recipientWarning(recipient);
+    const warnings = notice ? [notice.message] : [];
     // Role enforcement, as `peerpost send` applies it: refused under enforce before anything is stored.
     const direct = checkDirectCoordination(this.peerpost, from, input.to, recipient.address);
     if (direct) warnings.push(direct.warning.message);
     const { message } = await this.peerpost.mailbox.send({ from, fromVerified: false, to: recipient.address, via: recipient.via, body: input.body, anticipation: input.anticipation, replyToMessageId: input.replyToMessageId });
     // The message is stored: a receipt that cannot be written is a warning, or the person would send it again.
     const unrecorded = await receiptWarning(this.peerpost, this.receipt({ kind: "send", from, to: message.to, messageId: message.id, ...(direct ? { tags: direct.tags } : {}) }, warnings));
-    if (unrecorded) warnings.push(unrecorded.message);
-    return { messageId: message.id, to: message.to, conversationId: message.conversationId, warnings };
+    // A request to a session that is not running may wake it (when the wake switch is on), as `peerpost send` does.
+    const decision = message.anticipation !== "fyi" && !recipient.alive && recipient.leftFor === undefined && this.wake ? await requestWake(this.peerpost, message.to, this.wake) : undefined;
+    const said = [...sendWarnings(notice, decision, message.to).map((warning) => warning.message), ...(direct ? [direct.warning.message] : []), ...(unrecorded ? [unrecorded.message] : [])];
+    return { messageId: message.id, to: message.to, conversationId: message.conversationId, warnings: said };
   }
 
   async resolve(raw: unknown): Promise<{ messageId: string; resolution: string; replyId: string | null; warnings: string[] }> {

@@ -15,6 +15,7 @@ import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeRecord } from "./records.js";
 import type { WakeFold } from "./wake-fold.js";
 import { sessionOverrides, type SessionOverrides } from "./overrides.js";
+import { pushedTurnsSince } from "../live/rules.js";
 
 function runSettings(overrides: SessionOverrides | undefined): Pick<WakeClaim, "settings"> {
   const settings = { ...(overrides?.model ? { model: overrides.model } : {}), ...(overrides?.effort ? { effort: overrides.effort } : {}) };
@@ -84,9 +85,11 @@ export function stopGroup(pid: number): void {
 /** Budget left for one more run of `address` on this machine, or the warning that says why not. */
 export function budgetRefusal(peerpost: Peerpost, fold: WakeFold, address: string, now: number): Warning | undefined {
   const { perHour, concurrency } = peerpost.config.wake;
-  const recent = fold.claimsSince(address, now - HOUR_MS).length;
-  if (recent >= perHour)
-    return { code: "wake_over_budget", message: `${address} was already woken ${recent} time(s) in the last hour (PEERPOST_WAKE_PER_HOUR=${perHour}); the message waits for its next prompt or read.` };
+  const wakes = fold.claimsSince(address, now - HOUR_MS).length;
+  // Turns pushed into the session while it ran share the budget (live/rules.ts counts the wakes likewise).
+  const pushes = wakes >= perHour ? 0 : pushedTurnsSince(peerpost, address, now - HOUR_MS, perHour - wakes);
+  if (wakes + pushes >= perHour)
+    return { code: "wake_over_budget", message: `${address} was already woken ${wakes} time(s)${pushes > 0 ? ` and had ${pushes} pushed turn(s)` : ""} in the last hour (PEERPOST_WAKE_PER_HOUR=${perHour}); the message waits for its next prompt or read.` };
   const running = fold.active(now).length;
   if (running >= concurrency)
     return { code: "wake_over_budget", message: `${running} woken or launched turn(s) already run on this machine (PEERPOST_WAKE_CONCURRENCY=${concurrency}); the message waits for its next prompt or read.` };

@@ -14,7 +14,9 @@ export async function traffic(peerpost: Peerpost, clock: { now: number }): Promi
   const { mailbox } = peerpost;
   const ids: string[] = [];
   for (let i = 0; i < 60; i++) {
-    clock.now += 1000;
+    // Each send a turn's length (PEERPOST_WAKE_TIMEOUT_MS) after the last: sends seconds apart, each side
+    // closing a request and then asking back, would be one conversation running out of hops.
+    clock.now += 11 * 60_000;
     const [from, to] = i % 2 === 0 ? ["claude:a", "codex:b"] : ["codex:b", "claude:a"];
     const kind = i % 5;
     const { message } = await mailbox.send({
