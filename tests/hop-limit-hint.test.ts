@@ -4,6 +4,7 @@
 // replyToMessageId)", which would repeat the same call and the same refusal.
 // A request refused at the last hop that continued a conversation on its own names it too. An fyi between
 // an answer and the next request continues the conversation: answer, fyi, ask back is no way round the budget.
+// Plain fyi notes after an answer always fit: each continues the last, at the last hop at most.
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -30,13 +31,17 @@ test("the hop_limit hint, followed literally, gets a message sent rather than th
   const a2 = await bob.call("reply", { messageId: q2.messageId, resolution: "reply", message: "HEAD" });
   assert.equal(a2.ok, true, JSON.stringify(a2));
 
-  // Bob sends a new fyi, with no replyToMessageId at all.
-  const refused = await bob.call("message", { to: "claude:alice", message: "Unrelated: the CI is green again." });
+  // Bob sends a new fyi, with no replyToMessageId at all: an fyi always fits, at the last hop.
+  const note = await bob.call("message", { to: "claude:alice", message: "Unrelated: the CI is green again." });
+  assert.deepEqual([note.ok, note.hop], [true, 4], JSON.stringify(note));
+  // Then a new question, with no replyToMessageId either: it continues the conversation, past its hops.
+  const refused = await bob.call("message", { to: "claude:alice", message: "Unrelated: may I merge?", anticipation: "reply" });
   assert.equal(refused.ok, false, JSON.stringify(refused));
-  const error = refused.error as { code: string; hint: string };
+  const error = refused.error as { code: string; hint: string; details: Record<string, unknown> };
   assert.equal(error.code, "hop_limit");
-  // The hint's way out: "start a new conversation (no replyToMessageId)". Bob sent none; doing it again:
-  const followed = /start a new conversation \(no replyToMessageId\)/.test(error.hint) ? await bob.call("message", { to: "claude:alice", message: "Unrelated: the CI is green again." }) : { ok: true };
+  assert.equal(error.details.continues, note.messageId);
+  // The hint's way out is not "start a new conversation (no replyToMessageId)": Bob sent none, and doing it again gets the same refusal.
+  const followed = /start a new conversation \(no replyToMessageId\)/.test(error.hint) ? await bob.call("message", { to: "claude:alice", message: "Unrelated: may I merge?", anticipation: "reply" }) : { ok: true };
   assert.equal(followed.ok, true, `the hint ${JSON.stringify(error.hint)}, followed literally, gives the same refusal: ${JSON.stringify(followed.error)}`);
 });
 
@@ -85,4 +90,26 @@ test("answer, fyi, ask back: two agents cannot trade new requests without end", 
   }
   assert.ok(refused !== undefined, `ten rounds of answer, fyi and a new request, none refused; the requests' hops: ${hops.join(", ")}`);
   assert.equal((refused as { code?: string }).code, "hop_limit");
+});
+
+test("fyi notes after an answer are never refused with hop_limit", async (t) => {
+  const { peerpost, clock } = tempPeerpost(t);
+  const { mailbox } = peerpost;
+  const a = "claude:alice";
+  const b = "codex:bob";
+  const request = await mailbox.send({ from: a, fromVerified: true, to: b, body: "Please check the build.", anticipation: "reply" });
+  clock.now += 1000;
+  await mailbox.markRead(b, [request.message.id]);
+  await mailbox.resolve({ id: request.message.id, by: b, byVerified: true, resolution: "reply", text: "Done." });
+  const notes = ["FYI: I also cleaned the cache.", "FYI: the nightly job is green.", "FYI: I am off for today."];
+  for (const body of notes) {
+    clock.now += 1000;
+    const sent = await mailbox.send({ from: b, fromVerified: true, to: a, body }).then(
+      (result) => ({ ok: true as const, hop: result.message.hop }),
+      (error: { code?: string; message?: string }) => ({ ok: false as const, error: `${error.code}: ${error.message}` }),
+    );
+    assert.equal(sent.ok, true, `a plain fyi note (${JSON.stringify(body)}) was refused: ${JSON.stringify(sent)}`);
+  }
+  // They stay in the conversation: a request after them is past its hops.
+  await assert.rejects(mailbox.send({ from: b, fromVerified: true, to: a, body: "Now check mine.", anticipation: "action" }), { code: "hop_limit" });
 });

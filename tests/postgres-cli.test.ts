@@ -1,5 +1,6 @@
 // The CLI with a PostgreSQL store: doctor names the store, whether it answers and its schema version
-// (password masked everywhere); migrate copies a file store's history once and idempotently.
+// (password masked everywhere); migrate copies a file store's history once and idempotently. With the
+// database away, `peerpost inbox` shows a person's own mail from the mirror (its read mark, a write, waits).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -12,7 +13,7 @@ import { traffic } from "./helpers/old-traffic.js";
 import { CLI } from "./helpers/mcp.js";
 import { ulid } from "ulid";
 import { openPeerpost } from "../core/peerpost.js";
-import { NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
+import { clusterScript, NO_POSTGRES, sql, testDatabase } from "./helpers/postgres.js";
 import { SCHEMA_VERSION } from "../core/store/postgres/schema.js";
 
 function cli(env: Record<string, string>, ...args: string[]): Promise<Collected> {
@@ -175,4 +176,26 @@ test("the web view on a PostgreSQL store shows mail another machine sends while 
   // by the signal itself rather than with exit 0.
   const end = await exited;
   assert.ok(end.code === 0 || end.signal === "SIGTERM", `SIGTERM stops the web view: ${end.code} ${end.signal} ${end.stderr}`);
+});
+
+test("with the database away, peerpost inbox still shows a person's own mail from the mirror", async (t) => {
+  const script = await clusterScript();
+  if (!script.serverBinDir()) return t.skip(NO_POSTGRES);
+  const cluster = (await script.startCluster()) as { url: string };
+  t.after(() => script.stopCluster(cluster));
+  const home = tempDir(t);
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PEERPOST_STORE: cluster.url, PEERPOST_USER: "pat" };
+  assert.equal((await cli(env, "send", "--from", "codex:a", "--to", "user:pat", "hello pat")).code, 0);
+  script.stopServer(cluster, "immediate");
+  const shown = await cli(env, "inbox", "--json");
+  assert.equal(shown.code, 0, shown.stdout + shown.stderr);
+  const lines = shown.stdout.trim().split("\n").filter((line) => line.startsWith("{"));
+  assert.equal(lines.length, 1, `one JSON document on stdout: ${shown.stdout}`);
+  const parsed = JSON.parse(shown.stdout) as { ok: boolean; messages: Array<{ body: string }>; warnings?: Array<{ code: string }> };
+  assert.equal(parsed.ok, true);
+  assert.deepEqual(parsed.messages.map((message) => message.body), ["hello pat"]);
+  assert.deepEqual(parsed.warnings?.map((warning) => warning.code).sort(), ["read_not_recorded", "store_unreachable"], shown.stdout);
+  const prose = await cli(env, "inbox");
+  assert.equal(prose.code, 0, prose.stdout + prose.stderr);
+  assert.match(prose.stdout, /hello pat/);
 });

@@ -119,3 +119,34 @@ process.stdin.on("data", (chunk) => (prompt += chunk)).on("end", () => {
   await new Promise((resolve) => setTimeout(resolve, 1500));
   assert.equal(store().wakes.fold().runsFor({ address }).length, 2);
 });
+
+test("a failed run with nothing arrived meanwhile is not run again, though an older carried request is still unread", { timeout: 120_000 }, async (t) => {
+  // Run 1 ends ok without reading its request (ping?); every later run fails.
+  const { home, store, address } = await wokenBy(
+    t,
+    "peerpost-failed-carried-",
+    (home) => `const fs = require("node:fs");
+const runs = ${JSON.stringify(join(home, "runs.txt"))};
+const first = !fs.existsSync(runs);
+fs.appendFileSync(runs, "run\\n");
+process.stdin.resume();
+process.stdin.on("end", () => {
+  if (first) {
+    ${claudeResult("looked at it", "dormant")}
+    process.exit(0);
+  }
+  process.exit(1);
+});
+`,
+    60_000,
+  );
+  await until(() => store().wakes.fold().runsFor({ address }).some((run) => run.ended), 30_000, "the first run to end");
+  assert.equal(store().wakes.fold().runsFor({ address })[0]!.ended?.outcome, "ok");
+  const env = { HOME: home, PEERPOST_HOME: join(home, "state"), PATH: process.env.PATH ?? "" };
+  const second = await collect(spawn(process.execPath, [CLI, "send", "--json", "--from", "codex:asker", "--to", address, "--anticipation", "reply", "second?"], { env, stdio: ["ignore", "pipe", "pipe"] }));
+  assert.equal((JSON.parse(second.stdout) as { wake?: string }).wake, "started", second.stdout);
+  await until(() => store().wakes.fold().runsFor({ address }).length >= 2 && store().wakes.fold().runsFor({ address }).every((run) => run.ended), 30_000, "the second run to end");
+  await new Promise((resolve) => setTimeout(resolve, 4000));
+  const runs = store().wakes.fold().runsFor({ address });
+  assert.deepEqual(runs.map((run) => run.ended?.outcome).reverse(), ["ok", "failed"], `the host was started ${readFileSync(join(home, "runs.txt"), "utf8").trim().split("\n").length} times`);
+});

@@ -168,14 +168,16 @@ export class Mailbox extends MailboxStore {
     let hop = 1;
     const parent = input.replyToMessageId === undefined ? (input.notice ? undefined : continuedMessage(view, input, this.settings.now(), this.settings.askBackMs)) : (view.state.messages[input.replyToMessageId] ?? known ?? this.foundFor(input.from, input.replyToMessageId));
     if (input.replyToMessageId !== undefined && !parent) throw notFound(input.replyToMessageId);
+    const anticipation = input.anticipation ?? "fyi";
     if (parent) {
       conversationId = parent.conversationId;
-      hop = parent.hop + 1;
+      // An fyi the sender did not send as a reply always fits: continued on its own (notes after an answer,
+      // each continuing the one before), it stays at the last hop, where a request after it is refused.
+      hop = input.replyToMessageId === undefined && anticipation === "fyi" ? Math.min(parent.hop + 1, this.settings.maxHops) : parent.hop + 1;
     }
     // Role mail goes to the role's holder in the log, decided under the lock (nobody: it waits at the role).
     const role = input.via === undefined ? undefined : view.state.roles[input.via.slice("role:".length)];
     const to = role ? (role.holder ?? input.via!) : input.to;
-    const anticipation = input.anticipation ?? "fyi";
     if (hop === this.settings.maxHops && anticipation !== "fyi")
       throw new PeerpostError("hop_limit", `Hop ${hop} is the last of this conversation's ${this.settings.maxHops}: no answer to it could be sent, so it cannot ask for one.`, {
         details: { conversationId, hop, maxHops: this.settings.maxHops, anticipation, ...(input.replyToMessageId === undefined && parent ? { continues: parent.id } : {}) },

@@ -92,9 +92,13 @@ export async function wakeRunMain(peerpost: Peerpost, claimId: string, deps: Wak
     // Mail that arrived during the run gets the next one: its senders were told "that run or the next one".
     // A failed run is not retried for its own mail alone (a broken host would fail again and again).
     // The run as folded: a launch whose host named its session has it, and its first message, once bound.
-    const ran = peerpost.wakes.fold().runs.get(id)?.claim;
+    // Mail an earlier ok run carried (still unread) is no news: the next claim leaves it out (carried), so
+    // counting it would run the failed run's own mail again, and again, for the hour's budget.
+    const fold = peerpost.wakes.fold();
+    const ran = fold.runs.get(id)?.claim;
     const address = ran?.address;
-    const arrivedMeanwhile = address !== undefined && wakeCandidates(peerpost, address).some((message) => !ran!.messageIds.includes(message.id));
+    const carried = fold.carried(peerpost.config.now());
+    const arrivedMeanwhile = address !== undefined && wakeCandidates(peerpost, address).some((message) => !ran!.messageIds.includes(message.id) && !carried.has(message.id));
     if (address !== undefined && (ended.outcome === "ok" || arrivedMeanwhile)) await requestWake(peerpost, address, deps, (following) => void (next = following));
   }
   return 0;

@@ -3,7 +3,8 @@
 import { renderEnvelope } from "../../mail/envelope.js";
 import { describeMessage } from "../../server/projection.js";
 import { defineCommand } from "../command.js";
-import { printJson } from "../output.js";
+import { printJson, printWarning } from "../output.js";
+import { toErrorValue } from "../../common/errors.js";
 import { messageBlock } from "../prose.js";
 import { addressOrMine, openStore } from "../store.js";
 import { ownAddress } from "../../sessions/people.js";
@@ -24,12 +25,19 @@ export const inboxCommand = defineCommand({
     // next look shows only what is new, and answers read leave the live mailbox after the retention.
     // Another address's mail stays unread for the session it is for.
     const own = address === ownAddress(peerpost);
-    const markOwn = async () => {
-      if (own && entries.length > 0) await peerpost.mailbox.markRead(address, entries.map((entry) => entry.message.id));
+    // Best effort: the mail is shown whatever happens to the mark (a shared store away shows the mirror).
+    const markOwn = async (): Promise<{ code: string; message: string } | undefined> => {
+      if (!own || entries.length === 0) return undefined;
+      try {
+        await peerpost.mailbox.markRead(address, entries.map((entry) => entry.message.id));
+        return undefined;
+      } catch (error) {
+        return { code: "read_not_recorded", message: `The messages are shown, but marking them read failed (${toErrorValue(error).message}); they show as unread until shown again.` };
+      }
     };
     if (json) {
-      printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), body: entry.body, envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })) });
-      await markOwn();
+      const unmarked = await markOwn();
+      printJson({ ok: true, address, messages: entries.map((entry) => ({ ...describeMessage(entry.message, entry.status), body: entry.body, envelope: renderEnvelope(entry.message, entry.body, peerpost.mailbox.procedure(entry.message)) })), ...(unmarked ? { warnings: [unmarked] } : {}) });
       return 0;
     }
     if (entries.length === 0) {
@@ -39,7 +47,8 @@ export const inboxCommand = defineCommand({
     const now = peerpost.config.now();
     process.stdout.write(`${entries.length} ${flags.all ? "" : "unread "}message${entries.length === 1 ? "" : "s"} to ${address}\n\n`);
     for (const entry of entries) process.stdout.write(`${messageBlock(entry.message, entry.body, entry.status, now, address)}\n\n`);
-    await markOwn();
+    const unmarked = await markOwn();
+    if (unmarked) printWarning(unmarked.message);
     return 0;
   },
 });
