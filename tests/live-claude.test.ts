@@ -4,34 +4,18 @@
 // turn; it answers once with peerpost's reply and once with Claude's own SendMessage to the `from`
 // address; both reach the peer's wait. A session that refuses peer messages, and one that bypasses
 // permission prompts, take no turn: the sender is told, and the message stays for the hooks.
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir, onCleanup } from "./helpers/temp.js";
 import { CLI, connect } from "./helpers/mcp.js";
-import { collect } from "./helpers/children.js";
 import { until } from "./helpers/poll.js";
-import { startFakeAnthropic, type ModelRequest, type Script } from "./helpers/fake-anthropic.js";
-import { claudeBinary, claudeSkipReason, installFromDirectoryMarketplace, isolatedClaudeEnv, repoRoot } from "./helpers/claude-cli.js";
-import { openPeerpost } from "../core/peerpost.js";
+import type { Script } from "./helpers/fake-anthropic.js";
+import { claudeSkipReason } from "./helpers/claude-cli.js";
 import { replyDir } from "../plugins/claude-code/inbox/replies.js";
+import { NOTE, calls, lastText, liveWorld, quiet, runningSession, startIdleClaude, tool, typePrompt } from "./helpers/claude-inbox.js";
 
 const skip = claudeSkipReason();
-const TIMEOUT_MS = 90_000;
-const tool = (name: string) => `mcp__plugin_peerpost_peerpost__${name}`;
-const NOTE = /peerpost: codex:peer sent you a request \(message ([0-9A-HJKMNP-TV-Z]{26})\)/;
-
-/** The text of the user messages since the model last spoke (a pushed note arrives there, with hook context and reminders around it). */
-function lastText(request: ModelRequest): string {
-  const lastAssistant = request.messages.map((message) => message.role).lastIndexOf("assistant");
-  return request.messages
-    .slice(lastAssistant + 1)
-    .filter((message) => message.role === "user")
-    .map((message) => (typeof message.content === "string" ? message.content : message.content.map((block) => block.text ?? "").join("\n")))
-    .join("\n");
-}
 
 /**
  * The fake model: on a pushed note it answers the way the test asks for that message: `reply` (read,
@@ -57,77 +41,11 @@ function answeringModel(how: Map<string, "reply" | "sendmessage">): Script {
   };
 }
 
-/** What each model call was shown last, for a failed assertion. */
-function calls(fake: { modelRequests: ModelRequest[] }): string {
-  return JSON.stringify(fake.modelRequests.map((request) => ({ last: lastText(request).slice(0, 400), tool: request.lastToolResult && { name: request.lastToolResult.toolName, text: request.lastToolResult.text.slice(0, 300) } })), null, 1);
-}
-
-/** `claude -p` in stream-json mode with stdin held open: a running session that waits, idle, for input. */
-function startIdleClaude(t: TestContext, env: NodeJS.ProcessEnv, cwd: string, extra: string[] = []): ChildProcess & { output: () => string } {
-  const child = spawn(claudeBinary(), ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", ...extra], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-  child.stdin!.on("error", () => undefined);
-  onCleanup(t, () => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // gone
-    }
-  });
-  return Object.assign(child, { output: () => output });
-}
-
-function typePrompt(child: ChildProcess, text: string): void {
-  child.stdin!.write(`${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text }] }, parent_tool_use_id: null, session_id: "" })}\n`);
-}
-
-async function liveWorld(t: TestContext, prefix: string, how = new Map<string, "reply" | "sendmessage">()) {
-  const base = tempDir(t, prefix);
-  const stateDir = join(base, "peerpost");
-  const cwd = join(base, "project");
-  mkdirSync(cwd);
-  const fake = await startFakeAnthropic(answeringModel(how));
-  onCleanup(t, () => fake.close());
-  const env = isolatedClaudeEnv(base, fake.url, { PEERPOST_HOME: stateDir });
-  await installFromDirectoryMarketplace(repoRoot(), "peerpost@peerpost", { env, cwd, timeoutMs: TIMEOUT_MS });
-  const peerEnv = { HOME: env.HOME!, PEERPOST_HOME: stateDir, PEERPOST_ADDRESS: "codex:peer", PEERPOST_PUSH_CONFIRM_MS: "20000" };
-  const store = () => openPeerpost({ env: { PEERPOST_HOME: stateDir }, home: env.HOME! });
-  const cli = (args: string[]) => collect(spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] }));
-  return { base, stateDir, cwd, fake, env, peerEnv, store, cli, how };
-}
-
-/** The address of the running Claude session, once its server reported a transport (`push` in the registry). */
-async function runningSession(store: () => ReturnType<typeof openPeerpost>, child: { output: () => string }, seen = new Set<string>()): Promise<{ address: string; push: string }> {
-  let found: { address: string; push: string } | undefined;
-  await until(
-    () => {
-      const entry = store()!.sessions.list({ host: "claude-code" }).find((session) => session.alive && session.push === "claude-inbox" && !seen.has(session.address));
-      if (entry) found = { address: entry.address, push: entry.push! };
-      return found !== undefined;
-    },
-    60_000,
-    "the Claude session's server to report its inbox as its transport",
-  ).catch((error: unknown) => {
-    throw new Error(`${String(error)}\n${child.output().slice(-3000)}`);
-  });
-  seen.add(found!.address);
-  return found!;
-}
-
-/** Resolves once the model has had no call for a while: the turn under way has ended. */
-async function quiet(fake: { modelRequests: ModelRequest[] }, ms = 2000): Promise<void> {
-  let count = -1;
-  while (count !== fake.modelRequests.length) {
-    count = fake.modelRequests.length;
-    await new Promise((resolve) => setTimeout(resolve, ms));
-  }
-}
 
 test("claude inbox: an idle session takes a turn on a request and answers with reply, then with SendMessage; both reach wait", { skip, timeout: 300_000 }, async (t) => {
-  const world = await liveWorld(t, "peerpost-live-claude-");
-  const { env, cwd, fake, store, how } = world;
+  const how = new Map<string, "reply" | "sendmessage">();
+  const world = { ...(await liveWorld(t, "peerpost-live-claude-", answeringModel(how))), how };
+  const { env, cwd, fake, store } = world;
   assert.equal((await world.cli(["allow", "claude-code"])).code, 0, "peerpost allow claude-code");
   const claude = startIdleClaude(t, env, cwd);
   const session = await runningSession(store, claude);
@@ -178,7 +96,8 @@ test("claude inbox: an idle session takes a turn on a request and answers with r
 });
 
 test("claude inbox: crossSessionInbound refuse, and a session bypassing permissions, take no turn; the sender is warned; the hooks still tell", { skip, timeout: 300_000 }, async (t) => {
-  const world = await liveWorld(t, "peerpost-live-policy-");
+  const how = new Map<string, "reply" | "sendmessage">();
+  const world = { ...(await liveWorld(t, "peerpost-live-policy-", answeringModel(how))), how };
   const { env, cwd, fake, store } = world;
   const settingsPath = join(env.CLAUDE_CONFIG_DIR!, "settings.json");
   const peer = await connect(t, world.peerEnv);
@@ -218,7 +137,8 @@ test("claude inbox: crossSessionInbound refuse, and a session bypassing permissi
 });
 
 test("claude inbox: two servers watching one session push a request once", { skip, timeout: 300_000 }, async (t) => {
-  const world = await liveWorld(t, "peerpost-live-once-");
+  const how = new Map<string, "reply" | "sendmessage">();
+  const world = { ...(await liveWorld(t, "peerpost-live-once-", answeringModel(how))), how };
   const { env, cwd, fake, store } = world;
   assert.equal((await world.cli(["allow", "claude-code"])).code, 0);
   const claude = startIdleClaude(t, env, cwd);

@@ -255,6 +255,14 @@ export async function serveStdio(adapter: HostAdapter, env: NodeJS.ProcessEnv = 
   await instance.server.connect(transport);
   transport.onclose = shutdown;
   process.stdin.on("end", shutdown);
+  // A host stops its MCP servers with a signal (Claude Code 2.1.332 sends SIGINT at its exit): shut down as at
+  // the end of input, so what the server holds is given back (Claude's inbox reply sockets are unlinked).
+  // A repeated signal does not cut the shutdown short; a shutdown that hangs ends at a deadline all the same.
+  const onSignal = () => {
+    shutdown();
+    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS + 2000).unref();
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
   hintOnTerminalInput();
   // Hosts that name the session in the environment let the server register (and push) before any call.
   await instance.registerAtStart();

@@ -1,7 +1,7 @@
 // An answer that arrived on a request's reply socket (Claude's SendMessage to the `from` address) becomes
 // that request's reply, decided by log order like every other reply. An answer to a request already
-// resolved is kept as a follow-up message to the same sender, never dropped. The socket is reachable by
-// any process of the user, so the reply is recorded as not verified.
+// resolved, or moved to a role's new holder meanwhile, is kept as a follow-up message to the same sender,
+// never dropped. The socket is reachable by any process of the user, so the reply is recorded as not verified.
 import type { Peerpost } from "../../../core/peerpost.js";
 import type { Identity } from "../../../core/server/adapter.js";
 import { receiptOrigin } from "../../../core/server/adapter.js";
@@ -32,7 +32,8 @@ export async function recordInboxAnswer(peerpost: Peerpost, identity: Identity, 
     to = message.from;
     answerId = reply?.id ?? message.id;
   } catch (error) {
-    if (!(error instanceof PeerpostError) || error.code !== "already_resolved") throw error;
+    // Resolved meanwhile, or moved to a role's new holder (wrong_recipient): the answer still reaches the sender.
+    if (!(error instanceof PeerpostError) || (error.code !== "already_resolved" && error.code !== "wrong_recipient")) throw error;
     const original = mailbox.find(messageId);
     if (!original) throw error;
     const { message } = await mailbox.send({ from: identity.address, fromVerified: false, to: original.from, body: text, anticipation: "fyi", replyToMessageId: messageId });

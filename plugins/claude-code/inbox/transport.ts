@@ -15,6 +15,8 @@ import { MAX_SOCKET_PATH, ReplySockets, replyDir } from "./replies.js";
 import { recordInboxAnswer } from "./answers.js";
 
 export const INBOX_TRANSPORT = "claude-inbox";
+/** How long a resolved request's reply socket still takes answers (as follow-ups), docs/live-delivery.md. */
+export const ANSWER_GRACE_MS = 10 * 60_000;
 
 function hostArgv(pid: number | undefined): string[] {
   if (pid === undefined) return [];
@@ -38,8 +40,10 @@ export function createInboxPush(peerpost: Peerpost, context: IdentityContext): P
   const hostPid = context.hostProcess?.pid;
   let identity: Identity | undefined;
   let answers: Promise<void> = Promise.resolve();
+  /** Whom each reply socket answers for: the session the request was pushed to (it stays so after /clear moves the server on). */
+  const owners = new Map<string, Identity>();
   const replies = new ReplySockets(replyDir(peerpost.stateDir.path), (messageId, frame) => {
-    const self = identity;
+    const self = owners.get(messageId) ?? identity;
     if (!self) return;
     // One answer at a time, in arrival order: two answers to one request resolve it once, the second becomes a follow-up.
     answers = answers.then(() => recordInboxAnswer(peerpost, self, messageId, frame)).catch((error: unknown) => logError(peerpost.stateDir.path, "claude-inbox answer", error));
@@ -55,9 +59,24 @@ export function createInboxPush(peerpost: Peerpost, context: IdentityContext): P
   const keepSockets = (): void => {
     if (!identity) return;
     const messages = peerpost.mailbox.view(identity.address).state.messages;
-    for (const messageId of replies.bound()) if (messages[messageId]?.resolved || !messages[messageId]) replies.close(messageId);
+    const now = peerpost.config.now();
+    // A resolved request's socket stays a while: a second answer (SendMessage after peerpost's reply, as
+    // Claude's mid-turn suffix invites) becomes a follow-up instead of failing on a socket that is gone.
+    const done = (messageId: string) => {
+      const resolved = messages[messageId]?.resolved;
+      return !messages[messageId] || (resolved !== undefined && now - Date.parse(resolved.at) > ANSWER_GRACE_MS);
+    };
+    for (const messageId of replies.bound())
+      if (done(messageId)) {
+        replies.close(messageId);
+        owners.delete(messageId);
+      }
+    // Every pass: a socket whose path another server of the session took and then left is bound again.
     for (const message of Object.values(messages))
-      if (message.to === identity.address && message.delivered?.via === INBOX_TRANSPORT && !message.resolved && !replies.bound().includes(message.id)) void replies.bind(message.id).catch(() => undefined);
+      if (message.to === identity.address && message.delivered?.via === INBOX_TRANSPORT && !message.resolved) {
+        owners.set(message.id, identity);
+        void replies.bind(message.id).catch(() => undefined);
+      }
   };
 
   return {
@@ -70,13 +89,18 @@ export function createInboxPush(peerpost: Peerpost, context: IdentityContext): P
       return { available: true, reason: `Claude Code's own inbox (session pid ${found.session.pid}, peer protocol 1)` };
     },
     admit(): LiveRefusal | undefined {
-      const decision = inboundPolicy({ configDir, cwd: hostCwd(hostPid), argv: hostArgv(hostPid) });
+      // The policy of the session the note goes to: its own `claude` process's flags and project, also for a
+      // server outside its process tree (which finds it through Claude's session record).
+      const found = lookup();
+      const sessionPid = found.ok ? found.session.pid : hostPid;
+      const decision = inboundPolicy({ configDir, cwd: hostCwd(sessionPid), argv: hostArgv(sessionPid) });
       if (decision.policy === "accept") return undefined;
       return { code: decision.policy === "hold" ? "push_held" : "push_refused", reason: `${decision.reason}; the message stays unread for the session's hooks and read` };
     },
     async deliver(message, content) {
       const found = lookup();
       if (!found.ok) throw new Error(found.reason);
+      if (identity) owners.set(message.id, identity);
       const replyPath = await replies.bind(message.id);
       await writeFrame(found.session.socketPath, inboxFrame(content, replyPath), found.session.token);
     },
@@ -85,6 +109,7 @@ export function createInboxPush(peerpost: Peerpost, context: IdentityContext): P
     },
     close() {
       replies.closeAll();
+      owners.clear();
     },
   };
 }
