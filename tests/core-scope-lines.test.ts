@@ -42,7 +42,9 @@ test("a scoped view that passes over others' lines folds exactly what parsing ev
     const from = ADDRESSES[i % 4]!;
     const to = ADDRESSES[(i * 3 + 1) % 4]!;
     if (from === to) continue;
-    clock.now += 1000;
+    // A turn's length (PEERPOST_WAKE_TIMEOUT_MS) apart: sends seconds apart between the same two sessions,
+    // each closing a request and asking back, are one conversation, which the loop guard ends.
+    clock.now += 11 * 60_000;
     const body = i % 4 === 0 ? tricky[i % 3]! : `#${i} for ${to}`;
     const { message } = await mailbox.send({ from, fromVerified: true, to, body, anticipation: i % 3 === 0 ? "reply" : i % 3 === 1 ? "action" : "fyi" });
     if (i % 2 === 0) await mailbox.markDelivered(to, message.id, i % 6 === 0 ? "role:reviewer" : "test");

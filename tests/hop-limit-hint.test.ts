@@ -110,6 +110,7 @@ test("fyi notes after an answer are never refused with hop_limit", async (t) => 
     );
     assert.equal(sent.ok, true, `a plain fyi note (${JSON.stringify(body)}) was refused: ${JSON.stringify(sent)}`);
   }
-  // They stay in the conversation: a request after them is past its hops.
-  await assert.rejects(mailbox.send({ from: b, fromVerified: true, to: a, body: "Now check mine.", anticipation: "action" }), { code: "hop_limit" });
+  // They cost the ask-back no hop: a request after them continues the conversation as one right after the answer does.
+  const askBack = await mailbox.send({ from: b, fromVerified: true, to: a, body: "Now check mine.", anticipation: "action" });
+  assert.deepEqual([askBack.message.conversationId, askBack.message.hop], [request.message.conversationId, 3]);
 });

@@ -52,8 +52,9 @@ function continuedMessage(view: MailboxView, input: SendInput, now: number, askB
   if (latest === undefined || now - Date.parse(latest.sentAt) > askBackMs) return undefined;
   // The sender's newest message to it is an fyi that continued a conversation on its own (after an answer,
   // or after closing a request): what the same turn sends next continues it too, else an fyi between the
-  // answer and the request would start the request over at hop 1.
-  if (latest.inReplyTo === undefined) return latest.anticipation === "fyi" && latest.hop > 1 ? latest : undefined;
+  // answer and the request would start the request over at hop 1. Counted as the answer it followed: a
+  // note in between costs the ask-back no hop.
+  if (latest.inReplyTo === undefined) return latest.anticipation === "fyi" && latest.hop > 1 ? { ...latest, hop: latest.hop - 1 } : undefined;
   const answered = view.state.messages[latest.inReplyTo];
   return answered?.from === input.to && answered.resolved?.replyId === latest.id ? latest : undefined;
 }
@@ -171,8 +172,8 @@ export class Mailbox extends MailboxStore {
     const anticipation = input.anticipation ?? "fyi";
     if (parent) {
       conversationId = parent.conversationId;
-      // An fyi the sender did not send as a reply always fits: continued on its own (notes after an answer,
-      // each continuing the one before), it stays at the last hop, where a request after it is refused.
+      // An fyi the sender did not send as a reply always fits: continued on its own (a note after an answer
+      // at the last hop), it stays at the last hop, where a request after it is refused.
       hop = input.replyToMessageId === undefined && anticipation === "fyi" ? Math.min(parent.hop + 1, this.settings.maxHops) : parent.hop + 1;
     }
     // Role mail goes to the role's holder in the log, decided under the lock (nobody: it waits at the role).
