@@ -55,8 +55,21 @@ function continuedMessage(view: MailboxView, input: SendInput, now: number, askB
   // answer and the request would start the request over at hop 1. Counted as the answer it followed: a
   // note in between costs the ask-back no hop.
   if (latest.inReplyTo === undefined) return latest.anticipation === "fyi" && latest.hop > 1 ? { ...latest, hop: latest.hop - 1 } : undefined;
+  // Likewise an fyi sent as a reply after the sender resolved the recipient's request it follows (a note on
+  // the request answered, or on the answer itself): answer, replying fyi, ask back is no way round it either.
+  if (latest.anticipation === "fyi" && answeredBefore(view, latest, input)) return latest;
   const answered = view.state.messages[latest.inReplyTo];
   return answered?.from === input.to && answered.resolved?.replyId === latest.id ? latest : undefined;
+}
+
+/** Whether `note`'s replies lead back to a request (never an fyi) from the recipient that the sender resolved. */
+function answeredBefore(view: MailboxView, note: MessageState, input: SendInput): boolean {
+  let step: MessageState | undefined = note;
+  for (let depth = 0; step?.inReplyTo !== undefined && depth < 64; depth++) {
+    step = view.state.messages[step.inReplyTo];
+    if (step && step.from === input.to && step.to === input.from && step.anticipation !== "fyi" && step.resolved) return true;
+  }
+  return false;
 }
 
 /**
