@@ -2,7 +2,7 @@
 // stay silent where they happen (hooks), so `peerpost doctor` can show them.
 import { closeSync, constants, renameSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { checkAncestors, checkPrivateDir, ensurePrivateDir, openStateFile } from "../security/trust.js";
+import { checkAncestors, ensurePrivateDir, openStateFile } from "../security/trust.js";
 
 export const ERROR_LOG_MAX_BYTES = 256 * 1024;
 
@@ -14,10 +14,11 @@ export function errorLogPath(stateDir: string): string {
 export function logError(stateDir: string, where: string, error: unknown): void {
   try {
     const path = errorLogPath(stateDir);
-    // Only into a state dir peerpost would use: the failure being logged may be that this one was refused
-    // (another user's, or others can write it), and a logs/ dir of this user there breaks its owner's log.
+    // Only into a state dir peerpost would use (made as it would be when missing): the failure being logged
+    // may be that this one was refused (another user's, or others can write it), and a logs/ dir of this
+    // user there breaks its owner's log.
     checkAncestors(stateDir);
-    checkPrivateDir(stateDir);
+    ensurePrivateDir(stateDir);
     ensurePrivateDir(join(stateDir, "logs"));
     try {
       if (statSync(path).size > ERROR_LOG_MAX_BYTES) renameSync(path, `${path}.1`);
