@@ -17,7 +17,8 @@ import { indexScopes } from "../core/mail/scopes.js";
 import { segmentBucket } from "../core/store/file/index-storage.js";
 import { fnv1a64 } from "../core/common/hash.js";
 import { damageNotes } from "../core/store/file/index-damage.js";
-import { collect, spawnFixture } from "./helpers/children.js";
+import { spawnFixture } from "./helpers/children.js";
+import { readersDuringRebuilds } from "./helpers/index-race.js";
 
 const DAY = 86_400_000;
 
@@ -215,22 +216,8 @@ test("readers of the archive's index while another process starts it over again 
   const m = await twiceCompacted(t);
   const { mailbox } = m.reopen();
   const expected = [...m.first, ...m.second].map((id) => `${id}=${mailbox.archiveIndex.message(id)!.o}`);
-  const rebuilder = collect(spawnFixture("index-rebuilder", [m.stateDir, "4000"], { HOME: m.home }));
-  let running = true;
-  void rebuilder.then(() => (running = false));
   // Readers as hooks are, each lookup through an index object of its own, while the start-overs go on.
-  const seen = { answered: 0, missing: 0, wrong: [] as string[] };
-  while (running) {
-    const reader = await collect(spawnFixture("index-reader", [m.stateDir, "300", ...expected], { HOME: m.home }));
-    assert.equal(reader.code, 0, reader.stderr);
-    const read = JSON.parse(reader.stdout) as typeof seen;
-    seen.answered += read.answered;
-    seen.missing += read.missing;
-    seen.wrong.push(...read.wrong);
-  }
-  const { code, stdout, stderr } = await rebuilder;
-  assert.equal(code, 0, stderr);
-  const { rebuilds } = JSON.parse(stdout) as { rebuilds: number };
+  const { rebuilds, seen } = await readersDuringRebuilds(spawnFixture("index-rebuilder", [m.stateDir, "4000"], { HOME: m.home }), () => spawnFixture("index-reader", [m.stateDir, "300", ...expected], { HOME: m.home }));
   assert.deepEqual(seen.wrong, []);
   assert.ok(rebuilds > 20 && seen.answered > 20, JSON.stringify({ rebuilds, ...seen }));
   assert.deepEqual(damageNotes(m.indexDir, Infinity), [], `no damage noted (${rebuilds} start-overs, ${seen.answered + seen.missing} lookups)`);

@@ -4,7 +4,7 @@
 // answering from it: the index is derived data, rebuilt from the log.
 // An extension appends first and records the sum after, so bytes past `bytes` are an extension that died
 // before its sum (lines past the index's `covered`, written again by the next one): readers ignore them.
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, readdirSync, readSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeAll } from "../../log/kept-files.js";
 import { openStateFile, readStateBytes, readStateFileIfAny } from "../../security/trust.js";
@@ -153,7 +153,8 @@ export function appendLines(path: string, text: string, from = 0): number {
       size = newline >= 0 ? size - tail.length + newline + 1 : size - tail.length;
       ftruncateSync(fd, size);
     }
-    writeSync(fd, text);
+    // Whole or not at all: a write cut short (a full disk) must throw, not leave `covered` over lines never written.
+    writeAll(fd, Buffer.from(text, "utf8"));
     return size;
   } finally {
     closeSync(fd);

@@ -38,6 +38,12 @@ export interface Meta {
    * whether the index was rewritten under it meanwhile (a start-over can write the same meta again).
    */
   written?: string;
+  /**
+   * Random, new at each start-over and kept by the extensions after it: key files are emptied in place by a
+   * start-over (emptyIndexFiles), so a reader that read files under a meta tells by it whether what it read
+   * may have been emptied meanwhile (extensions only append to them).
+   */
+  epoch?: string;
 }
 
 export interface IndexStorage {

@@ -14,7 +14,7 @@
 // (readers deduplicate). What disagrees with its checksum (checked-file.ts; lost, cut, edited, swapped)
 // is noted in damage.json and the whole index starts over from the log. The ids/ buckets of key files
 // have none (a checksum each would double an extension's file writes): a damaged line there loses one entry.
-import { mkdirSync, rmSync, rmdirSync, statSync, utimesSync, type Stats } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync, utimesSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { tailFingerprint } from "../../log/log-snapshot.js";
 import { type JsonlLog } from "../../log/log.js";
@@ -43,10 +43,25 @@ const STALE_LOCK_MS = 30_000;
 /** What a read of the index answers when it met damage (withMeta). */
 const DAMAGED = Symbol("damaged");
 
-function touchLock(lockPath: string): void {
+/**
+ * The extension lock this process holds: the lock dir, and the dir inside it that names this holder. A
+ * holder stopped past the stale time finds its name gone once another took the lock over: it then neither
+ * records more batches nor removes or touches the new holder's lock.
+ */
+interface HeldLock {
+  path: string;
+  mine: string;
+}
+
+function holds(lock: HeldLock): boolean {
+  return existsSync(lock.mine);
+}
+
+function touchLock(lock: HeldLock): void {
   try {
+    if (!holds(lock)) return;
     const now = new Date();
-    utimesSync(lockPath, now, now);
+    utimesSync(lock.path, now, now);
   } catch {
     // Taken over after all: the batches done are recorded, and the next extension goes on from them.
   }
@@ -170,7 +185,12 @@ export class ScopeIndex<T> {
     const found = this.withMeta((meta) => this.scopeLines(scope, meta));
     if (found !== DAMAGED) return found;
     if ((this.log.identity()?.size ?? Infinity) > rebuildUpTo) return undefined;
-    this.extend();
+    try {
+      this.extend();
+    } catch {
+      // Derived data: a rebuild that cannot be written (a full disk) leaves the reader to the log.
+      return undefined;
+    }
     const again = this.withMeta((meta) => this.scopeLines(scope, meta));
     return again === DAMAGED ? undefined : again;
   }
@@ -223,7 +243,11 @@ export class ScopeIndex<T> {
       const meta = this.meta();
       if (!meta) return undefined;
       try {
-        return read(meta);
+        const result = read(meta);
+        if (!this.startedOver(meta)) return result;
+        // Emptied under the read: no index this time, or the new one.
+        if (attempt > 0) return undefined;
+        continue;
       } catch (error) {
         if (!(error instanceof IndexDamage)) throw error;
         if (this.damaged(error, meta)) return DAMAGED;
@@ -240,6 +264,22 @@ export class ScopeIndex<T> {
    */
   private damaged(damage: IndexDamage, meta?: Meta): IndexDamageNote | undefined {
     return meta && this.movedOn(meta) ? undefined : this.voided([damage])[0];
+  }
+
+  /**
+   * Whether the index was started over (or voided) since `meta` was read: its meta is gone, or one of
+   * another start-over is there. A start-over empties the key files in place, so what a read found in them
+   * may be nothing, though `meta` covers their lines; an extension only appends, which changes no answer.
+   */
+  private startedOver(meta: Meta): boolean {
+    const text = readStateFileIfAny(this.metaPath);
+    if (text === undefined) return true;
+    if (this.checked?.meta === meta && text === this.checked.text) return false;
+    try {
+      return (JSON.parse(text) as Meta | null)?.epoch !== meta.epoch;
+    } catch {
+      return true;
+    }
   }
 
   /** Whether the meta on disk is no longer the one `meta` was read from. */
@@ -295,46 +335,47 @@ export class ScopeIndex<T> {
   extend(end?: number): number | undefined {
     if (!this.log.identity()) return undefined;
     this.ensureDirs();
-    const lockPath = join(this.dir, "extending.lock");
-    if (!this.tryLock(lockPath)) return undefined;
+    const lock = this.tryLock(join(this.dir, "extending.lock"));
+    if (!lock) return undefined;
     try {
       try {
-        return this.extendLocked(end, lockPath);
+        return this.extendLocked(end, lock);
       } catch (error) {
         if (!(error instanceof IndexDamage)) throw error;
         // A file the extension had to read or append to disagrees with its checksum: start over.
         this.damaged(error);
-        return this.extendLocked(end, lockPath);
+        return this.extendLocked(end, lock);
       }
     } finally {
       try {
-        rmdirSync(lockPath);
+        // Only its own: a lock taken over meanwhile is the new holder's.
+        if (holds(lock)) rmSync(lock.path, { recursive: true, force: true });
       } catch {
         // Already gone.
       }
     }
   }
 
-  private extendLocked(end: number | undefined, lockPath: string): number {
+  private extendLocked(end: number | undefined, lock: HeldLock): number {
     let meta = this.meta();
     if (!meta) {
       this.clear();
       const identity = this.log.identity()!;
-      meta = { v: this.storage.version, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] } };
+      meta = { v: this.storage.version, dev: identity.dev, ino: identity.ino, covered: 0, tail: "", corrupt: { count: 0, recent: [] }, epoch: Math.random().toString(36).slice(2) };
     }
     const target = end ?? this.log.identity()!.size;
     while (meta.covered < target) {
-      const next = this.extendBatch(meta, target);
-      if (next.covered === meta.covered) break;
+      const next = this.extendBatch(meta, target, lock);
+      if (!next || next.covered === meta.covered) break;
       meta = next;
       // Still alive: a long extension (a big log on a slow machine) must not look stale and be taken over.
-      touchLock(lockPath);
+      touchLock(lock);
     }
     return meta.covered;
   }
 
   /** Indexes up to BATCH_LINES lines from `meta.covered`: offsets and id lines first, then the meta that covers them. */
-  private extendBatch(meta: Meta, target: number): Meta {
+  private extendBatch(meta: Meta, target: number, lock: HeldLock): Meta | undefined {
     const batch = new IndexBatch();
     const read = new Map<string, Bucket>();
     const scopesOfMessage = (id: string) => batch.scopesOf(id) ?? this.entriesOf(id, meta, read).entries.get(id)?.message?.s;
@@ -343,28 +384,40 @@ export class ScopeIndex<T> {
       // An id's line is appended without looking for an earlier one: a lookup takes the first, which is the same message's.
       batch.add(entry.offset, id, scopes, about);
     }, { until: target, maxLines: BATCH_LINES });
+    // Stopped past the stale time while reading, and taken over: the new holder records these lines.
+    if (!holds(lock)) return undefined;
     const stored = this.storage.write(batch, meta, meta.covered, result.next);
+    // And while writing: the lines it appended lie past the new holder's `covered` or repeat lines before it (readers deduplicate).
+    if (!holds(lock)) return undefined;
     const next: Meta = { ...meta, ...stored, covered: result.next, tail: tailFingerprint(this.log.path, result.next), corrupt: withCorrupt(meta.corrupt, result.corrupt), written: Math.random().toString(36).slice(2) };
     writeStateFile(this.metaPath, JSON.stringify(next));
     return next;
   }
 
-  private tryLock(lockPath: string): boolean {
+  private tryLock(lockPath: string): HeldLock | undefined {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         mkdirSync(lockPath, { mode: DIR_MODE });
-        return true;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
         try {
-          if (Math.abs(Date.now() - statSync(lockPath).mtimeMs) < STALE_LOCK_MS) return false;
-          rmdirSync(lockPath);
+          if (Math.abs(Date.now() - statSync(lockPath).mtimeMs) < STALE_LOCK_MS) return undefined;
+          rmSync(lockPath, { recursive: true, force: true });
         } catch {
-          return false;
+          return undefined;
         }
+        continue;
       }
+      const lock = { path: lockPath, mine: join(lockPath, `${process.pid}-${Math.random().toString(36).slice(2)}`) };
+      try {
+        mkdirSync(lock.mine, { mode: DIR_MODE });
+      } catch {
+        // Taken over in between (it was just made, so only by a clock far off): not ours.
+        return undefined;
+      }
+      return lock;
     }
-    return false;
+    return undefined;
   }
 
   /**
