@@ -9,12 +9,11 @@ import { requireHostBinary } from "./host-binary.js";
 import { idFactory } from "../common/ids.js";
 import { checkBody } from "../mail/messages.js";
 import type { Recipient } from "../sessions/recipients.js";
-import { budgetRefusal, claimDeadline, releaseAbandoned, startRunner } from "./request.js";
+import { budgetRefusal, newClaim, releaseAbandoned, startRunner } from "./request.js";
 import { checkRunSettings, settingTags } from "./settings.js";
 import { insideWorkspace } from "./overrides.js";
 import { readSwitches, wakeSetting } from "./switches.js";
 import type { RunSettings, WakeDeps } from "./waker.js";
-import type { WakeClaim } from "./records.js";
 import { nodeCrypto } from "../common/crypto.js";
 
 export interface ForkRequest {
@@ -70,11 +69,7 @@ export async function forkSession(peerpost: Peerpost, deps: WakeDeps, request: F
     const records = releaseAbandoned(fold, now);
     refusal = budgetRefusal(peerpost, fold, entry.address, now)?.message;
     if (refusal) return records;
-    const claim: WakeClaim = {
-      v: 1,
-      type: "wake",
-      id: newId(now),
-      kind: "fork",
+    const claim = newClaim(peerpost, newId(now), now, "fork", {
       address: entry.address,
       host: entry.host,
       sessionId: entry.sessionId,
@@ -83,10 +78,7 @@ export async function forkSession(peerpost: Peerpost, deps: WakeDeps, request: F
       request: { from: request.from, fromVerified: request.fromVerified, anticipation: "reply", body: request.text },
       fork: { keep: request.keep, ...(forkSessionId ? { sessionId: forkSessionId } : {}) },
       ...(Object.keys(settings).length > 0 ? { settings } : {}),
-      at: new Date(now).toISOString(),
-      deadline: claimDeadline(peerpost, now),
-      by: process.pid,
-    };
+    });
     claimId = claim.id;
     return [...records, claim];
   });

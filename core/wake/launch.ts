@@ -12,7 +12,7 @@ import { formatAddress } from "../common/address.js";
 import { idFactory } from "../common/ids.js";
 import type { Anticipation, SessionHost } from "../records/schemas.js";
 import { readSwitches } from "./switches.js";
-import { claimDeadline, HOUR_MS, releaseAbandoned, startRunner, stopGroup } from "./request.js";
+import { HOUR_MS, newClaim, releaseAbandoned, startRunner, stopGroup } from "./request.js";
 import { isSameProcess } from "../sessions/process-tree.js";
 import type { LaunchInput, RunSettings, WakeDeps } from "./waker.js";
 import { checkRunSettings, settingTags } from "./settings.js";
@@ -77,7 +77,7 @@ async function claimLaunch(peerpost: Peerpost, fields: Pick<WakeClaim, "host" | 
     const records = releaseAbandoned(fold, now);
     late = launchRefusal(peerpost, fold);
     if (late) return records;
-    const claim: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "launch", ...fields, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
+    const claim = newClaim(peerpost, newId(now), now, "launch", fields);
     claimId = claim.id;
     return [...records, claim];
   });

@@ -15,7 +15,7 @@ import type { WakeDeps } from "./waker.js";
 import type { WakeClaim, WakeRecord } from "./records.js";
 import type { WakeFold } from "./wake-fold.js";
 import { sessionOverrides, type SessionOverrides } from "./overrides.js";
-import { pushedTurnsSince } from "../live/rules.js";
+import { turnsThisHour } from "../live/rules.js";
 
 function runSettings(overrides: SessionOverrides | undefined): Pick<WakeClaim, "settings"> {
   const settings = { ...(overrides?.model ? { model: overrides.model } : {}), ...(overrides?.effort ? { effort: overrides.effort } : {}) };
@@ -85,9 +85,8 @@ export function stopGroup(pid: number): void {
 /** Budget left for one more run of `address` on this machine, or the warning that says why not. */
 export function budgetRefusal(peerpost: Peerpost, fold: WakeFold, address: string, now: number): Warning | undefined {
   const { perHour, concurrency } = peerpost.config.wake;
-  const wakes = fold.claimsSince(address, now - HOUR_MS).length;
-  // Turns pushed into the session while it ran share the budget (live/rules.ts counts the wakes likewise).
-  const pushes = wakes >= perHour ? 0 : pushedTurnsSince(peerpost, address, now - HOUR_MS, perHour - wakes);
+  // Turns pushed into the session while it ran share the budget.
+  const { wakes, pushes } = turnsThisHour(peerpost, fold, address, now);
   if (wakes + pushes >= perHour)
     return { code: "wake_over_budget", message: `${address} was already woken ${wakes} time(s)${pushes > 0 ? ` and had ${pushes} pushed turn(s)` : ""} in the last hour (PEERPOST_WAKE_PER_HOUR=${perHour}); the message waits for its next prompt or read.` };
   const running = fold.active(now).length;
@@ -96,8 +95,9 @@ export function budgetRefusal(peerpost: Peerpost, fold: WakeFold, address: strin
   return undefined;
 }
 
-export function claimDeadline(peerpost: Peerpost, now: number): string {
-  return new Date(now + peerpost.config.wake.timeoutMs + CLAIM_GRACE_MS).toISOString();
+/** A run's claim made at `now` by this process, due to report an outcome by the turn timeout and a grace. */
+export function newClaim(peerpost: Peerpost, id: string, now: number, kind: WakeClaim["kind"], fields: Omit<WakeClaim, "v" | "type" | "id" | "kind" | "at" | "deadline" | "by">): WakeClaim {
+  return { v: 1, type: "wake", id, kind, ...fields, at: new Date(now).toISOString(), deadline: new Date(now + peerpost.config.wake.timeoutMs + CLAIM_GRACE_MS).toISOString(), by: process.pid };
 }
 
 /** Starts `wake-run <id>` detached, in its own process group, so it outlives a short-lived sender. */
@@ -163,7 +163,7 @@ export async function requestWake(peerpost: Peerpost, address: string, deps: Wak
     const carried = fold.carried(now);
     const messageIds = candidates.filter((message) => !carried.has(message.id)).map((message) => message.id);
     if (messageIds.length === 0) return records;
-    const claim: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "wake", address, host: entry.host, sessionId: entry.sessionId, cwd: overrides?.cwd ?? entry.cwd!, ...runSettings(overrides), messageIds, at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
+    const claim = newClaim(peerpost, newId(now), now, "wake", { address, host: entry.host, sessionId: entry.sessionId, cwd: overrides?.cwd ?? entry.cwd!, ...runSettings(overrides), messageIds });
     decision = { outcome: "started", claimId: claim.id };
     return [...records, claim];
   }).then(

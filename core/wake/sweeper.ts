@@ -2,9 +2,8 @@
 // their deadline they are released as abandoned, a session whose wake or launch died is woken again for
 // the mail it carried, and every ended fork run without its answer sent back gets it (fork-run.ts).
 import type { Peerpost } from "../peerpost.js";
-import { budgetRefusal, claimDeadline, releaseAbandoned, requestWake, startRunner, wakeCandidates } from "./request.js";
+import { budgetRefusal, newClaim, releaseAbandoned, requestWake, startRunner, wakeCandidates } from "./request.js";
 import { idFactory } from "../common/ids.js";
-import type { WakeClaim } from "./records.js";
 import type { WakeState } from "./wake-fold.js";
 import { reconcileFork } from "./fork-run.js";
 import type { WakeDeps } from "./waker.js";
@@ -50,7 +49,7 @@ async function relaunch(peerpost: Peerpost, deps: WakeDeps, run: Readonly<WakeSt
     const now = peerpost.config.now();
     if (fold.holding(now, address) || [...fold.runs.values()].some((other) => other.claim.kind === "launch" && other.claim.address === address && other.claim.id > claim.id)) return [];
     if (budgetRefusal(peerpost, fold, address, now)) return [];
-    const next: WakeClaim = { v: 1, type: "wake", id: newId(now), kind: "launch", address, host: claim.host, sessionId: claim.sessionId, cwd: claim.cwd, messageIds, ...(claim.settings ? { settings: claim.settings } : {}), at: new Date(now).toISOString(), deadline: claimDeadline(peerpost, now), by: process.pid };
+    const next = newClaim(peerpost, newId(now), now, "launch", { address, host: claim.host, sessionId: claim.sessionId, cwd: claim.cwd, messageIds, ...(claim.settings ? { settings: claim.settings } : {}) });
     claimId = next.id;
     return [next];
   });
