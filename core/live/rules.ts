@@ -5,6 +5,7 @@ import type { Peerpost } from "../peerpost.js";
 import { expectsResolution, type MessageState } from "../mail/fold.js";
 import { isStale } from "../wake/stale.js";
 import { readTurn, turnEnded } from "./turns.js";
+import type { WakeFold } from "../wake/wake-fold.js";
 
 /** Transports that type or post into a running session's own input. `agents` and `message` name them. */
 export const LIVE_TRANSPORTS = ["claude-inbox", "tmux", "pty", "shim"] as const;
@@ -29,7 +30,7 @@ const HOUR_MS = 3_600_000;
  * A page of its push receipts holds others too (the refusals this budget recorded, failed pushes, its own
  * requests pushed to its peers), so the pages are read on until `enough` or the receipts since end.
  */
-export function pushedTurnsSince(peerpost: Peerpost, address: string, since: number, enough: number): number {
+function pushedTurnsSince(peerpost: Peerpost, address: string, since: number, enough: number): number {
   let pushes = 0;
   let cursor: string | undefined;
   do {
@@ -41,13 +42,21 @@ export function pushedTurnsSince(peerpost: Peerpost, address: string, since: num
 }
 
 /**
- * The wake budget, shared: wakes, launches and live pushes of one session in the last hour together stay
- * within PEERPOST_WAKE_PER_HOUR, so two agents cannot keep starting turns in each other.
+ * The turns started in `address` in the hour before `now`: its wakes, launches and forks (claims in `fold`)
+ * and the turns live delivery pushed into it, the pushes counted only up to what the budget has left.
+ * The wake budget is shared: together they stay within PEERPOST_WAKE_PER_HOUR, so two agents cannot keep
+ * starting turns in each other, whether by waking or by pushing.
  */
+export function turnsThisHour(peerpost: Peerpost, fold: WakeFold, address: string, now: number): { wakes: number; pushes: number } {
+  const { perHour } = peerpost.config.wake;
+  const wakes = fold.claimsSince(address, now - HOUR_MS).length;
+  return { wakes, pushes: wakes >= perHour ? 0 : pushedTurnsSince(peerpost, address, now - HOUR_MS, perHour - wakes) };
+}
+
+/** Why a live push would be over the shared budget (turnsThisHour), or undefined. */
 export function liveBudgetRefusal(peerpost: Peerpost, address: string, now: number): LiveRefusal | undefined {
   const { perHour } = peerpost.config.wake;
-  const wakes = peerpost.wakes.fold().claimsSince(address, now - HOUR_MS).length;
-  const pushes = wakes >= perHour ? 0 : pushedTurnsSince(peerpost, address, now - HOUR_MS, perHour - wakes);
+  const { wakes, pushes } = turnsThisHour(peerpost, peerpost.wakes.fold(), address, now);
   if (pushes + wakes < perHour) return undefined;
   return { code: "push_over_budget", reason: `${address} already had ${pushes + wakes} pushed or woken turn(s) in the last hour (PEERPOST_WAKE_PER_HOUR=${perHour}); the message waits for its next prompt or read.` };
 }
