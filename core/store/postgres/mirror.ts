@@ -11,6 +11,7 @@ import { logError } from "../../common/error-log.js";
 import { openStateFile, readStateFile, writeStateFile } from "../../security/trust.js";
 import type { LogEntry, LogOptions, RecordSchema } from "../../log/types.js";
 import { FileStore, toPosition, type ScopeFilter } from "../file/file-store.js";
+import { lastLineEnd, startsLine } from "../../log/lines-backward.js";
 import type { LocalStore } from "../local.js";
 import type { AppendItem, AppendOutcome, CorruptRecord, Decision, DecideContext, Position, ReadLimits, ReadResult, StoreStats, StoredRecord, Visit } from "../types.js";
 import type { PostgresDatabase, PostgresLog } from "./store.js";
@@ -114,8 +115,7 @@ function endsTorn(path: string, end: number): boolean {
     return false;
   }
   try {
-    const last = Buffer.alloc(1);
-    return readSync(fd, last, 0, 1, end - 1) === 1 && last[0] !== 0x0a;
+    return !startsLine(fd, end, end);
   } finally {
     closeSync(fd);
   }
@@ -131,19 +131,8 @@ function cutTornTail(path: string): void {
   const fd = openStateFile(path, constants.O_RDWR);
   try {
     const size = fstatSync(fd).size;
-    let cut = size;
-    const chunk = Buffer.alloc(64 * 1024);
-    while (cut > 0) {
-      const start = Math.max(0, cut - chunk.length);
-      const read = readSync(fd, chunk, 0, cut - start, start);
-      const newline = chunk.subarray(0, read).lastIndexOf(0x0a);
-      if (newline >= 0) {
-        cut = start + newline + 1;
-        break;
-      }
-      cut = start;
-    }
-    if (cut < size) ftruncateSync(fd, cut);
+    const end = lastLineEnd(fd, size);
+    if (end < size) ftruncateSync(fd, end);
   } finally {
     closeSync(fd);
   }
