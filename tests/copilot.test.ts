@@ -37,7 +37,7 @@ describe("copilot plugin (real CLI, loopback model)", { skip: unavailable ? `cop
 
   after(async () => {
     await fake?.close();
-    copilot?.cleanup();
+    await copilot?.cleanup();
   });
 
   /** A peerpost session outside Copilot, as another agent would run it. */

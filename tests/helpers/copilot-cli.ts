@@ -2,9 +2,10 @@
 // loopback model provider (BYOK). Nothing here reads or writes the real user's ~/.copilot.
 // The process helpers at the bottom are shared with grok-cli.ts.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeTree } from "./temp.js";
 
 export const COPILOT_VERSION = "1.0.102";
 
@@ -18,7 +19,8 @@ export interface CopilotHome {
   workDir: string;
   /** Environment with no provider set: enough for `plugin` subcommands. */
   env: Record<string, string>;
-  cleanup(): void;
+  /** Removes the whole root, retrying while a detached process the test started (a wake runner) still writes in it. */
+  cleanup(): Promise<void>;
 }
 
 export interface CopilotHomeOptions {
@@ -79,7 +81,7 @@ export function makeCopilotHome(options: CopilotHomeOptions = {}): CopilotHome {
     COPILOT_OFFLINE: "true",
     COPILOT_AUTO_UPDATE: "false",
   };
-  return { root, home, copilotHome, workDir, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, home, copilotHome, workDir, env, cleanup: () => removeTree(root) };
 }
 
 /** The home's environment plus a loopback BYOK provider; required for any model turn offline. */

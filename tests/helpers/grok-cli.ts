@@ -1,7 +1,8 @@
 // Runs the pinned xAI Grok Build CLI (tests/hosts) in a throwaway GROK_HOME whose config.toml
 // points every xAI endpoint at a loopback fake and turns telemetry, updates and remote fetches off.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { removeTree } from "./temp.js";
 import {
   isolatedBaseEnv, makeTempRoot, mustSucceed, pinnedPackageProblem, repoRoot, runHostProcess,
   type RunOptions, type RunResult,
@@ -18,7 +19,8 @@ export interface GrokHome {
   grokHome: string;
   workDir: string;
   env: Record<string, string>;
-  cleanup(): void;
+  /** Removes the whole root, retrying while a detached process the test started (a wake runner) still writes in it. */
+  cleanup(): Promise<void>;
 }
 
 export interface GrokHomeOptions {
@@ -51,7 +53,7 @@ export function makeGrokHome(options: GrokHomeOptions): GrokHome {
     GROK_CAMPAIGNS: "0",
     GROK_MEMORY: "0",
   };
-  return { root, home, grokHome, workDir, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, home, grokHome, workDir, env, cleanup: () => removeTree(root) };
 }
 
 // `plugin install` rewrites config.toml in place and keeps these tables.

@@ -37,7 +37,7 @@ export function tempDir(t: TestContext, prefix = "peerpost-test-"): string {
  * checking for more mail after its run) may still create a file in it. rmSync's own retries only retry
  * the last rmdir, so one file created after its listing fails every one of them.
  */
-async function removeTree(dir: string): Promise<void> {
+export async function removeTree(dir: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       rmSync(dir, { recursive: true, force: true });
